@@ -1,0 +1,115 @@
+"""Input events: the only thing hardware code produces.
+
+Drivers (readers, buttons) put these on one ``queue.Queue``; the referee loop in
+``firmware`` is the only consumer. Drivers never call the engine. Every event is a small
+frozen value with a one-line ``describe()`` for logs and ``bornes scan-test``.
+"""
+
+from __future__ import annotations
+
+import queue
+from dataclasses import dataclass
+from typing import Union
+
+from engine.cards import Card
+
+CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
+
+
+@dataclass(frozen=True, slots=True)
+class CardScanned:
+    """A reader saw a known physical card."""
+
+    card: Card
+    raw: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"{self.card.code():<16} {self.card.describe()}"
+
+
+@dataclass(frozen=True, slots=True)
+class ControlScanned:
+    """A reader saw a control tag ``MB-CMD-<NAME>``; it stands in for a button."""
+
+    name: str
+    raw: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"{self.raw:<16} control {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownScanned:
+    """A reader decoded something that is not a card we know (or an unbound RFID UID)."""
+
+    raw: str
+    reason: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"{self.raw:<16} unknown card ({self.reason})"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderProblem:
+    """A reader-level notice the table should see: two tags at once, a checksum error, and so on."""
+
+    kind: str  # "one-card-at-a-time", "checksum", "garbage", "nack"
+    detail: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderLost:
+    """The reader went away (unplugged, device node gone, I/O error)."""
+
+    detail: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"reader lost: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderBack:
+    """The reader is connected again (or for the first time)."""
+
+    port: str
+    reader: str = "reader"
+
+    def describe(self) -> str:
+        return f"reader back on {self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A button was pressed: one of CONTROL_NAMES, or ``SEAT<n>`` for an optional seat button."""
+
+    name: str
+    long: bool = False
+
+    def describe(self) -> str:
+        return f"button {self.name}{' (long)' if self.long else ''}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyTyped:
+    """A line typed on the emulated table (``bornes run --emulate``): a card code or a button name."""
+
+    text: str
+
+    def describe(self) -> str:
+        return f"typed {self.text!r}"
+
+
+InputEvent = Union[
+    CardScanned, ControlScanned, UnknownScanned, ReaderProblem, ReaderLost, ReaderBack, ButtonPressed, KeyTyped
+]
+
+#: The one queue every driver writes to.
+InputQueue = queue.Queue  # type: ignore[type-arg]

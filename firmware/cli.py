@@ -1,0 +1,65 @@
+"""The ``bornes`` command: discovers subcommands in ``firmware.commands``.
+
+Whatever goes wrong, a person sees one line and a non-zero exit status; ``--debug``
+shows the traceback for developers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from firmware import commands
+from firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
+
+
+def _command_modules() -> list[ModuleType]:
+    found = []
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            found.append(module)
+    return sorted(found, key=lambda m: m.NAME)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return EX_USAGE
+    try:
+        return int(args._run(args) or 0)
+    except UserError as error:
+        print(f"bornes: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # the last line of defence: no traceback reaches a player
+        if args.debug:
+            raise
+        print(f"bornes: internal error: {type(error).__name__}: {error} (run with --debug for details)", file=sys.stderr)
+        return EX_SOFTWARE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import queue
 from dataclasses import dataclass
-from typing import Union
 
 from engine.cards import Card
 
@@ -107,9 +106,9 @@ class KeyTyped:
         return f"typed {self.text!r}"
 
 
-InputEvent = Union[
-    CardScanned, ControlScanned, UnknownScanned, ReaderProblem, ReaderLost, ReaderBack, ButtonPressed, KeyTyped
-]
+InputEvent = (
+    CardScanned | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack | ButtonPressed | KeyTyped
+)
 
 #: The one queue every driver writes to.
 InputQueue = queue.Queue  # type: ignore[type-arg]

@@ -57,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # the last line of defence: no traceback reaches a player
         if args.debug:
             raise
-        print(f"bornes: internal error: {type(error).__name__}: {error} (run with --debug for details)", file=sys.stderr)
+        detail = f"{type(error).__name__}: {error}"
+        print(f"bornes: internal error: {detail} (run with --debug for details)", file=sys.stderr)
         return EX_SOFTWARE
 
 

@@ -111,4 +111,4 @@ InputEvent = (
 )
 
 #: The one queue every driver writes to.
-InputQueue = queue.Queue  # type: ignore[type-arg]
+InputQueue = queue.Queue

@@ -1,0 +1,1 @@
+"""The rules engine: pure, deterministic, replayable. No I/O, no clock, no hardware."""

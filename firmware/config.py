@@ -1,0 +1,460 @@
+"""The appliance's one TOML config file, validated at start.
+
+A bad value must stop the referee before a game begins, with one line that names the key and
+what it may be, and exit status 78 (EX_CONFIG) so systemd and a person both see why. Nothing
+here touches hardware or creates files, so every command (``doctor``, ``history``…) can load
+the config safely; :func:`ensure_state_dir` is the one explicit side effect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import tempfile
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.options import EDITIONS, OptionError, RuleOptions
+from firmware.errors import EX_CONFIG, UserError
+
+log = logging.getLogger("bornes.config")
+
+DEFAULT_CONFIG_PATH = "/etc/bornes/config.toml"
+CONFIG_ENV = "BORNES_CONFIG"
+
+READER_PROTOCOLS = ("lines", "em4100", "pn532")
+BAUDRATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
+DEFAULT_BAUDRATE = {"lines": 9600, "em4100": 9600, "pn532": 115200}
+PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322", "dummy", "pygame", "terminal", "capture", "gif")
+HARDWARE_PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+INTERFACES = ("i2c", "spi")
+PIN_FACTORIES = ("auto", "mock")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
+MAX_NAME_LENGTH = 12  # what fits beside a score on a 128-pixel-wide OLED
+
+
+def _default_pin_map() -> str:
+    """The repo's wiring/pins.toml when running from a checkout, else the installed copy."""
+    in_repo = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
+    return str(in_repo) if in_repo.exists() else "/etc/bornes/pins.toml"
+
+
+class ConfigError(UserError):
+    """A config problem: one line naming the file and key, exit status 78 (EX_CONFIG)."""
+
+    exit_code = EX_CONFIG
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """The card reader on a serial port."""
+
+    protocol: str = "lines"
+    port: str = "/dev/bornes-reader"
+    #: None means the protocol's usual speed (see :attr:`baud`).
+    baudrate: int | None = None
+    #: For ``lines`` readers (barcode scanners): text the scanner adds before and after each code.
+    prefix: str = ""
+    suffix: str = ""
+    #: The same card read again within this many seconds is one tap, not two.
+    double_read_window: float = 1.5
+    #: Silence that ends a frame for readers that send no terminator.
+    quiet_gap: float = 0.5
+    #: Longest wait between attempts to reopen a reader that went away.
+    max_backoff: float = 2.0
+
+    @property
+    def baud(self) -> int:
+        """The speed actually used: the configured one, else the protocol's default."""
+        return self.baudrate if self.baudrate is not None else DEFAULT_BAUDRATE[self.protocol]
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The OLED panel, or one of its desktop twins."""
+
+    panel: str = "ssd1306"
+    interface: str = "i2c"
+    i2c_port: int = 1
+    i2c_address: int = 0x3C
+    spi_port: int = 0
+    spi_device: int = 0
+    rotate: int = 0
+    capture_dir: str | None = None
+    gif_path: str | None = None
+
+    @property
+    def is_hardware(self) -> bool:
+        return self.panel in HARDWARE_PANELS
+
+
+@dataclass(frozen=True, slots=True)
+class PinsConfig:
+    """Where the button/LED/buzzer pin map lives and which gpiozero pin factory drives it."""
+
+    map: str = field(default_factory=_default_pin_map)
+    factory: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class SoundConfig:
+    muted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """What a new game starts with unless the table chooses otherwise."""
+
+    edition: str = "winning-moves"
+    players: int = 4
+    names: tuple[str, ...] = DEFAULT_NAMES
+    dealer: int = 0
+    #: Rule-option overrides as text, already validated against the edition.
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    def rule_options(self) -> RuleOptions:
+        """The edition's preset with this table's overrides applied."""
+        return EDITIONS[self.edition].options.with_strings(self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class StateConfig:
+    #: Where the game journal lives (systemd's StateDirectory).
+    dir: str = "/var/lib/bornes"
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    level: str = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    pins: PinsConfig = field(default_factory=PinsConfig)
+    sound: SoundConfig = field(default_factory=SoundConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    state: StateConfig = field(default_factory=StateConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    #: The file this came from; None when no file was found and defaults are in use.
+    source: str | None = field(default=None, compare=False)
+
+
+SECTIONS: dict[str, type[Any]] = {
+    "reader": ReaderConfig,
+    "display": DisplayConfig,
+    "pins": PinsConfig,
+    "sound": SoundConfig,
+    "game": GameConfig,
+    "state": StateConfig,
+    "log": LogConfig,
+}
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def config_path(path: str | None) -> tuple[str, bool]:
+    """The file to read and whether a person chose it (so its absence is an error)."""
+    if path:
+        return path, True
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return env, True
+    return DEFAULT_CONFIG_PATH, False
+
+
+def load_config(path: str | None = None) -> Config:
+    """Read and validate the config; raise :class:`ConfigError` (one line, exit 78) on any problem."""
+    chosen, explicit = config_path(path)
+    file = Path(chosen)
+    if not file.exists():
+        if explicit:
+            raise ConfigError(f"config {chosen}: no such file")
+        log.warning("no config file at %s; using the defaults", chosen)
+        return Config()
+    try:
+        raw = file.read_bytes()
+    except IsADirectoryError:
+        raise ConfigError(f"config {chosen}: is a directory, not a file") from None
+    except OSError as error:
+        raise ConfigError(f"config {chosen}: cannot read: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config {chosen}: not UTF-8 text (byte {error.start})") from None
+    return parse_config(text, chosen, base_dir=file.resolve().parent)
+
+
+def parse_config(text: str, name: str = "<config>", base_dir: Path | None = None) -> Config:
+    """Validate TOML text. Relative paths in it are taken relative to ``base_dir`` (the file's folder)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config {name}: TOML syntax error: {_one_line(str(error))}") from None
+    return _Validator(name, base_dir or Path.cwd()).config(data)
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--config PATH`` option every appliance command shares."""
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help=f"config file (default: ${CONFIG_ENV} or {DEFAULT_CONFIG_PATH})",
+    )
+
+
+def ensure_state_dir(config: Config) -> Path:
+    """Create the state directory if needed and prove it is writable, before any game starts."""
+    where = Path(config.state.dir)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".write-test-"):
+            pass
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError(f"config {config.source or DEFAULT_CONFIG_PATH}: state.dir = {where}: {reason}") from None
+    return where
+
+
+# -- validation ---------------------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _show(value: object) -> str:
+    """A value as it would be written in TOML, on one line."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return _one_line(str(value))
+
+
+def _kind(value: object) -> str:
+    names = {bool: "a boolean", int: "a whole number", float: "a number", str: "a string", list: "a list"}
+    return names.get(type(value), "a table" if isinstance(value, dict) else type(value).__name__)
+
+
+class _Validator:
+    """Turns the parsed TOML tables into the dataclasses, failing on the first bad key."""
+
+    def __init__(self, name: str, base_dir: Path) -> None:
+        self.name = name
+        self.base_dir = base_dir
+
+    def fail(self, message: str) -> ConfigError:
+        return ConfigError(f"config {self.name}: {_one_line(message)}")
+
+    def bad(self, key: str, value: object, why: str) -> ConfigError:
+        return self.fail(f"{key} = {_show(value)} {why}")
+
+    # each reader returns the validated value, or the default when the key is absent
+
+    def check_keys(self, section: str, table: Mapping[str, Any], known: Sequence[str]) -> None:
+        for key in table:
+            if key not in known:
+                raise self.fail(f"unknown key {section}.{key}; known keys in [{section}]: {', '.join(known)}")
+
+    def string(self, table: Mapping[str, Any], section: str, key: str, default: Any) -> Any:
+        if key not in table:
+            return default
+        value = table[key]
+        if not isinstance(value, str):
+            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a string")
+        return value
+
+    def choice(self, table: Mapping[str, Any], section: str, key: str, default: str, allowed: Sequence[str]) -> str:
+        value = self.string(table, section, key, default)
+        if value not in allowed:
+            raise self.bad(f"{section}.{key}", value, f"is not one of {', '.join(allowed)}")
+        return str(value)
+
+    def path(self, table: Mapping[str, Any], section: str, key: str, default: str | None) -> str | None:
+        value = self.string(table, section, key, None)
+        if value is None:
+            return default
+        if not value.strip():
+            raise self.bad(f"{section}.{key}", value, "is empty; give a path")
+        if "\0" in value:
+            raise self.bad(f"{section}.{key}", value, "contains a NUL character")
+        return str(self.base_dir / Path(value).expanduser())
+
+    def integer(self, table: Mapping[str, Any], section: str, key: str, default: Any, low: int, high: int) -> Any:
+        if key not in table:
+            return default
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a whole number")
+        if not low <= value <= high:
+            raise self.bad(f"{section}.{key}", value, f"is out of range; allowed {low} to {high}")
+        return value
+
+    def number(
+        self, table: Mapping[str, Any], section: str, key: str, default: float, low: float, high: float
+    ) -> float:
+        if key not in table:
+            return default
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a number of seconds")
+        if not low <= value <= high:  # also rejects nan
+            raise self.bad(f"{section}.{key}", value, f"is out of range; allowed {low:g} to {high:g} seconds")
+        return float(value)
+
+    def boolean(self, table: Mapping[str, Any], section: str, key: str, default: bool) -> bool:
+        if key not in table:
+            return default
+        value = table[key]
+        if not isinstance(value, bool):
+            raise self.bad(f"{section}.{key}", value, "is not true or false")
+        return value
+
+    # sections
+
+    def config(self, data: Mapping[str, Any]) -> Config:
+        for key, value in data.items():
+            if key not in SECTIONS:
+                raise self.fail(f"unknown section [{key}]; known sections: {', '.join(SECTIONS)}")
+            if not isinstance(value, dict):
+                raise self.bad(key, value, f"should be a table [{key}], not {_kind(value)}")
+        for section, cls in SECTIONS.items():
+            self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
+        return Config(
+            reader=self.reader(data.get("reader", {})),
+            display=self.display(data.get("display", {})),
+            pins=self.pins(data.get("pins", {})),
+            sound=SoundConfig(muted=self.boolean(data.get("sound", {}), "sound", "muted", False)),
+            game=self.game(data.get("game", {})),
+            state=StateConfig(dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir),
+            log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
+            source=self.name,
+        )
+
+    def reader(self, t: Mapping[str, Any]) -> ReaderConfig:
+        s, d = "reader", ReaderConfig()
+        baud = t.get("baudrate")
+        if baud is not None and not isinstance(baud, bool) and isinstance(baud, int) and baud not in BAUDRATES:
+            raise self.bad("reader.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
+        port = self.string(t, s, "port", d.port)
+        if not port.strip():
+            raise self.bad("reader.port", port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
+        return ReaderConfig(
+            protocol=self.choice(t, s, "protocol", d.protocol, READER_PROTOCOLS),
+            port=port,
+            baudrate=self.integer(t, s, "baudrate", None, min(BAUDRATES), max(BAUDRATES)),
+            prefix=self.string(t, s, "prefix", d.prefix),
+            suffix=self.string(t, s, "suffix", d.suffix),
+            double_read_window=self.number(t, s, "double_read_window", d.double_read_window, 0.0, 10.0),
+            quiet_gap=self.number(t, s, "quiet_gap", d.quiet_gap, 0.01, 5.0),
+            max_backoff=self.number(t, s, "max_backoff", d.max_backoff, 0.1, 60.0),
+        )
+
+    def display(self, t: Mapping[str, Any]) -> DisplayConfig:
+        s, d = "display", DisplayConfig()
+        address: Any = t.get("i2c_address", d.i2c_address)
+        if isinstance(address, str):
+            try:
+                address = int(address, 0)
+            except ValueError:
+                raise self.bad("display.i2c_address", address, "is not an address like 0x3C or 60") from None
+            t = {**t, "i2c_address": address}
+        panel = self.choice(t, s, "panel", d.panel, PANELS)
+        config = DisplayConfig(
+            panel=panel,
+            interface=self.choice(t, s, "interface", d.interface, INTERFACES),
+            i2c_port=self.integer(t, s, "i2c_port", d.i2c_port, 0, 255),
+            i2c_address=self.integer(t, s, "i2c_address", d.i2c_address, 0x03, 0x77),
+            spi_port=self.integer(t, s, "spi_port", d.spi_port, 0, 6),
+            spi_device=self.integer(t, s, "spi_device", d.spi_device, 0, 3),
+            rotate=self.integer(t, s, "rotate", d.rotate, 0, 3),
+            capture_dir=self.path(t, s, "capture_dir", None),
+            gif_path=self.path(t, s, "gif_path", None),
+        )
+        if panel == "capture" and config.capture_dir is None:
+            raise self.fail('display.panel = "capture" needs display.capture_dir (a folder for the PNG frames)')
+        if panel == "gif" and config.gif_path is None:
+            raise self.fail('display.panel = "gif" needs display.gif_path (the animated GIF to write)')
+        return config
+
+    def pins(self, t: Mapping[str, Any]) -> PinsConfig:
+        return PinsConfig(
+            map=self.path(t, "pins", "map", None) or _default_pin_map(),
+            factory=self.choice(t, "pins", "factory", "auto", PIN_FACTORIES),
+        )
+
+    def game(self, t: Mapping[str, Any]) -> GameConfig:
+        s, d = "game", GameConfig()
+        edition_name = self.choice(t, s, "edition", d.edition, list(EDITIONS))
+        edition = EDITIONS[edition_name]
+        players = self.integer(t, s, "players", d.players, 2, 8)
+        if players not in edition.seat_counts:
+            counts = ", ".join(map(str, edition.seat_counts))
+            raise self.bad("game.players", players, f"is not one of {counts} (the seat counts of {edition_name})")
+        names = self.names(t, players)
+        dealer = self.integer(t, s, "dealer", d.dealer, 0, 7)
+        if dealer >= players:
+            raise self.bad("game.dealer", dealer, f"is out of range; allowed 0 to {players - 1} (a seat number)")
+        return GameConfig(
+            edition=edition_name,
+            players=players,
+            names=names,
+            dealer=dealer,
+            options=self.options(t.get("options", {}), edition_name),
+        )
+
+    def names(self, t: Mapping[str, Any], players: int) -> tuple[str, ...]:
+        if "names" not in t:
+            return DEFAULT_NAMES
+        value = t["names"]
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            raise self.bad("game.names", value, 'is not a list of names like ["Anne", "Bruno"]')
+        for name in value:
+            if not name.strip() or len(name) > MAX_NAME_LENGTH or not name.isprintable():
+                raise self.bad(
+                    "game.names",
+                    value,
+                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters",
+                )
+        if len(set(value)) != len(value):
+            raise self.bad("game.names", value, "has the same name twice")
+        if len(value) < players:
+            raise self.bad(
+                "game.names",
+                value,
+                f"has {len(value)} name{'s' if len(value) != 1 else ''} but game.players = {players}",
+            )
+        return tuple(value)
+
+    def options(self, value: object, edition_name: str) -> dict[str, str]:
+        if not isinstance(value, dict):
+            raise self.bad("game.options", value, f"should be a table [game.options], not {_kind(value)}")
+        texts: dict[str, str] = {}
+        for key, item in value.items():
+            if isinstance(item, bool):
+                texts[key] = "yes" if item else "no"
+            elif isinstance(item, int | str):
+                texts[key] = str(item)
+            elif isinstance(item, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in item):
+                texts[key] = ",".join(map(str, item)) or "none"
+            else:
+                raise self.bad(f"game.options.{key}", item, f"is {_kind(item)}; give a boolean, number or string")
+            try:
+                EDITIONS[edition_name].options.with_strings({key: texts[key]})
+            except OptionError as error:
+                raise self.bad(f"game.options.{key}", item, f"is not valid: {error}") from None
+        return texts

@@ -67,6 +67,7 @@ class JournalCorrupt(JournalError):
     exit_code = EX_DATAERR
 
     def __init__(self, path: Path, problem: str) -> None:
+        problem = " ".join(problem.split())  # SQLite's check can report several lines; a person sees one
         super().__init__(
             f"journal {path} is damaged ({problem}); it was left untouched: move it aside to start a new journal"
         )

@@ -1,0 +1,294 @@
+"""``bornes doctor``: what is attached and what is missing, one line each, before a game goes wrong.
+
+Every check runs even when an earlier one fails, so one session at the Pi shows every problem.
+Exit status 0 when nothing FAILed, 1 otherwise; a bad config file stops with exit 78 like ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import glob
+import grp
+import importlib
+import os
+import pwd
+import tempfile
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware.config import Config, add_config_argument, config_path, load_config
+from firmware.errors import UserError
+from firmware.journal import FILENAME, Journal, JournalError
+
+NAME = "doctor"
+HELP = "check the config, reader, display, pins, state folder and journal, one line each"
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+GROUPS = ("gpio", "i2c", "dialout")
+SERIAL_PATTERNS = (
+    "/dev/serial/by-id/*",
+    "/dev/serial0",
+    "/dev/serial1",
+    "/dev/ttyAMA*",
+    "/dev/ttyUSB*",
+    "/dev/ttyACM*",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    level: str
+    topic: str
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.level:<4} {self.topic}: {' '.join(self.detail.split())}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)  # a bad config is exit 78, exactly as when the referee starts
+    checks: list[Callable[[Config], Iterable[Finding]]] = [
+        check_config,
+        check_serial,
+        check_display,
+        check_gpio,
+        check_pins,
+        check_state,
+        check_journal,
+        check_groups,
+    ]
+    failed = False
+    for check in checks:
+        try:
+            findings = list(check(config))
+        except Exception as error:  # one broken probe must not hide the other checks
+            findings = [Finding(FAIL, check.__name__.removeprefix("check_"), f"{type(error).__name__}: {error}")]
+        for finding in findings:
+            print(finding.line(), flush=True)
+            failed |= finding.level == FAIL
+    return 1 if failed else 0
+
+
+def check_config(config: Config) -> Iterable[Finding]:
+    if config.source is None:
+        path, _ = config_path(None)
+        yield Finding(WARN, "config", f"no file at {path}; using the defaults (copy config/bornes.sample.toml there)")
+    else:
+        yield Finding(OK, "config", f"{config.source} parsed")
+
+
+def _describe_ports() -> dict[str, str]:
+    """pyserial's description of each port it knows (USB vendor:product, product name)."""
+    try:
+        from serial.tools import list_ports
+    except ImportError:
+        return {}
+    found = {}
+    for port in list_ports.comports():
+        detail = port.description if port.description and port.description != "n/a" else ""
+        if port.vid is not None and port.pid is not None:
+            detail = f"{detail} [{port.vid:04x}:{port.pid:04x}]".strip()
+        found[os.path.realpath(port.device)] = detail
+    return found
+
+
+def check_serial(config: Config) -> Iterable[Finding]:
+    described = _describe_ports()
+    found: dict[str, str] = {}  # name -> the device it resolves to
+    for pattern in SERIAL_PATTERNS:
+        for name in sorted(glob.glob(pattern)):
+            found.setdefault(name, os.path.realpath(name))
+    for real in sorted(described):
+        if real not in found.values():
+            found[real] = real
+    for name, real in found.items():
+        arrow = f" -> {real}" if real != name else ""
+        yield Finding(OK, "serial", f"found {name}{arrow} {described.get(real, '')}")
+    if not found:
+        yield Finding(WARN, "serial", "no serial ports found (is the reader plugged in?)")
+    yield _open_reader(config)
+
+
+def _open_reader(config: Config) -> Finding:
+    port = config.reader.port
+    topic = f"reader {port}"
+    if not os.path.exists(port):
+        hint = " (the udev rule in systemd/99-bornes-reader.rules makes it)" if port == "/dev/bornes-reader" else ""
+        return Finding(FAIL, topic, f"does not exist; plug in the reader or set reader.port{hint}")
+    try:
+        import serial
+    except ImportError:
+        return Finding(WARN, topic, "exists, but pyserial is not installed so it cannot be opened")
+    try:
+        with serial.Serial(port, baudrate=config.reader.baud, timeout=0):
+            pass
+    except (OSError, serial.SerialException) as error:
+        if isinstance(error, PermissionError) or "ermission" in str(error):
+            return Finding(FAIL, topic, "permission denied: add the user to group dialout")
+        return Finding(FAIL, topic, f"cannot be opened: {error}")
+    return Finding(OK, topic, f"opens at {config.reader.baud} baud ({config.reader.protocol} protocol)")
+
+
+def check_display(config: Config) -> Iterable[Finding]:
+    display = config.display
+    if not display.is_hardware:
+        yield Finding(OK, "display", f"panel {display.panel} needs no bus")
+        return
+    if display.interface == "spi":
+        device = f"/dev/spidev{display.spi_port}.{display.spi_device}"
+        if os.path.exists(device):
+            yield Finding(OK, "display", f"{device} exists for the {display.panel}")
+        else:
+            yield Finding(WARN, "display", f"no {device}; enable SPI: sudo raspi-config nonint do_spi 0")
+        return
+    yield _probe_i2c(display.i2c_port, display.i2c_address, display.panel)
+
+
+def _probe_i2c(port: int, address: int, panel: str) -> Finding:
+    """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does.
+
+    An SSD1306 on I2C is write-only, so the probe is an SMBus quick write (what i2cdetect uses
+    for 0x3C), falling back to a one-byte read where the adapter cannot do quick commands.
+    """
+    device = f"/dev/i2c-{port}"
+    topic = f"display {device}"
+    if not os.path.exists(device):
+        return Finding(WARN, topic, "does not exist; enable I2C: sudo raspi-config nonint do_i2c 0")
+    try:
+        from smbus2 import SMBus
+    except ImportError:
+        return Finding(WARN, topic, f"exists, but smbus2 is not installed so 0x{address:02X} was not probed")
+    try:
+        with SMBus(port) as bus:
+            try:
+                bus.write_quick(address)
+            except OSError as error:
+                if error.errno not in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+                    raise
+                bus.read_byte(address)
+    except PermissionError:
+        return Finding(FAIL, topic, "permission denied: add the user to group i2c")
+    except OSError as error:
+        if error.errno in (errno.ENXIO, errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT):
+            return Finding(FAIL, topic, f"nothing answers at 0x{address:02X}; check the wiring and display.i2c_address")
+        return Finding(FAIL, topic, f"cannot probe 0x{address:02X}: {error.strerror or error}")
+    return Finding(OK, topic, f"a device answers at 0x{address:02X} (configured as {panel})")
+
+
+def check_gpio(config: Config) -> Iterable[Finding]:
+    if config.pins.factory == "mock":
+        yield Finding(OK, "gpio", "pins.factory = mock: no GPIO needed")
+        return
+    chips = sorted(glob.glob("/dev/gpiochip*"))
+    if chips:
+        yield Finding(OK, "gpio", f"found {', '.join(chips)}")
+    else:
+        yield Finding(WARN, "gpio", "no /dev/gpiochip*: not a Raspberry Pi? (pins.factory = mock runs without)")
+
+
+def check_pins(config: Config) -> Iterable[Finding]:
+    path = Path(config.pins.map)
+    topic = f"pins {path}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        yield Finding(FAIL, topic, "not found; set pins.map or copy wiring/pins.toml to /etc/bornes/pins.toml")
+        return
+    except (OSError, UnicodeDecodeError) as error:
+        yield Finding(FAIL, topic, f"cannot read: {error}")
+        return
+    except tomllib.TOMLDecodeError as error:
+        yield Finding(FAIL, topic, f"TOML syntax error: {error}")
+        return
+    sections = ", ".join(data) or "none"
+    validator = _pin_map_validator()
+    if validator is None:
+        yield Finding(OK, topic, f"parses; sections: {sections}")
+        return
+    try:
+        validator(str(path))
+    except Exception as error:  # the pin map validator's own errors are one-line UserErrors; others too
+        yield Finding(FAIL, topic, str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}")
+        return
+    yield Finding(OK, topic, f"valid; sections: {sections}")
+
+
+def _pin_map_validator() -> Callable[[str], object] | None:
+    """``drivers.pins``' loader, if that module exists yet (it is owned by the drivers)."""
+    try:
+        module = importlib.import_module("drivers.pins")
+    except ImportError:
+        return None
+    for name in ("load_pin_map", "load_pins", "load"):
+        function = getattr(module, name, None)
+        if callable(function):
+            return function  # type: ignore[no-any-return]
+    return None
+
+
+def check_state(config: Config) -> Iterable[Finding]:
+    where = Path(config.state.dir)
+    topic = f"state {where}"
+    if where.is_dir():
+        try:
+            with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
+                pass
+        except OSError as error:
+            yield Finding(FAIL, topic, f"not writable: {error.strerror or error}")
+            return
+        yield Finding(OK, topic, "exists and is writable")
+        return
+    if where.exists():
+        yield Finding(FAIL, topic, "is not a folder")
+        return
+    parent = where.parent
+    while not parent.exists():
+        parent = parent.parent
+    if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
+        yield Finding(WARN, topic, "does not exist yet; it will be created on start")
+    else:
+        yield Finding(FAIL, topic, f"does not exist and cannot be created in {parent}")
+
+
+def check_journal(config: Config) -> Iterable[Finding]:
+    path = Path(config.state.dir) / FILENAME
+    topic = f"journal {path}"
+    if not path.exists() and not Path(f"{path}-wal").exists():
+        yield Finding(OK, topic, "none yet; it is created with the first game")
+        return
+    try:
+        with Journal.open(config.state.dir, readonly=True) as journal:
+            games = journal.verify()
+            current = journal.current_game()
+    except JournalError as error:
+        yield Finding(FAIL, "journal", str(error))
+        return
+    if current is None:
+        yield Finding(OK, topic, f"{games} games, none in progress")
+    else:
+        yield Finding(OK, topic, f"{games} games; game {current.game_id} in progress ({len(current.lines)} actions)")
+
+
+def check_groups(config: Config) -> Iterable[Finding]:
+    if os.geteuid() == 0:
+        yield Finding(OK, "groups", "running as root (the service runs as user bornes)")
+        return
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    mine = set(os.getgroups()) | {os.getegid()}
+    for name in GROUPS:
+        try:
+            gid = grp.getgrnam(name).gr_gid
+        except KeyError:
+            yield Finding(WARN, "groups", f"group {name} does not exist here (Raspberry Pi OS has it)")
+            continue
+        if gid in mine:
+            yield Finding(OK, "groups", f"{user} is in {name}")
+        else:
+            yield Finding(WARN, "groups", f"{user} is not in {name}: sudo adduser {user} {name}, then log in again")

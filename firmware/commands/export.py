@@ -1,0 +1,84 @@
+"""``bornes export GAME``: one stored game as the engine's record text, or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from firmware.config import add_config_argument, load_config
+from firmware.errors import EX_NOINPUT, EX_USAGE, UserError
+from firmware.journal import FILENAME, GameRecord, Journal
+
+NAME = "export"
+HELP = "write one game from the journal as a game record (the engine's text) or JSON"
+
+FORMATS = ("record", "json")
+EX_CANTCREAT = 73  # sysexits.h: cannot create the output file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="game number, as listed by `bornes history`")
+    parser.add_argument("--format", default="record", help="record (default) or json")
+    parser.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    add_config_argument(parser)
+
+
+def render(record: GameRecord, form: str) -> str:
+    """``record`` is the header and action lines exactly as stored; ``json`` adds status and summary."""
+    if form == "record":
+        header = record.header if not record.header or record.header.endswith("\n") else record.header + "\n"
+        return header + "".join(f"{line}\n" for line in record.lines)
+    summary = json.loads(record.summary) if record.summary is not None else None
+    document = {
+        "game": record.game_id,
+        "header": record.header,
+        "actions": record.lines,
+        "status": record.status,
+        "created": record.created,
+        "finished": record.finished,
+        "summary": summary,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(text: str, out: str | None) -> None:
+    """Standard output, or a file replaced in one step so a failed export never leaves half a file."""
+    if out is None or out == "-":
+        sys.stdout.write(text)
+        return
+    target = Path(out)
+    temp: str | None = None
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # mkstemp makes it private; an export is an ordinary file
+        os.replace(temp, target)
+    except OSError as error:
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
+        raise UserError(f"cannot write {out}: {error.strerror or error}", EX_CANTCREAT) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format not in FORMATS:
+        raise UserError(f"--format {args.format!r} is not one of {', '.join(FORMATS)}", EX_USAGE)
+    try:
+        game_id = int(args.game)
+    except ValueError:
+        raise UserError(f"game {args.game!r} is not a game number (see `bornes history`)", EX_USAGE) from None
+    config = load_config(args.config)
+    if not (Path(config.state.dir) / FILENAME).exists():
+        raise UserError(f"there is no game {game_id}: no journal in {config.state.dir} yet", EX_NOINPUT)
+    with Journal.open(config.state.dir, readonly=True) as journal:
+        record = journal.load(game_id)
+    if record is None:
+        raise UserError(f"there is no game {game_id} (see `bornes history`)", EX_NOINPUT)
+    _write(render(record, args.format), args.out)
+    return 0

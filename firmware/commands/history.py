@@ -1,0 +1,86 @@
+"""``bornes history``: the games the journal holds, finished and in progress, one line each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from firmware.config import add_config_argument, load_config
+from firmware.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
+
+NAME = "history"
+HELP = "list the games in the journal: id, date, edition, players, winner, totals"
+
+_BRACKET = re.compile(r'^\[\s*([A-Za-z][\w-]*)\s+"?(.*?)"?\s*\]$')  # [Edition "winning-moves"]
+_ASSIGN = re.compile(r"^#?\s*([A-Za-z][\w-]*)\s*[:=]\s*(.*)$")  # edition: winning-moves / edition = …
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser)
+
+
+def header_fields(header: str) -> dict[str, str]:
+    """The ``key value`` pairs of a game-record header, keys lower-cased.
+
+    The header belongs to the engine's record format; this reads the common shapes of a tag line
+    (``[Key "value"]``, ``Key: value``, ``key = value``) so the history list never depends on
+    more than the tag names ``edition`` and ``players``.
+    """
+    fields: dict[str, str] = {}
+    for raw in header.splitlines():
+        line = raw.strip()
+        match = _BRACKET.match(line) or _ASSIGN.match(line)
+        if match:
+            fields.setdefault(match.group(1).lower(), match.group(2).strip().strip('"'))
+    return fields
+
+
+def _summary_text(info: GameInfo) -> tuple[str, str]:
+    if info.status == IN_PROGRESS:
+        return f"(in progress, {info.actions} actions)", ""
+    if info.summary is None:
+        return f"({info.status})", ""
+    try:
+        summary = json.loads(info.summary)
+    except ValueError:
+        return "(summary unreadable)", ""
+    if not isinstance(summary, dict):
+        return "?", ""
+    winner = summary.get("winner")
+    totals = summary.get("totals")
+    if isinstance(totals, dict):
+        totals_text = " ".join(f"{k}:{v}" for k, v in totals.items())
+    elif isinstance(totals, list):
+        totals_text = " ".join(str(v) for v in totals)
+    else:
+        totals_text = "" if totals is None else str(totals)
+    if isinstance(winner, list):
+        winner = "+".join(str(w) for w in winner)
+    return ("-" if winner is None else str(winner)), totals_text
+
+
+def format_row(info: GameInfo) -> str:
+    fields = header_fields(info.header)
+    winner, totals = _summary_text(info)
+    date = info.created.replace("T", " ")[:16]
+    edition = fields.get("edition", "?")
+    players = fields.get("players", fields.get("names", "?"))
+    return f"{info.game_id:>4}  {date:<16}  {edition:<13}  {players:<24}  {winner:<12}  {totals}".rstrip()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    if not (Path(config.state.dir) / FILENAME).exists():
+        print(f"no games yet (no journal in {config.state.dir})")
+        return 0
+    with Journal.open(config.state.dir, readonly=True) as journal:
+        games = journal.history()
+    if not games:
+        print("no games yet")
+        return 0
+    print(f"{'game':>4}  {'started (UTC)':<16}  {'edition':<13}  {'players':<24}  {'winner':<12}  totals")
+    for info in games:
+        print(format_row(info))
+    return 0

@@ -1,0 +1,41 @@
+"""The bitmap fonts screens use: X11 misc-fixed, public domain, crisp at one pixel per dot."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from PIL import ImageFont
+
+#: Our names for the shipped fonts, smallest first: name -> (file stem, cell width, cell height).
+FONTS: dict[str, tuple[str, int, int]] = {
+    "tiny": ("misc-fixed-4x6", 4, 6),
+    "small": ("misc-fixed-5x8", 5, 8),
+    "text": ("misc-fixed-6x10", 6, 10),
+    "bold": ("misc-fixed-6x13B", 6, 13),
+    "bold7": ("misc-fixed-7x13B", 7, 13),
+    "big": ("misc-fixed-9x15B", 9, 15),
+    "huge": ("misc-fixed-10x20", 10, 20),
+}
+
+
+@cache
+def font(name: str) -> ImageFont.ImageFont:
+    """Load a shipped font by our name (``"small"``, ``"big"``...)."""
+    stem = FONTS[name][0]
+    folder = resources.files("firmware.screens.assets")
+    with resources.as_file(folder / f"{stem}.pil") as path:
+        return ImageFont.load(str(path))
+
+
+def cell(name: str) -> tuple[int, int]:
+    """Width and height of one character cell (the fonts are monospaced)."""
+    _, width, height = FONTS[name]
+    return width, height
+
+
+def printable(text: str) -> str:
+    """The text with anything outside Latin-1 replaced, since the fonts only have Latin-1 glyphs."""
+    replacements = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."}
+    text = "".join(replacements.get(char, char) for char in text)
+    return text.encode("latin-1", "replace").decode("latin-1")

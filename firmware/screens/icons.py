@@ -1,0 +1,189 @@
+"""Tiny icons for the hazards, the safeties and the battle states, kept as text.
+
+Each icon is rows of ``#`` (lit) and ``.`` (dark), so a person can read and edit it in a diff.
+Hazard and battle icons are 11×11 and safety icons 7×7; roomier layouts scale them by a whole
+number so they stay crisp.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from PIL import Image
+
+_HAZARD_ICONS: dict[str, str] = {
+    # A stop sign: an octagon with a white band.
+    "STOP": """
+...#####...
+..#######..
+.#########.
+###########
+#.........#
+#.........#
+#.........#
+###########
+.#########.
+..#######..
+...#####...
+""",
+    # A petrol pump with its hose.
+    "OUTOFGAS": """
+######.....
+#....#.#...
+#....#..#..
+#....#..#..
+######..#..
+######..#..
+######.##..
+######.#...
+######.#...
+######.....
+########...
+""",
+    # A wheel whose tyre is squashed flat at the bottom.
+    "FLATTIRE": """
+...#####...
+..#.....#..
+.#..###..#.
+.#.#...#.#.
+#..#.#.#..#
+#..#...#..#
+#...###...#
+#.........#
+###########
+###########
+...........
+""",
+    # A crash: a starburst.
+    "ACCIDENT": """
+.....#.....
+.#...#...#.
+..#.###.#..
+...#####...
+..#######..
+###########
+..#######..
+...#####...
+..#.###.#..
+.#...#...#.
+.....#.....
+""",
+    # The speed-limit roundel with 50 in it.
+    "SPEEDLIMIT": """
+...#####...
+..#.....#..
+.#.......#.
+#.###.###.#
+#.#...#.#.#
+#.###.#.#.#
+#...#.#.#.#
+#.###.###.#
+.#.......#.
+..#.....#..
+...#####...
+""",
+    # Rolling: a go arrow.
+    "rolling": """
+...........
+....#......
+....##.....
+....###....
+#########..
+##########.
+#########..
+....###....
+....##.....
+....#......
+...........
+""",
+    # Waiting for a Roll (not started, or after a remedy): an empty sign with a go arrow in it.
+    "needs roll": """
+...#####...
+..#.....#..
+.#...#...#.
+#....##...#
+#.######..#
+#.#######.#
+#.######..#
+#....##...#
+.#...#...#.
+..#.....#..
+...#####...
+""",
+}
+_HAZARD_ICONS["not started"] = _HAZARD_ICONS["needs roll"]
+
+_SAFETY_ICONS: dict[str, str] = {
+    # Right of Way: the priority-road diamond.
+    "RIGHTOFWAY": """
+...#...
+..###..
+.##.##.
+##...##
+.##.##.
+..###..
+...#...
+""",
+    # Extra Tank: a jerrycan with its embossed cross.
+    "EXTRATANK": """
+.###...
+#####..
+#...###
+#.#.#.#
+#..#..#
+#.#.#.#
+#######
+""",
+    # Puncture-Proof: a thick, solid tyre.
+    "PUNCTUREPROOF": """
+..###..
+.#####.
+##...##
+##.#.##
+##...##
+.#####.
+..###..
+""",
+    # Driving Ace: a steering wheel.
+    "DRIVINGACE": """
+..###..
+.#...#.
+#.....#
+#######
+#..#..#
+.#.#.#.
+..###..
+""",
+}
+
+
+def _parse(art: str) -> Image.Image:
+    rows = [row for row in art.strip().splitlines()]
+    width = len(rows[0])
+    if any(len(row) != width for row in rows):
+        raise ValueError("icon rows differ in length")
+    image = Image.new("1", (width, len(rows)), 0)
+    for y, row in enumerate(rows):
+        for x, char in enumerate(row):
+            if char == "#":
+                image.putpixel((x, y), 1)
+    return image
+
+
+@cache
+def hazard_icon(name: str, scale: int = 1) -> Image.Image:
+    """The 11×11 (times ``scale``) mask for a hazard value or a battle state."""
+    icon = _parse(_HAZARD_ICONS.get(name, _HAZARD_ICONS["STOP"]))
+    return icon if scale == 1 else icon.resize((icon.width * scale, icon.height * scale), Image.Resampling.NEAREST)
+
+
+@cache
+def safety_icon(name: str, scale: int = 1) -> Image.Image:
+    """The 7×7 (times ``scale``) mask for a safety value."""
+    icon = _parse(_SAFETY_ICONS[name])
+    return icon if scale == 1 else icon.resize((icon.width * scale, icon.height * scale), Image.Resampling.NEAREST)
+
+
+def icon_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names with an icon: (hazards and battle states, safeties)."""
+    return tuple(_HAZARD_ICONS), tuple(_SAFETY_ICONS)

@@ -1,0 +1,196 @@
+"""The view model: plain data that screens are drawn from.
+
+Screens never import engine state. Whoever drives the display (the referee loop) turns the
+engine's state into these small frozen values, and :func:`firmware.screens.render` turns a
+value into an image. That keeps the renderers pure (same view, same pixels, golden-testable)
+and lets the engine change without touching a single pixel.
+
+Card kinds are carried as the ``CardKind`` *value* strings (``"STOP"``, ``"OUTOFGAS"``,
+``"RIGHTOFWAY"``...), the same text as in a card code, so this module needs no engine import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: ``SideView.battle`` values that are not a hazard.
+ROLLING = "rolling"
+NOT_STARTED = "not started"
+NEEDS_ROLL = "needs roll"
+
+#: The hazards a battle pile can show (CardKind values).
+BATTLE_HAZARDS: tuple[str, ...] = ("STOP", "OUTOFGAS", "FLATTIRE", "ACCIDENT")
+#: The four safeties, in the order screens show them (as ``engine.cards.SAFETY_KINDS``).
+SAFETIES: tuple[str, ...] = ("RIGHTOFWAY", "EXTRATANK", "PUNCTUREPROOF", "DRIVINGACE")
+#: Every hazard (CardKind values), for prompts.
+HAZARDS: tuple[str, ...] = (*BATTLE_HAZARDS, "SPEEDLIMIT")
+
+#: Human titles of the hazard and safety kinds, so screens can name them without the engine.
+KIND_TITLES: dict[str, str] = {
+    "STOP": "Stop",
+    "OUTOFGAS": "Out of Gas",
+    "FLATTIRE": "Flat Tire",
+    "ACCIDENT": "Accident",
+    "SPEEDLIMIT": "Speed Limit",
+    "RIGHTOFWAY": "Right of Way",
+    "EXTRATANK": "Extra Tank",
+    "PUNCTUREPROOF": "Puncture-Proof",
+    "DRIVINGACE": "Driving Ace",
+}
+
+#: The official rows of the classic score sheet, in order.
+SCORE_ROWS: tuple[str, ...] = (
+    "Milestones",
+    "Safeties",
+    "Coups fourrés",
+    "Trip completed",
+    "Delayed action",
+    "Safe trip",
+    "Shut-out",
+    "Extension",
+    "Total for deal",
+    "Brought forward",
+    "Combined total",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SideView:
+    """One side of the table (a player, or a team such as ``"A+C"``)."""
+
+    name: str
+    miles: int
+    trip: int  # 700 or 1000: the length the miles bar is drawn against
+    battle: str  # ROLLING, NOT_STARTED, NEEDS_ROLL, or a hazard value from BATTLE_HAZARDS
+    limited: bool = False  # a Speed Limit is showing
+    safeties: tuple[tuple[str, bool], ...] = ()  # (safety value, played as a coup fourré)
+    score: int = 0  # running score of the game, before this hand
+    is_turn: bool = False
+    seats: str = ""  # the seats that make up the side, e.g. "A+C"; empty for a single player
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackView:
+    """The result of the last input: an accepted action, or a refusal and its reason."""
+
+    text: str
+    refused: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The whole table at a glance: 2, 3 or 4 sides plus the game's header."""
+
+    sides: tuple[SideView, ...]
+    draw_pile: int
+    play_out: bool = False  # the draw pile is empty and the hands are being played out
+    hand_number: int = 1
+    edition_title: str = ""
+    turn_name: str = ""
+    message: FeedbackView | None = None  # stays until the next input
+    status: str | None = None  # a short warning such as "reader lost"
+
+
+@dataclass(frozen=True, slots=True)
+class CoupFourrePrompt:
+    """The coup-fourré window: the attacked side may scan its safety now."""
+
+    side_name: str
+    hazard: str  # hazard value, e.g. "ACCIDENT"
+    seconds_left: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPrompt:
+    """A hazard could go to more than one side: which one?"""
+
+    card_title: str
+    options: tuple[str, ...]
+    selected: int = 0
+    hazard: str | None = None  # hazard value, for the icon
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerPrompt:
+    """Which partner of the side made the coup fourré (asked only when it cannot be known)."""
+
+    names: tuple[str, ...]
+    selected: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionPrompt:
+    """The player who reached the short trip decides whether to extend it."""
+
+    player_name: str
+    selected_yes: bool = True
+    trip_from: int = 700
+    trip_to: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class UndoPrompt:
+    """Confirm taking back the last action."""
+
+    last_action_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class MenuView:
+    """A setup menu or list (edition, number of players, dealer, rule options...)."""
+
+    title: str
+    items: tuple[str, ...]
+    selected: int = 0
+    hint: str = "NEXT/BACK move  OK choose"
+
+
+@dataclass(frozen=True, slots=True)
+class NameEditView:
+    """Typing a name with buttons: NEXT/BACK change the letter under the cursor, OK moves on."""
+
+    title: str
+    text: str
+    cursor: int
+    hint: str = "NEXT/BACK letter  OK next"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheetView:
+    """The end-of-hand score sheet. The renderer pages it to fit the panel (see ``score_sheet_pages``)."""
+
+    columns: tuple[tuple[str, tuple[int, ...]], ...]  # (side name, one value per row)
+    rows: tuple[str, ...] = SCORE_ROWS
+    page: int = 0  # zero-based; clamped to the pages the panel needs
+    title: str = "Score"
+
+
+@dataclass(frozen=True, slots=True)
+class GameOverView:
+    """The game is won."""
+
+    winner: str
+    totals: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusView:
+    """A problem or notice that takes the whole screen: reader lost or back, unknown card, config."""
+
+    title: str
+    detail: str = ""
+
+
+ScreenView = (
+    TableView
+    | CoupFourrePrompt
+    | TargetPrompt
+    | PartnerPrompt
+    | ExtensionPrompt
+    | UndoPrompt
+    | MenuView
+    | NameEditView
+    | ScoreSheetView
+    | GameOverView
+    | StatusView
+)

@@ -1,0 +1,113 @@
+"""Sample views of a game in progress: every screen, for ``bornes screens`` and the golden tests.
+
+Until the engine adapter exists these are hand-written; they also document what a realistic
+view looks like (team names, a coup fourré, a speed limit, an empty draw pile...).
+"""
+
+from __future__ import annotations
+
+from firmware.screens.model import (
+    NEEDS_ROLL,
+    NOT_STARTED,
+    ROLLING,
+    CoupFourrePrompt,
+    ExtensionPrompt,
+    FeedbackView,
+    GameOverView,
+    MenuView,
+    NameEditView,
+    PartnerPrompt,
+    ScoreSheetView,
+    ScreenView,
+    SideView,
+    StatusView,
+    TableView,
+    TargetPrompt,
+    UndoPrompt,
+)
+
+_SIDES: tuple[SideView, ...] = (
+    SideView("Ann", 625, 1000, ROLLING, limited=False, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
+             score=2350, is_turn=True, seats="A+C"),
+    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, safeties=(("EXTRATANK", False),), score=1875, seats="B+D"),
+    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", True), ("EXTRATANK", False),
+             ("RIGHTOFWAY", False), ("DRIVINGACE", False)), score=4200, seats="C"),
+    SideView("Dmitri", 0, 1000, NOT_STARTED, score=0, seats="D"),
+)
+_THREE: tuple[SideView, ...] = (
+    SideView("Ann", 475, 700, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200),
+    SideView("Bob", 700, 700, ROLLING, safeties=(("RIGHTOFWAY", False), ("EXTRATANK", False)), score=950,
+             is_turn=True),
+    SideView("Chloé", 150, 700, "OUTOFGAS", score=2100),
+)
+_TWO: tuple[SideView, ...] = (
+    SideView("Ann", 850, 1000, "FLATTIRE", limited=True, safeties=(("EXTRATANK", True), ("RIGHTOFWAY", False)),
+             score=3150, seats="A+C"),
+    SideView("Bob", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False),), score=2875, is_turn=True,
+             seats="B+D"),
+)
+
+
+def sample_tables() -> dict[str, TableView]:
+    """The table for 2, 3 and 4 sides, plus the play-out, feedback and status variants."""
+    four = TableView(_SIDES, draw_pile=42, hand_number=3, edition_title="Classic", turn_name="Ann")
+    three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title="Classic", turn_name="Bob")
+    two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title="Hasbro 2016",
+                    turn_name="Bob")
+    return {
+        "table-2": two,
+        "table-3": three,
+        "table-4": four,
+        "table-2-needs-roll": TableView(
+            (SideView("Ann", 200, 700, NEEDS_ROLL, score=0, is_turn=True), SideView("Bob", 75, 700, "STOP")),
+            draw_pile=61, turn_name="Ann", edition_title="Classic"),
+        "table-4-accepted": TableView(_SIDES, draw_pile=41, hand_number=3, edition_title="Classic",
+                                      turn_name="Bob", message=FeedbackView("Ann: 75 miles", refused=False)),
+        "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status="reader lost"),
+        "refused": TableView(_SIDES, draw_pile=42, hand_number=3, turn_name="Ann",
+                             message=FeedbackView("Ann needs a Roll before any miles", refused=True)),
+        "refused-short": TableView(_TWO, draw_pile=9, turn_name="Bob",
+                                   message=FeedbackView("Not your turn", refused=True)),
+    }
+
+
+def sample_screens() -> dict[str, ScreenView]:
+    """Every screen, named for its PNG file."""
+    screens: dict[str, ScreenView] = dict(sample_tables())
+    screens.update({
+        "prompt-coup-fourre": CoupFourrePrompt("Bob", "ACCIDENT", seconds_left=5),
+        "prompt-target": TargetPrompt("Stop", ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
+        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0),
+        "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
+        "prompt-undo": UndoPrompt("Bob: Accident on Ann"),
+        "menu-edition": MenuView("Edition", ("Classic (Parker)", "Hasbro 2016", "1000 Bornes (FR)",
+                                             "Dujardin 1954", "Custom rules"), selected=1),
+        "menu-players": MenuView("Players", ("2 players", "3 players", "4 players (teams)", "5 players",
+                                             "6 players (teams)"), selected=2),
+        "menu-names": NameEditView("Name of seat 3", "Chloé", cursor=2),
+        "menu-dealer": MenuView("Who deals?", ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
+        "menu-options": MenuView("Rule options", ("Hazard on hazard: no", "Limit on limit: yes",
+                                                  "Roll after remedy: yes", "Empty pile: play out",
+                                                  "Coup fourre: 100+300", "Game to: 5000"), selected=3),
+        "score-sheet-p1": ScoreSheetView(
+            columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
+                     ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
+            page=0, title="Hand 3"),
+        "score-sheet-p2": ScoreSheetView(
+            columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
+                     ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
+            page=1, title="Hand 3"),
+        "score-sheet-4": ScoreSheetView(
+            columns=(("Ann", (1000, 100, 300, 400, 300, 300, 500, 200, 3100, 2350, 5450)),
+                     ("Bob", (300, 0, 0, 0, 0, 0, 0, 0, 300, 1875, 2175)),
+                     ("Chloé", (575, 200, 0, 0, 0, 0, 0, 0, 775, 4200, 4975)),
+                     ("Dmitri", (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+            page=1, title="Hand 3"),
+        "game-over": GameOverView("Ann", (("Ann", 5450), ("Bob", 2175), ("Chloé", 4975), ("Dmitri", 0))),
+        "status-reader-lost": StatusView("Reader lost", "Check the reader's cable; play waits for it."),
+        "status-reader-back": StatusView("Reader back", "Scan the next card."),
+        "status-unknown-card": StatusView("Unknown card", "MB-XYZ-01 is not a Mille Bornes card."),
+        "status-display": StatusView("Display problem", "The OLED did not answer; retrying."),
+        "status-config": StatusView("Config problem", "pins.toml: GPIO 2 is used twice (SDA and OK)."),
+    })
+    return screens

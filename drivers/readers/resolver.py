@@ -1,0 +1,57 @@
+"""Turn a decoded value into the event the referee sees.
+
+``MB-<KIND>-<NN>`` -> :class:`CardScanned`, ``MB-CMD-<NAME>`` -> :class:`ControlScanned`,
+a UID -> whatever the binding table says it stands for, anything else ->
+:class:`UnknownScanned` with the raw value. Never raises for any input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownScanned
+from drivers.readers.bindings import BindingTable, normalise_uid
+from engine.cards import PAYLOAD_PREFIX, Card, CardCodeError
+
+ScanEvent = CardScanned | ControlScanned | UnknownScanned
+_CONTROL_PREFIX = "MB-CMD-"
+_MAX_RAW = 64
+
+
+class CardResolver:
+    """Map payloads and UIDs to scan events; ``bindings`` may be a table, a plain dict or None."""
+
+    def __init__(self, bindings: BindingTable | Mapping[str, str] | None = None, reader: str = "reader") -> None:
+        self.bindings = bindings
+        self.reader = reader
+
+    def resolve(self, raw: str, *, is_uid: bool = False) -> ScanEvent:
+        text = raw.strip()[:_MAX_RAW]
+        if not is_uid and text.upper().startswith(PAYLOAD_PREFIX):
+            return self._payload(text.upper(), text)
+        uid = normalise_uid(text)
+        if uid is not None:
+            bound = self._lookup(uid)
+            if bound is not None:
+                return self._payload(bound, uid)
+            return UnknownScanned(uid, "tag not enrolled", self.reader)
+        return UnknownScanned(text, "not a card code", self.reader)
+
+    def _lookup(self, uid: str) -> str | None:
+        if self.bindings is None:
+            return None
+        if isinstance(self.bindings, BindingTable):
+            self.bindings.refresh()
+            return self.bindings.lookup(uid)
+        return self.bindings.get(uid)
+
+    def _payload(self, payload: str, raw: str) -> ScanEvent:
+        if payload.startswith(_CONTROL_PREFIX):
+            name = payload[len(_CONTROL_PREFIX) :]
+            if name in CONTROL_NAMES:
+                return ControlScanned(name, raw, self.reader)
+            return UnknownScanned(raw, f"unknown control {name!r}", self.reader)
+        try:
+            return CardScanned(Card.from_code(payload), raw, self.reader)
+        except CardCodeError as error:
+            return UnknownScanned(raw, str(error), self.reader)

@@ -246,7 +246,7 @@ def _show(value: object) -> str:
 
 
 def _kind(value: object) -> str:
-    names = {bool: "a boolean", int: "a whole number", float: "a number", str: "a string", list: "a list"}
+    names = {bool: "a boolean", int: "a whole number", float: "a decimal number", str: "a string", list: "a list"}
     return names.get(type(value), "a table" if isinstance(value, dict) else type(value).__name__)
 
 

@@ -258,7 +258,6 @@ EDITIONS: Mapping[str, Edition] = MappingProxyType(
                 short_trip_seats=(),
                 extension=False,
                 coup_fourre_scoring=CoupFourreScoring.FLAT_200,
-                delayed_action_on_last_draw=False,
                 scoring=Scoring.HASBRO_2016,
                 game_target=0,
             ),
@@ -288,7 +287,6 @@ EDITIONS: Mapping[str, Edition] = MappingProxyType(
             title="1000 Bornes (translated French rules)",
             source="002_0cde5d5b481bee10.txt",
             options=_CLASSIC.replace(
-                speed_limit_on_limit=False,
                 empty_draw_pile=EmptyDrawPile.END_HAND,
                 short_trip_seats=(),
                 extension=False,

@@ -1,0 +1,67 @@
+"""A game is its action log: the state is always the fold of ``apply`` over the log.
+
+``Game`` keeps a snapshot of the state at the start of each hand, so undo replays only the
+current hand's actions instead of the whole game.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.reasons import Refusal
+from engine.rules import Accepted, Verdict, apply, new_game
+from engine.state import GameSetup, GameState, Phase
+
+
+class ReplayError(ValueError):
+    """A log that does not replay: an action in it is refused."""
+
+
+class Game:
+    """The action log of one game and the state it folds to."""
+
+    def __init__(self, setup: GameSetup, actions: list[Action] | None = None) -> None:
+        self.setup = setup
+        self.log: list[Action] = []
+        self._state = new_game(setup)
+        self._snapshots: list[tuple[int, GameState]] = [(0, self._state)]
+        for action in actions or ():
+            verdict = self.push(action)
+            if isinstance(verdict, Refusal):
+                raise ReplayError(f"action {len(self.log) + 1} ({action.notation()}) refused: {verdict}")
+
+    @property
+    def state(self) -> GameState:
+        return self._state
+
+    def check(self, action: Action) -> Verdict:
+        """What the referee would say, without recording anything."""
+        return apply(self._state, action)
+
+    def push(self, action: Action) -> Verdict:
+        """Referee an action; an accepted one joins the log."""
+        verdict = apply(self._state, action)
+        if isinstance(verdict, Accepted):
+            self.log.append(action)
+            self._state = verdict.state
+            if verdict.state.hand.number != self._snapshots[-1][1].hand.number:
+                self._snapshots.append((len(self.log), verdict.state))
+        return verdict
+
+    def can_undo(self) -> bool:
+        """Undo goes back one action at a time, to the start of the current hand."""
+        return len(self.log) > self._snapshots[-1][0] and self._state.phase is not Phase.GAME_OVER
+
+    def undo(self) -> Action | None:
+        """Drop the last action and rebuild the state by replaying the hand without it."""
+        if not self.log:
+            return None
+        undone = self.log.pop()
+        while self._snapshots[-1][0] > len(self.log):
+            self._snapshots.pop()
+        start, state = self._snapshots[-1]
+        for action in self.log[start:]:
+            verdict = apply(state, action)
+            assert isinstance(verdict, Accepted), "a logged action was refused on replay"
+            state = verdict.state
+        self._state = state
+        return undone

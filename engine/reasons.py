@@ -1,0 +1,72 @@
+"""Why the referee refuses an action: stable codes and the short line a player reads."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Reason(enum.Enum):
+    """A stable refusal code. The value is what logs, JSON and tests compare."""
+
+    # the card itself
+    NOT_IN_DECK = "not-in-deck"
+    ON_TABLE = "on-table"
+    DUPLICATE_CARD = "duplicate-card"
+    # whose move it is
+    GAME_OVER = "game-over"
+    WRONG_PHASE = "wrong-phase"
+    NOT_YOUR_TURN = "not-your-turn"
+    NO_SUCH_SEAT = "no-such-seat"
+    HAND_EMPTY = "hand-empty"
+    # distance
+    NOT_ROLLING = "not-rolling"
+    STOPPED = "stopped"
+    SPEED_LIMIT = "speed-limit"
+    TOO_MANY_200 = "too-many-200"
+    PAST_TRIP = "past-trip"
+    # hazards
+    TARGET_NEEDED = "target-needed"
+    TARGET_OWN_SIDE = "target-own-side"
+    NO_TARGET = "no-target"
+    PROTECTED = "protected"
+    NEEDS_ROLLING_TARGET = "needs-rolling-target"
+    ALREADY_STOPPED = "already-stopped"
+    ALREADY_LIMITED = "already-limited"
+    ATTACKER_NOT_STARTED = "attacker-not-started"
+    # remedies
+    NOTHING_TO_REMEDY = "nothing-to-remedy"
+    REMEDY_FIRST = "remedy-first"
+    ALREADY_ROLLING = "already-rolling"
+    NO_LIMIT = "no-limit"
+    # discards and draws
+    SAFETY_DISCARD = "safety-discard"
+    DISCARD_EMPTY = "discard-empty"
+    NOT_TOP_DISCARD = "not-top-discard"
+    ALREADY_DREW = "already-drew"
+    OPTION_OFF = "option-off"
+    # coup fourré and fast remedies
+    NO_WINDOW = "no-window"
+    WRONG_SAFETY = "wrong-safety"
+    NOT_ATTACKED = "not-attacked"
+    WRONG_REMEDY = "wrong-remedy"
+    # start, extension, end of hand
+    NOT_A_ROLL = "not-a-roll"
+    ALREADY_STARTED = "already-started"
+    PLAY_CONTINUES = "play-continues"
+    SWAP_SIZE = "swap-size"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A refused action: the stable code and the line shown to the table."""
+
+    reason: Reason
+    message: str
+
+    @property
+    def code(self) -> str:
+        return self.reason.value
+
+    def __str__(self) -> str:
+        return f"{self.reason.value}: {self.message}"

@@ -1,0 +1,119 @@
+"""The game record: a plain-text game, like PGN for chess (docs/record.md).
+
+A header of tag pairs (edition, players, partnerships, first dealer, rule options that
+differ from the edition preset), a blank line, then one action per line in the notation of
+``engine.actions``. ``write_record(read_record(text))`` gives back the same text for any
+record the engine wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from engine.actions import Action, NotationError, parse_action, seat_letter
+from engine.options import OptionError, edition
+from engine.state import GameSetup, SetupError
+
+FORMAT = "bornes-record 1"
+_TAG = re.compile(r'\[(\w+) "([^"]*)"\]')
+
+
+class RecordError(ValueError):
+    """A record whose header cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordLine:
+    """One action line of a record: its line number, its text and what it parses to."""
+
+    number: int
+    text: str
+    action: Action | None
+    error: str | None = None
+
+
+def write_header(setup: GameSetup) -> str:
+    preset = edition(setup.edition).options
+    lines = [
+        f'[Format "{FORMAT}"]',
+        f'[Edition "{setup.edition}"]',
+        f'[Players "{"; ".join(setup.names)}"]',
+        f'[Teams "{"yes" if setup.teams else "no"}"]',
+        f'[Dealer "{seat_letter(setup.dealer)}"]',
+    ]
+    lines += [f'[Option "{name}={value}"]' for name, value in setup.options.diff(preset).items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_record(setup: GameSetup, actions: Iterable[Action]) -> str:
+    body = "".join(action.notation() + "\n" for action in actions)
+    return write_header(setup) + "\n" + body
+
+
+def read_header(lines: Iterable[str]) -> GameSetup:
+    tags: dict[str, str] = {}
+    overrides: dict[str, str] = {}
+    for raw in lines:
+        match = _TAG.fullmatch(raw.strip())
+        if match is None:
+            raise RecordError(f"not a header tag: {raw.strip()!r}")
+        key, value = match.groups()
+        if key == "Option":
+            name, sep, option_value = value.partition("=")
+            if not sep:
+                raise RecordError(f"option tag needs name=value: {value!r}")
+            overrides[name.strip()] = option_value.strip()
+        else:
+            tags[key] = value
+    for required in ("Edition", "Players"):
+        if required not in tags:
+            raise RecordError(f"header has no {required} tag")
+    if tags.get("Format", FORMAT) != FORMAT:
+        raise RecordError(f"unknown record format {tags['Format']!r}")
+    try:
+        preset = edition(tags["Edition"])
+        options = preset.options.with_strings(overrides)
+        names = [name.strip() for name in tags["Players"].split(";")]
+        teams_tag = tags.get("Teams")
+        teams = None if teams_tag is None else teams_tag == "yes"
+        dealer_tag = tags.get("Dealer", "A")
+        if len(dealer_tag) != 1 or not "A" <= dealer_tag <= "H":
+            raise RecordError(f"dealer must be a seat letter, not {dealer_tag!r}")
+        return GameSetup.create(
+            preset.name, names, teams=teams, dealer=ord(dealer_tag) - ord("A"), options=options
+        )
+    except (OptionError, SetupError) as error:
+        raise RecordError(str(error)) from None
+
+
+def _split(text: str) -> tuple[list[str], Iterator[tuple[int, str]]]:
+    lines = text.splitlines()
+    header: list[str] = []
+    index = 0
+    while index < len(lines) and (lines[index].strip().startswith("[") or not lines[index].strip()):
+        if lines[index].strip():
+            header.append(lines[index])
+        elif header:
+            index += 1
+            break
+        index += 1
+    body = ((number, line) for number, line in enumerate(lines[index:], start=index + 1))
+    return header, body
+
+
+def read_record(text: str) -> tuple[GameSetup, list[RecordLine]]:
+    """The setup and every action line (``;`` starts a comment). Bad lines are kept with their error."""
+    header, body = _split(text)
+    setup = read_header(header)
+    result: list[RecordLine] = []
+    for number, raw in body:
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            result.append(RecordLine(number, line, parse_action(line)))
+        except NotationError as error:
+            result.append(RecordLine(number, line, None, str(error)))
+    return setup, result

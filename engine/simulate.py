@@ -1,0 +1,382 @@
+"""A simulated table: real hidden hands, simple bots, and the referee checked after every action.
+
+The simulator owns the physical cards (a seeded shuffle of the real deck, real hands, a real
+draw pile) and drives the same engine a real table drives, through actions only. After each
+accepted action it checks that the engine's public counts match the physical piles. Bots pick
+only actions the engine says are legal: they never know a rule themselves.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from engine.actions import (
+    Action,
+    CoupFourre,
+    Discard,
+    EndHand,
+    Extension,
+    FastRemedy,
+    Leftover,
+    NextHand,
+    Play,
+    StartRoll,
+    Swap,
+    TakeDiscard,
+)
+from engine.cards import Card, CardKind, iter_deck
+from engine.game import Game
+from engine.options import EmptyDrawPile
+from engine.record import read_record, write_record
+from engine.rules import Accepted, counted_draw, validate
+from engine.state import HAND_SIZE, GameSetup, GameState, Phase
+
+#: A hand that runs this many actions without end is reported as a failure.
+RUNAWAY_ACTIONS = 3000
+
+
+@dataclass
+class SimulationReport:
+    """What a simulation run did and found."""
+
+    hands: int = 0
+    games: int = 0
+    actions: int = 0
+    coups_fourres: int = 0
+    extensions: int = 0
+    trips: int = 0
+    reshuffles: int = 0
+    blocked: int = 0
+    failures: list[str] = field(default_factory=list)
+    games_played: list[Game] = field(default_factory=list)
+
+    @property
+    def invariant_failures(self) -> int:
+        return len(self.failures)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "hands": self.hands,
+            "games": self.games,
+            "actions": self.actions,
+            "coups_fourres": self.coups_fourres,
+            "extensions": self.extensions,
+            "trips_completed": self.trips,
+            "reshuffles": self.reshuffles,
+            "blocked_hands": self.blocked,
+            "invariant_failures": self.invariant_failures,
+            "failure_samples": self.failures[:10],
+        }
+
+
+class PhysicalTable:
+    """The real cards: draw pile, hands, discard pile, the cards on the table."""
+
+    def __init__(self, setup: GameSetup, rng: random.Random) -> None:
+        self.setup = setup
+        self.rng = rng
+        self.deck = list(iter_deck(setup.deck))
+        self.pile: list[Card] = []
+        self.hands: list[list[Card]] = []
+        self.discard: list[Card] = []
+        self.table: set[Card] = set()
+        self.shown: set[Card] = set()
+        self.start_rolls: dict[int, Card] = {}
+
+    def new_hand(self, dealer: int) -> None:
+        seats = self.setup.seats
+        cards = list(self.deck)
+        self.rng.shuffle(cards)
+        self.start_rolls = {}
+        if self.setup.options.youngest_start_rolling:
+            for seat in range(seats):
+                roll = next(c for c in cards if c.kind is CardKind.ROLL)
+                cards.remove(roll)
+                self.start_rolls[seat] = roll
+        self.hands = [[] for _ in range(seats)]
+        for _ in range(HAND_SIZE):  # one at a time, starting on the dealer's left (000 §3)
+            for step in range(1, seats + 1):
+                self.hands[(dealer + step) % seats].append(cards.pop())
+        self.pile = cards
+        self.discard = []
+        self.table = set()
+        self.shown = set()
+
+    def draw(self, seat: int) -> bool:
+        """Draw like the rulebook says; True if the discards were reshuffled first."""
+        reshuffled = False
+        if not self.pile and self.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and self.discard:
+            self.pile = self.discard
+            self.rng.shuffle(self.pile)
+            self.discard = []
+            reshuffled = True
+        if self.pile:
+            self.hands[seat].append(self.pile.pop())
+        return reshuffled
+
+
+class Bot:
+    """A simple player: it asks the referee what is legal and prefers progress."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
+        """The action for ``seat``, and the cards it holds that had no legal action at all."""
+        plays: list[Play] = []
+        discards: list[Discard] = []
+        stuck: list[Card] = []
+        setup = state.setup
+        own = setup.side_of(seat)
+        for card in hand:
+            options: list[Play] = []
+            if card.kind.is_hazard:
+                for side in range(setup.side_count):
+                    if side != own:
+                        play = Play(seat, card, setup.side_seats(side)[0])
+                        if validate(state, play) is None:
+                            options.append(play)
+            else:
+                play = Play(seat, card)
+                if validate(state, play) is None:
+                    options.append(play)
+            plays += options
+            discard = Discard(seat, card)
+            discard_ok = validate(state, discard) is None
+            if discard_ok:
+                discards.append(discard)
+            if not options and not discard_ok:
+                stuck.append(card)
+        if plays and self.rng.random() < 0.1:
+            return self.rng.choice(plays), stuck
+        by_kind = sorted(plays, key=lambda p: self._priority(p), reverse=True)
+        if by_kind and self._priority(by_kind[0]) > 0:
+            return by_kind[0], stuck
+        if discards:
+            return self.rng.choice(discards), stuck
+        return (by_kind[0] if by_kind else None), stuck
+
+    def _priority(self, play: Play) -> float:
+        kind = play.card.kind
+        if kind.is_remedy:
+            return 50
+        if kind.is_distance:
+            return 40 + kind.miles / 100
+        if kind.is_hazard:
+            return 30 + self.rng.random()
+        # Safeties are mostly kept for a coup fourré (000 §12C), sometimes laid down.
+        return 45 if self.rng.random() < 0.2 else 0
+
+
+class Simulation:
+    """Plays hands of one table setup, checking the referee against the physical cards."""
+
+    def __init__(self, setup: GameSetup, rng: random.Random, verify_replay: bool = False) -> None:
+        self.setup = setup
+        self.rng = rng
+        self.bot = Bot(rng)
+        self.verify_replay = verify_replay
+        self.report = SimulationReport()
+
+    def run(self, hands: int) -> SimulationReport:
+        while self.report.hands < hands:
+            self._play_game(hands)
+        return self.report
+
+    # -- one game -----------------------------------------------------------------------------
+
+    def _play_game(self, hands_wanted: int) -> None:
+        game = Game(self.setup)
+        table = PhysicalTable(self.setup, self.rng)
+        table.new_hand(game.state.hand.dealer)
+        self.report.games += 1
+        steps_in_hand = 0
+        stale = 0
+        while True:
+            state = game.state
+            phase = state.phase
+            if phase is Phase.GAME_OVER:
+                self.report.hands += 1
+                break
+            if phase is Phase.HAND_OVER:
+                self.report.hands += 1
+                if self.report.hands >= hands_wanted:
+                    break
+                self._push(game, table, NextHand())
+                steps_in_hand = stale = 0
+                continue
+            steps_in_hand += 1
+            if steps_in_hand > RUNAWAY_ACTIONS:
+                self._fail(game, f"hand {state.hand.number} ran {RUNAWAY_ACTIONS} actions without ending")
+                if not self._push(game, table, EndHand()):
+                    break
+                continue
+            if phase is Phase.START_ROLLS:
+                seat = state.to_act()[0]
+                self._push(game, table, StartRoll(seat, table.start_rolls[seat]))
+            elif phase is Phase.EXTENSION:
+                seat = state.to_act()[0]
+                extend = self.rng.random() < 0.5
+                if extend:
+                    self.report.extensions += 1
+                self._push(game, table, Extension(seat, extend))
+            elif phase is Phase.LEFTOVERS:
+                seat = state.to_act()[0]
+                self._push(game, table, Leftover(seat, table.hands[seat][0]))
+            else:
+                before = sum(side.miles for side in state.hand.sides)
+                self._play_turn(game, table)
+                after = sum(side.miles for side in game.state.hand.sides)
+                stale = 0 if after != before else stale + 1
+                hand = game.state.hand
+                if (
+                    game.state.phase is Phase.PLAY
+                    and hand.exhausted
+                    and stale > 6 * self.setup.seats
+                    and validate(game.state, EndHand()) is None
+                ):
+                    self.report.blocked += 1
+                    self._push(game, table, EndHand())
+        if self.verify_replay:
+            self._verify_replay(game)
+        self.report.games_played.append(game)
+
+    def _play_turn(self, game: Game, table: PhysicalTable) -> None:
+        state = game.state
+        hand = state.hand
+        options = self.setup.options
+        window = hand.window
+        if window is not None:
+            # Answers to the hazard just played, from the attacker's left (000 §7).
+            for step in range(1, self.setup.seats + 1):
+                seat = (window.attacker + step) % self.setup.seats
+                if self.setup.side_of(seat) != window.side:
+                    continue
+                for card in table.hands[seat]:
+                    if card.kind is window.hazard.kind.safety:
+                        self.report.coups_fourres += 1
+                        self._push(game, table, CoupFourre(seat, card))
+                        return
+                if options.fast_play and self.rng.random() < 0.7:
+                    for card in table.hands[seat]:
+                        if card.kind is window.hazard.kind.remedy:
+                            self._push(game, table, FastRemedy(seat, card))
+                            return
+        seat = hand.turn
+        if not hand.drawn:
+            if options.fast_play and self.rng.random() < 0.05 and table.hands[seat]:
+                count = self.rng.randint(1, len(table.hands[seat]))
+                cards = tuple(self.rng.sample(table.hands[seat], count))
+                swap = Swap(seat, cards)
+                if validate(state, swap) is None:
+                    self._push(game, table, swap)
+                    return
+            if options.draw_from_discard and hand.discard and self.rng.random() < 0.15:
+                take = TakeDiscard(seat, hand.discard[-1])
+                if self._push(game, table, take):
+                    return
+            if table.draw(seat):
+                self.report.reshuffles += 1
+        view = counted_draw(game.state)
+        action, stuck = self.bot.choose(view, seat, table.hands[seat])
+        if stuck:
+            self._fail(game, f"{self.setup.names[seat]} holds unplayable, undiscardable cards: {stuck}")
+        if action is None:
+            self._fail(game, f"{self.setup.names[seat]} has no legal action with {table.hands[seat]}")
+            return
+        self._push(game, table, action, drawn_already=True)
+
+    # -- applying and mirroring ---------------------------------------------------------------
+
+    def _push(self, game: Game, table: PhysicalTable, action: Action, drawn_already: bool = False) -> bool:
+        before = game.state
+        verdict = game.push(action)
+        if not isinstance(verdict, Accepted):
+            self._fail(game, f"bot action {action.notation()} refused: {verdict}")
+            return False
+        self.report.actions += 1
+        self._mirror(before, table, action, drawn_already)
+        if any(event.code == "trip-completed" for event in verdict.events):
+            self.report.trips += 1
+        self._check(game, table)
+        return True
+
+    def _mirror(self, before: GameState, table: PhysicalTable, action: Action, drawn_already: bool) -> None:
+        """Move the real cards the way the accepted action says."""
+        if isinstance(action, Play):
+            table.hands[action.seat].remove(action.card)
+            table.table.add(action.card)
+        elif isinstance(action, Discard):
+            table.hands[action.seat].remove(action.card)
+            table.discard.append(action.card)
+        elif isinstance(action, CoupFourre):
+            window = before.hand.window
+            assert window is not None
+            table.hands[action.seat].remove(action.card)
+            table.table.add(action.card)
+            table.table.discard(window.hazard)
+            table.discard.append(window.hazard)
+            table.draw(action.seat)
+        elif isinstance(action, FastRemedy):
+            table.hands[action.seat].remove(action.card)
+            table.table.add(action.card)
+            table.draw(action.seat)
+        elif isinstance(action, TakeDiscard):
+            table.hands[action.seat].append(table.discard.pop())
+        elif isinstance(action, Swap):
+            for card in action.cards:
+                table.hands[action.seat].remove(card)
+                table.discard.append(card)
+            for _ in action.cards:
+                table.draw(action.seat)
+        elif isinstance(action, StartRoll):
+            table.table.add(action.card)
+        elif isinstance(action, Leftover):
+            table.hands[action.seat].remove(action.card)
+            table.shown.add(action.card)
+        elif isinstance(action, NextHand):
+            table.new_hand((before.hand.dealer + 1) % self.setup.seats)
+        # Extension and EndHand move no cards.
+
+    def _check(self, game: Game, table: PhysicalTable) -> None:
+        """The engine's public view must match the physical cards exactly."""
+        state = game.state
+        hand = state.hand
+        hand_cards = [c for h in table.hands for c in h]
+        engine_table = [c for side in hand.sides for c in side.table_cards()]
+        problems: list[str] = []
+        if set(engine_table) != table.table or len(engine_table) != len(table.table):
+            problems.append("table cards differ")
+        if list(hand.discard) != table.discard:
+            problems.append("discard pile differs")
+        if hand.draw_pile != len(table.pile):
+            problems.append(f"draw pile {hand.draw_pile} != {len(table.pile)}")
+        sizes = [len(h) for h in table.hands]
+        if list(hand.hands) != sizes:
+            problems.append(f"hand sizes {list(hand.hands)} != {sizes}")
+        places = table.pile + hand_cards + list(table.table) + table.discard + list(table.shown)
+        if len(places) != len(table.deck) or set(places) != set(table.deck):
+            problems.append("a physical card is in two places or none")
+        if hand.seen != table.table | set(table.discard) | table.shown:
+            problems.append("the referee's seen cards differ from the table and discards")
+        for problem in problems:
+            self._fail(game, f"after {game.log[-1].notation() if game.log else 'deal'}: {problem}")
+
+    def _verify_replay(self, game: Game) -> None:
+        text = write_record(self.setup, game.log)
+        setup, lines = read_record(text)
+        if write_record(setup, [line.action for line in lines if line.action]) != text:
+            self._fail(game, "the record does not round-trip")
+            return
+        replayed = Game(setup, [line.action for line in lines if line.action])
+        if replayed.state != game.state:
+            self._fail(game, "replaying the record gives another state")
+
+    def _fail(self, game: Game, message: str) -> None:
+        self.report.failures.append(f"game {self.report.games} hand {game.state.hand.number}: {message}")
+
+
+def simulate(setup: GameSetup, hands: int, seed: int, verify_replay: bool = False) -> SimulationReport:
+    """Play ``hands`` hands of ``setup`` with bots from a seeded shuffle."""
+    return Simulation(setup, random.Random(seed), verify_replay).run(hands)

@@ -1,0 +1,310 @@
+"""The public state of a table: what a referee can see and count, never the hands.
+
+States are immutable values. ``engine.rules.apply`` returns a new state; the old one is
+untouched, so undo is simply replaying the log without its last action.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from engine.actions import seat_letter
+from engine.cards import Card, CardKind, deck_counts
+from engine.options import Edition, RuleOptions, edition
+
+HAND_SIZE = 6
+
+
+class SetupError(ValueError):
+    """A table that the edition does not allow (seat count, names, dealer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """Everything fixed for a whole game: edition, options, seats and the first dealer."""
+
+    edition: str
+    options: RuleOptions
+    names: tuple[str, ...]
+    teams: bool
+    dealer: int = 0
+
+    @classmethod
+    def create(
+        cls,
+        edition_name: str,
+        names: tuple[str, ...] | list[str],
+        *,
+        teams: bool | None = None,
+        dealer: int = 0,
+        options: RuleOptions | None = None,
+    ) -> GameSetup:
+        """Check the table against the edition and build the setup."""
+        ed = edition(edition_name)
+        names = tuple(names)
+        seats = len(names)
+        if seats not in ed.seat_counts:
+            counts = ", ".join(map(str, ed.seat_counts))
+            raise SetupError(f"{ed.name} is for {counts} players, not {seats}")
+        if teams is None:
+            teams = ed.default_teams(seats)
+        if teams and seats not in ed.team_seats:
+            raise SetupError(f"{ed.name} has no partnership game for {seats} players")
+        if not teams and seats not in ed.solo_seats:
+            raise SetupError(f"{ed.name} plays {seats} players in partnerships only")
+        for name in names:
+            if not name or len(name) > 12 or any(ch in name for ch in ';"\n') or not name.isprintable():
+                raise SetupError(f"player name {name!r} must be 1–12 printable characters without ; or \"")
+        if not 0 <= dealer < seats:
+            raise SetupError(f"dealer must be a seat from A to {seat_letter(seats - 1)}")
+        return cls(ed.name, options if options is not None else ed.options, names, teams, dealer)
+
+    @property
+    def edition_info(self) -> Edition:
+        return edition(self.edition)
+
+    @property
+    def seats(self) -> int:
+        return len(self.names)
+
+    @property
+    def side_count(self) -> int:
+        return self.seats // 2 if self.teams else self.seats
+
+    def side_of(self, seat: int) -> int:
+        """Partners alternate around the table: with k sides, seats i and i+k are partners."""
+        return seat % self.side_count
+
+    def side_seats(self, side: int) -> tuple[int, ...]:
+        return tuple(range(side, self.seats, self.side_count))
+
+    def side_name(self, side: int) -> str:
+        return " & ".join(self.names[s] for s in self.side_seats(side))
+
+    def side_letters(self, side: int) -> str:
+        return "".join(seat_letter(s) for s in self.side_seats(side))
+
+    @property
+    def short_deck(self) -> bool:
+        return self.seats in self.edition_info.short_deck_seats
+
+    @property
+    def deck(self) -> dict[CardKind, int]:
+        return deck_counts(self.short_deck)
+
+    @property
+    def deck_size(self) -> int:
+        return sum(self.deck.values())
+
+    def in_deck(self, card: Card) -> bool:
+        return card.copy <= self.deck.get(card.kind, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SideState:
+    """One side's piles. In a partnership both partners play to the same piles."""
+
+    battle: tuple[Card, ...] = ()
+    speed: tuple[Card, ...] = ()
+    distance: tuple[Card, ...] = ()
+    safeties: tuple[Card, ...] = ()
+    coups: tuple[CardKind, ...] = ()
+    miles: int = 0
+
+    def has(self, safety: CardKind) -> bool:
+        return any(card.kind is safety for card in self.safeties)
+
+    @property
+    def two_hundreds(self) -> int:
+        return sum(1 for card in self.distance if card.kind is CardKind.D200)
+
+    @property
+    def battle_top(self) -> CardKind | None:
+        return self.battle[-1].kind if self.battle else None
+
+    @property
+    def active_hazard(self) -> CardKind | None:
+        """The hazard on top of the battle pile, unless a later safety cancelled it."""
+        top = self.battle_top
+        if top is not None and top.is_hazard and not self.has(top.safety):
+            return top
+        return None
+
+    @property
+    def limited(self) -> bool:
+        """Under a speed limit: a Speed Limit on top of the speed pile and no Right of Way."""
+        return bool(self.speed) and self.speed[-1].kind is CardKind.SPEED_LIMIT and not self.has(
+            CardKind.RIGHT_OF_WAY
+        )
+
+    def table_cards(self) -> tuple[Card, ...]:
+        return self.battle + self.speed + self.distance + self.safeties
+
+
+def can_move(side: SideState, options: RuleOptions) -> bool:
+    """Whether a side may play distance: rolling, or moving under Right of Way (000 §6B, §6C)."""
+    right_of_way = side.has(CardKind.RIGHT_OF_WAY)
+    top = side.battle_top
+    if top is None:
+        return right_of_way
+    if top is CardKind.ROLL:
+        return True
+    if top.is_hazard:
+        if side.has(top.safety):
+            return right_of_way or not options.roll_after_safety
+        return False
+    return right_of_way or not options.roll_after_remedy
+
+
+def battle_status(side: SideState, options: RuleOptions) -> str:
+    """A word for screens: ``rolling``, ``not started``, ``needs roll`` or the stopping hazard's value."""
+    hazard = side.active_hazard
+    if hazard is not None:
+        return hazard.value
+    if can_move(side, options):
+        return "rolling"
+    return "not started" if not side.battle else "needs roll"
+
+
+class Phase(enum.Enum):
+    START_ROLLS = "start-rolls"  # "pour les plus jeunes": each player lays a Feu Vert
+    PLAY = "play"
+    EXTENSION = "extension"  # the player who reached 700 decides
+    LEFTOVERS = "leftovers"  # 1000 Bornes: players show the cards left in hand
+    HAND_OVER = "hand-over"
+    GAME_OVER = "game-over"
+
+
+@dataclass(frozen=True, slots=True)
+class CoupFourreWindow:
+    """A hazard just played: its side may answer with the safety until the next card is played."""
+
+    hazard: Card
+    side: int
+    attacker: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheet:
+    """One hand's score sheet: rows of the 003 score sheet, one column per side."""
+
+    hand: int
+    rows: tuple[tuple[str, tuple[int, ...]], ...]
+    brought_forward: tuple[int, ...]
+
+    @property
+    def total_for_deal(self) -> tuple[int, ...]:
+        columns = len(self.brought_forward)
+        return tuple(sum(values[i] for _, values in self.rows) for i in range(columns))
+
+    @property
+    def combined(self) -> tuple[int, ...]:
+        return tuple(a + b for a, b in zip(self.brought_forward, self.total_for_deal, strict=True))
+
+    def row(self, label: str) -> tuple[int, ...]:
+        for name, values in self.rows:
+            if name == label:
+                return values
+        raise KeyError(label)
+
+    def as_dict(self, side_names: tuple[str, ...]) -> dict[str, object]:
+        """A JSON-ready sheet: every row, then the totals, per side name."""
+        table: dict[str, object] = {"hand": self.hand}
+        columns: list[dict[str, int]] = []
+        for i in range(len(side_names)):
+            column = {label: values[i] for label, values in self.rows}
+            column["Total for deal"] = self.total_for_deal[i]
+            column["Brought forward"] = self.brought_forward[i]
+            column["Combined total"] = self.combined[i]
+            columns.append(column)
+        table["sides"] = {name: column for name, column in zip(side_names, columns, strict=True)}
+        return table
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    """Everything public about the hand in progress."""
+
+    number: int
+    dealer: int
+    sides: tuple[SideState, ...]
+    hands: tuple[int, ...]
+    draw_pile: int
+    discard: tuple[Card, ...] = ()
+    seen: frozenset[Card] = frozenset()
+    turn: int = 0
+    drawn: bool = False
+    phase: Phase = Phase.PLAY
+    window: CoupFourreWindow | None = None
+    trip: int = 1000
+    extension_by: int | None = None
+    decider: int | None = None
+    exhausted: bool = False
+    finisher: int | None = None
+    delayed: bool = False
+    pending_delayed: bool = False
+    started: frozenset[int] = frozenset()
+    leftovers: tuple[tuple[Card, ...], ...] = ()
+    blocked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A whole game: the setup, the hand in progress and the sheets of finished hands."""
+
+    setup: GameSetup
+    hand: HandState
+    sheets: tuple[ScoreSheet, ...] = ()
+    winner: int | None = None
+    over: bool = False
+    tie: bool = False
+
+    @property
+    def options(self) -> RuleOptions:
+        return self.setup.options
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        if self.sheets:
+            return self.sheets[-1].combined
+        return (0,) * self.setup.side_count
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.GAME_OVER if self.over else self.hand.phase
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that may act now (the coup-fourré callers come after the seat in turn)."""
+        hand = self.hand
+        phase = self.phase
+        if phase is Phase.PLAY:
+            seats = [hand.turn]
+            if hand.window is not None:
+                seats += [s for s in self.setup.side_seats(hand.window.side) if s != hand.turn and hand.hands[s]]
+            return tuple(seats)
+        if phase is Phase.EXTENSION and hand.decider is not None:
+            return (hand.decider,)
+        if phase is Phase.START_ROLLS:
+            return tuple(s for s in range(self.setup.seats) if s not in hand.started)
+        if phase is Phase.LEFTOVERS:
+            return tuple(s for s in range(self.setup.seats) if hand.hands[s])
+        return ()
+
+    def side(self, side: int) -> SideState:
+        return self.hand.sides[side]
+
+    def side_of(self, seat: int) -> SideState:
+        return self.hand.sides[self.setup.side_of(seat)]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, as data: the table flow turns these into screens and sounds."""
+
+    code: str
+    message: str
+    seat: int | None = None
+    side: int | None = None
+    card: Card | None = None
+    seats: tuple[int, ...] = field(default=())

@@ -1,0 +1,168 @@
+"""Buttons on gpiozero's MockFactory: debounce by bursts of edges, long presses, one queue."""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import replace
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from drivers.buttons import Buttons, Debouncer
+from drivers.events import ButtonPressed
+from drivers.pins import ButtonPin, PinMap, load
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _pin_map(*buttons: ButtonPin) -> PinMap:
+    return replace(load(), buttons=buttons, debounce=0.02)
+
+
+def _drain(events: queue.Queue) -> list:  # type: ignore[type-arg]
+    out = []
+    while not events.empty():
+        out.append(events.get_nowait())
+    return out
+
+
+def _burst(factory: MockFactory, clock: FakeClock, gpio: int, levels: str, step: float = 0.002) -> None:
+    """Drive a burst of edges: 'L' low (pressed, pull-up), 'H' high, ``step`` seconds apart."""
+    pin = factory.pin(gpio)
+    for level in levels:
+        pin.drive_low() if level == "L" else pin.drive_high()
+        clock.advance(step)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def test_a_bouncy_press_and_release_give_one_event(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    with Buttons(_pin_map(ButtonPin("OK", 19)), events, clock=clock, thread=False) as buttons:
+        _burst(factory, clock, 19, "LHLHLHL")  # contact bounce, ending pressed
+        buttons.poll()
+        assert _drain(events) == []  # not settled yet
+        clock.advance(0.03)
+        buttons.poll()
+        assert _drain(events) == [ButtonPressed("OK")]
+        _burst(factory, clock, 19, "HLHLH")  # bouncy release
+        clock.advance(0.03)
+        buttons.poll()
+        assert _drain(events) == []
+
+
+def test_a_spike_shorter_than_the_debounce_is_ignored(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    with Buttons(_pin_map(ButtonPin("CF", 5)), events, clock=clock, thread=False) as buttons:
+        _burst(factory, clock, 5, "LH", step=0.005)
+        for _ in range(5):
+            clock.advance(0.01)
+            buttons.poll()
+        assert _drain(events) == []
+
+
+def test_many_presses_in_bursts_count_exactly(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    with Buttons(_pin_map(ButtonPin("NEXT", 26)), events, clock=clock, thread=False) as buttons:
+        for _ in range(10):
+            _burst(factory, clock, 26, "LHLL")
+            clock.advance(0.05)
+            buttons.poll()
+            _burst(factory, clock, 26, "HLHH")
+            clock.advance(0.05)
+            buttons.poll()
+        assert _drain(events) == [ButtonPressed("NEXT")] * 10
+
+
+def test_long_press_fires_while_held_and_short_press_on_release(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    spec = ButtonPin("UNDO", 13, long="UNDO", hold_time=1.5)
+    with Buttons(_pin_map(spec), events, clock=clock, thread=False) as buttons:
+        _burst(factory, clock, 13, "LHL")
+        clock.advance(0.5)
+        buttons.poll()
+        assert _drain(events) == []  # could still become a long press
+        clock.advance(1.1)
+        buttons.poll()
+        assert _drain(events) == [ButtonPressed("UNDO", long=True)]
+        _burst(factory, clock, 13, "H")
+        clock.advance(0.05)
+        buttons.poll()
+        assert _drain(events) == []  # the release after a long press sends nothing more
+        _burst(factory, clock, 13, "L")
+        clock.advance(0.3)
+        buttons.poll()
+        _burst(factory, clock, 13, "H")
+        clock.advance(0.05)
+        buttons.poll()
+        assert _drain(events) == [ButtonPressed("UNDO")]
+
+
+def test_a_hold_can_stand_in_for_a_missing_button(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    spec = ButtonPin("OK", 19, long="BACK", hold_time=1.0)
+    with Buttons(_pin_map(spec), events, clock=clock, thread=False) as buttons:
+        _burst(factory, clock, 19, "L")
+        clock.advance(1.2)
+        buttons.poll()
+        assert _drain(events) == [ButtonPressed("BACK", long=False)]
+
+
+def test_all_six_buttons_from_the_shipped_pin_map(factory: MockFactory, clock: FakeClock) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    pin_map = load()
+    with Buttons(pin_map, events, clock=clock, thread=False) as buttons:
+        assert set(buttons.names) == {"CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK"}
+        for spec in pin_map.buttons:
+            _burst(factory, clock, spec.pin, "LHL")
+            clock.advance(0.1)
+            buttons.poll()
+            _burst(factory, clock, spec.pin, "H")
+            clock.advance(0.1)
+            buttons.poll()
+        assert [e.name for e in _drain(events)] == [b.name for b in pin_map.buttons]
+
+
+def test_the_worker_thread_delivers_with_the_real_clock(factory: MockFactory) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    with Buttons(_pin_map(ButtonPin("DISCARD", 6)), events):
+        factory.pin(6).drive_low()
+        factory.pin(6).drive_high()
+        factory.pin(6).drive_low()
+        assert events.get(timeout=2) == ButtonPressed("DISCARD")
+        factory.pin(6).drive_high()
+        time.sleep(0.05)
+        assert events.empty()
+
+
+def test_close_is_idempotent_and_frees_the_pins(factory: MockFactory) -> None:
+    events: queue.Queue[object] = queue.Queue()
+    buttons = Buttons(_pin_map(ButtonPin("OK", 19)), events)
+    buttons.close()
+    buttons.close()
+    again = Buttons(_pin_map(ButtonPin("OK", 19)), events, thread=False)  # the pin is free again
+    again.close()
+
+
+def test_debouncer_deadlines() -> None:
+    d = Debouncer(0.02, hold_time=1.0)
+    assert d.next_deadline() is None
+    d.edge(True, 10.0)
+    assert d.next_deadline() == pytest.approx(10.02)
+    assert d.poll(10.03) == ["press"]
+    assert d.next_deadline() == pytest.approx(11.0)
+    assert d.poll(11.0) == ["long"]
+    assert d.next_deadline() is None

@@ -1,0 +1,101 @@
+"""Buzzer and LED patterns on gpiozero's mock pins: distinct, non-blocking, mutable."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from gpiozero.pins.mock import MockFactory
+
+from drivers.feedback import GREEN, RED, Feedback, Pattern
+from drivers.pins import BuzzerPin, LedPins, load
+
+
+def _no_wait(event: threading.Event, seconds: float) -> bool:
+    return event.is_set()
+
+
+def test_patterns_are_distinct_by_ear_on_both_buzzer_kinds() -> None:
+    melodies = {tuple((s.note, s.seconds) for s in p.steps) for p in Pattern}
+    rhythms = {tuple((s.note is not None, s.seconds) for s in p.steps) for p in Pattern}
+    assert len(melodies) == len(Pattern)  # a passive piezo plays different tunes
+    assert len(rhythms) == len(Pattern)  # an active buzzer still beeps different rhythms
+    assert Pattern.ACCEPT.duration < 0.2  # a chirp, not a tune
+    assert Pattern.REFUSE.steps[0].note == "A2"  # low
+    assert Pattern.HAND_END.duration > Pattern.COUP_FOURRE.duration > Pattern.REFUSE.duration
+
+
+def test_tonal_buzzer_plays_the_notes_and_led_shows_colours(factory: MockFactory) -> None:
+    heard: list[tuple[float, tuple[float, float, float]]] = []
+    feedback = Feedback(load(), wait=lambda event, seconds: _no_wait(event, seconds), thread=False)
+    buzzer_pin = factory.pin(12)
+    original = feedback._sound
+
+    def spy(step):  # type: ignore[no-untyped-def]
+        original(step)
+        heard.append((buzzer_pin.frequency or 0.0, feedback._led.color))
+
+    feedback._sound = spy  # type: ignore[method-assign]
+    feedback.play_now(Pattern.ACCEPT)
+    assert [round(f) for f, _ in heard] == [1047, 1568]
+    assert heard[0][1] == GREEN
+    heard.clear()
+    feedback.play_now(Pattern.REFUSE)
+    assert [round(f) for f, _ in heard] == [110] and heard[0][1] == RED
+    assert feedback._led.color == (0, 0, 0) and not feedback._buzzer.is_active  # silent afterwards
+    feedback.close()
+    feedback.close()
+
+
+def test_muted_keeps_the_light_but_not_the_sound(factory: MockFactory) -> None:
+    feedback = Feedback(load(), muted=True, wait=_no_wait, thread=False)
+    sounds: list[bool] = []
+    colours = []
+    original = feedback._sound
+
+    def spy(step):  # type: ignore[no-untyped-def]
+        original(step)
+        sounds.append(feedback._buzzer.is_active)
+        colours.append(feedback._led.color)
+
+    feedback._sound = spy  # type: ignore[method-assign]
+    feedback.play_now(Pattern.COUP_FOURRE)
+    assert not any(sounds) and any(c != (0, 0, 0) for c in colours)
+    feedback.close()
+
+
+def test_active_buzzer_and_led_pair(factory: MockFactory) -> None:
+    pin_map = replace(load(), buzzer=BuzzerPin(12, tonal=False), leds=LedPins("pair", red=17, green=27))
+    feedback = Feedback(pin_map, wait=_no_wait, thread=False)
+    states = []
+    original = feedback._sound
+
+    def spy(step):  # type: ignore[no-untyped-def]
+        original(step)
+        states.append((factory.pin(12).state, factory.pin(17).state, factory.pin(27).state))
+
+    feedback._sound = spy  # type: ignore[method-assign]
+    feedback.play_now(Pattern.ATTENTION)
+    assert states == [(1, 1, 1), (0, 0, 0), (1, 1, 1)]  # amber = red + green
+    feedback.close()
+
+
+def test_play_never_blocks_and_latest_pattern_wins(factory: MockFactory) -> None:
+    feedback = Feedback(load())
+    started = time.monotonic()
+    feedback.play(Pattern.HAND_END)
+    feedback.play(Pattern.REFUSE)
+    feedback.play(Pattern.ACCEPT)
+    assert time.monotonic() - started < 0.05
+    assert feedback.wait_idle(5)
+    assert feedback.played[-1] is Pattern.ACCEPT
+    assert Pattern.REFUSE not in feedback.played[1:]  # cut before it started
+    feedback.close()
+    feedback.play(Pattern.ACCEPT)  # after close: ignored, no error
+
+
+def test_no_buzzer_no_leds(factory: MockFactory) -> None:
+    feedback = Feedback(replace(load(), buzzer=None, leds=None), wait=_no_wait, thread=False)
+    feedback.play_now(Pattern.ACCEPT)
+    feedback.close()

@@ -1,0 +1,140 @@
+"""``bornes enroll``: bind RFID/NFC tags to the cards of a deck, one tap at a time.
+
+It says which card to tap next, refuses a tag that is already bound, saves after every
+tag (so it can stop and resume any time), and exports or imports the table.
+A table without a keyboard can use control tags: NEXT skips a card, UNDO takes back the
+last binding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import time
+from pathlib import Path
+from typing import Any
+
+from drivers.events import CardScanned, ControlScanned, UnknownScanned
+from drivers.readers.bindings import BindingError, BindingTable, describe_payload, read_bindings_file
+from firmware.commands.scan_test import format_event
+from firmware.enrollment import Enrollment, deck_payloads, parse_payloads
+from firmware.errors import EX_DATAERR, UserError
+from firmware.reader_options import ReaderChoice, add_reader_arguments, load_bindings, reader_choice, start_reader
+
+NAME = "enroll"
+HELP = "bind RFID/NFC tags to the cards of a deck (resumable); also --list, --export, --import, --forget"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_reader_arguments(parser)
+    parser.add_argument("--edition", help="edition whose deck to bind (default: game.edition in the config)")
+    parser.add_argument("--players", type=int, help="bind the short deck used by this many players, if any")
+    parser.add_argument("--no-controls", action="store_true", help="do not ask for the six control tags")
+    parser.add_argument("--card", action="append", default=[], metavar="CODE", help="(re)bind only this card")
+    parser.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="show the binding table and what is missing")
+    what.add_argument("--export", metavar="FILE", help="copy the binding table to FILE")
+    what.add_argument("--import", dest="import_file", metavar="FILE", help="add the bindings in FILE")
+    what.add_argument("--forget", metavar="CODE_OR_UID", help="remove one binding")
+    parser.add_argument("--replace", action="store_true", help="with --import: let FILE win on conflicts")
+
+
+def run(args: argparse.Namespace) -> int:
+    choice = reader_choice(args)
+    table = load_bindings(choice)
+    if args.export:
+        table.save(Path(args.export))
+        print(f"exported {len(table)} bindings to {args.export}")
+        return 0
+    if args.import_file:
+        return _import(table, Path(args.import_file), replace=args.replace)
+    if args.forget:
+        gone = table.unbind(args.forget)
+        if not gone:
+            raise UserError(f"nothing is bound to {args.forget!r}")
+        table.save()
+        print(f"forgot {', '.join(gone)}")
+        return 0
+    payloads = (
+        parse_payloads(args.card)
+        if args.card
+        else deck_payloads(args.edition or choice.config.game.edition, args.players, controls=not args.no_controls)
+    )
+    if args.list:
+        return _list(table, payloads)
+    return _walk(choice, Enrollment(table, payloads, rebind=bool(args.card)), args.seconds)
+
+
+def _import(table: BindingTable, path: Path, *, replace: bool) -> int:
+    try:
+        entries = read_bindings_file(path)
+    except BindingError as error:
+        raise UserError(str(error), EX_DATAERR) from None
+    conflicts = [uid for uid, payload in entries.items() if table.lookup(uid) not in (None, payload)]
+    if conflicts and not replace:
+        raise UserError(
+            f"{len(conflicts)} tag(s) in {path} are bound to other cards here (first: {conflicts[0]}); "
+            "use --replace to let the file win",
+            EX_DATAERR,
+        )
+    for uid, payload in entries.items():
+        table.bind(uid, payload, replace=True)
+    table.save()
+    print(f"imported {len(entries)} bindings from {path}; the table now has {len(table)}")
+    return 0
+
+
+def _list(table: BindingTable, payloads: list[str]) -> int:
+    by_payload = {payload: uid for uid, payload in table.as_dict().items()}
+    for payload in payloads:
+        uid = by_payload.get(payload, "-")
+        print(f"{payload:<20} {uid:<20} {describe_payload(payload)}")
+    missing = sum(1 for p in payloads if p not in by_payload)
+    print(f"{len(payloads) - missing} of {len(payloads)} bound; {missing} missing; table: {table.path}")
+    return 0
+
+
+def _walk(choice: ReaderChoice, walk: Enrollment, seconds: float | None) -> int:
+    table, payloads = walk.table, walk.payloads
+    if walk.current is None:
+        print(f"All {len(payloads)} cards are already bound (table: {table.path}).")
+        return 0
+    print(f"Enrolling with {choice.describe()}; progress is saved in {table.path}.")
+    print("Ctrl-C stops; run the same command again to resume.")
+    print("Control tags: NEXT skips a card, UNDO takes back the last binding.", flush=True)
+    events: queue.Queue[Any] = queue.Queue()
+    reader = start_reader(choice, events, None)  # no bindings: every tag arrives as its raw UID
+    deadline = None if seconds is None else time.monotonic() + seconds
+    print(walk.prompt(), flush=True)
+    try:
+        while walk.current is not None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            try:
+                event = events.get(timeout=min(left, 0.5) if left is not None else 0.5)
+            except queue.Empty:
+                continue
+            if isinstance(event, UnknownScanned) and event.reason == "tag not enrolled":
+                outcome = walk.offer_uid(event.raw)
+            elif isinstance(event, ControlScanned) and event.name in ("NEXT", "UNDO"):
+                outcome = walk.skip() if event.name == "NEXT" else walk.undo()
+            elif isinstance(event, CardScanned):
+                print(f"That tag already carries its own code {event.card.code()}: it needs no binding.", flush=True)
+                continue
+            else:
+                line = format_event(event)
+                if line:
+                    print(line, flush=True)
+                continue
+            print(outcome.message, flush=True)
+            if walk.current is not None:
+                print(walk.prompt(), flush=True)
+    except KeyboardInterrupt:
+        print()
+    finally:
+        reader.close()
+    done = walk.done_count
+    print(f"{done} of {len(payloads)} bound; table: {table.path}", flush=True)
+    return 0

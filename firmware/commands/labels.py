@@ -1,0 +1,46 @@
+"""``bornes labels``: a PDF of stickers for a whole deck plus the control cards."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from firmware.config import add_config_argument, load_config
+from firmware.enrollment import deck_payloads, parse_payloads
+from firmware.errors import EX_IOERR, UserError
+from firmware.labels import DEFAULT_SHEET, SHEETS, write_labels
+
+NAME = "labels"
+HELP = "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser)
+    parser.add_argument("--edition", help="edition whose deck to label (default: game.edition in the config)")
+    parser.add_argument("--players", type=int, help="label the short deck used by this many players, if any")
+    parser.add_argument("--out", required=True, metavar="FILE.pdf", help="the PDF to write")
+    sheets = "; ".join(f"{s.name}: {s.title}" for s in SHEETS.values())
+    parser.add_argument("--sheet", choices=list(SHEETS), default=DEFAULT_SHEET, help=f"sticker sheet ({sheets})")
+    parser.add_argument("--no-controls", action="store_true", help="leave out the six control cards")
+    parser.add_argument("--card", action="append", default=[], metavar="CODE", help="print only this card (repeat)")
+    parser.add_argument("--skip", type=int, default=0, metavar="N", help="leave the first N labels of the sheet blank")
+    parser.add_argument("--outline", action="store_true", help="draw label edges (to test on plain paper)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.card:
+        payloads = parse_payloads(args.card)
+    else:
+        edition = args.edition or load_config(args.config).game.edition
+        payloads = deck_payloads(edition, args.players, controls=not args.no_controls)
+    if args.skip < 0:
+        raise UserError("--skip must be 0 or more")
+    sheet = SHEETS[args.sheet]
+    out = Path(args.out)
+    try:
+        pages = write_labels(out, payloads, sheet, skip=args.skip, outline=args.outline)
+    except OSError as error:
+        raise UserError(f"cannot write {out}: {error.strerror or error}", EX_IOERR) from None
+    print(f"wrote {len(payloads)} labels on {pages} page(s) of {sheet.title} to {out}")
+    print("print at 100% scale (no 'fit to page'), then check one code with bornes scan-test")
+    return 0

@@ -1,0 +1,81 @@
+"""``bornes scan-test``: print every read live, so a person can check a new reader.
+
+Cards, control tags, unknown codes, checksum errors and reconnects each get one line.
+With no reader attached it says so in one line and keeps retrying until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import time
+from typing import Any
+
+from drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from firmware.errors import EX_UNAVAILABLE
+from firmware.reader_options import add_reader_arguments, load_bindings, reader_choice, start_reader
+
+NAME = "scan-test"
+HELP = "print every card the reader decodes, live (checks a new reader; Ctrl-C to stop)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_reader_arguments(parser)
+    parser.add_argument("--count", type=int, metavar="N", help="stop after N reads")
+    parser.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds")
+
+
+def format_event(event: object) -> str | None:
+    """One line per event, or None for events that are not the reader's."""
+    if isinstance(event, CardScanned):
+        line = f"{event.card.code():<20} {event.card.describe()}"
+        return line if event.raw == event.card.code() else f"{line}  [tag {event.raw}]"
+    if isinstance(event, ControlScanned):
+        return f"{event.raw:<20} control {event.name}"
+    if isinstance(event, UnknownScanned):
+        return f"{'?':<20} unknown card {event.raw!r} ({event.reason})"
+    if isinstance(event, ReaderProblem):
+        return f"{'!':<20} {event.kind}: {event.detail}"
+    if isinstance(event, ReaderLost):
+        return f"{'!':<20} reader lost: {event.detail}; retrying (plug it in, or check --port)"
+    if isinstance(event, ReaderBack):
+        return f"{'+':<20} reader connected on {event.port}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    choice = reader_choice(args)
+    bindings = load_bindings(choice)
+    events: queue.Queue[Any] = queue.Queue()
+    print(f"Listening on {choice.describe()}; {len(bindings)} enrolled tags. Tap cards, Ctrl-C to stop.", flush=True)
+    reader = start_reader(choice, events, bindings)
+    reads = 0
+    connected = False
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    try:
+        while args.count is None or reads < args.count:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            try:
+                event = events.get(timeout=min(left, 0.5) if left is not None else 0.5)
+            except queue.Empty:
+                continue
+            line = format_event(event)
+            if line is not None:
+                print(line, flush=True)
+            if isinstance(event, ReaderBack):
+                connected = True
+            if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
+                reads += 1
+    except KeyboardInterrupt:
+        print()
+    finally:
+        reader.close()
+    s = reader.stats
+    print(
+        f"{reads} reads, {s.bad_checksums} checksum errors, {s.garbage_bytes} garbage bytes, "
+        f"{s.double_reads} double reads suppressed, {s.reconnects} reconnects",
+        flush=True,
+    )
+    return 0 if connected else EX_UNAVAILABLE

@@ -46,9 +46,15 @@ step() { printf '==> %s\n' "$*"; }
 # Run a command, or in a dry run only show it.
 run() {
     if [[ $DRY_RUN -eq 1 ]]; then
-        printf '    would run:'
-        printf ' %q' "$@"
-        printf '\n'
+        local word line='    would run:'
+        for word in "$@"; do
+            if [[ $word =~ ^[A-Za-z0-9_./:=,@+%-]+$ ]]; then
+                line+=" $word"
+            else
+                line+=" $(printf '%q' "$word")"
+            fi
+        done
+        printf '%s\n' "$line"
     else
         "$@"
     fi

@@ -28,10 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def render(record: GameRecord, form: str) -> str:
-    """``record`` is the header and action lines exactly as stored; ``json`` adds status and summary."""
+    """``record`` is the engine's game record: the stored header, a blank line, the action lines as
+    stored (what ``engine.record.read_record`` reads back); ``json`` adds status and summary."""
     if form == "record":
-        header = record.header if not record.header or record.header.endswith("\n") else record.header + "\n"
-        return header + "".join(f"{line}\n" for line in record.lines)
+        body = "".join(f"{line}\n" for line in record.lines)
+        return f"{record.header.rstrip(chr(10))}\n\n{body}" if record.header.strip() else body
     summary = json.loads(record.summary) if record.summary is not None else None
     document = {
         "game": record.game_id,

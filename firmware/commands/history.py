@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from engine.record import RecordError, read_header
 from firmware.config import add_config_argument, load_config
 from firmware.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
 
@@ -61,12 +62,20 @@ def _summary_text(info: GameInfo) -> tuple[str, str]:
     return ("-" if winner is None else str(winner)), totals_text
 
 
+def edition_and_players(header: str) -> tuple[str, str]:
+    """Read through the engine's record reader; any other header by its tag names."""
+    try:
+        setup = read_header([line for line in header.splitlines() if line.strip()])
+    except RecordError:
+        fields = header_fields(header)
+        return fields.get("edition", "?"), fields.get("players", fields.get("names", "?"))
+    return setup.edition, ",".join(setup.names)
+
+
 def format_row(info: GameInfo) -> str:
-    fields = header_fields(info.header)
     winner, totals = _summary_text(info)
     date = info.created.replace("T", " ")[:16]
-    edition = fields.get("edition", "?")
-    players = fields.get("players", fields.get("names", "?"))
+    edition, players = edition_and_players(info.header)
     return f"{info.game_id:>4}  {date:<16}  {edition:<13}  {players:<24}  {winner:<12}  {totals}".rstrip()
 
 

@@ -1,0 +1,216 @@
+"""doctor, history and export through the real CLI, against real files and a pseudo-terminal reader."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.record import read_record, write_header
+from engine.state import GameSetup
+from firmware import cli
+from firmware.commands import doctor
+from firmware.journal import FILENAME, Journal
+
+REPO = Path(__file__).resolve().parents[2]
+HEADER = write_header(GameSetup.create("winning-moves", ["Anne", "Bruno"]))
+ACTIONS = ["A play MB-ROLL-01", "B play MB-STOP-02 > A", "A play MB-ROLL-03"]
+
+
+@pytest.fixture
+def pty_port() -> Iterator[str]:
+    """A pseudo-terminal: a real serial-like device pyserial can open, standing in for the reader."""
+    master, slave = os.openpty()
+    yield os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
+
+
+def write_config(tmp_path: Path, port: str, **extra: str) -> Path:
+    pins = tmp_path / "pins.toml"
+    if not pins.exists():
+        pins.write_text("[buttons]\nundo = 17\n[leds]\nok = 27\n")
+    lines = [
+        "[reader]",
+        f'port = "{port}"',
+        "[display]",
+        f'panel = "{extra.get("panel", "dummy")}"',
+        f"i2c_port = {extra.get('i2c_port', '1')}",
+        "[pins]",
+        f'map = "{extra.get("pins", "pins.toml")}"',
+        "[state]",
+        f'dir = "{extra.get("state", "state")}"',
+    ]
+    path = tmp_path / "config.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def journal_with_games(state: Path) -> None:
+    with Journal.open(state) as journal:
+        first = journal.new_game(HEADER)
+        for seq, line in enumerate(ACTIONS):
+            journal.append(first, seq, line)
+        journal.finish(first, json.dumps({"winner": "Anne", "totals": {"Anne": 5150, "Bruno": 2300}}))
+        second = journal.new_game("edition: dujardin\nplayers: 3\n")
+        journal.append(second, 0, "A play MB-ROLL-04")
+
+
+def findings(out: str) -> list[tuple[str, str]]:
+    parsed = []
+    for line in out.splitlines():
+        level, _, rest = line.partition(" ")
+        assert level in ("OK", "WARN", "FAIL"), line
+        parsed.append((level, rest.strip()))
+    return parsed
+
+
+def test_doctor_all_good(tmp_path: Path, pty_port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if (REPO / "wiring" / "pins.toml").exists():  # the real map, so drivers.pins' validator passes too
+        (tmp_path / "pins.toml").write_text((REPO / "wiring" / "pins.toml").read_text())
+    config = write_config(tmp_path, pty_port, panel="ssd1306", i2c_port="99")
+    journal_with_games(tmp_path / "state")
+    status = doctor_run(config)
+    out = capsys.readouterr().out
+    found = findings(out)
+    assert ("OK", f"config: {config} parsed") in found
+    assert ("OK", f"reader {pty_port}: opens at 9600 baud (lines protocol)") in found
+    assert ("WARN", "display /dev/i2c-99: does not exist; enable I2C: sudo raspi-config nonint do_i2c 0") in found
+    assert any(level == "OK" and text.startswith(f"pins {tmp_path / 'pins.toml'}: ") for level, text in found)
+    assert ("OK", f"state {tmp_path / 'state'}: exists and is writable") in found
+    assert ("OK", f"journal {tmp_path / 'state' / FILENAME}: 2 games; game 2 in progress (1 actions)") in found
+    assert any(text.startswith("groups:") for _, text in found)
+    assert status == 0 and not any(level == "FAIL" for level, _ in found)
+
+
+def doctor_run(config: Path) -> int:
+    return cli.main(["doctor", "--config", str(config)])
+
+
+def test_doctor_reports_every_failure_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    config = write_config(tmp_path, str(tmp_path / "no-reader"), pins="missing.toml", state=f"{blocker}/state")
+    status = doctor_run(config)
+    captured = capsys.readouterr()
+    found = findings(captured.out)
+    fails = [text for level, text in found if level == "FAIL"]
+    assert any(text.startswith(f"reader {tmp_path / 'no-reader'}: does not exist") for text in fails)
+    assert any(text.startswith(f"pins {tmp_path / 'missing.toml'}: not found") for text in fails)
+    assert any(text.startswith(f"state {blocker}/state: does not exist and cannot be created") for text in fails)
+    assert status == 1 and "Traceback" not in captured.err
+
+
+def test_doctor_reports_a_damaged_journal_without_touching_it(
+    tmp_path: Path, pty_port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "pins.toml").write_text("[pins\n")
+    damaged = tmp_path / "state" / FILENAME
+    damaged.write_bytes(b"this is not sqlite at all" * 50)
+    before = damaged.read_bytes()
+    status = doctor_run(write_config(tmp_path, pty_port))
+    fails = [text for level, text in findings(capsys.readouterr().out) if level == "FAIL"]
+    assert any("TOML syntax error" in text for text in fails)
+    assert any(text.startswith(f"journal: journal {damaged} is damaged") for text in fails)
+    assert status == 1 and damaged.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("error", "level", "words"),
+    [
+        (None, "OK", "a device answers at 0x3C"),
+        (OSError(errno.EREMOTEIO, "Remote I/O error"), "FAIL", "nothing answers at 0x3C"),
+        (PermissionError(errno.EACCES, "Permission denied"), "FAIL", "group i2c"),
+    ],
+)
+def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | None, level: str, words: str) -> None:
+    """The bus answers are mapped to one line each (the bus itself is faked: no Pi is attached)."""
+
+    class Bus:
+        def __init__(self, port: int) -> None:
+            if isinstance(error, PermissionError):
+                raise error
+
+        def __enter__(self) -> Bus:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def write_quick(self, address: int) -> None:
+            assert address == 0x3C
+            if error is not None:
+                raise error
+
+    monkeypatch.setitem(__import__("sys").modules, "smbus2", types.SimpleNamespace(SMBus=Bus))
+    monkeypatch.setattr(doctor.os.path, "exists", lambda path: path == "/dev/i2c-1")
+    finding = doctor._probe_i2c(1, 0x3C, "ssd1306")
+    assert finding.level == level and words in finding.detail
+
+
+def test_history_lists_finished_and_in_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, "/dev/null")
+    assert cli.main(["history", "--config", str(config)]) == 0
+    assert "no games yet" in capsys.readouterr().out
+    journal_with_games(tmp_path / "state")
+    assert cli.main(["history", "--config", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["game", "started", "(UTC)"]
+    first, second = lines[1].split(), lines[2].split()
+    assert first[0] == "1" and first[3:] == ["winning-moves", "Anne,Bruno", "Anne", "Anne:5150", "Bruno:2300"]
+    assert "Anne,Bruno" in lines[1], "the engine's [Players] tag is read through engine.record"
+    assert second[0] == "2" and second[3:5] == ["dujardin", "3"] and "in progress, 1 actions" in lines[2]
+
+
+def test_export_record_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, "/dev/null")
+    journal_with_games(tmp_path / "state")
+    assert cli.main(["export", "1", "--config", str(config)]) == 0
+    text = capsys.readouterr().out
+    assert text == HEADER + "\n" + "".join(f"{line}\n" for line in ACTIONS)
+    setup, lines = read_record(text)  # the engine reads it back as the same game
+    assert setup.names == ("Anne", "Bruno") and [line.text for line in lines] == ACTIONS
+    assert all(line.error is None for line in lines)
+    out = tmp_path / "game2.json"
+    assert cli.main(["export", "2", "--format", "json", "--out", str(out), "--config", str(config)]) == 0
+    document = json.loads(out.read_text())
+    assert document["header"] == "edition: dujardin\nplayers: 3\n"
+    assert document["actions"] == ["A play MB-ROLL-04"]
+    assert document["status"] == "in-progress" and document["summary"] is None
+    assert cli.main(["export", "1", "--format", "json", "--config", str(config)]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["totals"]["Anne"] == 5150
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "words"),
+    [
+        (["export", "7"], 66, "there is no game 7"),
+        (["export", "seven"], 64, "'seven' is not a game number"),
+        (["export", "1", "--format", "pgn"], 64, "--format 'pgn' is not one of record, json"),
+        (["export", "1", "--out", "/nonexistent-dir/x.txt"], 73, "cannot write /nonexistent-dir/x.txt"),
+    ],
+)
+def test_export_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], status: int, words: str
+) -> None:
+    config = write_config(tmp_path, "/dev/null")
+    journal_with_games(tmp_path / "state")
+    assert cli.main([*argv, "--config", str(config)]) == status
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and words in captured.err and captured.out == ""
+
+
+def test_damaged_journal_is_one_line_for_history_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, "/dev/null")
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / FILENAME).write_bytes(b"\x00" * 4096)
+    for argv in (["history"], ["export", "1"]):
+        assert cli.main([*argv, "--config", str(config)]) == 65
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is damaged" in err and "Traceback" not in err

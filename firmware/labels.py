@@ -105,8 +105,8 @@ def _draw_datamatrix(canvas: Canvas, payload: str, x: float, y: float, size: flo
     probe = ECC200DataMatrix(value=payload, barWidth=1)
     probe.validate()
     probe.encode()
-    modules = probe.col_modules + 2 * 2  # symbol plus a 2-module quiet zone each side
-    module = min(size / modules, _MAX_MODULE * 1.5)
+    modules = int(probe.col_modules) + 2 * 2  # symbol plus a 2-module quiet zone each side
+    module = float(min(size / modules, _MAX_MODULE * 1.5))
     matrix = ECC200DataMatrix(value=payload, barWidth=module)
     matrix.validate()
     matrix.encode()  # reportlab draws from the encoded matrix but does not build it itself

@@ -10,6 +10,7 @@ from __future__ import annotations
 from drivers.readers.base import DecoderStats, Reading
 
 _TERMINATORS = b"\r\n"
+_EDGE_JUNK = "".join(chr(c) for c in range(0x20)) + " \x7f"
 
 
 class LineDecoder:
@@ -51,12 +52,13 @@ class LineDecoder:
         return out
 
     def _finish(self, line: bytes) -> Reading | None:
-        text = line.decode("latin-1").strip(" \t")
+        # Scanners may frame codes with STX/ETX or NUL padding (reportlab's DataMatrix pads with NUL).
+        text = line.decode("latin-1").strip(_EDGE_JUNK)
         if self.prefix and text.startswith(self.prefix):
             text = text[len(self.prefix) :]
         if self.suffix and text.endswith(self.suffix):
             text = text[: -len(self.suffix)]
-        text = text.strip(" \t")
+        text = text.strip(_EDGE_JUNK)
         if not text:
             return None
         if not all(0x21 <= ord(ch) <= 0x7E or ch == " " for ch in text):

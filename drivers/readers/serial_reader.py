@@ -11,6 +11,7 @@ the port opens again. It never calls the engine and no exception leaves the thre
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 import time
@@ -265,6 +266,7 @@ class SerialReader:
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, self.max_backoff)
                 continue
+            opened = time.monotonic()
             try:
                 self.link.start(self._port, self)
                 if ever_connected:
@@ -272,7 +274,6 @@ class SerialReader:
                 ever_connected = True
                 self.connected = True
                 lost_reported = False
-                backoff = self.min_backoff
                 self._put(ReaderBack(self.port_name, self.name))
                 while not self._stop.is_set():
                     self.link.step(self._port, self)
@@ -281,9 +282,11 @@ class SerialReader:
                 if not self._stop.is_set() and not lost_reported:
                     self._put(ReaderLost(f"{self.port_name}: {_reason(error)}", self.name))
                     lost_reported = True
-                if not self.connected:  # the port opened but the reader never answered
+                if time.monotonic() - opened < 1.0:  # fails at once: back off, or we would spin
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, self.max_backoff)
+                else:
+                    backoff = self.min_backoff
             finally:
                 self.connected = False
                 port, self._port = self._port, None
@@ -316,6 +319,6 @@ class SerialReader:
 
 def _reason(error: BaseException) -> str:
     text = str(error) or type(error).__name__
-    if isinstance(error, OSError) and error.strerror:
-        text = error.strerror
+    if isinstance(error, OSError) and isinstance(error.errno, int) and error.errno > 0:
+        text = os.strerror(error.errno)  # "No such file or directory", not pyserial's nested repr
     return text.splitlines()[0][:160]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Category(enum.Enum):
@@ -45,6 +45,10 @@ class CardKind(enum.Enum):
     EXTRA_TANK = "EXTRATANK"
     PUNCTURE_PROOF = "PUNCTUREPROOF"
     RIGHT_OF_WAY = "RIGHTOFWAY"
+
+    # Members are singletons: identity hashing is correct and runs in C, where Enum's own
+    # __hash__ is Python code called millions of times by the simulator.
+    __hash__ = object.__hash__
 
     @property
     def category(self) -> Category:
@@ -202,16 +206,22 @@ class CardCodeError(ValueError):
     """A payload that is not a valid ``MB-<KIND>-<NN>`` card code."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     """One physical card: its kind and its copy number (1 for the first copy)."""
 
     kind: CardKind
     copy: int
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 1 <= self.copy <= 99:
             raise CardCodeError(f"copy number {self.copy} is not between 01 and 99")
+        # Cards live in sets and frozensets everywhere: hash once, not on every lookup.
+        object.__setattr__(self, "_hash", hash((self.kind.value, self.copy)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @classmethod
     def from_code(cls, code: str) -> Card:

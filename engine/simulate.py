@@ -29,7 +29,7 @@ from engine.cards import Card, CardKind, iter_deck
 from engine.game import Game
 from engine.options import EmptyDrawPile
 from engine.record import read_record, write_record
-from engine.rules import Accepted, counted_draw, validate
+from engine.rules import Accepted, validate
 from engine.state import HAND_SIZE, GameSetup, GameState, Phase
 
 #: A hand that runs this many actions without end is reported as a failure.
@@ -77,6 +77,7 @@ class PhysicalTable:
         self.setup = setup
         self.rng = rng
         self.deck = list(iter_deck(setup.deck))
+        self.deck_set = frozenset(self.deck)
         self.pile: list[Card] = []
         self.hands: list[list[Card]] = []
         self.discard: list[Card] = []
@@ -125,37 +126,40 @@ class Bot:
     def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
         plays: list[Play] = []
-        discards: list[Discard] = []
-        stuck: list[Card] = []
+        unplayable: list[Card] = []
         setup = state.setup
         own = setup.side_of(seat)
         for card in hand:
-            options: list[Play] = []
+            found = False
             if card.kind.is_hazard:
                 for side in range(setup.side_count):
                     if side != own:
                         play = Play(seat, card, setup.side_seats(side)[0])
                         if validate(state, play) is None:
-                            options.append(play)
+                            plays.append(play)
+                            found = True
             else:
                 play = Play(seat, card)
                 if validate(state, play) is None:
-                    options.append(play)
-            plays += options
-            discard = Discard(seat, card)
-            discard_ok = validate(state, discard) is None
-            if discard_ok:
-                discards.append(discard)
-            if not options and not discard_ok:
-                stuck.append(card)
+                    plays.append(play)
+                    found = True
+            if not found:
+                unplayable.append(card)
+        # Only a card with no legal play needs its discard checked to prove it is not stuck.
+        discards = [Discard(seat, card) for card in unplayable if validate(state, Discard(seat, card)) is None]
+        stuck = [card for card in unplayable if Discard(seat, card) not in discards]
         if plays and self.rng.random() < 0.1:
             return self.rng.choice(plays), stuck
-        by_kind = sorted(plays, key=lambda p: self._priority(p), reverse=True)
-        if by_kind and self._priority(by_kind[0]) > 0:
-            return by_kind[0], stuck
+        best = max(plays, key=self._priority, default=None)
+        if best is not None and self._priority(best) > 0:
+            return best, stuck
         if discards:
             return self.rng.choice(discards), stuck
-        return (by_kind[0] if by_kind else None), stuck
+        if best is None:
+            return None, stuck
+        # Every card has a play but none is worth it (safeties kept back): discard one if allowed.
+        fallback = [Discard(seat, card) for card in hand if validate(state, Discard(seat, card)) is None]
+        return (self.rng.choice(fallback) if fallback else best), stuck
 
     def _priority(self, play: Play) -> float:
         kind = play.card.kind
@@ -278,8 +282,9 @@ class Simulation:
                     return
             if table.draw(seat):
                 self.report.reshuffles += 1
-        view = counted_draw(game.state)
-        action, stuck = self.bot.choose(view, seat, table.hands[seat])
+        # validate() judges a turn's cards after its draw (a reshuffle included), so the bot
+        # asks about the state as it stands.
+        action, stuck = self.bot.choose(game.state, seat, table.hands[seat])
         if stuck:
             self._fail(game, f"{self.setup.names[seat]} holds unplayable, undiscardable cards: {stuck}")
         if action is None:
@@ -341,12 +346,15 @@ class Simulation:
 
     def _check(self, game: Game, table: PhysicalTable) -> None:
         """The engine's public view must match the physical cards exactly."""
-        state = game.state
-        hand = state.hand
-        hand_cards = [c for h in table.hands for c in h]
-        engine_table = [c for side in hand.sides for c in side.table_cards()]
+        hand = game.state.hand
         problems: list[str] = []
-        if set(engine_table) != table.table or len(engine_table) != len(table.table):
+        engine_table: set[Card] = set()
+        count = 0
+        for side in hand.sides:
+            cards = side.table_cards()
+            engine_table.update(cards)
+            count += len(cards)
+        if count != len(engine_table) or engine_table != table.table:
             problems.append("table cards differ")
         if list(hand.discard) != table.discard:
             problems.append("discard pile differs")
@@ -355,10 +363,11 @@ class Simulation:
         sizes = [len(h) for h in table.hands]
         if list(hand.hands) != sizes:
             problems.append(f"hand sizes {list(hand.hands)} != {sizes}")
-        places = table.pile + hand_cards + list(table.table) + table.discard + list(table.shown)
-        if len(places) != len(table.deck) or set(places) != set(table.deck):
+        everywhere = set(table.pile).union(*table.hands, table.table, table.discard, table.shown)
+        placed = len(table.pile) + sum(sizes) + len(table.table) + len(table.discard) + len(table.shown)
+        if placed != len(table.deck) or len(everywhere) != placed or not everywhere.issubset(table.deck_set):
             problems.append("a physical card is in two places or none")
-        if hand.seen != table.table | set(table.discard) | table.shown:
+        if hand.seen != engine_table.union(table.discard, table.shown):
             problems.append("the referee's seen cards differ from the table and discards")
         for problem in problems:
             self._fail(game, f"after {game.log[-1].notation() if game.log else 'deal'}: {problem}")

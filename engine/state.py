@@ -29,6 +29,11 @@ class GameSetup:
     names: tuple[str, ...]
     teams: bool
     dealer: int = 0
+    _deck: dict[CardKind, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Asked on every card check: work it out once per game.
+        object.__setattr__(self, "_deck", deck_counts(self.seats in edition(self.edition).short_deck_seats))
 
     @classmethod
     def create(
@@ -91,14 +96,14 @@ class GameSetup:
 
     @property
     def deck(self) -> dict[CardKind, int]:
-        return deck_counts(self.short_deck)
+        return dict(self._deck)
 
     @property
     def deck_size(self) -> int:
-        return sum(self.deck.values())
+        return sum(self._deck.values())
 
     def in_deck(self, card: Card) -> bool:
-        return card.copy <= self.deck.get(card.kind, 0)
+        return card.copy <= self._deck.get(card.kind, 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,12 @@ from pathlib import Path
 
 from firmware.config import add_config_argument, load_config
 from firmware.enrollment import deck_payloads, parse_payloads
-from firmware.errors import EX_IOERR, UserError
-from firmware.labels import DEFAULT_SHEET, SHEETS, write_labels
+from firmware.errors import EX_IOERR, EX_UNAVAILABLE, UserError
+
+# Kept here so `bornes` starts on a Pi without reportlab (the optional "labels" extra);
+# tests check it matches firmware.labels.SHEETS.
+SHEET_NAMES: tuple[str, ...] = ("a4-l7160", "letter-5160", "a4-l7651")
+DEFAULT_SHEET = "a4-l7160"
 
 NAME = "labels"
 HELP = "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF"
@@ -19,8 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--edition", help="edition whose deck to label (default: game.edition in the config)")
     parser.add_argument("--players", type=int, help="label the short deck used by this many players, if any")
     parser.add_argument("--out", required=True, metavar="FILE.pdf", help="the PDF to write")
-    sheets = "; ".join(f"{s.name}: {s.title}" for s in SHEETS.values())
-    parser.add_argument("--sheet", choices=list(SHEETS), default=DEFAULT_SHEET, help=f"sticker sheet ({sheets})")
+    parser.add_argument(
+        "--sheet",
+        choices=SHEET_NAMES,
+        default=DEFAULT_SHEET,
+        help="A4 Avery L7160 (21, Code 128), US Letter Avery 5160 (30, Code 128), A4 Avery L7651 (65, DataMatrix)",
+    )
     parser.add_argument("--no-controls", action="store_true", help="leave out the six control cards")
     parser.add_argument("--card", action="append", default=[], metavar="CODE", help="print only this card (repeat)")
     parser.add_argument("--skip", type=int, default=0, metavar="N", help="leave the first N labels of the sheet blank")
@@ -28,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        from firmware.labels import SHEETS, write_labels
+    except ImportError:
+        raise UserError("bornes labels needs reportlab: pip install 'bornes[labels]'", EX_UNAVAILABLE) from None
     if args.card:
         payloads = parse_payloads(args.card)
     else:

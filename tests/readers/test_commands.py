@@ -53,6 +53,14 @@ def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
     assert sorted(codes) == sorted(expected)
 
 
+def test_label_sheet_names_match_the_layouts() -> None:
+    from firmware.commands.labels import DEFAULT_SHEET as COMMAND_DEFAULT
+    from firmware.commands.labels import SHEET_NAMES
+    from firmware.labels import DEFAULT_SHEET, SHEETS
+
+    assert set(SHEET_NAMES) == set(SHEETS) and COMMAND_DEFAULT == DEFAULT_SHEET
+
+
 def test_labels_short_deck_and_skip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "short.pdf"
     assert main(["labels", "--edition", "parker-1988", "--players", "2", "--no-controls", "--skip", "20",

@@ -1,0 +1,689 @@
+"""The table flow: what a scan or a button press means at this moment of the game.
+
+It turns input events into engine actions and prompts, asks the engine for every verdict
+(it never judges a card itself), makes each accepted action durable through the store
+*before* applying it, and says what to show and play. No I/O of its own: the referee
+loop feeds it events and puts its screens and sounds on the hardware.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from drivers.events import (
+    ButtonPressed,
+    CardScanned,
+    ControlScanned,
+    InputEvent,
+    KeyTyped,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+    UnknownScanned,
+)
+from engine.actions import (
+    Action,
+    CoupFourre,
+    Discard,
+    EndHand,
+    Extension,
+    FastRemedy,
+    Leftover,
+    NextHand,
+    Play,
+    StartRoll,
+    Swap,
+    TakeDiscard,
+)
+from engine.cards import Card, CardCodeError, CardKind, iter_deck
+from engine.game import Game
+from engine.options import EDITIONS, RuleOptions
+from engine.reasons import Refusal
+from engine.rules import Accepted, hazard_targets
+from engine.state import GameSetup, GameState, Phase, SetupError
+from firmware.store import MemoryStore, Store
+
+BUTTONS = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
+
+
+class Sound(enum.Enum):
+    """What the table hears; the referee maps these onto buzzer and LED patterns."""
+
+    ACCEPT = "accept"
+    REFUSE = "refuse"
+    COUP_FOURRE = "coup-fourre"
+    HAND_END = "hand-end"
+    ATTENTION = "attention"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one input: a verdict for logs and ``bornes feed``, a line and a sound."""
+
+    verdict: str  # "accepted", "refused", "prompt", "ignored"
+    message: str
+    sound: Sound | None = None
+    reason: str | None = None
+    action: Action | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.verdict == "refused"
+
+
+class Mode(enum.Enum):
+    """Where the table is, beyond the engine's own phase."""
+
+    SETUP = "setup"
+    NAME_EDIT = "name-edit"
+    DECK_CHECK = "deck-check"
+    DECK_REPORT = "deck-report"
+    PLAY = "play"  # follows the engine's phase
+    TARGET = "target"
+    PARTNER = "partner"
+    UNDO_CONFIRM = "undo-confirm"
+    END_CONFIRM = "end-confirm"
+    SWAP = "swap"
+
+
+class SetupStep(enum.Enum):
+    MAIN = "main"
+    EDITION = "edition"
+    PLAYERS = "players"
+    NAMES = "names"
+    DEALER = "dealer"
+    OPTIONS = "options"
+
+
+MAIN_ITEMS = ("New game", "Check a deck")
+NAME_LETTERS = " ABCDEFGHIJKLMNOPQRSTUVWXYZ-'"
+
+
+@dataclass
+class SetupDraft:
+    """The new game being chosen in the setup menus."""
+
+    edition: str
+    players: int
+    teams: bool
+    names: list[str]
+    dealer: int
+    options: RuleOptions
+
+
+@dataclass
+class Pending:
+    """A card waiting for one more answer (the target, or which partner called coup fourré)."""
+
+    card: Card
+    choices: tuple[int, ...]  # sides for a target, seats for a partner
+    selected: int = 0
+    fast: bool = False
+
+
+@dataclass
+class FlowState:
+    """Transient interaction state. Losing it in a power cut only loses a half-made choice."""
+
+    mode: Mode = Mode.SETUP
+    step: SetupStep = SetupStep.MAIN
+    cursor: int = 0
+    discard_armed: bool = False
+    cf_armed: bool = False
+    seat_chosen: int | None = None
+    pending: Pending | None = None
+    swap_cards: list[Card] = field(default_factory=list)
+    sheet_page: int = 0
+    extension_yes: bool = True
+    name_index: int = 0
+    name_text: str = ""
+    name_cursor: int = 0
+    deck_seen: set[Card] = field(default_factory=set)
+    deck_unknown: list[str] = field(default_factory=list)
+    deck_duplicates: int = 0
+    message: str | None = None
+    refused: bool = False
+    status: str | None = None
+
+
+def _players_menu(edition_name: str) -> list[tuple[int, bool]]:
+    ed = EDITIONS[edition_name]
+    items: list[tuple[int, bool]] = []
+    for seats in ed.seat_counts:
+        if seats in ed.solo_seats:
+            items.append((seats, False))
+        if seats in ed.team_seats:
+            items.append((seats, True))
+    return items
+
+
+def option_choices(options: RuleOptions, name: str) -> list[str]:
+    """The values an option can take, as text, for the options menu."""
+    current = options.as_strings()[name]
+    if current in ("yes", "no"):
+        return ["yes", "no"]
+    value = getattr(options, name)
+    if isinstance(value, enum.Enum):
+        return [str(member.value) for member in type(value)]
+    return [current]
+
+
+class TableFlow:
+    """One table: the setup menus, then the game, one input at a time."""
+
+    def __init__(
+        self,
+        *,
+        edition: str = "winning-moves",
+        players: int = 4,
+        names: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"),
+        dealer: int = 0,
+        options: RuleOptions | None = None,
+        store: Store | None = None,
+        game: Game | None = None,
+    ) -> None:
+        self.defaults = (edition, players, names, dealer, options)
+        self.store: Store = store or MemoryStore()
+        self.game = game
+        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP)
+        self.draft = self._default_draft()
+
+    # -- starting -----------------------------------------------------------------------------
+
+    def _default_draft(self) -> SetupDraft:
+        edition, players, names, dealer, options = self.defaults
+        ed = EDITIONS[edition]
+        if players not in ed.seat_counts:
+            players = ed.seat_counts[0]
+        names_list = list(names[:players]) + [f"P{i + 1}" for i in range(len(names), players)]
+        return SetupDraft(
+            edition=edition,
+            players=players,
+            teams=ed.default_teams(players),
+            names=names_list,
+            dealer=dealer % players,
+            options=options if options is not None and edition == self.defaults[0] else ed.options,
+        )
+
+    def start_game(self, setup: GameSetup) -> Outcome:
+        """Begin a game (from the menus or a ``setup`` line of a feed script)."""
+        game = Game(setup)
+        self.store.start(game)
+        self.game = game
+        self.ui = FlowState(mode=Mode.PLAY)
+        starter = setup.names[game.state.hand.turn]
+        return self._say("accepted", f"New game: {setup.names[setup.dealer]} deals, {starter} starts", Sound.ACCEPT)
+
+    @property
+    def state(self) -> GameState | None:
+        return self.game.state if self.game else None
+
+    # -- the one entry point ------------------------------------------------------------------
+
+    def handle(self, event: InputEvent) -> Outcome:
+        """Apply one input. Refusals change nothing but the message on screen."""
+        self.ui.message = None  # feedback stays until the next input, and no longer
+        if isinstance(event, KeyTyped):
+            return self._typed(event.text)
+        if isinstance(event, ReaderLost):
+            self.ui.status = "Reader lost"
+            return self._say("ignored", f"Reader lost: {event.detail}", Sound.ATTENTION)
+        if isinstance(event, ReaderBack):
+            self.ui.status = None
+            return self._say("ignored", "Reader back", None)
+        if isinstance(event, ReaderProblem):
+            text = "One card at a time" if event.kind == "one-card-at-a-time" else f"Reader: {event.kind}"
+            return self._say("refused", text, Sound.REFUSE, reason=event.kind)
+        if isinstance(event, UnknownScanned):
+            if self.ui.mode is Mode.DECK_CHECK:
+                self.ui.deck_unknown.append(event.raw)
+            return self._say("refused", f"Unknown card: {event.raw[:24]}", Sound.REFUSE, reason="unknown-card")
+        if isinstance(event, ControlScanned):
+            return self._button(event.name, False)
+        if isinstance(event, ButtonPressed):
+            return self._button(event.name, event.long)
+        assert isinstance(event, CardScanned)
+        return self._card(event.card)
+
+    def _typed(self, text: str) -> Outcome:
+        """``bornes run --emulate``: a card code, or a button name (``ok``, ``next``, ``seat2``, ``long ok``)."""
+        words = text.strip().split()
+        if not words:
+            return self._say("ignored", "", None)
+        if words[0].upper().startswith("MB-CMD-"):
+            return self._button(words[0].upper()[7:], False)
+        if words[0].upper().startswith("MB-"):
+            try:
+                return self._card(Card.from_code(words[0].upper()))
+            except CardCodeError:
+                return self._say("refused", f"Unknown card: {words[0][:24]}", Sound.REFUSE, reason="unknown-card")
+        long = words[0].lower() == "long" and len(words) > 1
+        name = (words[1] if long else words[0]).upper()
+        if name in BUTTONS or (name.startswith("SEAT") and name[4:].isdigit()):
+            return self._button(name, long)
+        return self._say("refused", f"Not a card or button: {text.strip()[:24]}", Sound.REFUSE, reason="bad-input")
+
+    # -- feedback helpers ---------------------------------------------------------------------
+
+    def _say(
+        self,
+        verdict: str,
+        message: str,
+        sound: Sound | None,
+        *,
+        reason: str | None = None,
+        action: Action | None = None,
+    ) -> Outcome:
+        if message:
+            self.ui.message = message
+            self.ui.refused = verdict == "refused"
+        return Outcome(verdict, message, sound, reason, action)
+
+    def _refusal(self, refusal: Refusal) -> Outcome:
+        return self._say("refused", refusal.message, Sound.REFUSE, reason=refusal.code)
+
+    def _commit(self, action: Action) -> Outcome:
+        """Ask the engine; if it accepts, make the action durable, then apply it."""
+        assert self.game is not None
+        verdict = self.game.check(action)
+        if isinstance(verdict, Refusal):
+            return self._refusal(verdict)
+        self.store.append(self.game, action)  # durable before anyone hears the chirp
+        self.game.push(action)
+        assert isinstance(verdict, Accepted)
+        codes = {event.code for event in verdict.events}
+        sound = Sound.ACCEPT
+        if "coup-fourre" in codes:
+            sound = Sound.COUP_FOURRE
+        if "hand-over" in codes or "game-over" in codes:
+            sound = Sound.HAND_END
+            self.ui.sheet_page = 0
+        if "extension-asked" in codes:
+            self.ui.extension_yes = True
+        if verdict.state.over:
+            self.store.finish(self.game)
+        message = verdict.events[-1].message if verdict.events else action.notation()
+        self.ui.cf_armed = self.ui.discard_armed = False
+        self.ui.seat_chosen = None
+        self.ui.pending = None
+        self.ui.mode = Mode.PLAY
+        return self._say("accepted", message, sound, action=action)
+
+    # -- cards --------------------------------------------------------------------------------
+
+    def _card(self, card: Card) -> Outcome:
+        mode = self.ui.mode
+        if mode is Mode.DECK_CHECK:
+            return self._deck_scan(card)
+        if mode in (Mode.SETUP, Mode.NAME_EDIT, Mode.DECK_REPORT):
+            return self._say("refused", "Start a game first: press OK", Sound.REFUSE, reason="no-game")
+        if mode in (Mode.TARGET, Mode.PARTNER, Mode.UNDO_CONFIRM, Mode.END_CONFIRM):
+            return self._say("refused", "Answer the question first (OK or BACK)", Sound.REFUSE, reason="prompt-open")
+        state = self.state
+        assert state is not None and self.game is not None
+        hand = state.hand
+        phase = state.phase
+        if mode is Mode.SWAP:
+            if card in self.ui.swap_cards:
+                return self._say("refused", "Already in the swap", Sound.REFUSE, reason="duplicate-card")
+            self.ui.swap_cards.append(card)
+            return self._say("prompt", f"Swap {len(self.ui.swap_cards)} cards: OK when done", None)
+        if phase is Phase.START_ROLLS:
+            return self._commit(StartRoll(state.to_act()[0], card))
+        if phase is Phase.LEFTOVERS:
+            return self._commit(Leftover(state.to_act()[0], card))
+        if phase is not Phase.PLAY:
+            return self._commit(Play(hand.turn, card))  # the engine says why not now
+        if self.ui.cf_armed:
+            return self._answer_hazard(card)
+        if self.ui.discard_armed:
+            return self._commit(Discard(hand.turn, card))
+        options = state.options
+        if options.draw_from_discard and hand.discard and card == hand.discard[-1] and not hand.drawn:
+            return self._commit(TakeDiscard(hand.turn, card))  # 001: the top discard, taken instead of a draw
+        if card.kind.is_hazard and self.ui.seat_chosen is None:
+            targets = hazard_targets(state, hand.turn, card.kind)
+            if len(targets) > 1:
+                self.ui.pending = Pending(card, targets)
+                self.ui.mode = Mode.TARGET
+                return self._say("prompt", f"{card.kind.title} on whom? NEXT, then OK", Sound.ATTENTION)
+        if card.kind.is_hazard and self.ui.seat_chosen is not None:
+            return self._commit(Play(hand.turn, card, self.ui.seat_chosen))
+        return self._commit(Play(hand.turn, card))
+
+    def _answer_hazard(self, card: Card) -> Outcome:
+        """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""
+        state = self.state
+        assert state is not None
+        hand = state.hand
+        window = hand.window
+        fast = state.options.fast_play and card.kind.is_remedy
+        if window is None:
+            self.ui.cf_armed = False
+            return self._commit(CoupFourre(hand.turn, card))  # the engine explains there is no window
+        setup = state.setup
+        callers = tuple(s for s in setup.side_seats(window.side) if hand.hands[s] > 0)
+        if self.ui.seat_chosen is not None and self.ui.seat_chosen in callers:
+            callers = (self.ui.seat_chosen,)
+        if len(callers) > 1:
+            # Ask which partner only when the referee cannot know (docs/rules.md, Decisions).
+            probe = FastRemedy(callers[0], card) if fast else CoupFourre(callers[0], card)
+            verdict = self.game.check(probe) if self.game else None
+            if isinstance(verdict, Refusal):
+                self.ui.cf_armed = False
+                return self._refusal(verdict)
+            self.ui.pending = Pending(card, callers, fast=fast)
+            self.ui.mode = Mode.PARTNER
+            return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
+        seat = callers[0] if callers else hand.turn
+        return self._commit(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
+
+    # -- buttons ------------------------------------------------------------------------------
+
+    def _button(self, name: str, long: bool) -> Outcome:
+        name = name.upper()
+        mode = self.ui.mode
+        if mode in (Mode.SETUP, Mode.NAME_EDIT):
+            return self._setup_button(name, long)
+        if mode in (Mode.DECK_CHECK, Mode.DECK_REPORT):
+            return self._deck_button(name)
+        if name.startswith("SEAT"):
+            return self._seat_button(name)
+        if mode is Mode.TARGET or mode is Mode.PARTNER:
+            return self._choice_button(name)
+        if mode is Mode.UNDO_CONFIRM:
+            if name == "OK":
+                return self._undo()
+            self.ui.mode = Mode.PLAY
+            return self._say("ignored", "Undo cancelled", None)
+        if mode is Mode.END_CONFIRM:
+            self.ui.mode = Mode.PLAY
+            if name == "OK":
+                return self._commit(EndHand())
+            return self._say("ignored", "The hand goes on", None)
+        if mode is Mode.SWAP:
+            return self._swap_button(name)
+        state = self.state
+        assert state is not None and self.game is not None
+        phase = state.phase
+        if name == "UNDO":
+            if not self.game.can_undo():
+                return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+            self.ui.mode = Mode.UNDO_CONFIRM
+            return self._say("prompt", f"Undo {self.game.log[-1].notation()}? OK / BACK", Sound.ATTENTION)
+        if phase is Phase.GAME_OVER:
+            if name == "OK":
+                self.game = None
+                self.ui = FlowState()
+                self.draft = self._default_draft()
+                return self._say("prompt", "New game", None)
+            return self._say("ignored", "", None)
+        if phase is Phase.HAND_OVER:
+            if name == "NEXT":
+                self.ui.sheet_page += 1
+                return self._say("prompt", "", None)
+            if name == "BACK":
+                self.ui.sheet_page = max(0, self.ui.sheet_page - 1)
+                return self._say("prompt", "", None)
+            if name == "OK":
+                return self._commit(NextHand())
+            return self._say("ignored", "", None)
+        if phase is Phase.EXTENSION:
+            if name in ("NEXT", "BACK"):
+                self.ui.extension_yes = not self.ui.extension_yes
+                return self._say("prompt", "", None)
+            if name == "OK":
+                assert state.hand.decider is not None
+                return self._commit(Extension(state.hand.decider, self.ui.extension_yes))
+            return self._say("ignored", "", None)
+        if name == "CF":
+            self.ui.cf_armed = not self.ui.cf_armed
+            self.ui.discard_armed = False
+            if self.ui.cf_armed:
+                return self._say("prompt", "Coup fourré! Scan your safety", Sound.ATTENTION)
+            return self._say("prompt", "Coup fourré cancelled", None)
+        if name == "DISCARD":
+            if long and state.options.fast_play:
+                self.ui.mode = Mode.SWAP
+                self.ui.swap_cards = []
+                return self._say("prompt", "Swap: scan the cards, then OK", Sound.ATTENTION)
+            self.ui.discard_armed = not self.ui.discard_armed
+            self.ui.cf_armed = False
+            return self._say("prompt", "Scan the card to discard" if self.ui.discard_armed else "Discard cancelled",
+                             None)
+        if name == "BACK":
+            if long and phase is Phase.PLAY:
+                self.ui.mode = Mode.END_CONFIRM
+                return self._say("prompt", "End this blocked hand? OK / BACK", Sound.ATTENTION)
+            self.ui.cf_armed = self.ui.discard_armed = False
+            self.ui.seat_chosen = None
+            return self._say("prompt", "Cancelled", None)
+        return self._say("ignored", "", None)
+
+    def _seat_button(self, name: str) -> Outcome:
+        state = self.state
+        assert state is not None
+        seat = int(name[4:]) - 1
+        if not 0 <= seat < state.setup.seats:
+            return self._say("refused", f"No seat {seat + 1} at this table", Sound.REFUSE, reason="no-such-seat")
+        pending = self.ui.pending
+        if self.ui.mode is Mode.TARGET and pending is not None:
+            side = state.setup.side_of(seat)
+            if side in pending.choices:
+                pending.selected = pending.choices.index(side)
+                return self._choice_button("OK")
+        if self.ui.mode is Mode.PARTNER and pending is not None and seat in pending.choices:
+            pending.selected = pending.choices.index(seat)
+            return self._choice_button("OK")
+        self.ui.seat_chosen = seat
+        return self._say("prompt", f"{state.setup.names[seat]} chosen", None)
+
+    def _choice_button(self, name: str) -> Outcome:
+        pending = self.ui.pending
+        state = self.state
+        assert pending is not None and state is not None
+        if name == "NEXT":
+            pending.selected = (pending.selected + 1) % len(pending.choices)
+            return self._say("prompt", "", None)
+        if name == "BACK":
+            self.ui.pending = None
+            self.ui.cf_armed = False
+            self.ui.mode = Mode.PLAY
+            return self._say("prompt", "Cancelled: take the card back", None)
+        if name != "OK":
+            return self._say("ignored", "", None)
+        choice = pending.choices[pending.selected]
+        if self.ui.mode is Mode.TARGET:
+            target_seat = state.setup.side_seats(choice)[0]
+            return self._commit(Play(state.hand.turn, pending.card, target_seat))
+        action: Action = FastRemedy(choice, pending.card) if pending.fast else CoupFourre(choice, pending.card)
+        return self._commit(action)
+
+    def _swap_button(self, name: str) -> Outcome:
+        state = self.state
+        assert state is not None
+        if name == "OK" and self.ui.swap_cards:
+            cards = tuple(self.ui.swap_cards)
+            self.ui.swap_cards = []
+            outcome = self._commit(Swap(state.hand.turn, cards))
+            self.ui.mode = Mode.PLAY
+            return outcome
+        if name in ("BACK", "OK"):
+            self.ui.mode = Mode.PLAY
+            self.ui.swap_cards = []
+            return self._say("prompt", "Swap cancelled", None)
+        return self._say("ignored", "", None)
+
+    def _undo(self) -> Outcome:
+        assert self.game is not None
+        self.ui.mode = Mode.PLAY
+        if not self.game.can_undo():
+            return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+        last = self.game.log[-1]
+        self.store.undo(self.game)  # durable first, like every change
+        self.game.undo()
+        return self._say("accepted", f"Undone: {last.notation()}", Sound.ACCEPT)
+
+    # -- setup menus --------------------------------------------------------------------------
+
+    def menu_items(self) -> tuple[str, list[str]]:
+        """The title and items of the current setup menu."""
+        draft = self.draft
+        step = self.ui.step
+        if step is SetupStep.MAIN:
+            return "Mille Bornes", list(MAIN_ITEMS)
+        if step is SetupStep.EDITION:
+            return "Edition", [EDITIONS[name].title for name in EDITIONS]
+        if step is SetupStep.PLAYERS:
+            return "Players", [f"{n} {'in teams' if teams else 'players'}" for n, teams in _players_menu(draft.edition)]
+        if step is SetupStep.NAMES:
+            return "Names", ["Continue", *draft.names]
+        if step is SetupStep.DEALER:
+            return "Who deals?", list(draft.names)
+        names = list(draft.options.as_strings().items())
+        return "Rules", ["Start the game", *[f"{k}: {v}" for k, v in names]]
+
+    def _setup_button(self, name: str, long: bool) -> Outcome:
+        if self.ui.mode is Mode.NAME_EDIT:
+            return self._name_button(name)
+        _title, items = self.menu_items()
+        ui = self.ui
+        if name == "NEXT":
+            ui.cursor = (ui.cursor + 1) % len(items)
+            return self._say("prompt", "", None)
+        if name == "BACK":
+            previous = {
+                SetupStep.EDITION: SetupStep.MAIN,
+                SetupStep.PLAYERS: SetupStep.EDITION,
+                SetupStep.NAMES: SetupStep.PLAYERS,
+                SetupStep.DEALER: SetupStep.NAMES,
+                SetupStep.OPTIONS: SetupStep.DEALER,
+            }
+            if ui.step in previous and (long or ui.cursor == 0):
+                ui.step = previous[ui.step]
+                ui.cursor = 0
+            else:
+                ui.cursor = (ui.cursor - 1) % len(items)
+            return self._say("prompt", "", None)
+        if name != "OK":
+            return self._say("ignored", "", None)
+        draft = self.draft
+        step = ui.step
+        if step is SetupStep.MAIN:
+            if ui.cursor == 1:
+                ui.mode = Mode.DECK_CHECK
+                ui.deck_seen = set()
+                ui.deck_unknown = []
+                ui.deck_duplicates = 0
+                return self._say("prompt", "Deck check: scan every card, then OK", Sound.ATTENTION)
+            ui.step, ui.cursor = SetupStep.EDITION, list(EDITIONS).index(draft.edition)
+        elif step is SetupStep.EDITION:
+            edition = list(EDITIONS)[ui.cursor]
+            if edition != draft.edition:
+                draft.edition = edition
+                draft.options = EDITIONS[edition].options
+            counts = _players_menu(edition)
+            wanted = (draft.players, draft.teams)
+            ui.step, ui.cursor = SetupStep.PLAYERS, counts.index(wanted) if wanted in counts else 0
+        elif step is SetupStep.PLAYERS:
+            draft.players, draft.teams = _players_menu(draft.edition)[ui.cursor]
+            defaults = list(self.defaults[2])
+            draft.names = (draft.names + defaults[len(draft.names):])[: draft.players]
+            draft.names += [f"P{i + 1}" for i in range(len(draft.names), draft.players)]
+            ui.step, ui.cursor = SetupStep.NAMES, 0
+        elif step is SetupStep.NAMES:
+            if ui.cursor == 0:
+                ui.step, ui.cursor = SetupStep.DEALER, min(draft.dealer, draft.players - 1)
+            else:
+                ui.mode = Mode.NAME_EDIT
+                ui.name_index = ui.cursor - 1
+                ui.name_text = draft.names[ui.name_index].upper()[:12]
+                ui.name_cursor = 0
+        elif step is SetupStep.DEALER:
+            draft.dealer = ui.cursor
+            ui.step, ui.cursor = SetupStep.OPTIONS, 0
+        else:
+            if ui.cursor == 0:
+                try:
+                    setup = GameSetup.create(
+                        draft.edition, draft.names, teams=draft.teams, dealer=draft.dealer, options=draft.options
+                    )
+                except SetupError as error:
+                    return self._say("refused", str(error), Sound.REFUSE, reason="bad-setup")
+                return self.start_game(setup)
+            option = list(draft.options.as_strings())[ui.cursor - 1]
+            choices = option_choices(draft.options, option)
+            current = draft.options.as_strings()[option]
+            following = choices[(choices.index(current) + 1) % len(choices)]
+            draft.options = draft.options.with_strings({option: following})
+        return self._say("prompt", "", None)
+
+    def _name_button(self, name: str) -> Outcome:
+        ui = self.ui
+        text = ui.name_text.ljust(ui.name_cursor + 1)
+        letter = text[ui.name_cursor]
+        index = NAME_LETTERS.find(letter) if letter in NAME_LETTERS else 0
+        if name in ("NEXT", "BACK"):
+            step = 1 if name == "NEXT" else -1
+            letter = NAME_LETTERS[(index + step) % len(NAME_LETTERS)]
+            ui.name_text = text[: ui.name_cursor] + letter + text[ui.name_cursor + 1 :]
+            return self._say("prompt", "", None)
+        if name == "OK":
+            if ui.name_cursor + 1 < 12 and text[ui.name_cursor] != " ":
+                ui.name_cursor += 1
+                return self._say("prompt", "", None)
+            finished = ui.name_text.strip().title() or self.draft.names[ui.name_index]
+            self.draft.names[ui.name_index] = finished
+            ui.mode = Mode.SETUP
+            return self._say("prompt", f"Name: {finished}", None)
+        return self._say("ignored", "", None)
+
+    # -- deck check ---------------------------------------------------------------------------
+
+    def _deck_scan(self, card: Card) -> Outcome:
+        ui = self.ui
+        setup_deck = list(iter_deck(_full_deck_counts()))
+        if card not in setup_deck:
+            ui.deck_unknown.append(card.code())
+            return self._say("refused", f"Not in a deck: {card.code()}", Sound.REFUSE, reason="not-in-deck")
+        if card in ui.deck_seen:
+            ui.deck_duplicates += 1
+            return self._say("refused", f"Scanned already: {card.describe()}", Sound.REFUSE, reason="duplicate-card")
+        ui.deck_seen.add(card)
+        return self._say("accepted", f"{len(ui.deck_seen)}/{len(setup_deck)}: {card.describe()}", Sound.ACCEPT)
+
+    def deck_missing(self) -> list[Card]:
+        return [card for card in iter_deck(_full_deck_counts()) if card not in self.ui.deck_seen]
+
+    def _deck_button(self, name: str) -> Outcome:
+        ui = self.ui
+        if ui.mode is Mode.DECK_CHECK and name == "OK":
+            ui.mode = Mode.DECK_REPORT
+            ui.cursor = 0
+            missing = self.deck_missing()
+            if not missing and not ui.deck_unknown:
+                return self._say("accepted", "Deck complete: 106 cards", Sound.HAND_END)
+            return self._say("refused", f"{len(missing)} missing, {len(ui.deck_unknown)} unknown", Sound.REFUSE,
+                             reason="deck-incomplete")
+        if ui.mode is Mode.DECK_REPORT and name in ("NEXT", "BACK") and self.deck_missing():
+            step = 1 if name == "NEXT" else -1
+            ui.cursor = (ui.cursor + step) % len(self.report_lines())
+            return self._say("prompt", "", None)
+        if name in ("OK", "BACK"):
+            ui.mode = Mode.SETUP
+            ui.step = SetupStep.MAIN
+            ui.cursor = 0
+            return self._say("prompt", "", None)
+        return self._say("ignored", "", None)
+
+    def report_lines(self) -> list[str]:
+        lines = [f"Missing {card.code()}" for card in self.deck_missing()]
+        lines += [f"Unknown {raw[:16]}" for raw in self.ui.deck_unknown]
+        return lines or ["Deck complete"]
+
+
+def _full_deck_counts() -> dict[CardKind, int]:
+    from engine.cards import CLASSIC_COUNTS
+
+    return dict(CLASSIC_COUNTS)

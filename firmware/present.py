@@ -1,0 +1,144 @@
+"""From the engine's state and the table flow to the screens' view models.
+
+The renderers in ``firmware.screens`` know nothing of the engine; this is the one place
+that reads the engine's public state to decide what a screen says.
+"""
+
+from __future__ import annotations
+
+from engine.state import GameState, Phase, ScoreSheet, battle_status
+from firmware.flow import Mode, TableFlow
+from firmware.screens.model import (
+    CoupFourrePrompt,
+    ExtensionPrompt,
+    FeedbackView,
+    GameOverView,
+    MenuView,
+    NameEditView,
+    PartnerPrompt,
+    ScoreSheetView,
+    ScreenView,
+    SideView,
+    StatusView,
+    TableView,
+    TargetPrompt,
+    UndoPrompt,
+)
+
+
+def side_label(state: GameState, side: int) -> str:
+    """A side's name for a small screen: the player, or partners joined with '+'."""
+    setup = state.setup
+    return "+".join(setup.names[s] for s in setup.side_seats(side))
+
+
+def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
+    setup = state.setup
+    hand = state.hand
+    turn_side = setup.side_of(hand.turn)
+    sides = tuple(
+        SideView(
+            name=side_label(state, index),
+            miles=side.miles,
+            trip=hand.trip,
+            battle=battle_status(side, setup.options),
+            limited=side.limited,
+            safeties=tuple((card.kind.value, card.kind in side.coups) for card in side.safeties),
+            score=state.totals[index],
+            is_turn=index == turn_side and state.phase is Phase.PLAY,
+            seats="+".join(setup.side_letters(index)) if setup.teams else "",
+        )
+        for index, side in enumerate(hand.sides)
+    )
+    message = None
+    status = None
+    if flow is not None:
+        if flow.ui.message:
+            message = FeedbackView(flow.ui.message, flow.ui.refused)
+        status = flow.ui.status
+    turn_name = setup.names[hand.turn]
+    if state.phase is Phase.START_ROLLS:
+        turn_name = f"{setup.names[state.to_act()[0]]}: Roll"
+    elif state.phase is Phase.LEFTOVERS:
+        seat = state.to_act()[0]
+        turn_name = f"{setup.names[seat]}: show {hand.hands[seat]}"
+    return TableView(
+        sides=sides,
+        draw_pile=hand.draw_pile,
+        play_out=hand.exhausted and hand.draw_pile == 0,
+        hand_number=hand.number,
+        edition_title=setup.edition_info.title,
+        turn_name=turn_name,
+        message=message,
+        status=status,
+    )
+
+
+def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView:
+    rows = (*(label for label, _ in sheet.rows), "Total for deal", "Brought forward", "Combined total")
+    columns = []
+    for index in range(state.setup.side_count):
+        values = [values[index] for _, values in sheet.rows]
+        values += [sheet.total_for_deal[index], sheet.brought_forward[index], sheet.combined[index]]
+        columns.append((side_label(state, index), tuple(values)))
+    return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=f"Hand {sheet.hand}")
+
+
+def screen(flow: TableFlow) -> ScreenView:
+    """What the OLED shows right now."""
+    ui = flow.ui
+    mode = ui.mode
+    if mode is Mode.SETUP:
+        title, items = flow.menu_items()
+        return MenuView(title=title, items=tuple(items), selected=ui.cursor)
+    if mode is Mode.NAME_EDIT:
+        return NameEditView(title=f"Name of seat {chr(65 + ui.name_index)}", text=ui.name_text, cursor=ui.name_cursor)
+    if mode is Mode.DECK_CHECK:
+        return StatusView("Deck check", f"{len(ui.deck_seen)}/106 scanned. OK when done")
+    if mode is Mode.DECK_REPORT:
+        return MenuView(title="Deck check", items=tuple(flow.report_lines()), selected=ui.cursor, hint="OK: back")
+    state = flow.state
+    assert state is not None
+    setup = state.setup
+    pending = ui.pending
+    if mode is Mode.TARGET and pending is not None:
+        return TargetPrompt(
+            card_title=pending.card.kind.title,
+            options=tuple(side_label(state, side) for side in pending.choices),
+            selected=pending.selected,
+            hazard=pending.card.kind.value,
+        )
+    if mode is Mode.PARTNER and pending is not None:
+        return PartnerPrompt(names=tuple(setup.names[s] for s in pending.choices), selected=pending.selected)
+    if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
+        return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
+    if mode is Mode.END_CONFIRM:
+        return StatusView("End the hand?", "Nobody can go on. OK ends, BACK plays on")
+    if mode is Mode.SWAP:
+        return StatusView("Swap cards", f"{len(ui.swap_cards)} scanned. OK swaps, BACK cancels")
+    phase = state.phase
+    if phase is Phase.GAME_OVER:
+        winner = "Tie" if state.winner is None else side_label(state, state.winner)
+        totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
+        return GameOverView(winner=winner, totals=totals)
+    if phase is Phase.HAND_OVER and state.sheets:
+        return sheet_view(state, state.sheets[-1], ui.sheet_page)
+    if phase is Phase.EXTENSION and state.hand.decider is not None:
+        return ExtensionPrompt(
+            player_name=setup.names[state.hand.decider], selected_yes=ui.extension_yes, trip_from=state.hand.trip
+        )
+    window = state.hand.window
+    if ui.cf_armed and window is not None:
+        return CoupFourrePrompt(side_name=side_label(state, window.side), hazard=window.hazard.kind.value)
+    return table_view(state, flow)
+
+
+def describe_action(state: GameState, action: object) -> str:
+    """A short line for an action, with names instead of seat letters."""
+    from engine.actions import Play
+
+    text = getattr(action, "notation", lambda: str(action))()
+    if isinstance(action, Play):
+        who = state.setup.names[action.seat]
+        return f"{who}: {action.card.kind.title}"
+    return str(text)

@@ -1,0 +1,97 @@
+"""The game store: the journal seen as a sequence of engine actions.
+
+The action log *is* the game, so the store keeps exactly that: the record header and the
+notation of each accepted action, written durably before the table hears the chirp.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+from engine.actions import Action, parse_action
+from engine.game import Game, ReplayError
+from engine.record import RecordError, read_header, write_header
+from engine.state import GameState
+from firmware.errors import EX_DATAERR, UserError
+from firmware.journal import Journal
+
+
+class Store(Protocol):
+    """What the table flow needs from persistence."""
+
+    def start(self, game: Game) -> None: ...
+
+    def append(self, game: Game, action: Action) -> None: ...
+
+    def undo(self, game: Game) -> None: ...
+
+    def finish(self, game: Game) -> None: ...
+
+
+class MemoryStore:
+    """Keeps nothing: for ``bornes feed`` without a state directory, and for tests."""
+
+    def start(self, game: Game) -> None:
+        pass
+
+    def append(self, game: Game, action: Action) -> None:
+        pass
+
+    def undo(self, game: Game) -> None:
+        pass
+
+    def finish(self, game: Game) -> None:
+        pass
+
+
+def summary(state: GameState) -> dict[str, object]:
+    """The summary stored with a finished game: winner and totals per side."""
+    setup = state.setup
+    return {
+        "winner": None if state.winner is None else setup.side_name(state.winner),
+        "tie": state.tie,
+        "totals": {setup.side_name(i): total for i, total in enumerate(state.totals)},
+        "hands": len(state.sheets),
+    }
+
+
+class JournalStore:
+    """Every accepted action goes to the SQLite journal before it is acknowledged."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.game_id: int | None = None
+
+    def start(self, game: Game) -> None:
+        current = self.journal.current_game()
+        if current is not None:  # a game the table walked away from: keep it in history
+            self.journal.abandon(current.game_id)
+        self.game_id = self.journal.new_game(write_header(game.setup))
+
+    def append(self, game: Game, action: Action) -> None:
+        assert self.game_id is not None
+        self.journal.append(self.game_id, len(game.log), action.notation())
+
+    def undo(self, game: Game) -> None:
+        assert self.game_id is not None
+        self.journal.truncate(self.game_id, len(game.log) - 1)
+
+    def finish(self, game: Game) -> None:
+        if self.game_id is not None:
+            self.journal.finish(self.game_id, json.dumps(summary(game.state), ensure_ascii=False))
+            self.game_id = None
+
+    def resume(self) -> Game | None:
+        """The game in progress, rebuilt by replaying its actions, or None."""
+        current = self.journal.current_game()
+        if current is None:
+            return None
+        try:
+            setup = read_header(line for line in current.header.splitlines() if line.strip())
+            game = Game(setup, [parse_action(line) for line in current.lines])
+        except (RecordError, ReplayError, ValueError) as error:
+            problem = f"the game in progress in {self.journal.path} does not replay: {error}"
+            raise UserError(problem, EX_DATAERR) from None
+        self.game_id = current.game_id
+        return game

@@ -1,0 +1,299 @@
+"""The OLED, or its desktop twin: frames in, skipped when unchanged, never an exception out.
+
+``open_display(...)`` builds a :class:`Display` for a real panel (ssd1306, sh1106, ssd1309 at
+128×64, ssd1322 at 256×64, over I2C or SPI), for a luma.emulator twin (pygame window, terminal
+view, PNG per frame, GIF recording) or for luma's dummy device (tests). The referee hands it a
+PIL image per change; the display:
+
+* sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them);
+* on an ``OSError`` from the device (the I2C "[Errno 121] Remote I/O error", a panel pulled
+  off) marks itself degraded, drops the luma device and retries on later frames or
+  :meth:`Display.tick` with exponential backoff, re-creating the device; it never raises
+  into the referee and never sleeps.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from firmware.errors import EX_CONFIG, UserError
+
+log = logging.getLogger(__name__)
+
+PANELS: dict[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 64), "ssd1309": (128, 64),
+                                      "ssd1322": (256, 64)}
+EMULATORS = ("dummy", "pygame", "terminal", "capture", "gif")
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayStats:
+    sent: int
+    skipped: int
+    failures: int
+    degraded: bool
+    last_error: str | None
+
+
+class Display:
+    """A luma device behind change detection and error recovery. ``make_device`` builds the device."""
+
+    def __init__(self, make_device: Callable[[], Any], size: tuple[int, int], *, name: str = "display",
+                 clock: Clock = time.monotonic, backoff: float = 0.5, max_backoff: float = 30.0) -> None:
+        self.name = name
+        self.size = size
+        self._make_device = make_device
+        self._clock = clock
+        self._backoff = backoff
+        self._max_backoff = max_backoff
+        self._device: Any = None
+        self._last_sent: bytes | None = None
+        self._pending: Image.Image | None = None
+        self._retry_at = 0.0
+        self._closed = False
+        self.sent = 0
+        self.skipped = 0
+        self.failures = 0
+        self.degraded = False
+        self.last_error: str | None = None
+        self._attempt_open()
+
+    # --- device life ----------------------------------------------------------------------
+
+    def _attempt_open(self) -> bool:
+        try:
+            self._device = self._make_device()
+            return True
+        except OSError as error:
+            self._fail(error)
+            return False
+        except Exception as error:  # luma's DeviceNotFoundError & co: same treatment, the panel may come back
+            self._fail(error)
+            return False
+
+    def _fail(self, error: BaseException) -> None:
+        self.failures += 1
+        self.last_error = f"{type(error).__name__}: {error}"
+        if not self.degraded:
+            log.warning("%s: %s; will retry", self.name, self.last_error)
+        self.degraded = True
+        delay = min(self._max_backoff, self._backoff * 2 ** min(self.failures - 1, 16))
+        self._retry_at = self._clock() + delay
+        self._drop_device()
+
+    def _drop_device(self) -> None:
+        device, self._device = self._device, None
+        if device is not None:
+            with contextlib.suppress(Exception):
+                device.cleanup = _nothing  # luma's atexit hook must not talk to a broken bus
+            serial = getattr(device, "_serial_interface", None)
+            with contextlib.suppress(Exception):
+                if serial is not None:
+                    serial.cleanup()
+
+    @property
+    def device(self) -> Any:
+        """The luma device in use (None while degraded); tests read ``device.image`` on the dummy."""
+        return self._device
+
+    @property
+    def mode(self) -> str:
+        return str(getattr(self._device, "mode", "1"))
+
+    # --- frames ---------------------------------------------------------------------------
+
+    def show(self, image: Image.Image) -> bool:
+        """Show ``image`` if it changed. Returns True if a frame went to the device."""
+        if self._closed:
+            return False
+        if image.size != self.size:
+            raise ValueError(f"frame is {image.size}, the panel is {self.size}")
+        if self.degraded:
+            self._pending = image
+            return self.tick()
+        return self._send(image)
+
+    def tick(self) -> bool:
+        """Retry a degraded display when its backoff is over (call it from the referee's idle loop)."""
+        if self._closed or not self.degraded or self._pending is None or self._clock() < self._retry_at:
+            return False
+        if self._device is None and not self._attempt_open():
+            return False
+        image, self._pending = self._pending, None
+        self._last_sent = None  # the panel may have lost its picture: send even an unchanged frame
+        if self._send(image):
+            log.warning("%s: back after %d failures", self.name, self.failures)
+            self.degraded = False
+            self.failures = 0
+            return True
+        return False
+
+    def _send(self, image: Image.Image) -> bool:
+        device = self._device
+        if device is None:
+            self._pending = image
+            return False
+        frame = image if image.mode == device.mode else image.convert(device.mode)
+        data = frame.tobytes()
+        if data == self._last_sent:
+            self.skipped += 1
+            return False
+        try:
+            device.display(frame)
+        except OSError as error:
+            self._pending = image
+            self._fail(error)
+            return False
+        self._last_sent = data
+        self.sent += 1
+        return True
+
+    def stats(self) -> DisplayStats:
+        return DisplayStats(self.sent, self.skipped, self.failures, self.degraded, self.last_error)
+
+    def close(self) -> None:
+        """Release the device (and write the GIF of a recording). Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        device, self._device = self._device, None
+        if device is None:
+            return
+        # luma registers cleanup (and the GIF writer) with atexit; run them now, exactly once.
+        for method in ("write_animation", "cleanup"):
+            bound = getattr(device, method, None)
+            if bound is None:
+                continue
+            atexit.unregister(bound)
+            with contextlib.suppress(Exception):
+                bound()
+            with contextlib.suppress(Exception):
+                setattr(device, method, _nothing)  # luma's own atexit hook calls device.cleanup() again
+
+    def __enter__(self) -> Display:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _nothing() -> None:
+    """Stands in for a luma device's cleanup once we have cleaned up ourselves."""
+
+
+def open_display(
+    panel: str = "ssd1306",
+    interface: str = "i2c",
+    *,
+    i2c_port: int = 1,
+    i2c_address: int = 0x3C,
+    spi_port: int = 0,
+    spi_device: int = 0,
+    spi_dc: int = 24,
+    spi_reset: int = 25,
+    spi_bus_hz: int = 8_000_000,
+    rotate: int = 0,
+    size: tuple[int, int] | None = None,
+    emulated: str | None = None,
+    terminal_style: str = "asciiblock",
+    capture_dir: str = ".",
+    gif_path: str = "bornes.gif",
+    scale: int = 2,
+    clock: Clock = time.monotonic,
+) -> Display:
+    """Build the display named in config.
+
+    ``panel`` is a real panel (ssd1306, sh1106, ssd1309, ssd1322) or an emulator: dummy, pygame,
+    terminal (``terminal_style`` asciiblock or asciiart), capture (a PNG per frame into
+    ``capture_dir``) or gif (recorded to ``gif_path`` on close). Emulators take the size of the
+    panel named by ``emulated`` (default 128×64) or ``size``.
+    """
+    if panel in PANELS:
+        return Display(_real_factory(panel, interface, i2c_port, i2c_address, spi_port, spi_device, spi_dc,
+                                     spi_reset, spi_bus_hz, rotate), PANELS[panel], name=panel, clock=clock)
+    if panel not in EMULATORS:
+        raise UserError(f"unknown display panel {panel!r}: use one of {', '.join((*PANELS, *EMULATORS))}", EX_CONFIG)
+    if size is None:
+        size = PANELS.get(emulated or "ssd1306", (128, 64))
+    width, height = size
+    mode = "1" if width <= 128 else "RGB"
+    if panel == "dummy":
+        from luma.core.device import dummy
+
+        return Display(lambda: dummy(width=width, height=height, rotate=rotate, mode=mode), size, name="dummy",
+                       clock=clock)
+    try:
+        import luma.emulator.device as emulator
+    except ImportError:
+        raise UserError("the desktop display needs luma.emulator and pygame: pip install 'bornes[emulator]'",
+                        EX_CONFIG) from None
+    common: dict[str, Any] = {"width": width, "height": height, "rotate": rotate, "mode": "RGB", "scale": scale}
+    make: Callable[[], Any]
+    if panel == "pygame":
+        def make() -> Any:
+            return emulator.pygame(transform="scale2x" if scale == 2 else "none", **common)
+    elif panel == "terminal":
+        if terminal_style not in ("asciiblock", "asciiart"):
+            raise UserError("terminal_style must be asciiblock or asciiart", EX_CONFIG)
+        cls = getattr(emulator, terminal_style)
+        import sys
+
+        if not sys.stdout.isatty():
+            raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
+
+        def make() -> Any:
+            return cls(transform="none", **{**common, "scale": 1})
+    elif panel == "capture":
+        import os
+
+        os.makedirs(capture_dir, exist_ok=True)
+        template = os.path.join(capture_dir, "frame_{0:06}.png")
+
+        def make() -> Any:
+            return emulator.capture(transform="none", file_template=template, **common)
+    else:
+        def make() -> Any:
+            return emulator.gifanim(transform="none", filename=gif_path, duration=0.5, **common)
+    display = Display(make, size, name=panel, clock=clock)
+    if display.degraded:
+        raise UserError(f"cannot open the {panel} display: {display.last_error}", EX_CONFIG)
+    return display
+
+
+def _real_factory(panel: str, interface: str, i2c_port: int, i2c_address: int, spi_port: int, spi_device: int,
+                  spi_dc: int, spi_reset: int, spi_bus_hz: int, rotate: int) -> Callable[[], Any]:
+    if interface not in ("i2c", "spi"):
+        raise UserError(f"display interface must be i2c or spi, not {interface!r}", EX_CONFIG)
+
+    def make() -> Any:
+        from luma.core.interface.serial import i2c, spi
+        from luma.oled import device as oled
+
+        if interface == "i2c":
+            serial = i2c(port=i2c_port, address=i2c_address)
+        else:
+            serial = spi(port=spi_port, device=spi_device, gpio_DC=spi_dc, gpio_RST=spi_reset,
+                         bus_speed_hz=spi_bus_hz)
+        cls = getattr(oled, panel)
+        if panel == "ssd1322":
+            return cls(serial, width=256, height=64, rotate=rotate, mode="RGB")
+        return cls(serial, width=128, height=64, rotate=rotate)
+
+    return make
+
+
+def open_from_pins(pin_map: Any, **overrides: Any) -> Display:
+    """The display described by ``wiring/pins.toml`` (a :class:`drivers.pins.PinMap`)."""
+    d = pin_map.display
+    options: dict[str, Any] = {"i2c_port": d.i2c_port, "i2c_address": d.i2c_address, "spi_port": d.spi_port,
+                               "spi_device": d.spi_device, "spi_dc": d.spi_dc, "spi_reset": d.spi_reset}
+    options.update(overrides)
+    return open_display(d.panel, d.interface, **options)

@@ -1,0 +1,31 @@
+"""``bornes screens --out DIR`` writes every screen, the same pixels as the goldens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image, ImageChops
+
+from firmware.cli import main
+from firmware.screens.samples import sample_screens
+from tests.display.golden import GOLDEN_DIR
+
+
+def test_screens_command_writes_every_screen(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["screens", "--out", str(tmp_path / "out")]) == 0
+    files = sorted((tmp_path / "out").glob("*.png"))
+    assert len(files) == 2 * len(sample_screens())
+    for path in files:
+        with Image.open(path) as written, Image.open(GOLDEN_DIR / path.name) as golden:
+            assert ImageChops.difference(written, golden).getbbox() is None, path.name
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_screens_command_scales_and_reports_errors(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["screens", "--out", str(tmp_path), "--size", "128x64", "--scale", "3"]) == 0
+    with Image.open(tmp_path / "table-4-128x64.png") as image:
+        assert image.size == (384, 192)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["screens", "--out", str(blocker / "sub")]) != 0
+    assert "cannot create" in capsys.readouterr().err

@@ -1,0 +1,156 @@
+"""The referee loop and the appliance around it.
+
+One queue carries every input. One loop takes an input, lets the table flow decide (the
+flow asks the engine and writes the journal before applying), then draws the screen and
+sounds the buzzer. Drivers only put events on the queue; nothing else touches the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.events import ButtonPressed, InputEvent
+from firmware import notify
+from firmware.flow import Outcome, Sound, TableFlow
+from firmware.present import screen
+from firmware.screens.render import render
+
+log = logging.getLogger("bornes")
+
+#: Put this on the queue to stop the loop (SIGTERM does it).
+STOP = object()
+
+_PATTERNS = {
+    Sound.ACCEPT: "ACCEPT",
+    Sound.REFUSE: "REFUSE",
+    Sound.COUP_FOURRE: "COUP_FOURRE",
+    Sound.HAND_END: "HAND_END",
+    Sound.ATTENTION: "ATTENTION",
+}
+
+
+@dataclass
+class Timings:
+    """Where the time of the last input went, for ``python -m bench``."""
+
+    flow: float = 0.0
+    render: float = 0.0
+    display: float = 0.0
+    history: list[tuple[float, float, float]] = field(default_factory=list)
+
+
+class Referee:
+    """The single consumer of the input queue."""
+
+    def __init__(
+        self,
+        flow: TableFlow,
+        events: queue.Queue[Any],
+        *,
+        display: Any = None,
+        feedback: Any = None,
+        on_outcome: Callable[[InputEvent, Outcome], None] | None = None,
+        watchdog: bool = True,
+        keep_timings: bool = False,
+    ) -> None:
+        self.flow = flow
+        self.events = events
+        self.display = display
+        self.feedback = feedback
+        self.on_outcome = on_outcome
+        self.watchdog = watchdog
+        self.timings = Timings()
+        self.keep_timings = keep_timings
+        self.size: tuple[int, int] = getattr(display, "size", (128, 64))
+        self.mode: str | None = getattr(display, "mode", None)
+        self._last_view: object = None
+
+    def draw(self) -> None:
+        """Render the current screen; the display skips frames that did not change."""
+        view = screen(self.flow)
+        if view == self._last_view:
+            return  # same view, same pixels: not even a render
+        started = time.perf_counter()
+        image = render(view, self.size, self.mode)
+        rendered = time.perf_counter()
+        if self.display is not None:
+            self.display.show(image)  # never raises: a failing panel retries with backoff
+        self._last_view = view
+        self.timings.render = rendered - started
+        self.timings.display = time.perf_counter() - rendered
+
+    def step(self, event: InputEvent) -> Outcome:
+        """One input, start to finish."""
+        started = time.perf_counter()
+        try:
+            outcome = self.flow.handle(event)
+        except Exception as error:  # a bug must not stop the table: report it and carry on
+            log.exception("internal error on %s", event)
+            outcome = Outcome("refused", f"Internal error: {type(error).__name__}", Sound.REFUSE, "internal-error")
+        self.timings.flow = time.perf_counter() - started
+        if outcome.verdict == "accepted" and outcome.action is not None:
+            log.info("accepted %s", outcome.action.notation())
+        elif outcome.verdict == "refused":
+            log.info("refused [%s] %s", outcome.reason, outcome.message)
+        self.draw()
+        if self.keep_timings:
+            self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
+        if outcome.sound is not None and self.feedback is not None:
+            from drivers.feedback import Pattern
+
+            self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+        if self.on_outcome is not None:
+            self.on_outcome(event, outcome)
+        return outcome
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Block on the queue until STOP; ping the watchdog from this loop only."""
+        stop = stop or threading.Event()
+        self.draw()
+        interval = notify.watchdog_interval() if self.watchdog else None
+        notify.ready("referee up")
+        log.info("referee up")
+        next_ping = time.monotonic() + (interval or 0)
+        while not stop.is_set():
+            timeout = interval if interval else 5.0
+            if self.display is not None and getattr(self.display, "degraded", False):
+                timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
+            try:
+                event = self.events.get(timeout=timeout)
+            except queue.Empty:
+                event = None
+            if event is STOP:
+                break
+            if event is not None:
+                self.step(event)
+            if self.display is not None and hasattr(self.display, "tick"):
+                self.display.tick()
+            if interval and time.monotonic() >= next_ping:
+                notify.watchdog()
+                next_ping = time.monotonic() + interval
+        notify.stopping()
+        log.info("referee stopping")
+
+
+def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
+    """Block until a long press of OK (or a typed ``long ok``); False if stopped first."""
+    from drivers.events import KeyTyped
+
+    while not stop.is_set():
+        try:
+            event = events.get(timeout=1.0)
+        except queue.Empty:
+            continue
+        if event is STOP:
+            return False
+        if isinstance(event, ButtonPressed) and event.name == "OK" and event.long:
+            return True
+        if isinstance(event, KeyTyped) and event.text.strip().lower() == "long ok":
+            return True
+    return False

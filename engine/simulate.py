@@ -30,7 +30,7 @@ from engine.game import Game
 from engine.options import EmptyDrawPile
 from engine.record import read_record, write_record
 from engine.rules import Accepted, validate
-from engine.state import HAND_SIZE, GameSetup, GameState, Phase
+from engine.state import HAND_SIZE, Event, GameSetup, GameState, Phase
 
 #: A hand that runs this many actions without end is reported as a failure.
 RUNAWAY_ACTIONS = 3000
@@ -195,59 +195,50 @@ class Simulation:
         table = PhysicalTable(self.setup, self.rng)
         table.new_hand(game.state.hand.dealer)
         self.report.games += 1
-        steps_in_hand = 0
-        stale = 0
+        self.reset_hand()
         while True:
             state = game.state
-            phase = state.phase
-            if phase is Phase.GAME_OVER:
+            if state.over or state.phase is Phase.HAND_OVER:
                 self.report.hands += 1
+                if state.over or self.report.hands >= hands_wanted:
+                    break
+            action = self.next_action(state, table)
+            if action is None:
                 break
-            if phase is Phase.HAND_OVER:
-                self.report.hands += 1
-                if self.report.hands >= hands_wanted:
-                    break
-                self._push(game, table, NextHand())
-                steps_in_hand = stale = 0
-                continue
-            steps_in_hand += 1
-            if steps_in_hand > RUNAWAY_ACTIONS:
-                self._fail(game, f"hand {state.hand.number} ran {RUNAWAY_ACTIONS} actions without ending")
-                if not self._push(game, table, EndHand()):
-                    break
-                continue
-            if phase is Phase.START_ROLLS:
-                seat = state.to_act()[0]
-                self._push(game, table, StartRoll(seat, table.start_rolls[seat]))
-            elif phase is Phase.EXTENSION:
-                seat = state.to_act()[0]
-                extend = self.rng.random() < 0.5
-                if extend:
-                    self.report.extensions += 1
-                self._push(game, table, Extension(seat, extend))
-            elif phase is Phase.LEFTOVERS:
-                seat = state.to_act()[0]
-                self._push(game, table, Leftover(seat, table.hands[seat][0]))
-            else:
-                before = sum(side.miles for side in state.hand.sides)
-                self._play_turn(game, table)
-                after = sum(side.miles for side in game.state.hand.sides)
-                stale = 0 if after != before else stale + 1
-                hand = game.state.hand
-                if (
-                    game.state.phase is Phase.PLAY
-                    and hand.exhausted
-                    and stale > 6 * self.setup.seats
-                    and validate(game.state, EndHand()) is None
-                ):
-                    self.report.blocked += 1
-                    self._push(game, table, EndHand())
+            self._push(game, table, action)
         if self.verify_replay:
             self._verify_replay(game)
         self.report.games_played.append(game)
 
-    def _play_turn(self, game: Game, table: PhysicalTable) -> None:
-        state = game.state
+    def reset_hand(self) -> None:
+        self.steps_in_hand = 0
+        self.stale = 0
+
+    def next_action(self, state: GameState, table: PhysicalTable) -> Action | None:
+        """What the table does next. For a turn this also makes the seat's real draw."""
+        phase = state.phase
+        if phase is Phase.GAME_OVER:
+            return None
+        if phase is Phase.HAND_OVER:
+            return NextHand()
+        self.steps_in_hand += 1
+        if self.steps_in_hand > RUNAWAY_ACTIONS:
+            self.failures_add(state, f"hand {state.hand.number} ran {RUNAWAY_ACTIONS} actions without ending")
+            return EndHand() if validate(state, EndHand()) is None else None
+        if phase is Phase.START_ROLLS:
+            seat = state.to_act()[0]
+            return StartRoll(seat, table.start_rolls[seat])
+        if phase is Phase.EXTENSION:
+            seat = state.to_act()[0]
+            return Extension(seat, self.rng.random() < 0.5)
+        if phase is Phase.LEFTOVERS:
+            seat = state.to_act()[0]
+            return Leftover(seat, table.hands[seat][0])
+        if state.hand.exhausted and self.stale > 6 * self.setup.seats and validate(state, EndHand()) is None:
+            return EndHand()  # nobody can move any more: the table agrees to stop
+        return self._turn_action(state, table)
+
+    def _turn_action(self, state: GameState, table: PhysicalTable) -> Action | None:
         hand = state.hand
         options = self.setup.options
         window = hand.window
@@ -259,55 +250,64 @@ class Simulation:
                     continue
                 for card in table.hands[seat]:
                     if card.kind is window.hazard.kind.safety:
-                        self.report.coups_fourres += 1
-                        self._push(game, table, CoupFourre(seat, card))
-                        return
+                        return CoupFourre(seat, card)
                 if options.fast_play and self.rng.random() < 0.7:
                     for card in table.hands[seat]:
                         if card.kind is window.hazard.kind.remedy:
-                            self._push(game, table, FastRemedy(seat, card))
-                            return
+                            return FastRemedy(seat, card)
         seat = hand.turn
         if not hand.drawn:
             if options.fast_play and self.rng.random() < 0.05 and table.hands[seat]:
                 count = self.rng.randint(1, len(table.hands[seat]))
-                cards = tuple(self.rng.sample(table.hands[seat], count))
-                swap = Swap(seat, cards)
+                swap = Swap(seat, tuple(self.rng.sample(table.hands[seat], count)))
                 if validate(state, swap) is None:
-                    self._push(game, table, swap)
-                    return
+                    return swap
             if options.draw_from_discard and hand.discard and self.rng.random() < 0.15:
                 take = TakeDiscard(seat, hand.discard[-1])
-                if self._push(game, table, take):
-                    return
+                if validate(state, take) is None:
+                    return take
             if table.draw(seat):
                 self.report.reshuffles += 1
         # validate() judges a turn's cards after its draw (a reshuffle included), so the bot
         # asks about the state as it stands.
-        action, stuck = self.bot.choose(game.state, seat, table.hands[seat])
+        action, stuck = self.bot.choose(state, seat, table.hands[seat])
         if stuck:
-            self._fail(game, f"{self.setup.names[seat]} holds unplayable, undiscardable cards: {stuck}")
+            self.failures_add(state, f"{self.setup.names[seat]} holds unplayable, undiscardable cards: {stuck}")
         if action is None:
-            self._fail(game, f"{self.setup.names[seat]} has no legal action with {table.hands[seat]}")
-            return
-        self._push(game, table, action, drawn_already=True)
+            self.failures_add(state, f"{self.setup.names[seat]} has no legal action with {table.hands[seat]}")
+        return action
 
     # -- applying and mirroring ---------------------------------------------------------------
 
-    def _push(self, game: Game, table: PhysicalTable, action: Action, drawn_already: bool = False) -> bool:
+    def _push(self, game: Game, table: PhysicalTable, action: Action) -> bool:
         before = game.state
         verdict = game.push(action)
         if not isinstance(verdict, Accepted):
             self._fail(game, f"bot action {action.notation()} refused: {verdict}")
             return False
-        self.report.actions += 1
-        self._mirror(before, table, action, drawn_already)
-        if any(event.code == "trip-completed" for event in verdict.events):
-            self.report.trips += 1
-        self._check(game, table)
+        self.record(before, game.state, table, action, verdict.events)
         return True
 
-    def _mirror(self, before: GameState, table: PhysicalTable, action: Action, drawn_already: bool) -> None:
+    def record(
+        self, before: GameState, after: GameState, table: PhysicalTable, action: Action, events: tuple[Event, ...]
+    ) -> list[str]:
+        """Mirror an accepted action on the real cards and check the referee against them."""
+        self.report.actions += 1
+        self._mirror(before, table, action)
+        codes = {event.code for event in events}
+        self.report.trips += "trip-completed" in codes
+        self.report.coups_fourres += "coup-fourre" in codes
+        self.report.extensions += isinstance(action, Extension) and action.extend
+        if isinstance(action, NextHand):
+            self.reset_hand()
+        moved = sum(side.miles for side in after.hand.sides) != sum(side.miles for side in before.hand.sides)
+        self.stale = 0 if moved else self.stale + 1
+        problems = self.check(after, table)
+        for problem in problems:
+            self.failures_add(after, f"after {action.notation()}: {problem}")
+        return problems
+
+    def _mirror(self, before: GameState, table: PhysicalTable, action: Action) -> None:
         """Move the real cards the way the accepted action says."""
         if isinstance(action, Play):
             table.hands[action.seat].remove(action.card)
@@ -344,9 +344,9 @@ class Simulation:
             table.new_hand((before.hand.dealer + 1) % self.setup.seats)
         # Extension and EndHand move no cards.
 
-    def _check(self, game: Game, table: PhysicalTable) -> None:
-        """The engine's public view must match the physical cards exactly."""
-        hand = game.state.hand
+    def check(self, state: GameState, table: PhysicalTable) -> list[str]:
+        """The engine's public view must match the physical cards exactly: what differs."""
+        hand = state.hand
         problems: list[str] = []
         engine_table: set[Card] = set()
         count = 0
@@ -369,8 +369,7 @@ class Simulation:
             problems.append("a physical card is in two places or none")
         if hand.seen != engine_table.union(table.discard, table.shown):
             problems.append("the referee's seen cards differ from the table and discards")
-        for problem in problems:
-            self._fail(game, f"after {game.log[-1].notation() if game.log else 'deal'}: {problem}")
+        return problems
 
     def _verify_replay(self, game: Game) -> None:
         text = write_record(self.setup, game.log)
@@ -383,7 +382,10 @@ class Simulation:
             self._fail(game, "replaying the record gives another state")
 
     def _fail(self, game: Game, message: str) -> None:
-        self.report.failures.append(f"game {self.report.games} hand {game.state.hand.number}: {message}")
+        self.failures_add(game.state, message)
+
+    def failures_add(self, state: GameState, message: str) -> None:
+        self.report.failures.append(f"game {self.report.games} hand {state.hand.number}: {message}")
 
 
 def simulate(setup: GameSetup, hands: int, seed: int, verify_replay: bool = False) -> SimulationReport:

@@ -1,0 +1,158 @@
+"""``bornes feed SCRIPT``: drive the device's own input path from a text script (docs/feed.md).
+
+Each ``scan`` goes through the reader's card resolver and each ``press`` is a button event,
+into the same table flow the daemon runs. The verdict of every input is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent
+from drivers.readers.resolver import CardResolver
+from engine.options import EDITIONS, OptionError
+from engine.state import GameSetup, SetupError
+from engine.views import sheets_list, table_dict
+from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
+from firmware.flow import TableFlow
+from firmware.present import screen
+
+NAME = "feed"
+HELP = "drive the table's input path from a script of setup/scan/press lines and print every verdict"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("script", help="the script file (docs/feed.md), or - for standard input")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--state-dir", help="keep the game in this journal (resumes a game in progress)")
+
+
+class ScriptError(ValueError):
+    """A script line that is not setup, scan or press."""
+
+
+def parse_setup(words: list[str]) -> GameSetup:
+    """``setup edition=E names=Ann,Bob dealer=B teams=yes option.NAME=VALUE …``"""
+    values: dict[str, str] = {}
+    overrides: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise ScriptError(f"setup takes key=value words, not {word!r}")
+        if key.startswith("option."):
+            overrides[key[7:]] = value
+        elif key in ("edition", "names", "dealer", "teams", "players"):
+            values[key] = value
+        else:
+            raise ScriptError(f"unknown setup key {key!r} (edition, players, names, dealer, teams, option.NAME)")
+    edition_name = values.get("edition", "winning-moves")
+    if edition_name not in EDITIONS:
+        raise ScriptError(f"unknown edition {edition_name!r}; choose one of {', '.join(EDITIONS)}")
+    names = [n for n in values.get("names", "").split(",") if n]
+    if "players" in values:
+        try:
+            count = int(values["players"])
+        except ValueError:
+            raise ScriptError(f"players must be a number, not {values['players']!r}") from None
+        names = (names + [f"P{i + 1}" for i in range(len(names), count)])[:count]
+    if not names:
+        raise ScriptError("setup needs names=… or players=N")
+    dealer_text = values.get("dealer", "A").upper()
+    if len(dealer_text) != 1 or not "A" <= dealer_text <= "H":
+        raise ScriptError(f"dealer must be a seat letter, not {dealer_text!r}")
+    teams = None if "teams" not in values else values["teams"].lower() in ("yes", "true", "1")
+    try:
+        options = EDITIONS[edition_name].options.with_strings(overrides)
+        return GameSetup.create(edition_name, names, teams=teams, dealer=ord(dealer_text) - 65, options=options)
+    except (OptionError, SetupError) as error:
+        raise ScriptError(str(error)) from None
+
+
+def input_event(words: list[str], resolver: CardResolver) -> InputEvent:
+    verb = words[0].lower()
+    if verb == "scan" and len(words) == 2:
+        return resolver.resolve(words[1])
+    if verb == "press" and len(words) in (2, 3):
+        name = words[1].upper()
+        long = len(words) == 3 and words[2].lower() == "long"
+        if len(words) == 3 and not long:
+            raise ScriptError(f"press NAME [long], not {' '.join(words)!r}")
+        if name not in CONTROL_NAMES and not (name.startswith("SEAT") and name[4:].isdigit()):
+            raise ScriptError(f"unknown button {words[1]!r} ({', '.join(CONTROL_NAMES)}, SEAT1…SEAT8)")
+        return ButtonPressed(name, long)
+    raise ScriptError(f"expected 'setup …', 'scan PAYLOAD' or 'press BUTTON [long]', not {' '.join(words)!r}")
+
+
+def feed(text: str, flow: TableFlow) -> list[dict[str, object]]:
+    """Run every line of a script through the flow; a bad line is a verdict, not a crash."""
+    resolver = CardResolver()
+    results: list[dict[str, object]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        entry: dict[str, object] = {"line": number, "input": line}
+        try:
+            if words[0].lower() == "setup":
+                outcome = flow.start_game(parse_setup(words[1:]))
+            else:
+                outcome = flow.handle(input_event(words, resolver))
+        except ScriptError as error:
+            entry.update(verdict="bad-input", reason="bad-input", message=str(error))
+            results.append(entry)
+            continue
+        entry["verdict"] = outcome.verdict
+        if outcome.reason:
+            entry["reason"] = outcome.reason
+        if outcome.message:
+            entry["message"] = outcome.message
+        if outcome.action is not None:
+            entry["action"] = outcome.action.notation()
+        entry["screen"] = type(screen(flow)).__name__
+        results.append(entry)
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot read {args.script}: {error.strerror}", EX_NOINPUT) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{args.script} is not a text file", EX_DATAERR) from None
+    journal = None
+    if args.state_dir:
+        from firmware.journal import Journal
+        from firmware.store import JournalStore
+
+        Path(args.state_dir).mkdir(parents=True, exist_ok=True)
+        journal = Journal.open(args.state_dir)
+        store = JournalStore(journal)
+        flow = TableFlow(store=store, game=store.resume())
+    else:
+        flow = TableFlow()
+    try:
+        results = feed(text, flow)
+    finally:
+        if journal is not None:
+            journal.close()
+    state = flow.state
+    if args.json:
+        out = {
+            "inputs": results,
+            "table": table_dict(state) if state else None,
+            "sheets": sheets_list(state) if state else [],
+        }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        for entry in results:
+            reason = f" [{entry['reason']}]" if "reason" in entry else ""
+            print(f"{entry['line']:>4} {entry['verdict']:<9}{reason} {entry['input']}  {entry.get('message', '')}")
+        if state:
+            for sheet in sheets_list(state):
+                print(json.dumps(sheet, ensure_ascii=False))
+    return 0

@@ -182,6 +182,8 @@ class Simulation:
         self.bot = Bot(rng)
         self.verify_replay = verify_replay
         self.report = SimulationReport()
+        self.steps_in_hand = 0
+        self.stale = 0
 
     def run(self, hands: int) -> SimulationReport:
         while self.report.hands < hands:

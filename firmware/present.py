@@ -142,3 +142,16 @@ def describe_action(state: GameState, action: object) -> str:
         who = state.setup.names[action.seat]
         return f"{who}: {action.card.kind.title}"
     return str(text)
+
+
+def format_sheet(state: GameState, sheet: ScoreSheet) -> str:
+    """A score sheet as a text table, for terminals and logs."""
+    names = [side_label(state, i) for i in range(state.setup.side_count)]
+    view = sheet_view(state, sheet, 0)
+    width = max(len(row) for row in view.rows) + 2
+    columns = [max(len(name), 6) for name in names]
+    lines = [f"Hand {sheet.hand}".ljust(width) + "  ".join(n.rjust(w) for n, w in zip(names, columns, strict=True))]
+    for index, row in enumerate(view.rows):
+        values = [column[1][index] for column in view.columns]
+        lines.append(row.ljust(width) + "  ".join(str(v).rjust(w) for v, w in zip(values, columns, strict=True)))
+    return "\n".join(lines)

@@ -1,0 +1,280 @@
+"""``bornes demo``: a simulated table played end to end through the real referee.
+
+Bots deal and play real hidden hands (the simulator's physical cards) and tap every card
+as a line on a pseudo-terminal, so each input crosses the real reader driver, the input
+queue, the referee loop, the journal and the screens, exactly like a card on a Pi. Buttons
+come as control tags (``MB-CMD-OK``) through the same reader, or as the events the button
+driver would queue for a long press.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import random
+import sys
+import tempfile
+import threading
+import time
+from typing import Any
+
+from drivers.events import ButtonPressed, InputEvent
+from engine.actions import (
+    Action,
+    CoupFourre,
+    Discard,
+    EndHand,
+    Extension,
+    FastRemedy,
+    NextHand,
+    Play,
+    Swap,
+)
+from engine.options import EDITIONS, OptionError
+from engine.rules import hazard_targets
+from engine.simulate import PhysicalTable, Simulation
+from engine.state import GameSetup, GameState, SetupError
+from firmware.errors import EX_USAGE, UserError
+from firmware.flow import Mode, Outcome, TableFlow
+from firmware.present import format_sheet
+from firmware.referee import STOP, Referee
+
+NAME = "demo"
+HELP = "watch bots play a table through the real reader, referee and screens (no Pi needed)"
+
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--edition", default="winning-moves", choices=list(EDITIONS))
+    parser.add_argument("--players", type=int, default=4)
+    teams = parser.add_mutually_exclusive_group()
+    teams.add_argument("--teams", dest="teams", action="store_true", default=None)
+    teams.add_argument("--solo", dest="teams", action="store_false")
+    parser.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="the shuffle; the same seed plays the same game")
+    parser.add_argument("--gif", metavar="FILE", help="record the OLED as an animated GIF")
+    parser.add_argument("--display", choices=("terminal", "pygame", "dummy", "capture"),
+                        help="where the OLED is shown (default: the terminal if there is one)")
+    parser.add_argument("--wide", action="store_true", help="emulate the 256x64 ssd1322 panel")
+    parser.add_argument("--pace", type=float, help="seconds between taps (default 0.4 on a terminal, 0 otherwise)")
+    parser.add_argument("--state-dir", help="journal directory (default: a temporary one)")
+
+
+class DemoError(RuntimeError):
+    """The referee answered a bot's input unexpectedly."""
+
+
+class DemoTable:
+    """The bots' side of the table: they tap cards on the pty and wait for each verdict."""
+
+    def __init__(self, flow: TableFlow, master: int, events: queue.Queue[Any], outcomes: queue.Queue[Any],
+                 pace: float) -> None:
+        self.flow = flow
+        self.master = master
+        self.events = events
+        self.outcomes = outcomes
+        self.pace = pace
+        self.inputs = 0
+
+    def tap(self, payload: str) -> Outcome:
+        """A card or control tag crossing the real reader path."""
+        os.write(self.master, (payload + "\r\n").encode("ascii"))
+        return self._answer(payload)
+
+    def hold(self, button: str) -> Outcome:
+        """A long press, as the button driver queues it."""
+        self.events.put(ButtonPressed(button, long=True))
+        return self._answer(f"long {button}")
+
+    def _answer(self, what: str) -> Outcome:
+        self.inputs += 1
+        try:
+            _event, outcome = self.outcomes.get(timeout=15)
+        except queue.Empty:
+            raise DemoError(f"the referee did not answer {what}") from None
+        if self.pace:
+            time.sleep(self.pace)
+        return outcome  # type: ignore[no-any-return]
+
+    def choose(self, index: int) -> Outcome:
+        for _ in range(index):
+            self.tap("MB-CMD-NEXT")
+        return self.tap("MB-CMD-OK")
+
+    def perform(self, state: GameState, action: Action) -> Outcome:
+        """Turn a bot's decision into the taps a person would make."""
+        if isinstance(action, Play):
+            targets = hazard_targets(state, action.seat, action.card.kind) if action.card.kind.is_hazard else ()
+            outcome = self.tap(action.card.code())
+            if len(targets) > 1 and self.flow.ui.mode is Mode.TARGET:
+                assert action.target is not None and self.flow.ui.pending is not None
+                side = state.setup.side_of(action.target)
+                return self.choose(self.flow.ui.pending.choices.index(side))
+            return outcome
+        if isinstance(action, Discard):
+            self.tap("MB-CMD-DISCARD")
+            return self.tap(action.card.code())
+        if isinstance(action, CoupFourre | FastRemedy):
+            self.tap("MB-CMD-CF")
+            outcome = self.tap(action.card.code())
+            if self.flow.ui.mode is Mode.PARTNER and self.flow.ui.pending is not None:
+                return self.choose(self.flow.ui.pending.choices.index(action.seat))
+            return outcome
+        if isinstance(action, Swap):
+            self.hold("DISCARD")
+            for card in action.cards:
+                self.tap(card.code())
+            return self.tap("MB-CMD-OK")
+        if isinstance(action, Extension):
+            if not action.extend:
+                self.tap("MB-CMD-NEXT")
+            return self.tap("MB-CMD-OK")
+        if isinstance(action, NextHand):
+            return self.tap("MB-CMD-OK")
+        if isinstance(action, EndHand):
+            self.hold("BACK")
+            return self.tap("MB-CMD-OK")
+        code = getattr(action, "card").code()  # noqa: B009 - the remaining actions all carry one card
+        return self.tap(code)  # take the top discard, a starting Roll, a card left in hand
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.hands < 1:
+        raise UserError("--hands must be at least 1", EX_USAGE)
+    names = NAMES[: args.players]
+    try:
+        setup = GameSetup.create(args.edition, names, teams=args.teams)
+    except (SetupError, OptionError) as error:
+        raise UserError(str(error), EX_USAGE) from None
+    tty = sys.stdout.isatty()
+    pace = args.pace if args.pace is not None else (0.4 if tty else 0.0)
+    with tempfile.TemporaryDirectory(prefix="bornes-demo-") as scratch:
+        state_dir = args.state_dir or scratch
+        return _play(args, setup, state_dir, tty, pace)
+
+
+def _play_hands(wanted: int, setup: GameSetup, flow: TableFlow, table: DemoTable, sim: Simulation,
+                result: dict[str, Any]) -> None:
+    """The bots' whole game: the setup menus, then every decision tapped on the reader."""
+    for _ in range(6):  # the setup menus: New game, edition, players, names, dealer, start
+        table.tap("MB-CMD-OK")
+    game = flow.game
+    if game is None or game.setup != setup:
+        raise DemoError("the setup menus did not start the expected game")
+    physical = PhysicalTable(setup, sim.rng)
+    physical.new_hand(game.state.hand.dealer)
+    while True:
+        state = game.state
+        if state.over or state.phase.value == "hand-over":
+            result["hands"] += 1
+            if state.over or result["hands"] >= wanted:
+                return
+        action = sim.next_action(state, physical)
+        if action is None:
+            raise DemoError("a bot found nothing to do")
+        outcome = table.perform(state, action)
+        if outcome.verdict != "accepted" or not _same_play(outcome.action, action):
+            result["refused"].append(f"{action.notation()}: {outcome.verdict} {outcome.reason or ''} {outcome.message}")
+            return
+        sim.record(state, game.state, physical, action, ())
+
+
+def _same_play(done: Action | None, meant: Action) -> bool:
+    """The referee did what the bot meant (a hazard's target is implied when only one side can take it)."""
+    if isinstance(done, Play) and isinstance(meant, Play):
+        return (done.seat, done.card) == (meant.seat, meant.card)
+    return done == meant
+
+
+def _wait_for_reader(events: queue.Queue[Any]) -> None:
+    """The reader's first event says it opened the pty; then the referee loop may start."""
+    from drivers.events import ReaderBack
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if isinstance(events.get(timeout=0.5), ReaderBack):
+                return
+        except queue.Empty:
+            continue
+    raise DemoError("the pty reader did not open")
+
+
+def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
+    from drivers.display import open_display
+
+    panel = args.display or ("gif" if args.gif else ("terminal" if tty else "dummy"))
+    if args.gif and args.display not in (None, "gif"):
+        raise UserError("--gif records the OLED by itself: leave out --display", EX_USAGE)
+    size = (256, 64) if args.wide else (128, 64)
+    frames = os.path.join(scratch, "frames")
+    return open_display(panel, size=size, gif_path=args.gif or "bornes.gif", capture_dir=frames)
+
+
+def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool, pace: float) -> int:
+    from drivers.readers import open_reader
+    from firmware.journal import Journal
+    from firmware.store import JournalStore
+
+    events: queue.Queue[Any] = queue.Queue()
+    outcomes: queue.Queue[tuple[InputEvent, Outcome]] = queue.Queue()
+    master, slave = os.openpty()
+    journal = Journal.open(state_dir)
+    if journal.current_game() is not None:
+        raise UserError(f"{state_dir} holds a game in progress: use another --state-dir", EX_USAGE)
+    store = JournalStore(journal)
+    flow = TableFlow(edition=setup.edition, players=setup.seats, names=setup.names, dealer=0, store=store)
+    flow.draft.teams = setup.teams
+    display = _open_display(args, tty, state_dir)
+    reader = open_reader("lines", os.ttyname(slave), events, double_read_window=0.0)
+    referee = Referee(flow, events, display=display, on_outcome=lambda e, o: outcomes.put((e, o)), watchdog=False)
+    stop = threading.Event()
+    table = DemoTable(flow, master, events, outcomes, pace)
+    sim = Simulation(setup, random.Random(args.seed))
+    result: dict[str, Any] = {"hands": 0, "refused": [], "error": None}
+    started = time.perf_counter()
+
+    def bots() -> None:
+        try:
+            _play_hands(args.hands, setup, flow, table, sim, result)
+        except Exception as error:  # reported below as one line
+            result["error"] = f"{type(error).__name__}: {error}"
+        finally:
+            events.put(STOP)
+
+    try:
+        _wait_for_reader(events)
+        threading.Thread(target=bots, name="bots", daemon=True).start()
+        referee.run(stop)  # the main thread owns the journal, the display and pygame
+        elapsed = time.perf_counter() - started
+    finally:
+        stop.set()
+        reader.close()
+        display.close()
+        journal.close()
+        os.close(master)
+        os.close(slave)
+    if result["error"]:
+        raise DemoError(result["error"])
+    hands = result["hands"]
+    refused = result["refused"]
+    game = flow.game
+    assert game is not None
+    final = flow.state
+    assert final is not None
+    if tty and (args.display in (None, "terminal")) and not args.gif:
+        print("\033[2J\033[H", end="")
+    print(f"{setup.edition_info.title}: {', '.join(setup.names)}, seed {args.seed}")
+    for sheet in final.sheets:
+        print(format_sheet(final, sheet))
+    if final.over:
+        winner = "a tie" if final.winner is None else final.setup.side_name(final.winner)
+        print(f"Game over: {winner} wins")
+    problems = refused + sim.report.failures
+    print(f"{hands} hand(s), {len(game.log)} actions, {table.inputs} taps and presses, "
+          f"{len(problems)} problems, {elapsed:.1f} s" + (f"; OLED recorded to {args.gif}" if args.gif else ""))
+    for problem in problems[:10]:
+        print(f"  PROBLEM {problem}")
+    return 0 if not problems else 1

@@ -7,6 +7,7 @@ rule. Comments cite the rulebooks in ``shared/rulebooks/`` by their number (000,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -414,6 +415,45 @@ def validate(state: GameState, action: Action) -> Refusal | None:
 
 def is_legal(state: GameState, action: Action) -> bool:
     return validate(state, action) is None
+
+
+def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Play | Discard]:
+    """Every play and discard ``seat`` could make with ``cards`` now, like python-chess's legal moves.
+
+    Built from the same checks as :func:`validate` (the turn once, then each card), so a
+    generated action is always accepted and a missing one is always refused.
+    """
+    if _reshuffle_pending(state):
+        state = counted_draw(state)
+    if _check_turn(state, seat) is not None:
+        return []
+    setup = state.setup
+    own = setup.side_of(seat)
+    side = state.hand.sides[own]
+    options = state.options
+    opponents = [s for s in range(setup.side_count) if s != own]
+    attacker_ready = not options.attack_needs_own_roll or bool(side.battle) or side.has(CardKind.RIGHT_OF_WAY)
+    found: list[Play | Discard] = []
+    for card in cards:
+        if _check_card(state, card) is not None:
+            continue
+        kind = card.kind
+        if kind.is_distance:
+            if _check_distance(state, side, card) is None:
+                found.append(Play(seat, card))
+        elif kind.is_hazard:
+            if attacker_ready:
+                for target in opponents:
+                    if _check_hazard_on(state, own, target, kind) is None:
+                        found.append(Play(seat, card, setup.side_seats(target)[0]))
+        elif kind.is_remedy:
+            if _check_remedy(state, side, kind) is None:
+                found.append(Play(seat, card))
+        else:
+            found.append(Play(seat, card))
+        if not kind.is_safety or options.discard_safety:
+            found.append(Discard(seat, card))
+    return found
 
 
 # -- effects ----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from engine.cards import Card, CardKind, iter_deck
 from engine.game import Game
 from engine.options import EmptyDrawPile
 from engine.record import read_record, write_record
-from engine.rules import Accepted, validate
+from engine.rules import Accepted, legal_actions, validate
 from engine.state import HAND_SIZE, Event, GameSetup, GameState, Phase
 
 #: A hand that runs this many actions without end is reported as a failure.
@@ -125,41 +125,22 @@ class Bot:
 
     def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
-        plays: list[Play] = []
-        unplayable: list[Card] = []
-        setup = state.setup
-        own = setup.side_of(seat)
-        for card in hand:
-            found = False
-            if card.kind.is_hazard:
-                for side in range(setup.side_count):
-                    if side != own:
-                        play = Play(seat, card, setup.side_seats(side)[0])
-                        if validate(state, play) is None:
-                            plays.append(play)
-                            found = True
-            else:
-                play = Play(seat, card)
-                if validate(state, play) is None:
-                    plays.append(play)
-                    found = True
-            if not found:
-                unplayable.append(card)
-        # Only a card with no legal play needs its discard checked to prove it is not stuck.
-        discards = [Discard(seat, card) for card in unplayable if validate(state, Discard(seat, card)) is None]
-        stuck = [card for card in unplayable if Discard(seat, card) not in discards]
+        legal = legal_actions(state, seat, hand)
+        plays = [action for action in legal if isinstance(action, Play)]
+        discards = [action for action in legal if isinstance(action, Discard)]
+        usable = {action.card for action in legal}
+        stuck = [card for card in hand if card not in usable]
         if plays and self.rng.random() < 0.1:
             return self.rng.choice(plays), stuck
         best = max(plays, key=self._priority, default=None)
         if best is not None and self._priority(best) > 0:
             return best, stuck
-        if discards:
-            return self.rng.choice(discards), stuck
-        if best is None:
-            return None, stuck
-        # Every card has a play but none is worth it (safeties kept back): discard one if allowed.
-        fallback = [Discard(seat, card) for card in hand if validate(state, Discard(seat, card)) is None]
-        return (self.rng.choice(fallback) if fallback else best), stuck
+        playable = {play.card for play in plays}
+        # Discard what cannot be played if possible; else anything (safeties kept back).
+        useless = [d for d in discards if d.card not in playable] or discards
+        if useless:
+            return self.rng.choice(useless), stuck
+        return best, stuck
 
     def _priority(self, play: Play) -> float:
         kind = play.card.kind

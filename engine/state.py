@@ -30,10 +30,14 @@ class GameSetup:
     teams: bool
     dealer: int = 0
     _deck: dict[CardKind, int] = field(init=False, repr=False, compare=False)
+    _sides: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Asked on every card check: work it out once per game.
-        object.__setattr__(self, "_deck", deck_counts(self.seats in edition(self.edition).short_deck_seats))
+        # Asked on every card check: work these out once per game.
+        seats = len(self.names)
+        object.__setattr__(self, "_deck", deck_counts(seats in edition(self.edition).short_deck_seats))
+        count = seats // 2 if self.teams else seats
+        object.__setattr__(self, "_sides", tuple(seat % count for seat in range(seats)))
 
     @classmethod
     def create(
@@ -79,7 +83,7 @@ class GameSetup:
 
     def side_of(self, seat: int) -> int:
         """Partners alternate around the table: with k sides, seats i and i+k are partners."""
-        return seat % self.side_count
+        return self._sides[seat]
 
     def side_seats(self, side: int) -> tuple[int, ...]:
         return tuple(range(side, self.seats, self.side_count))

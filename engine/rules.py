@@ -574,7 +574,8 @@ def _finish(work: _Work) -> Accepted:
         events.append(Event("hand-over", f"Hand {hand.number} over: {totals}"))
         if over:
             if winner is not None:
-                events.append(Event("game-over", f"{setup.side_name(winner)} wins the game", side=winner))
+                verb = "win" if setup.teams else "wins"
+                events.append(Event("game-over", f"{setup.side_name(winner)} {verb} the game", side=winner))
             else:
                 events.append(Event("game-over", "The game ends in a tie"))
     return Accepted(state, tuple(events))

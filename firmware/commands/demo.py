@@ -270,8 +270,11 @@ def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool,
     for sheet in final.sheets:
         print(format_sheet(final, sheet))
     if final.over:
-        winner = "a tie" if final.winner is None else final.setup.side_name(final.winner)
-        print(f"Game over: {winner} wins")
+        if final.winner is None:
+            print("Game over: a tie")
+        else:
+            verb = "win" if final.setup.teams else "wins"
+            print(f"Game over: {final.setup.side_name(final.winner)} {verb}")
     problems = refused + sim.report.failures
     print(f"{hands} hand(s), {len(game.log)} actions, {table.inputs} taps and presses, "
           f"{len(problems)} problems, {elapsed:.1f} s" + (f"; OLED recorded to {args.gif}" if args.gif else ""))

@@ -47,9 +47,18 @@ _TWO: tuple[SideView, ...] = (
              seats="B+D"),
 )
 
+_SIX: tuple[SideView, ...] = (
+    SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True),), score=350),
+    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, score=100, is_turn=True),
+    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False), ("EXTRATANK", False)), score=200),
+    SideView("Dmitri", 0, 1000, NOT_STARTED),
+    SideView("Eve", 450, 1000, "STOP", safeties=(("DRIVINGACE", True),), score=400),
+    SideView("Fay", 75, 1000, NEEDS_ROLL, limited=True),
+)
+
 
 def sample_tables() -> dict[str, TableView]:
-    """The table for 2, 3 and 4 sides, plus the play-out, feedback and status variants."""
+    """The table for 2 to 6 sides, plus the play-out, feedback and status variants."""
     four = TableView(_SIDES, draw_pile=42, hand_number=3, edition_title="Classic", turn_name="Ann")
     three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title="Classic", turn_name="Bob")
     two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title="Hasbro 2016",
@@ -58,6 +67,8 @@ def sample_tables() -> dict[str, TableView]:
         "table-2": two,
         "table-3": three,
         "table-4": four,
+        "table-6": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob"),
+        "table-5": TableView(_SIX[:5], draw_pile=31, edition_title="1000 Bornes", turn_name="Bob"),
         "table-2-needs-roll": TableView(
             (SideView("Ann", 200, 700, NEEDS_ROLL, score=0, is_turn=True), SideView("Bob", 75, 700, "STOP")),
             draw_pile=61, turn_name="Ann", edition_title="Classic"),

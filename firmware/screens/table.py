@@ -1,6 +1,7 @@
 """The table screen: every side at once, plus whose turn it is, the draw pile and the score.
 
-Rows are laid out by the height they get (2, 3 or 4 sides on a 64-pixel-high panel) and the
+Rows are laid out by the height they get (2, 3 or 4 sides on a 64-pixel-high panel; 5 or 6 in two
+columns of compact cells) and the
 panel width (128 or 256). Each row shows, left to right: the name (inverted on the side whose
 turn it is) with the running score, the miles in the largest type that fits, the battle
 state as an icon, the speed-limit mark, the four safety slots (a coup fourré is drawn
@@ -146,11 +147,45 @@ def draw_header(c: Canvas, view: TableView) -> None:
     c.text((0, 0), left, "small", width=right - 3)
 
 
+def draw_cell(c: Canvas, side: SideView, x: int, y: int, w: int, h: int) -> None:
+    """A compact side for 5 or 6 players on their own: name and miles, then score, safeties and state."""
+    name_w = w - 30
+    fill = WHITE
+    if side.is_turn:
+        c.box((x, y, x + name_w - 1, y + 7))
+        fill = BLACK
+    c.text((x + 1, y), side.name, "small", fill=fill, width=name_w - 2)
+    c.text_right(x + w - 13, y, str(side.miles), "small")
+    c.icon((x + w - 12, y), icons.hazard_icon(side.battle, 1))
+    c.text((x + 1, y + 9), str(side.score), "tiny", width=22)
+    played = dict(side.safeties)
+    for index, kind in enumerate(SAFETIES):
+        sx = x + 20 + index * 8
+        if kind not in played:
+            c.draw.point((sx + 3, y + 12), fill=c.dim)
+        elif played[kind]:
+            c.box((sx - 1, y + 8, sx + 7, y + 16))
+            c.icon((sx, y + 9), icons.safety_icon(kind, 1), fill=BLACK)
+        else:
+            c.icon((sx, y + 9), icons.safety_icon(kind, 1))
+    if side.limited:
+        c.text((x + 54, y + 10), "50", "tiny")
+        c.frame((x + 53, y + 9, x + 62, y + 16))
+    c.bar(x, y + h - 1, w - 2, 1, side.miles, side.trip)
+
+
 def render_table(c: Canvas, view: TableView) -> None:
     count = len(view.sides)
-    if not 1 <= count <= 4:
-        raise ValueError(f"the table screen shows 1 to 4 sides, not {count}")
+    if not 1 <= count <= 6:
+        raise ValueError(f"the table screen shows 1 to 6 sides, not {count}")
     draw_header(c, view)
+    if count > 4:  # 5 or 6 players on their own: two columns of three
+        cell_w = c.width // 2
+        cell_h = (c.height - HEADER_H) // 3
+        for index, side in enumerate(view.sides):
+            column, row = divmod(index, 3)
+            draw_cell(c, side, column * cell_w + (1 if column else 0), HEADER_H + row * cell_h, cell_w, cell_h)
+        return
     row_h = (c.height - HEADER_H) // max(count, 2)
     for index, side in enumerate(view.sides):
         draw_side(c, side, HEADER_H + index * row_h, row_h)

@@ -347,6 +347,9 @@ def validate(state: GameState, action: Action) -> Refusal | None:
             return _refuse(Reason.ALREADY_DREW, "You already drew this turn")
         if not hand.discard:
             return _refuse(Reason.DISCARD_EMPTY, "The discard pile is empty")
+        if _reshuffle_pending(state):
+            # The draw pile ran out: the discards are shuffled into a new one (001 "Playing").
+            return _refuse(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
         if action.card != hand.discard[-1]:
             return _refuse(Reason.NOT_TOP_DISCARD, f"Only the top discard can be taken: {hand.discard[-1].describe()}")
         return None

@@ -40,7 +40,7 @@ from engine.cards import Card, CardCodeError, CardKind, iter_deck
 from engine.game import Game
 from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
-from engine.rules import Accepted, hazard_targets
+from engine.rules import Accepted, hazard_targets, validate
 from engine.state import GameSetup, GameState, Phase, SetupError
 from firmware.store import MemoryStore, Store
 
@@ -339,9 +339,9 @@ class TableFlow:
             return self._answer_hazard(card)
         if self.ui.discard_armed:
             return self._commit(Discard(hand.turn, card))
-        options = state.options
-        if options.draw_from_discard and hand.discard and card == hand.discard[-1] and not hand.drawn:
-            return self._commit(TakeDiscard(hand.turn, card))  # 001: the top discard, taken instead of a draw
+        take = TakeDiscard(hand.turn, card)
+        if hand.discard and card == hand.discard[-1] and validate(state, take) is None:
+            return self._commit(take)  # 001: the top discard, taken instead of a draw
         if card.kind.is_hazard and self.ui.seat_chosen is None:
             targets = hazard_targets(state, hand.turn, card.kind)
             if len(targets) > 1:

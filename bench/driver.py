@@ -1,0 +1,353 @@
+"""Bot tables scripted in advance, and a ``bornes run`` daemon driven over a pseudo-terminal.
+
+Shared by ``python -m bench`` and ``tests/faults``. A game is scripted once, in process, by
+playing the simulator's bots through a real :class:`TableFlow`: each accepted action becomes a
+*step*, the reader payloads a person would tap (``MB-CMD-DISCARD`` then the card, a hazard then
+``MB-CMD-NEXT``/``MB-CMD-OK`` for its target…) and the notation the daemon logs when it accepts
+it. Replaying the steps on a daemon's reader needs no knowledge of the rules, and a step can be
+re-sent whole after a crash, because every step starts and ends in the plain play mode.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drivers.readers.resolver import CardResolver
+from engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
+from engine.rules import hazard_targets
+from engine.simulate import PhysicalTable, Simulation
+from engine.state import GameSetup, GameState
+from firmware.flow import Mode, Outcome, TableFlow
+from firmware.store import MemoryStore
+
+REPO = Path(__file__).resolve().parent.parent
+NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix")
+SETUP_TAPS = ("MB-CMD-OK",) * 6  # New game, edition, players, names, dealer, start: the config's defaults
+
+
+def bornes_command() -> list[str]:
+    """The daemon as systemd starts it: the venv's ``bornes`` entry point, else ``-m firmware.cli``."""
+    script = REPO / ".venv" / "bin" / "bornes"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "firmware.cli"]
+
+
+class ScriptError(RuntimeError):
+    """The bots needed something a reader cannot send (a long press), or the flow refused a tap."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The taps for one accepted action, and the notation the daemon logs once it is durable."""
+
+    taps: tuple[str, ...]
+    notation: str
+
+
+@dataclass
+class Script:
+    """A whole game (or several), as reader payloads."""
+
+    setup: GameSetup
+    steps: list[Step] = field(default_factory=list)
+    games: int = 0
+    #: Index in ``steps`` just past each game's last action (its game-over).
+    ends: list[int] = field(default_factory=list)
+
+    @property
+    def taps(self) -> int:
+        return sum(len(step.taps) for step in self.steps)
+
+    def notations(self) -> list[str]:
+        return [step.notation for step in self.steps]
+
+
+class _Scripter:
+    """Plays the bots through a local flow, recording what was tapped."""
+
+    def __init__(self, flow: TableFlow) -> None:
+        self.flow = flow
+        self.resolver = CardResolver()
+        self.taps: list[str] = []
+
+    def tap(self, payload: str) -> Outcome:
+        self.taps.append(payload)
+        outcome = self.flow.handle(self.resolver.resolve(payload))
+        if outcome.refused:
+            raise ScriptError(f"tap {payload} refused: {outcome.message}")
+        return outcome
+
+    def choose(self, index: int) -> Outcome:
+        for _ in range(index):
+            self.tap("MB-CMD-NEXT")
+        return self.tap("MB-CMD-OK")
+
+    def perform(self, state: GameState, action: Action) -> Outcome:
+        """What demo.py's bots tap for an action (long presses excepted: a reader cannot send them)."""
+        flow = self.flow
+        if isinstance(action, Swap | EndHand):
+            raise ScriptError(f"{action.notation()} needs a long press")
+        if isinstance(action, Play):
+            kind = action.card.kind
+            targets = hazard_targets(state, action.seat, kind) if kind.is_hazard else ()
+            outcome = self.tap(action.card.code())
+            if len(targets) > 1 and flow.ui.mode is Mode.TARGET:
+                assert action.target is not None and flow.ui.pending is not None
+                return self.choose(flow.ui.pending.choices.index(state.setup.side_of(action.target)))
+            return outcome
+        if isinstance(action, Discard):
+            self.tap("MB-CMD-DISCARD")
+            return self.tap(action.card.code())
+        if isinstance(action, CoupFourre | FastRemedy):
+            self.tap("MB-CMD-CF")
+            outcome = self.tap(action.card.code())
+            if flow.ui.mode is Mode.PARTNER and flow.ui.pending is not None:
+                return self.choose(flow.ui.pending.choices.index(action.seat))
+            return outcome
+        if isinstance(action, Extension):
+            if not action.extend:
+                self.tap("MB-CMD-NEXT")
+            return self.tap("MB-CMD-OK")
+        if isinstance(action, NextHand):
+            return self.tap("MB-CMD-OK")
+        return self.tap(action.card.code())  # type: ignore[attr-defined]
+
+
+def script_games(players: int = 2, seed: int = 1, games: int = 1, edition: str = "winning-moves") -> Script:
+    """Script ``games`` full games back to back, as one daemon would see them.
+
+    Tries successive seeds until every game is playable from a reader alone (no long press).
+    """
+    for attempt in range(seed, seed + 200):
+        try:
+            return _script(players, attempt, games, edition)
+        except ScriptError:
+            continue
+    raise ScriptError(f"no playable seed from {seed} to {seed + 199}")
+
+
+def _script(players: int, seed: int, games: int, edition: str) -> Script:
+    names = NAMES[:players]
+    flow = TableFlow(edition=edition, players=players, names=names, dealer=0, store=MemoryStore())
+    scripter = _Scripter(flow)
+    rng = random.Random(seed)
+    script: Script | None = None
+    for number in range(games):
+        if number:
+            scripter.tap("MB-CMD-OK")  # leave the game-over screen
+        for payload in SETUP_TAPS:
+            scripter.tap(payload)
+        game = flow.game
+        if game is None:
+            raise ScriptError("the setup menus did not start a game")
+        if script is None:
+            script = Script(game.setup)
+        sim = Simulation(game.setup, rng)
+        physical = PhysicalTable(game.setup, rng)
+        physical.new_hand(game.state.hand.dealer)
+        while not game.state.over:
+            state = game.state
+            action = sim.next_action(state, physical)
+            if action is None:
+                raise ScriptError("a bot found nothing to do")
+            outcome = scripter.perform(state, action)
+            if outcome.verdict != "accepted" or outcome.action is None:
+                raise ScriptError(f"{action.notation()}: {outcome.verdict} {outcome.message}")
+            sim.record(state, game.state, physical, action, ())
+            script.steps.append(Step(tuple(scripter.taps), outcome.action.notation()))
+            scripter.taps = []
+        script.games += 1
+        script.ends.append(len(script.steps))
+    assert script is not None
+    return script
+
+
+# -- a daemon on a pseudo-terminal -----------------------------------------------------------------
+
+
+def write_config(directory: Path, port: Path, *, players: int = 2, state: Path | None = None,
+                 protocol: str = "lines", extra: str = "") -> Path:
+    """A test config: dummy panel, mock pins, the pty as the reader, no double-read window."""
+    names = ", ".join(f'"{name}"' for name in NAMES[:players])
+    text = (
+        f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\ndouble_read_window = 0\nmax_backoff = 0.5\n'
+        '[display]\npanel = "dummy"\n'
+        '[pins]\nfactory = "mock"\n'
+        f'[state]\ndir = "{state or directory / "state"}"\n'
+        f"[game]\nplayers = {players}\nnames = [{names}]\n"
+        f"{extra}"
+    )
+    path = directory / "config.toml"
+    path.write_text(text)
+    return path
+
+
+class Pty:
+    """A pseudo-terminal behind a stable symlink, like udev's ``/dev/bornes-reader``.
+
+    ``unplug()`` closes the master and removes the link; ``plug()`` makes a new pty and relinks.
+    """
+
+    def __init__(self, link: Path) -> None:
+        self.link = link
+        self.master: int | None = None
+        self.slave: int | None = None
+        self.plug()
+
+    def plug(self) -> None:
+        self.master, self.slave = os.openpty()
+        temp = self.link.with_name(self.link.name + ".new")
+        temp.unlink(missing_ok=True)
+        os.symlink(os.ttyname(self.slave), temp)
+        os.replace(temp, self.link)
+
+    def unplug(self) -> None:
+        self.link.unlink(missing_ok=True)
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self.slave = None
+
+    def write(self, data: bytes) -> None:
+        assert self.master is not None, "unplugged"
+        os.write(self.master, data)
+
+    def tap(self, payload: str) -> None:
+        self.write(payload.encode("ascii") + b"\r\n")
+
+    def close(self) -> None:
+        if self.master is not None:
+            self.unplug()
+
+
+_ACCEPTED = re.compile(r"^bornes: accepted (.*)$")
+
+
+class Daemon:
+    """``bornes run --config CFG`` in a subprocess; its log lines arrive on a queue."""
+
+    def __init__(self, config: Path, *, env: dict[str, str] | None = None) -> None:
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [*bornes_command(), "run", "--config", str(config)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, **(env or {})},
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.log: list[str] = []
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait_for(self, want: Callable[[str], bool], timeout: float = 10.0) -> str:
+        """The next log line that ``want`` accepts; raise if the daemon dies or goes quiet first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no matching line within {timeout} s; last lines: {self.log[-5:]}")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise RuntimeError(f"the daemon exited ({self.process.wait()}); last lines: {self.log[-5:]}")
+            self.log.append(line)
+            if "Traceback" in line or "internal error" in line:
+                raise RuntimeError(f"the daemon failed: {line}")
+            if want(line):
+                return line
+
+    def wait_up(self, timeout: float = 10.0) -> str:
+        return self.wait_for(lambda line: line.endswith("referee up"), timeout)
+
+    def wait_accepted(self, timeout: float = 10.0) -> str:
+        line = self.wait_for(lambda text: text.startswith(("bornes: accepted", "bornes: refused")), timeout)
+        match = _ACCEPTED.match(line)
+        if match is None:
+            raise RuntimeError(f"the daemon refused a scripted tap: {line}")
+        return match.group(1)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self._reader.join(5)
+
+    def stop(self, timeout: float = 10.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout)
+        self._reader.join(5)
+        return code
+
+
+def play(daemon: Daemon, pty: Pty, steps: list[Step], timeout: float = 10.0) -> list[str]:
+    """Tap every step and wait for each acknowledgement; the acknowledged notations, in order."""
+    acked = []
+    for step in steps:
+        for payload in step.taps:
+            pty.tap(payload)
+        got = daemon.wait_accepted(timeout)
+        if got != step.notation:
+            raise RuntimeError(f"the daemon accepted {got!r}, the script meant {step.notation!r}")
+        acked.append(got)
+    return acked
+
+
+def rss_kib(pid: int, field_name: str = "VmRSS") -> int:
+    """A /proc/<pid>/status memory figure, in KiB (VmRSS now, VmHWM the peak)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
+    raise KeyError(field_name)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc/<pid>/stat."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def daemon_on_pty(directory: Path, *, players: int = 2, env: dict[str, str] | None = None,
+                  extra: str = "") -> Iterator[tuple[Daemon, Pty, Path]]:
+    """A daemon reading a pty in ``directory``, up and ready; stopped (or killed) on exit."""
+    pty = Pty(directory / "reader")
+    config = write_config(directory, pty.link, players=players, extra=extra)
+    daemon = Daemon(config, env=env)
+    try:
+        daemon.wait_up()
+        yield daemon, pty, config
+    finally:
+        try:
+            daemon.stop()
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+        pty.close()

@@ -1,0 +1,137 @@
+"""The figures that need a whole daemon or a whole command: idle CPU, start to READY, memory,
+recovery and engine throughput. Each one is measured, never estimated."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.driver import NAMES, Daemon, Pty, Script, bornes_command, cpu_seconds, daemon_on_pty, play, rss_kib, \
+    write_config
+from engine.actions import parse_action
+from engine.game import Game
+from firmware.flow import TableFlow
+from firmware.journal import Journal
+from firmware.store import JournalStore
+
+
+def idle_cpu(seconds: float, settle: float = 2.0) -> float:
+    """Percent of one core the daemon uses while nobody plays (mock pins, a silent pty reader)."""
+    with tempfile.TemporaryDirectory(prefix="bornes-idle-") as scratch, daemon_on_pty(Path(scratch)) as (daemon, *_):
+        time.sleep(settle)  # let start-up work (imports, first frame) finish
+        before, started = cpu_seconds(daemon.pid), time.monotonic()
+        time.sleep(seconds)
+        used, elapsed = cpu_seconds(daemon.pid) - before, time.monotonic() - started
+    return 100.0 * used / elapsed
+
+
+def start_to_ready(runs: int) -> list[float]:
+    """Seconds from Popen to the READY=1 datagram on a fake $NOTIFY_SOCKET, once per run."""
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="bornes-ready-") as scratch:
+            where = Path(scratch)
+            sock_path = where / "notify.sock"
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            listener.bind(str(sock_path))
+            listener.settimeout(15)
+            pty = Pty(where / "reader")
+            config = write_config(where, pty.link)
+            daemon = Daemon(config, env={"NOTIFY_SOCKET": str(sock_path)})
+            try:
+                while True:
+                    message = listener.recv(4096).decode()
+                    if "READY=1" in message.splitlines():
+                        times.append(time.perf_counter() - daemon.started)
+                        break
+            finally:
+                daemon.stop()
+                listener.close()
+                pty.close()
+    return times
+
+
+@dataclass
+class Soak:
+    """Memory of the daemon over several full games."""
+
+    games: int
+    actions: int
+    rss_after_first: int  # KiB
+    rss_after_last: int
+    peak: int
+    seconds: float
+
+    @property
+    def growth(self) -> int:
+        return self.rss_after_last - self.rss_after_first
+
+
+def soak(script: Script) -> Soak:
+    """Play every game of ``script`` through one daemon; VmRSS after the first and the last game."""
+    with tempfile.TemporaryDirectory(prefix="bornes-soak-") as scratch, \
+            daemon_on_pty(Path(scratch), players=script.setup.seats) as (daemon, pty, _config):
+        started = time.perf_counter()
+        first = previous = 0
+        for number, end in enumerate(script.ends):
+            play(daemon, pty, script.steps[previous:end])
+            previous = end
+            time.sleep(0.2)  # the game-over frame is drawn after the ack
+            if number == 0:
+                first = rss_kib(daemon.pid)
+        last = rss_kib(daemon.pid)
+        peak = rss_kib(daemon.pid, "VmHWM")
+        elapsed = time.perf_counter() - started
+    return Soak(script.games, len(script.steps), first, last, peak, elapsed)
+
+
+def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:
+    """Resume a whole game's history from the journal: the game held one action short of its end.
+
+    Returns the number of actions replayed and the seconds of each run of
+    ``JournalStore(Journal.open(dir)).resume()`` (the open's integrity check included).
+    """
+    lines = script.notations()[: script.ends[0] - 1]
+    setup = script.setup
+    times = []
+    with tempfile.TemporaryDirectory(prefix="bornes-recovery-") as scratch:
+        with Journal.open(scratch) as journal:
+            flow = TableFlow(edition=setup.edition, players=setup.seats, names=NAMES[: setup.seats],
+                             store=JournalStore(journal))
+            flow.start_game(setup)
+            game = flow.game
+            assert game is not None
+            for line in lines:
+                action = parse_action(line)
+                flow.store.append(game, action)
+                game.push(action)
+        expected = Game(setup, [parse_action(line) for line in lines]).state
+        for _ in range(runs):
+            started = time.perf_counter()
+            journal = Journal.open(scratch)
+            resumed = JournalStore(journal).resume()
+            times.append(time.perf_counter() - started)
+            journal.close()
+            if resumed is None or resumed.state != expected:
+                raise RuntimeError("the journal did not resume the game it holds")
+    return len(lines), times
+
+
+def simulate_rate(players: int, hands: int) -> float:
+    """``bornes simulate`` hands per second, as the command itself reports it."""
+    out = subprocess.run(
+        [*bornes_command(), "simulate", "--players", str(players), "--hands", str(hands), "--seed", "1", "--json"],
+        capture_output=True, text=True, check=True, env={**os.environ},
+    )
+    return float(json.loads(out.stdout)["hands_per_second"])
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)

@@ -30,7 +30,7 @@ class Row:
 def quantile(values: list[float], q: float) -> float:
     """Nearest-rank quantile (p99 of 1000 scans is the 990th slowest)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, int(round(q * len(ordered))) - 1))]
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
 def ms(seconds: float) -> str:

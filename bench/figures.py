@@ -13,8 +13,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.driver import NAMES, Daemon, Pty, Script, bornes_command, cpu_seconds, daemon_on_pty, play, rss_kib, \
-    write_config
+from bench.driver import (
+    NAMES,
+    Daemon,
+    Pty,
+    Script,
+    bornes_command,
+    cpu_seconds,
+    daemon_on_pty,
+    play,
+    rss_kib,
+    write_config,
+)
 from engine.actions import parse_action
 from engine.game import Game
 from firmware.flow import TableFlow

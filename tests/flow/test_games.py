@@ -161,3 +161,39 @@ def test_state_dir_finished_game_is_not_resumed(tmp_path: Path, capsys: pytest.C
     out = run_feed(capsys, str(again), "--state-dir", str(state))
     assert out["table"] is None  # no game in progress: back at the setup menu
     assert out["inputs"][0]["reason"] == "no-game"
+
+
+# -- docs/feed.md: the worked example is run and its printed output compared ---------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "feed.md"
+
+
+def _doc_blocks() -> tuple[str, str]:
+    text = DOC.read_text(encoding="utf-8")
+    example = text.split("## Worked example", 1)[1]
+    script = example.split("```feed\n", 1)[1].split("```", 1)[0]
+    output = example.split("```json\n", 1)[1].split("```", 1)[0]
+    return script, output
+
+
+def test_the_worked_example_in_the_doc_prints_what_the_doc_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, output = _doc_blocks()
+    path = tmp_path / "example.feed"
+    path.write_text(script, encoding="utf-8")
+    assert run_feed(capsys, str(path)) == json.loads(output)
+
+
+def test_the_doc_names_every_button_and_line_kind() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for word in ("`CF`", "`DISCARD`", "`UNDO`", "`OK`", "`NEXT`", "`BACK`", "`SEAT1`", "`SEAT8`", "long",
+                 "`setup", "`scan", "`press", "#"):
+        assert word in text, word
+
+
+def test_the_doc_example_sheet_is_the_hand_computed_one() -> None:
+    _, output = _doc_blocks()
+    sheet = json.loads(output)["sheets"][0]["sides"]
+    # Ann: 700 miles + 0 safeties (played as a coup fourré) + 200 coup fourré = 900; Bob: 75 + 100 = 175
+    assert (sheet["Ann"]["Combined total"], sheet["Bob"]["Combined total"]) == (900, 175)

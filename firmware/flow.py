@@ -523,6 +523,7 @@ class TableFlow:
         last = self.game.log[-1]
         self.store.undo(self.game)  # durable first, like every change
         self.game.undo()
+        self.ui.extension_yes = True  # a reopened extension question starts on "yes", as it first did
         return self._say("accepted", f"Undone: {last.notation()}", Sound.ACCEPT)
 
     # -- setup menus --------------------------------------------------------------------------
@@ -633,7 +634,8 @@ class TableFlow:
             if ui.name_cursor + 1 < 12 and text[ui.name_cursor] != " ":
                 ui.name_cursor += 1
                 return self._say("prompt", "", None)
-            finished = ui.name_text.strip().title() or self.draft.names[ui.name_index]
+            # A blank (or the twelfth letter) ends the name: what follows is dropped.
+            finished = text[: ui.name_cursor + 1].strip().title() or self.draft.names[ui.name_index]
             self.draft.names[ui.name_index] = finished
             ui.mode = Mode.SETUP
             return self._say("prompt", f"Name: {finished}", None)

@@ -127,10 +127,10 @@ def run_down(game: Game, left: int = 0, *, before: str | None = None, keep: tupl
     kept = frozenset(keep)
     for _ in range(200):
         hand = game.state.hand
-        assert game.state.phase.value == "play", f"the hand ended before the draw pile reached {left}"
         if hand.draw_pile <= left and (before is None or hand.turn == seat(before)):
             assert hand.draw_pile == left, f"draw pile went past {left}"
             return
+        assert game.state.phase.value == "play", f"the hand ended before the draw pile reached {left}"
         filler(game, ANY_KINDS, kept)
     raise AssertionError("run_down did not finish")
 

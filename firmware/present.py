@@ -120,7 +120,7 @@ def screen(flow: TableFlow) -> ScreenView:
     if phase is Phase.GAME_OVER:
         winner = "Tie" if state.winner is None else side_label(state, state.winner)
         totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
-        return GameOverView(winner=winner, totals=totals)
+        return GameOverView(winner=winner, totals=totals, partners=setup.teams and state.winner is not None)
     if phase is Phase.HAND_OVER and state.sheets:
         return sheet_view(state, state.sheets[-1], ui.sheet_page)
     if phase is Phase.EXTENSION and state.hand.decider is not None:

@@ -20,23 +20,12 @@ import time
 from typing import Any
 
 from drivers.events import ButtonPressed, InputEvent
-from engine.actions import (
-    Action,
-    CoupFourre,
-    Discard,
-    EndHand,
-    Extension,
-    FastRemedy,
-    NextHand,
-    Play,
-    Swap,
-)
 from engine.options import EDITIONS, OptionError
-from engine.rules import hazard_targets
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameSetup, GameState, SetupError
+from engine.simulate import Simulation
+from engine.state import GameSetup, SetupError
+from firmware.bots import BotError, BotHands, play_table
 from firmware.errors import EX_USAGE, UserError
-from firmware.flow import Mode, Outcome, TableFlow
+from firmware.flow import Outcome, TableFlow
 from firmware.present import format_sheet
 from firmware.referee import STOP, Referee
 
@@ -62,16 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", help="journal directory (default: a temporary one)")
 
 
-class DemoError(RuntimeError):
-    """The referee answered a bot's input unexpectedly."""
+class PtyTaps:
+    """The bots' fingers: cards and control tags written on the pty, long presses queued like the button driver."""
 
-
-class DemoTable:
-    """The bots' side of the table: they tap cards on the pty and wait for each verdict."""
-
-    def __init__(self, flow: TableFlow, master: int, events: queue.Queue[Any], outcomes: queue.Queue[Any],
-                 pace: float) -> None:
-        self.flow = flow
+    def __init__(self, master: int, events: queue.Queue[Any], outcomes: queue.Queue[Any], pace: float) -> None:
         self.master = master
         self.events = events
         self.outcomes = outcomes
@@ -93,51 +76,10 @@ class DemoTable:
         try:
             _event, outcome = self.outcomes.get(timeout=15)
         except queue.Empty:
-            raise DemoError(f"the referee did not answer {what}") from None
+            raise BotError(f"the referee did not answer {what}") from None
         if self.pace:
             time.sleep(self.pace)
         return outcome  # type: ignore[no-any-return]
-
-    def choose(self, index: int) -> Outcome:
-        for _ in range(index):
-            self.tap("MB-CMD-NEXT")
-        return self.tap("MB-CMD-OK")
-
-    def perform(self, state: GameState, action: Action) -> Outcome:
-        """Turn a bot's decision into the taps a person would make."""
-        if isinstance(action, Play):
-            targets = hazard_targets(state, action.seat, action.card.kind) if action.card.kind.is_hazard else ()
-            outcome = self.tap(action.card.code())
-            if len(targets) > 1 and self.flow.ui.mode is Mode.TARGET:
-                assert action.target is not None and self.flow.ui.pending is not None
-                side = state.setup.side_of(action.target)
-                return self.choose(self.flow.ui.pending.choices.index(side))
-            return outcome
-        if isinstance(action, Discard):
-            self.tap("MB-CMD-DISCARD")
-            return self.tap(action.card.code())
-        if isinstance(action, CoupFourre | FastRemedy):
-            self.tap("MB-CMD-CF")
-            outcome = self.tap(action.card.code())
-            if self.flow.ui.mode is Mode.PARTNER and self.flow.ui.pending is not None:
-                return self.choose(self.flow.ui.pending.choices.index(action.seat))
-            return outcome
-        if isinstance(action, Swap):
-            self.hold("DISCARD")
-            for card in action.cards:
-                self.tap(card.code())
-            return self.tap("MB-CMD-OK")
-        if isinstance(action, Extension):
-            if not action.extend:
-                self.tap("MB-CMD-NEXT")
-            return self.tap("MB-CMD-OK")
-        if isinstance(action, NextHand):
-            return self.tap("MB-CMD-OK")
-        if isinstance(action, EndHand):
-            self.hold("BACK")
-            return self.tap("MB-CMD-OK")
-        code = getattr(action, "card").code()  # noqa: B009 - the remaining actions all carry one card
-        return self.tap(code)  # take the top discard, a starting Roll, a card left in hand
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,39 +97,6 @@ def run(args: argparse.Namespace) -> int:
         return _play(args, setup, state_dir, tty, pace)
 
 
-def _play_hands(wanted: int, setup: GameSetup, flow: TableFlow, table: DemoTable, sim: Simulation,
-                result: dict[str, Any]) -> None:
-    """The bots' whole game: the setup menus, then every decision tapped on the reader."""
-    for _ in range(6):  # the setup menus: New game, edition, players, names, dealer, start
-        table.tap("MB-CMD-OK")
-    game = flow.game
-    if game is None or game.setup != setup:
-        raise DemoError("the setup menus did not start the expected game")
-    physical = PhysicalTable(setup, sim.rng)
-    physical.new_hand(game.state.hand.dealer)
-    while True:
-        state = game.state
-        if state.over or state.phase.value == "hand-over":
-            result["hands"] += 1
-            if state.over or result["hands"] >= wanted:
-                return
-        action = sim.next_action(state, physical)
-        if action is None:
-            raise DemoError("a bot found nothing to do")
-        outcome = table.perform(state, action)
-        if outcome.verdict != "accepted" or not _same_play(outcome.action, action):
-            result["refused"].append(f"{action.notation()}: {outcome.verdict} {outcome.reason or ''} {outcome.message}")
-            return
-        sim.record(state, game.state, physical, action, ())
-
-
-def _same_play(done: Action | None, meant: Action) -> bool:
-    """The referee did what the bot meant (a hazard's target is implied when only one side can take it)."""
-    if isinstance(done, Play) and isinstance(meant, Play):
-        return (done.seat, done.card) == (meant.seat, meant.card)
-    return done == meant
-
-
 def _wait_for_reader(events: queue.Queue[Any]) -> None:
     """The reader's first event says it opened the pty; then the referee loop may start."""
     from drivers.events import ReaderBack
@@ -199,7 +108,7 @@ def _wait_for_reader(events: queue.Queue[Any]) -> None:
                 return
         except queue.Empty:
             continue
-    raise DemoError("the pty reader did not open")
+    raise BotError("the pty reader did not open")
 
 
 def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
@@ -231,14 +140,15 @@ def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool,
     reader = open_reader("lines", os.ttyname(slave), events, double_read_window=0.0)
     referee = Referee(flow, events, display=display, on_outcome=lambda e, o: outcomes.put((e, o)), watchdog=False)
     stop = threading.Event()
-    table = DemoTable(flow, master, events, outcomes, pace)
+    table = PtyTaps(master, events, outcomes, pace)
     sim = Simulation(setup, random.Random(args.seed))
+    bot_hands = BotHands(flow, table.tap, table.hold)
     result: dict[str, Any] = {"hands": 0, "refused": [], "error": None}
     started = time.perf_counter()
 
     def bots() -> None:
         try:
-            _play_hands(args.hands, setup, flow, table, sim, result)
+            result["hands"], result["refused"] = play_table(flow, bot_hands, sim, args.hands)
         except Exception as error:  # reported below as one line
             result["error"] = f"{type(error).__name__}: {error}"
         finally:
@@ -257,7 +167,7 @@ def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool,
         os.close(master)
         os.close(slave)
     if result["error"]:
-        raise DemoError(result["error"])
+        raise BotError(result["error"])
     hands = result["hands"]
     refused = result["refused"]
     game = flow.game

@@ -171,6 +171,7 @@ class GameOverView:
 
     winner: str
     totals: tuple[tuple[str, int], ...]
+    partners: bool = False  # the winner is a partnership: "Ann+Cid win!"
 
 
 @dataclass(frozen=True, slots=True)

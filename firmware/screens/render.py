@@ -273,7 +273,8 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
 
 def _game_over(c: Canvas, view: GameOverView) -> None:
     _title(c, "GAME OVER")
-    c.text_center(TITLE_H + 1, f"{view.winner} wins!", "big")
+    verb = "win" if view.partners else "wins"
+    c.text_center(TITLE_H + 1, f"{view.winner} {verb}!", "big")
     totals = sorted(view.totals, key=lambda item: -item[1])
     font = "small"
     y = TITLE_H + 18

@@ -29,3 +29,16 @@ def test_screens_command_scales_and_reports_errors(tmp_path: Path, capsys) -> No
     blocker.write_text("x")
     assert main(["screens", "--out", str(blocker / "sub")]) != 0
     assert "cannot create" in capsys.readouterr().err
+
+
+def test_screens_from_a_real_game_reach_every_prompt(tmp_path: Path) -> None:
+    """A seeded 6-player game through the table flow meets the prompts a real table meets."""
+    from firmware.cli import main
+
+    assert main(["screens", "--game", "3", "--out", str(tmp_path), "--size", "128x64"]) == 0
+    kinds = {path.name.removeprefix("game-").removesuffix("-128x64.png") for path in tmp_path.glob("*.png")}
+    expected = {
+        "MenuView", "TableView", "TableView-message", "TableView-refused", "TargetPrompt", "PartnerPrompt",
+        "CoupFourrePrompt", "ExtensionPrompt", "UndoPrompt", "ScoreSheetView", "GameOverView",
+    }
+    assert expected <= kinds, expected - kinds

@@ -28,6 +28,7 @@ class Reason(enum.Enum):
     # hazards
     TARGET_NEEDED = "target-needed"
     TARGET_OWN_SIDE = "target-own-side"
+    NOT_A_HAZARD = "not-a-hazard"
     NO_TARGET = "no-target"
     PROTECTED = "protected"
     NEEDS_ROLLING_TARGET = "needs-rolling-target"

@@ -271,6 +271,9 @@ def _check_play(state: GameState, play: Play) -> Refusal | None:
         return refusal
     kind = play.card.kind
     side = state.side_of(play.seat)
+    if play.target is not None and not kind.is_hazard:
+        # 000 §4: remedies, safeties and distance go on your own piles, never an opponent's.
+        return _refuse(Reason.NOT_A_HAZARD, f"Only a hazard goes on another side: {kind.title} is yours")
     if kind.is_distance:
         return _check_distance(state, side, play.card)
     if kind.is_hazard:
@@ -725,6 +728,9 @@ def apply(state: GameState, action: Action) -> Verdict:
         work.see(action.card)
         work.set(window=None)
         work.draw(action.seat)  # 001 "Fast Play": draw a new card to replace it; play goes on as before
+        turn = int(work.get("turn"))
+        if work.hands[turn] == 0 and not work.get("drawn") and not work.can_draw():
+            work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
         work.event("fast-remedy", f"{work.name(action.seat)}: {action.card.kind.title} at once", seat=action.seat,
                    card=action.card)
     elif isinstance(action, TakeDiscard):

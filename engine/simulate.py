@@ -346,8 +346,10 @@ class Simulation:
         sizes = [len(h) for h in table.hands]
         if list(hand.hands) != sizes:
             problems.append(f"hand sizes {list(hand.hands)} != {sizes}")
-        everywhere = set(table.pile).union(*table.hands, table.table, table.discard, table.shown)
+        waiting = [roll for roll in table.start_rolls.values() if roll not in table.table]  # not laid yet
+        everywhere = set(table.pile).union(*table.hands, table.table, table.discard, table.shown, waiting)
         placed = len(table.pile) + sum(sizes) + len(table.table) + len(table.discard) + len(table.shown)
+        placed += len(waiting)
         if placed != len(table.deck) or len(everywhere) != placed or not everywhere.issubset(table.deck_set):
             problems.append("a physical card is in two places or none")
         if hand.seen != engine_table.union(table.discard, table.shown):

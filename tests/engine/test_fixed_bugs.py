@@ -1,7 +1,8 @@
-"""Engine bugs found while writing the suite: each test states what the rulebook says and fails today.
+"""Regressions: engine bugs found while writing the suite, each with the rulebook sentence it broke.
 
-They are strict xfails: when the engine is fixed the test passes, pytest reports XPASS as a
-failure, and the marker must come off.
+1. A Fast Play remedy that empties the hand of the seat in turn left the turn stuck on it.
+2. The simulator did not count the starting Rolls of "pour les plus jeunes" until they were laid.
+3. A target was accepted on a card that never goes on an opponent.
 """
 
 from __future__ import annotations
@@ -16,12 +17,6 @@ from engine.state import GameSetup
 from tests.engine.helpers import ANY_KINDS, filler, new_game, play, run_down, turn
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: after a Fast Play remedy empties the hand of the seat in turn in the play-out, the turn "
-    "stays on that empty seat and nobody can act (001 Fast Play: play continues to the left; D22: empty "
-    "hands are skipped)",
-)
 def test_fast_remedy_of_the_last_card_passes_the_turn_001_Fast_Play_D22() -> None:
     """001 "Fast Play": after the immediate remedy "Play will then return to normal continuing with the
     player to the left of the one that played the Hazard card"; D22 (000 §6C play-out): "a player with no
@@ -44,12 +39,6 @@ def test_fast_remedy_of_the_last_card_passes_the_turn_001_Fast_Play_D22() -> Non
     assert turn(game) == "A"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the simulator's PhysicalTable does not count the starting Rolls of the "
-    "youngest_start_rolling variant until they are laid, so every such hand reports 'a physical card "
-    "is in two places or none'",
-)
 def test_simulator_youngest_variant_has_no_invariant_failures_004_pour_les_plus_jeunes() -> None:
     """004 "Pour les plus jeunes": each player gets a Feu Vert besides his 6 cards. The simulator takes
     those Rolls out of the shuffled deck before dealing but its card-conservation check only finds them
@@ -60,11 +49,6 @@ def test_simulator_youngest_variant_has_no_invariant_failures_004_pour_les_plus_
     assert report.failures == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a target is accepted on a card that is never played on an opponent (distance, remedy, "
-    "safety): 'A play MB-D100-01 > B' puts the miles on A and the record says otherwise",
-)
 @pytest.mark.parametrize("card", ["MB-D100-01", "MB-ROLL-01", "MB-RIGHTOFWAY-01"])
 def test_target_on_a_card_that_never_goes_on_an_opponent_000_piles(card: str) -> None:
     """000, the layout paragraphs "BATTLE PILES", "SAFETY AREAS", "DISTANCE PILES": "Remedy Cards on your

@@ -148,7 +148,7 @@ class Display:
             return False
         try:
             device.display(frame)
-        except OSError as error:
+        except Exception as error:  # an I2C error, a panel pulled off, a terminal too small: never the referee's end
             self._pending = image
             self._fail(error)
             return False

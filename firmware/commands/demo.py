@@ -112,9 +112,15 @@ def _wait_for_reader(events: queue.Queue[Any]) -> None:
 
 
 def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
+    import shutil
+
     from drivers.display import open_display
 
-    panel = args.display or ("gif" if args.gif else ("terminal" if tty else "dummy"))
+    columns, lines = shutil.get_terminal_size((0, 0))
+    roomy = columns >= 64 and lines >= 20  # the terminal view draws the 128x64 panel in half blocks
+    panel = args.display or ("gif" if args.gif else ("terminal" if tty and roomy else "dummy"))
+    if tty and not roomy and args.display is None and not args.gif:
+        print(f"bornes demo: the terminal is {columns}x{lines}; 64x20 or more shows the OLED. Playing unseen.")
     if args.gif and args.display not in (None, "gif"):
         raise UserError("--gif records the OLED by itself: leave out --display", EX_USAGE)
     size = (256, 64) if args.wide else (128, 64)

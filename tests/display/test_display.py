@@ -218,3 +218,18 @@ def test_pygame_window_headless(monkeypatch: pytest.MonkeyPatch) -> None:
     with open_display("pygame") as display:
         assert display.show(render(sample_tables()["table-3"]))
     assert os.environ["SDL_VIDEODRIVER"] == "dummy"
+
+
+class TooSmallTerminal(dummy):  # type: ignore[misc]
+    """luma's terminal view in a 0x0 terminal raises ValueError, not OSError."""
+
+    def display(self, image: Image.Image) -> None:
+        raise ValueError("height and width must be > 0")
+
+
+def test_any_device_error_degrades_instead_of_stopping_the_referee() -> None:
+    clock = FakeClock()
+    display = Display(lambda: TooSmallTerminal(width=128, height=64, mode="1"), SMALL, clock=clock)
+    assert not display.show(render(sample_tables()["table-2"]))  # raises nothing
+    assert display.degraded and "ValueError" in (display.last_error or "")
+    display.close()

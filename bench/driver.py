@@ -179,11 +179,11 @@ def _script(players: int, seed: int, games: int, edition: str) -> Script:
 
 
 def write_config(directory: Path, port: Path, *, players: int = 2, state: Path | None = None,
-                 protocol: str = "lines", extra: str = "") -> Path:
+                 protocol: str = "lines", extra: str = "", max_backoff: float = 0.5) -> Path:
     """A test config: dummy panel, mock pins, the pty as the reader, no double-read window."""
     names = ", ".join(f'"{name}"' for name in NAMES[:players])
     text = (
-        f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\ndouble_read_window = 0\nmax_backoff = 0.5\n'
+        f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\ndouble_read_window = 0\nmax_backoff = {max_backoff}\n'
         '[display]\npanel = "dummy"\n'
         '[pins]\nfactory = "mock"\n'
         f'[state]\ndir = "{state or directory / "state"}"\n'
@@ -216,7 +216,7 @@ class Pty:
 
     def unplug(self) -> None:
         self.link.unlink(missing_ok=True)
-        for fd in (self.master, self.slave):
+        for fd in (self.slave, self.master):  # our slave first, or the reader's end never sees the hangup
             if fd is not None:
                 os.close(fd)
         self.master = self.slave = None

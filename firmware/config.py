@@ -68,7 +68,7 @@ class ReaderConfig:
     #: Silence that ends a frame for readers that send no terminator.
     quiet_gap: float = 0.5
     #: Longest wait between attempts to reopen a reader that went away.
-    max_backoff: float = 2.0
+    max_backoff: float = 1.0
 
     @property
     def baud(self) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from drivers.events import ButtonPressed, InputEvent
+from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from firmware import notify
 from firmware.flow import Outcome, Sound, TableFlow
 from firmware.present import screen
@@ -94,6 +94,8 @@ class Referee:
             log.exception("internal error on %s", event)
             outcome = Outcome("refused", f"Internal error: {type(error).__name__}", Sound.REFUSE, "internal-error")
         self.timings.flow = time.perf_counter() - started
+        if isinstance(event, ReaderLost | ReaderBack):
+            log.warning("%s", event.describe())  # journald shows when the reader came and went
         if outcome.verdict == "accepted" and outcome.action is not None:
             log.info("accepted %s", outcome.action.notation())
         elif outcome.verdict == "refused":

@@ -94,4 +94,6 @@ class JournalStore:
             problem = f"the game in progress in {self.journal.path} does not replay: {error}"
             raise UserError(problem, EX_DATAERR) from None
         self.game_id = current.game_id
+        if game.state.over:  # stopped between the last card and marking the game finished
+            self.finish(game)
         return game

@@ -60,7 +60,7 @@ def open_reader(
     suffix: str = "",
     double_read_window: float = 1.5,
     quiet_gap: float = 0.5,
-    max_backoff: float = 2.0,
+    max_backoff: float = 1.0,
     bindings: BindingTable | Mapping[str, str] | None = None,
     name: str = "reader",
     monotonic: Callable[[], float] = time.monotonic,
@@ -82,7 +82,7 @@ def open_reader(
         resolver=CardResolver(bindings, reader=name),
         double_read_window=double_read_window,
         max_backoff=max_backoff,
-        read_timeout=0.05 if protocol == "pn532" else 0.2,
+        read_timeout=0.05 if protocol == "pn532" else 1.0,  # close() cancels a waiting read: no need to wake
         monotonic=monotonic,
         serial_factory=serial_factory,
     )

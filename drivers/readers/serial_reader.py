@@ -173,8 +173,8 @@ class SerialReader:
         resolver: CardResolver | None = None,
         double_read_window: float = 1.5,
         min_backoff: float = 0.1,
-        max_backoff: float = 2.0,
-        read_timeout: float = 0.2,
+        max_backoff: float = 1.0,
+        read_timeout: float = 1.0,
         problem_interval: float = 1.0,
         monotonic: Callable[[], float] = time.monotonic,
         serial_factory: SerialFactory = open_serial,
@@ -267,6 +267,7 @@ class SerialReader:
                 backoff = min(backoff * 2, self.max_backoff)
                 continue
             opened = time.monotonic()
+            good_at_open = self.link.stats.good
             try:
                 self.link.start(self._port, self)
                 if ever_connected:
@@ -282,11 +283,12 @@ class SerialReader:
                 if not self._stop.is_set() and not lost_reported:
                     self._put(ReaderLost(f"{self.port_name}: {_reason(error)}", self.name))
                     lost_reported = True
-                if time.monotonic() - opened < 1.0:  # fails at once: back off, or we would spin
+                worked = self.link.stats.good > good_at_open or time.monotonic() - opened >= 1.0
+                if worked:  # a real session (it read a card, or lasted): come back as fast as we can
+                    backoff = self.min_backoff
+                else:  # opens and fails at once: back off, or a flapping port would spin the CPU
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, self.max_backoff)
-                else:
-                    backoff = self.min_backoff
             finally:
                 self.connected = False
                 port, self._port = self._port, None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import queue
 import signal
 import sys
 import threading
@@ -54,21 +55,30 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(config.log.level)
     log.info("starting with %s", config.source or "built-in defaults")
     stop = threading.Event()
-    journal = _open_journal(config, args, stop)
-    if journal is None:
+    queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %s: shutting down", signal.Signals(signum).name)
+        stop.set()
+        for waiting in queues:
+            waiting.put(STOP)
+
+    # From the very start: systemd may stop us while the journal is being checked.
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    journal = _open_journal(config, args, stop, queues)
+    if journal is None or stop.is_set():
+        if journal is not None:
+            journal.close()
+        log.info("stopped")
         return 0
     appliance = Appliance(
         config, emulate=args.emulate, panel=args.display, with_reader=not (args.no_reader or args.emulate),
         journal=journal,
     )
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        log.info("signal %s: shutting down", signal.Signals(signum).name)
-        stop.set()
+    queues.append(appliance.events)
+    if stop.is_set():
         appliance.events.put(STOP)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     if args.emulate:
         threading.Thread(target=_stdin_keys, args=(appliance.events, stop), daemon=True, name="keys").start()
     try:
@@ -79,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_journal(config: object, args: argparse.Namespace, stop: threading.Event) -> Journal | None:
+def _open_journal(
+    config: object, args: argparse.Namespace, stop: threading.Event, queues: list[queue.Queue[object]]
+) -> Journal | None:
     """Open the journal; a damaged one is shown and kept until a person holds OK to set it aside."""
     from firmware.appliance import open_display_from_config
     from firmware.config import Config, ensure_state_dir
@@ -92,12 +104,11 @@ def _open_journal(config: object, args: argparse.Namespace, stop: threading.Even
         return Journal.open(state_dir)
     except JournalCorrupt as error:
         log.error("%s", error)
-        import queue
-
         from drivers.buttons import Buttons
         from drivers.pins import load, make_pin_factory
 
         events: queue.Queue[object] = queue.Queue()
+        queues.append(events)
         display = open_display_from_config(config, args.display)
         factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
         buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
@@ -106,12 +117,6 @@ def _open_journal(config: object, args: argparse.Namespace, stop: threading.Even
             display.show(render(view, display.size, display.mode))
             if args.emulate:
                 threading.Thread(target=_stdin_keys, args=(events, stop), daemon=True).start()
-
-            def on_term(signum: int, frame: FrameType | None) -> None:
-                stop.set()
-                events.put(STOP)
-
-            signal.signal(signal.SIGTERM, on_term)
             if not wait_for_long_ok(events, stop):
                 return None
             moved = Journal.quarantine(state_dir)

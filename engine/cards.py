@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 class Category(enum.Enum):
@@ -206,22 +206,16 @@ class CardCodeError(ValueError):
     """A payload that is not a valid ``MB-<KIND>-<NN>`` card code."""
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One physical card: its kind and its copy number (1 for the first copy)."""
+class Card(NamedTuple):
+    """One physical card: its kind and its copy number (1 for the first copy).
+
+    A named tuple, so hashing and equality run in C: cards live in sets and frozensets
+    everywhere, and the simulator hashes them millions of times. ``from_code`` is the
+    checked way in from the outside world.
+    """
 
     kind: CardKind
     copy: int
-    _hash: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.copy <= 99:
-            raise CardCodeError(f"copy number {self.copy} is not between 01 and 99")
-        # Cards live in sets and frozensets everywhere: hash once, not on every lookup.
-        object.__setattr__(self, "_hash", hash((self.kind.value, self.copy)))
-
-    def __hash__(self) -> int:
-        return self._hash
 
     @classmethod
     def from_code(cls, code: str) -> Card:

@@ -41,11 +41,20 @@ class Game:
         """Referee an action; an accepted one joins the log."""
         verdict = apply(self._state, action)
         if isinstance(verdict, Accepted):
-            self.log.append(action)
-            self._state = verdict.state
-            if verdict.state.hand.number != self._snapshots[-1][1].hand.number:
-                self._snapshots.append((len(self.log), verdict.state))
+            self.commit(action, verdict)
         return verdict
+
+    def commit(self, action: Action, verdict: Accepted) -> None:
+        """Record an action that :meth:`check` accepted on the current state, without judging it twice.
+
+        The table flow checks, makes the action durable, then commits: the engine runs once a tap.
+        """
+        if verdict.state.setup is not self.setup:
+            raise ValueError("that verdict belongs to another game")
+        self.log.append(action)
+        self._state = verdict.state
+        if verdict.state.hand.number != self._snapshots[-1][1].hand.number:
+            self._snapshots.append((len(self.log), verdict.state))
 
     def can_undo(self) -> bool:
         """Undo goes back one action at a time, to the start of the current hand."""

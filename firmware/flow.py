@@ -289,9 +289,9 @@ class TableFlow:
         verdict = self.game.check(action)
         if isinstance(verdict, Refusal):
             return self._refusal(verdict)
-        self.store.append(self.game, action)  # durable before anyone hears the chirp
-        self.game.push(action)
         assert isinstance(verdict, Accepted)
+        self.store.append(self.game, action)  # durable before anyone hears the chirp
+        self.game.commit(action, verdict)
         codes = {event.code for event in verdict.events}
         sound = Sound.ACCEPT
         if "coup-fourre" in codes:

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drivers.readers.resolver import CardResolver
-from engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
-from engine.rules import hazard_targets
+from engine.actions import Action
 from engine.simulate import PhysicalTable, Simulation
 from engine.state import GameSetup, GameState
-from firmware.flow import Mode, Outcome, TableFlow
+from firmware.bots import BotHands
+from firmware.flow import Outcome, TableFlow
 from firmware.store import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,12 +76,13 @@ class Script:
 
 
 class _Scripter:
-    """Plays the bots through a local flow, recording what was tapped."""
+    """Plays the bots through a local flow with the shared :class:`BotHands`, recording every tap."""
 
     def __init__(self, flow: TableFlow) -> None:
         self.flow = flow
         self.resolver = CardResolver()
         self.taps: list[str] = []
+        self.hands = BotHands(flow, self.tap, self.hold)
 
     def tap(self, payload: str) -> Outcome:
         self.taps.append(payload)
@@ -90,40 +91,11 @@ class _Scripter:
             raise ScriptError(f"tap {payload} refused: {outcome.message}")
         return outcome
 
-    def choose(self, index: int) -> Outcome:
-        for _ in range(index):
-            self.tap("MB-CMD-NEXT")
-        return self.tap("MB-CMD-OK")
+    def hold(self, button: str) -> Outcome:
+        raise ScriptError(f"a long {button} press cannot be sent from a reader")
 
     def perform(self, state: GameState, action: Action) -> Outcome:
-        """What demo.py's bots tap for an action (long presses excepted: a reader cannot send them)."""
-        flow = self.flow
-        if isinstance(action, Swap | EndHand):
-            raise ScriptError(f"{action.notation()} needs a long press")
-        if isinstance(action, Play):
-            kind = action.card.kind
-            targets = hazard_targets(state, action.seat, kind) if kind.is_hazard else ()
-            outcome = self.tap(action.card.code())
-            if len(targets) > 1 and flow.ui.mode is Mode.TARGET:
-                assert action.target is not None and flow.ui.pending is not None
-                return self.choose(flow.ui.pending.choices.index(state.setup.side_of(action.target)))
-            return outcome
-        if isinstance(action, Discard):
-            self.tap("MB-CMD-DISCARD")
-            return self.tap(action.card.code())
-        if isinstance(action, CoupFourre | FastRemedy):
-            self.tap("MB-CMD-CF")
-            outcome = self.tap(action.card.code())
-            if flow.ui.mode is Mode.PARTNER and flow.ui.pending is not None:
-                return self.choose(flow.ui.pending.choices.index(action.seat))
-            return outcome
-        if isinstance(action, Extension):
-            if not action.extend:
-                self.tap("MB-CMD-NEXT")
-            return self.tap("MB-CMD-OK")
-        if isinstance(action, NextHand):
-            return self.tap("MB-CMD-OK")
-        return self.tap(action.card.code())  # type: ignore[attr-defined]
+        return self.hands.perform(state, action)
 
 
 def script_games(players: int = 2, seed: int = 1, games: int = 1, edition: str = "winning-moves") -> Script:

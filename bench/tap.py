@@ -80,17 +80,18 @@ class TimedStore:
 @contextmanager
 def timed_engine(clock: _Clock) -> Iterator[None]:
     """Time every ``apply`` that ``Game.check`` and ``Game.push`` make (the engine stage)."""
-    original = engine.game.apply
+    module = vars(engine.game)  # Game calls the name it imported, so wrap it where Game looks it up
+    original = module["apply"]
 
     def apply(state: Any, action: Any) -> Any:
         with clock.timing():
             return original(state, action)
 
-    engine.game.apply = apply  # type: ignore[assignment]
+    module["apply"] = apply
     try:
         yield
     finally:
-        engine.game.apply = original
+        module["apply"] = original
 
 
 @dataclass

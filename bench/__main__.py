@@ -141,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             budgeted = players == 4
             rows.append(Row(f"`bornes simulate`, {players} players, {hands} hands", f"{rate:.0f} hands/s",
                             "≥ 500 hands/s" if budgeted else "—", rate >= 500 if budgeted else None))
+        for players in (2, 4, 6):
+            rate = figures.engine_replay_rate(players, hands)
+            rows.append(Row(f"  engine alone: the same hands replayed from their logs, {players} players",
+                            f"{rate:.0f} hands/s", "—", None))
 
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
                        ("memory", memory), ("simulate", simulate)):

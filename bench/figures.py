@@ -143,5 +143,20 @@ def simulate_rate(players: int, hands: int) -> float:
     return float(json.loads(out.stdout)["hands_per_second"])
 
 
+def engine_replay_rate(players: int, hands: int) -> float:
+    """The engine alone: the hands ``bornes simulate`` played, replayed from their logs (no bots, no checks)."""
+    from engine.game import Game
+    from engine.simulate import simulate
+    from engine.state import GameSetup
+
+    setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
+    report = simulate(setup, hands, seed=1)
+    logs = [game.log for game in report.games_played]
+    started = time.perf_counter()
+    for log in logs:
+        Game(setup, log)
+    return report.hands / (time.perf_counter() - started)
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)

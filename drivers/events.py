@@ -8,11 +8,27 @@ frozen value with a one-line ``describe()`` for logs and ``bornes scan-test``.
 from __future__ import annotations
 
 import queue
+import re
 from dataclasses import dataclass
 
 from engine.cards import Card
 
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
+_SEAT_BUTTON = re.compile(r"SEAT([1-8])")
+
+
+def seat_of_button(name: str) -> int | None:
+    """``SEAT3`` → seat index 2; anything else → None (ASCII digits only)."""
+    match = _SEAT_BUTTON.fullmatch(name.upper())
+    return int(match.group(1)) - 1 if match else None
+
+
+def button_name(text: str) -> str | None:
+    """The button a word names (a control name or SEAT1–SEAT8), upper-cased, or None."""
+    name = text.strip().upper()
+    if name in CONTROL_NAMES or seat_of_button(name) is not None:
+        return name
+    return None
 
 
 @dataclass(frozen=True, slots=True)

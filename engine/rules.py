@@ -419,10 +419,6 @@ def validate(state: GameState, action: Action) -> Refusal | None:
     raise TypeError(f"not an action: {action!r}")
 
 
-def is_legal(state: GameState, action: Action) -> bool:
-    return validate(state, action) is None
-
-
 def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Play | Discard]:
     """Every play and discard ``seat`` could make with ``cards`` now, like python-chess's legal moves.
 

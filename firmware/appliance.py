@@ -12,7 +12,7 @@ import queue
 import sys
 from typing import Any
 
-from firmware.config import Config, ensure_state_dir
+from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from firmware.errors import EX_CONFIG, UserError
 from firmware.flow import TableFlow
 from firmware.journal import Journal
@@ -45,7 +45,7 @@ def open_display_from_config(config: Config, panel: str | None = None) -> Any:
         options["capture_dir"] = d.capture_dir
     if d.gif_path:
         options["gif_path"] = d.gif_path
-    if chosen not in ("ssd1306", "sh1106", "ssd1309", "ssd1322") and d.panel == "ssd1322":
+    if chosen not in HARDWARE_PANELS and d.panel == "ssd1322":
         options["emulated"] = "ssd1322"  # a desktop twin of the wide panel
     return open_display(chosen, d.interface, **options)
 
@@ -113,7 +113,7 @@ class Appliance:
                 f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
                 EX_CONFIG,
             ) from None
-        if emulate and config.display.panel in ("ssd1306", "sh1106", "ssd1309", "ssd1322") and panel is None:
+        if emulate and config.display.is_hardware and panel is None:
             panel = desktop_panel()
         self.display = open_display_from_config(config, panel)
         self._closers.append(self.display)

@@ -21,6 +21,8 @@ from drivers.events import (
     ReaderLost,
     ReaderProblem,
     UnknownScanned,
+    button_name,
+    seat_of_button,
 )
 from engine.actions import (
     Action,
@@ -36,15 +38,13 @@ from engine.actions import (
     Swap,
     TakeDiscard,
 )
-from engine.cards import Card, CardCodeError, CardKind, iter_deck
+from engine.cards import Card, CardCodeError, full_deck
 from engine.game import Game
 from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, hazard_targets, validate
 from engine.state import GameSetup, GameState, Phase, SetupError
 from firmware.store import MemoryStore, Store
-
-BUTTONS = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
 
 
 class Sound(enum.Enum):
@@ -97,6 +97,9 @@ class SetupStep(enum.Enum):
 
 
 MAIN_ITEMS = ("New game", "Check a deck")
+#: The box a deck check compares against: every playing card of the classic deck.
+FULL_DECK: tuple[Card, ...] = full_deck()
+FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
 NAME_LETTERS = " ABCDEFGHIJKLMNOPQRSTUVWXYZ-'"
 
 
@@ -211,7 +214,7 @@ class TableFlow:
         game = Game(setup)
         self.store.start(game)
         self.game = game
-        self.ui = FlowState(mode=Mode.PLAY)
+        self.ui = FlowState(mode=Mode.PLAY, status=self.ui.status)
         starter = setup.names[game.state.hand.turn]
         return self._say("accepted", f"New game: {setup.names[setup.dealer]} deals, {starter} starts", Sound.ACCEPT)
 
@@ -260,7 +263,7 @@ class TableFlow:
                 return self._say("refused", f"Unknown card: {words[0][:24]}", Sound.REFUSE, reason="unknown-card")
         long = words[0].lower() == "long" and len(words) > 1
         name = (words[1] if long else words[0]).upper()
-        if name in BUTTONS or (name.startswith("SEAT") and name[4:].isdigit()):
+        if button_name(name) is not None:
             return self._button(name, long)
         return self._say("refused", f"Not a card or button: {text.strip()[:24]}", Sound.REFUSE, reason="bad-input")
 
@@ -283,13 +286,30 @@ class TableFlow:
     def _refusal(self, refusal: Refusal) -> Outcome:
         return self._say("refused", refusal.message, Sound.REFUSE, reason=refusal.code)
 
-    def _commit(self, action: Action) -> Outcome:
-        """Ask the engine; if it accepts, make the action durable, then apply it."""
+    def _disarm(self) -> None:
+        """Forget every half-made choice (DISCARD, CF, a chosen seat, a card waiting for an answer)."""
+        ui = self.ui
+        ui.cf_armed = ui.discard_armed = False
+        ui.seat_chosen = None
+        ui.pending = None
+        ui.swap_cards = []
+        ui.mode = Mode.PLAY
+
+    def _commit(self, action: Action, verdict: Accepted | Refusal | None = None) -> Outcome:
+        """Ask the engine; if it accepts, make the action durable, then apply it.
+
+        An accepted action spends every armed button. A refused one closes an open question
+        (the target, the partner) but keeps DISCARD or CF armed: the player takes the card back
+        and scans the right one.
+        """
         assert self.game is not None
-        verdict = self.game.check(action)
+        if verdict is None:
+            verdict = self.game.check(action)
         if isinstance(verdict, Refusal):
+            self.ui.pending = None
+            self.ui.mode = Mode.PLAY
             return self._refusal(verdict)
-        assert isinstance(verdict, Accepted)
+        self._disarm()
         self.store.append(self.game, action)  # durable before anyone hears the chirp
         self.game.commit(action, verdict)
         codes = {event.code for event in verdict.events}
@@ -304,10 +324,6 @@ class TableFlow:
         if verdict.state.over:
             self.store.finish(self.game)
         message = verdict.events[-1].message if verdict.events else action.notation()
-        self.ui.cf_armed = self.ui.discard_armed = False
-        self.ui.seat_chosen = None
-        self.ui.pending = None
-        self.ui.mode = Mode.PLAY
         return self._say("accepted", message, sound, action=action)
 
     # -- cards --------------------------------------------------------------------------------
@@ -325,26 +341,38 @@ class TableFlow:
         hand = state.hand
         phase = state.phase
         if mode is Mode.SWAP:
-            if card in self.ui.swap_cards:
-                return self._say("refused", "Already in the swap", Sound.REFUSE, reason="duplicate-card")
+            refusal = validate(state, Swap(hand.turn, (*self.ui.swap_cards, card)))
+            if refusal is not None:  # only this card is refused; the swap goes on
+                return self._refusal(refusal)
             self.ui.swap_cards.append(card)
             return self._say("prompt", f"Swap {len(self.ui.swap_cards)} cards: OK when done", None)
+        chosen = self.ui.seat_chosen
         if phase is Phase.START_ROLLS:
-            return self._commit(StartRoll(state.to_act()[0], card))
+            return self._commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
         if phase is Phase.LEFTOVERS:
-            return self._commit(Leftover(state.to_act()[0], card))
+            # A seat button says whose cards these are, and stays chosen while that seat shows them.
+            seat = chosen if chosen is not None else state.to_act()[0]
+            outcome = self._commit(Leftover(seat, card))
+            if outcome.verdict == "accepted" and self.game.state.hand.hands[seat]:
+                self.ui.seat_chosen = seat
+            return outcome
         if phase is not Phase.PLAY:
             return self._commit(Play(hand.turn, card))  # the engine says why not now
         if self.ui.cf_armed:
             return self._answer_hazard(card)
         if self.ui.discard_armed:
             return self._commit(Discard(hand.turn, card))
-        take = TakeDiscard(hand.turn, card)
-        if hand.discard and card == hand.discard[-1] and validate(state, take) is None:
-            return self._commit(take)  # 001: the top discard, taken instead of a draw
+        if hand.discard and card == hand.discard[-1]:
+            take = TakeDiscard(hand.turn, card)
+            verdict = self.game.check(take)
+            if isinstance(verdict, Accepted):
+                return self._commit(take, verdict)  # 001: the top discard, taken instead of a draw
         if card.kind.is_hazard and self.ui.seat_chosen is None:
             targets = hazard_targets(state, hand.turn, card.kind)
             if len(targets) > 1:
+                probe = validate(state, Play(hand.turn, card, state.setup.side_seats(targets[0])[0]))
+                if probe is not None:  # refused whatever the target (the card, the attacker): say why now
+                    return self._commit(Play(hand.turn, card), probe)
                 self.ui.pending = Pending(card, targets)
                 self.ui.mode = Mode.TARGET
                 return self._say("prompt", f"{card.kind.title} on whom? NEXT, then OK", Sound.ATTENTION)
@@ -369,10 +397,10 @@ class TableFlow:
         if len(callers) > 1:
             # Ask which partner only when the referee cannot know (docs/rules.md, Decisions).
             probe = FastRemedy(callers[0], card) if fast else CoupFourre(callers[0], card)
-            verdict = self.game.check(probe) if self.game else None
-            if isinstance(verdict, Refusal):
-                self.ui.cf_armed = False
-                return self._refusal(verdict)
+            refusal = validate(state, probe)
+            if refusal is not None:
+                self._disarm()
+                return self._refusal(refusal)
             self.ui.pending = Pending(card, callers, fast=fast)
             self.ui.mode = Mode.PARTNER
             return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
@@ -388,7 +416,7 @@ class TableFlow:
             return self._setup_button(name, long)
         if mode in (Mode.DECK_CHECK, Mode.DECK_REPORT):
             return self._deck_button(name)
-        if name.startswith("SEAT"):
+        if seat_of_button(name) is not None:
             return self._seat_button(name)
         if mode is Mode.TARGET or mode is Mode.PARTNER:
             return self._choice_button(name)
@@ -410,12 +438,13 @@ class TableFlow:
         if name == "UNDO":
             if not self.game.can_undo():
                 return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+            self._disarm()
             self.ui.mode = Mode.UNDO_CONFIRM
             return self._say("prompt", f"Undo {self.game.log[-1].notation()}? OK / BACK", Sound.ATTENTION)
         if phase is Phase.GAME_OVER:
             if name == "OK":
                 self.game = None
-                self.ui = FlowState()
+                self.ui = FlowState(status=self.ui.status)
                 self.draft = self._default_draft()
                 return self._say("prompt", "New game", None)
             return self._say("ignored", "", None)
@@ -464,9 +493,9 @@ class TableFlow:
     def _seat_button(self, name: str) -> Outcome:
         state = self.state
         assert state is not None
-        seat = int(name[4:]) - 1
-        if not 0 <= seat < state.setup.seats:
-            return self._say("refused", f"No seat {seat + 1} at this table", Sound.REFUSE, reason="no-such-seat")
+        seat = seat_of_button(name)
+        if seat is None or not 0 <= seat < state.setup.seats:
+            return self._say("refused", f"No {name} at this table", Sound.REFUSE, reason="no-such-seat")
         pending = self.ui.pending
         if self.ui.mode is Mode.TARGET and pending is not None:
             side = state.setup.side_of(seat)
@@ -504,11 +533,7 @@ class TableFlow:
         state = self.state
         assert state is not None
         if name == "OK" and self.ui.swap_cards:
-            cards = tuple(self.ui.swap_cards)
-            self.ui.swap_cards = []
-            outcome = self._commit(Swap(state.hand.turn, cards))
-            self.ui.mode = Mode.PLAY
-            return outcome
+            return self._commit(Swap(state.hand.turn, tuple(self.ui.swap_cards)))
         if name in ("BACK", "OK"):
             self.ui.mode = Mode.PLAY
             self.ui.swap_cards = []
@@ -521,6 +546,7 @@ class TableFlow:
         if not self.game.can_undo():
             return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
         last = self.game.log[-1]
+        self._disarm()
         self.store.undo(self.game)  # durable first, like every change
         self.game.undo()
         self.ui.extension_yes = True  # a reopened extension question starts on "yes", as it first did
@@ -645,18 +671,17 @@ class TableFlow:
 
     def _deck_scan(self, card: Card) -> Outcome:
         ui = self.ui
-        setup_deck = list(iter_deck(_full_deck_counts()))
-        if card not in setup_deck:
+        if card not in FULL_DECK_SET:
             ui.deck_unknown.append(card.code())
             return self._say("refused", f"Not in a deck: {card.code()}", Sound.REFUSE, reason="not-in-deck")
         if card in ui.deck_seen:
             ui.deck_duplicates += 1
             return self._say("refused", f"Scanned already: {card.describe()}", Sound.REFUSE, reason="duplicate-card")
         ui.deck_seen.add(card)
-        return self._say("accepted", f"{len(ui.deck_seen)}/{len(setup_deck)}: {card.describe()}", Sound.ACCEPT)
+        return self._say("accepted", f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card.describe()}", Sound.ACCEPT)
 
     def deck_missing(self) -> list[Card]:
-        return [card for card in iter_deck(_full_deck_counts()) if card not in self.ui.deck_seen]
+        return [card for card in FULL_DECK if card not in self.ui.deck_seen]
 
     def _deck_button(self, name: str) -> Outcome:
         ui = self.ui
@@ -665,10 +690,10 @@ class TableFlow:
             ui.cursor = 0
             missing = self.deck_missing()
             if not missing and not ui.deck_unknown:
-                return self._say("accepted", "Deck complete: 106 cards", Sound.HAND_END)
+                return self._say("accepted", f"Deck complete: {len(FULL_DECK)} cards", Sound.HAND_END)
             return self._say("refused", f"{len(missing)} missing, {len(ui.deck_unknown)} unknown", Sound.REFUSE,
                              reason="deck-incomplete")
-        if ui.mode is Mode.DECK_REPORT and name in ("NEXT", "BACK") and self.deck_missing():
+        if ui.mode is Mode.DECK_REPORT and name in ("NEXT", "BACK") and len(self.report_lines()) > 1:
             step = 1 if name == "NEXT" else -1
             ui.cursor = (ui.cursor + step) % len(self.report_lines())
             return self._say("prompt", "", None)
@@ -684,8 +709,3 @@ class TableFlow:
         lines += [f"Unknown {raw[:16]}" for raw in self.ui.deck_unknown]
         return lines or ["Deck complete"]
 
-
-def _full_deck_counts() -> dict[CardKind, int]:
-    from engine.cards import CLASSIC_COUNTS
-
-    return dict(CLASSIC_COUNTS)

@@ -53,9 +53,16 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
     message = None
     status = None
     if flow is not None:
-        if flow.ui.message:
-            message = FeedbackView(flow.ui.message, flow.ui.refused)
-        status = flow.ui.status
+        ui = flow.ui
+        if ui.message:
+            message = FeedbackView(ui.message, ui.refused)
+        elif ui.discard_armed:  # an armed button stays visible until it is spent
+            message = FeedbackView("DISCARD: scan the card")
+        elif ui.cf_armed:
+            message = FeedbackView("Coup fourré: scan the safety")
+        elif ui.seat_chosen is not None:
+            message = FeedbackView(f"{setup.names[ui.seat_chosen]} chosen: scan the card")
+        status = ui.status
     turn_name = setup.names[hand.turn]
     if state.phase is Phase.START_ROLLS:
         turn_name = f"{setup.names[state.to_act()[0]]}: Roll"
@@ -85,7 +92,15 @@ def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView
 
 
 def screen(flow: TableFlow) -> ScreenView:
-    """What the OLED shows right now."""
+    """What the OLED shows right now. A refusal shows until the next input, over any screen."""
+    view = _screen(flow)
+    # The table shows refusals itself; the deck report is its own explanation.
+    if flow.ui.refused and flow.ui.message and not isinstance(view, TableView) and flow.ui.mode is not Mode.DECK_REPORT:
+        return StatusView("Refused", flow.ui.message)
+    return view
+
+
+def _screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
     mode = ui.mode
     if mode is Mode.SETUP:

@@ -29,6 +29,14 @@ class Store(Protocol):
     def finish(self, game: Game) -> None: ...
 
 
+class GameDoesNotReplay(UserError):
+    """The game in progress is in the journal but its actions no longer replay (another version's rules?)."""
+
+    def __init__(self, game_id: int, path: object, problem: str) -> None:
+        super().__init__(f"game {game_id} in {path} does not replay: {problem}", EX_DATAERR)
+        self.game_id = game_id
+
+
 class MemoryStore:
     """Keeps nothing: for ``bornes feed`` without a state directory, and for tests."""
 
@@ -91,8 +99,7 @@ class JournalStore:
             setup = read_header(line for line in current.header.splitlines() if line.strip())
             game = Game(setup, [parse_action(line) for line in current.lines])
         except (RecordError, ReplayError, ValueError) as error:
-            problem = f"the game in progress in {self.journal.path} does not replay: {error}"
-            raise UserError(problem, EX_DATAERR) from None
+            raise GameDoesNotReplay(current.game_id, self.journal.path, str(error)) from None
         self.game_id = current.game_id
         if game.state.over:  # stopped between the last card and marking the game finished
             self.finish(game)

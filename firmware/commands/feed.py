@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent
+from drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name
 from drivers.readers.resolver import CardResolver
 from engine.options import EDITIONS, OptionError
 from engine.state import GameSetup, SetupError
@@ -76,11 +76,11 @@ def input_event(words: list[str], resolver: CardResolver) -> InputEvent:
     if verb == "scan" and len(words) == 2:
         return resolver.resolve(words[1])
     if verb == "press" and len(words) in (2, 3):
-        name = words[1].upper()
+        name = button_name(words[1])
         long = len(words) == 3 and words[2].lower() == "long"
         if len(words) == 3 and not long:
             raise ScriptError(f"press NAME [long], not {' '.join(words)!r}")
-        if name not in CONTROL_NAMES and not (name.startswith("SEAT") and name[4:].isdigit()):
+        if name is None:
             raise ScriptError(f"unknown button {words[1]!r} ({', '.join(CONTROL_NAMES)}, SEAT1…SEAT8)")
         return ButtonPressed(name, long)
     raise ScriptError(f"expected 'setup …', 'scan PAYLOAD' or 'press BUTTON [long]', not {' '.join(words)!r}")

@@ -11,7 +11,7 @@ import threading
 from types import FrameType
 
 from drivers.events import KeyTyped
-from firmware.config import add_config_argument, load_config
+from firmware.config import Config, add_config_argument, load_config
 from firmware.journal import Journal, JournalCorrupt
 from firmware.referee import STOP, wait_for_long_ok
 
@@ -50,6 +50,8 @@ def _stdin_keys(events: object, stop: threading.Event) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from firmware.appliance import Appliance
+    from firmware.config import ensure_state_dir
+    from firmware.store import GameDoesNotReplay
 
     config = load_config(args.config)
     setup_logging(config.log.level)
@@ -57,25 +59,46 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        log.info("signal %s: shutting down", signal.Signals(signum).name)
+    def deliver_stop(name: str) -> None:
+        log.info("signal %s: shutting down", name)
         stop.set()
-        for waiting in queues:
+        for waiting in list(queues):
             waiting.put(STOP)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        # A Queue's lock is not reentrant and the main thread may hold it right now: hand over.
+        name = signal.Signals(signum).name
+        threading.Thread(target=deliver_stop, args=(name,), name="signal", daemon=True).start()
 
     # From the very start: systemd may stop us while the journal is being checked.
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    journal = _open_journal(config, args, stop, queues)
-    if journal is None or stop.is_set():
-        if journal is not None:
+    state_dir = ensure_state_dir(config)
+    try:
+        journal = Journal.open(state_dir)
+    except JournalCorrupt as error:
+        log.error("%s", error)
+        if not _hold_ok(config, args, stop, queues, "Journal damaged", "Kept as is. Hold OK to set it aside"):
+            return _stopped()
+        log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
+        journal = Journal.open(state_dir)
+    while True:
+        if stop.is_set():
             journal.close()
-        log.info("stopped")
-        return 0
-    appliance = Appliance(
-        config, emulate=args.emulate, panel=args.display, with_reader=not (args.no_reader or args.emulate),
-        journal=journal,
-    )
+            return _stopped()
+        try:
+            appliance = Appliance(
+                config, emulate=args.emulate, panel=args.display,
+                with_reader=not (args.no_reader or args.emulate), journal=journal,
+            )
+            break
+        except GameDoesNotReplay as error:  # the Appliance closed what it had opened
+            log.error("%s", error)
+            if not _hold_ok(config, args, stop, queues, "Game can't resume", "Hold OK to keep it in history"):
+                return _stopped()
+            journal = Journal.open(state_dir)
+            journal.abandon(error.game_id)
+            log.info("game %d kept in history as abandoned", error.game_id)
     queues.append(appliance.events)
     if stop.is_set():
         appliance.events.put(STOP)
@@ -85,43 +108,42 @@ def run(args: argparse.Namespace) -> int:
         appliance.referee.run(stop)
     finally:
         appliance.close()
-        log.info("stopped")
+    return _stopped()
+
+
+def _stopped() -> int:
+    log.info("stopped")
     return 0
 
 
-def _open_journal(
-    config: object, args: argparse.Namespace, stop: threading.Event, queues: list[queue.Queue[object]]
-) -> Journal | None:
-    """Open the journal; a damaged one is shown and kept until a person holds OK to set it aside."""
+def _hold_ok(
+    config: Config, args: argparse.Namespace, stop: threading.Event, queues: list[queue.Queue[object]],
+    title: str, detail: str,
+) -> bool:
+    """Show a problem on the panel and wait for a long OK; False if stopped first.
+
+    READY goes to systemd first, so the unit is not killed for a slow start while a person
+    decides; nothing is changed until they hold OK.
+    """
+    from drivers.buttons import Buttons
+    from drivers.pins import load, make_pin_factory
+    from firmware import notify
     from firmware.appliance import open_display_from_config
-    from firmware.config import Config, ensure_state_dir
     from firmware.screens.model import StatusView
     from firmware.screens.render import render
 
-    assert isinstance(config, Config)
-    state_dir = ensure_state_dir(config)
+    events: queue.Queue[object] = queue.Queue()
+    queues.append(events)
+    display = open_display_from_config(config, args.display)
+    factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
+    buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
     try:
-        return Journal.open(state_dir)
-    except JournalCorrupt as error:
-        log.error("%s", error)
-        from drivers.buttons import Buttons
-        from drivers.pins import load, make_pin_factory
-
-        events: queue.Queue[object] = queue.Queue()
-        queues.append(events)
-        display = open_display_from_config(config, args.display)
-        factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
-        buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
-        try:
-            view = StatusView("Journal damaged", "Kept as is. Hold OK to set it aside and start afresh")
-            display.show(render(view, display.size, display.mode))
-            if args.emulate:
-                threading.Thread(target=_stdin_keys, args=(events, stop), daemon=True).start()
-            if not wait_for_long_ok(events, stop):
-                return None
-            moved = Journal.quarantine(state_dir)
-            log.info("damaged journal moved to %s", moved)
-            return Journal.open(state_dir)
-        finally:
-            buttons.close()
-            display.close()
+        display.show(render(StatusView(title, detail), display.size, display.mode))
+        notify.ready(f"waiting: {title}")
+        if args.emulate:
+            threading.Thread(target=_stdin_keys, args=(events, stop), daemon=True).start()
+        return wait_for_long_ok(events, stop)
+    finally:
+        queues.remove(events)
+        buttons.close()
+        display.close()

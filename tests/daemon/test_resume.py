@@ -26,3 +26,28 @@ def test_a_finished_game_left_in_progress_is_marked_finished_on_resume(tmp_path:
         assert journal.current_game() is None
         [info] = journal.history()
         assert info.status == "finished"
+
+
+def test_a_game_that_no_longer_replays_is_kept_and_set_aside_on_a_held_ok(tmp_path: Path) -> None:
+    """Rather than restart forever with a blank panel, the daemon says so and waits for a person."""
+    import subprocess
+    import sys
+
+    state = tmp_path / "state"
+    state.mkdir()
+    with Journal.open(state) as journal:
+        game_id = journal.new_game(write_header(GameSetup.create("winning-moves", ["Ann", "Bob"])))
+        journal.append(game_id, 0, "B play MB-D100-01")  # miles before any Roll: refused on replay
+    config = tmp_path / "config.toml"
+    config.write_text(f'[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n[state]\ndir = "{state}"\n')
+    run = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "run", "--emulate", "--display", "dummy", "--config", str(config)],
+        input="long ok\nok\n", capture_output=True, text=True, timeout=30,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "does not replay" in run.stdout and "kept in history as abandoned" in run.stdout
+    assert "referee up" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    with Journal.open(state) as journal:
+        assert journal.current_game() is None
+        [info] = journal.history()
+        assert info.status == "abandoned" and info.actions == 1

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.readers import DEFAULT_BAUDRATE
 from engine.options import EDITIONS, OptionError, RuleOptions
 from firmware.errors import EX_CONFIG, UserError
 
@@ -30,7 +31,6 @@ CONFIG_ENV = "BORNES_CONFIG"
 
 READER_PROTOCOLS = ("lines", "em4100", "pn532")
 BAUDRATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
-DEFAULT_BAUDRATE = {"lines": 9600, "em4100": 9600, "pn532": 115200}
 PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322", "dummy", "pygame", "terminal", "capture", "gif")
 HARDWARE_PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
 INTERFACES = ("i2c", "spi")
@@ -65,7 +65,7 @@ class ReaderConfig:
     suffix: str = ""
     #: The same card read again within this many seconds is one tap, not two.
     double_read_window: float = 1.5
-    #: Silence that ends a frame for readers that send no terminator.
+    #: Silence after which an RFID tag counts as gone from the field, so its next read is a new tap.
     quiet_gap: float = 0.5
     #: Longest wait between attempts to reopen a reader that went away.
     max_backoff: float = 1.0

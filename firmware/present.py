@@ -6,6 +6,7 @@ that reads the engine's public state to decide what a screen says.
 
 from __future__ import annotations
 
+from engine.actions import Action, Play
 from engine.state import GameState, Phase, ScoreSheet, battle_status
 from firmware.flow import Mode, TableFlow
 from firmware.screens.model import (
@@ -148,15 +149,11 @@ def _screen(flow: TableFlow) -> ScreenView:
     return table_view(state, flow)
 
 
-def describe_action(state: GameState, action: object) -> str:
-    """A short line for an action, with names instead of seat letters."""
-    from engine.actions import Play
-
-    text = getattr(action, "notation", lambda: str(action))()
+def describe_action(state: GameState, action: Action) -> str:
+    """A short line for an action: names instead of seat letters for a play."""
     if isinstance(action, Play):
-        who = state.setup.names[action.seat]
-        return f"{who}: {action.card.kind.title}"
-    return str(text)
+        return f"{state.setup.names[action.seat]}: {action.card.kind.title}"
+    return action.notation()
 
 
 def format_sheet(state: GameState, sheet: ScoreSheet) -> str:

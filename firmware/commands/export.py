@@ -10,14 +10,13 @@ import tempfile
 from pathlib import Path
 
 from firmware.config import add_config_argument, load_config
-from firmware.errors import EX_NOINPUT, EX_USAGE, UserError
+from firmware.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
 from firmware.journal import FILENAME, GameRecord, Journal
 
 NAME = "export"
 HELP = "write one game from the journal as a game record (the engine's text) or JSON"
 
 FORMATS = ("record", "json")
-EX_CANTCREAT = 73  # sysexits.h: cannot create the output file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

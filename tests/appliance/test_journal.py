@@ -303,27 +303,32 @@ def test_truncated_wal_gives_a_prefix_never_less_than_the_checkpoint(tmp_path: P
 
 CHILD = textwrap.dedent(
     """
-    import random, sys
+    import os, random, sys
     sys.path.insert(0, sys.argv[1])
     from firmware.journal import Journal
+
+    def say(text):
+        # one write(2) below PIPE_BUF: the parent sees the whole line or none of it, never a torn one
+        os.write(1, (text + "\\n").encode())
+
     rng = random.Random(int(sys.argv[3]))
     journal = Journal.open(sys.argv[2])
     current = journal.current_game()
     game = current.game_id if current else journal.new_game("[Edition winning-moves]")
     count = len(current.lines) if current else 0
-    print("ready", count, flush=True)
+    say(f"ready {count}")
     while True:
         if count and rng.random() < 0.15:
             keep = count - rng.randint(1, min(3, count))
-            print("will truncate", keep, flush=True)
+            say(f"will truncate {keep}")
             journal.truncate(game, keep)
             count = keep
         else:
             line = f"A play MB-D100-{rng.randrange(10**6):06d}"
-            print("will append", count, line, flush=True)
+            say(f"will append {count} {line}")
             journal.append(game, count, line)
             count += 1
-        print("ok", flush=True)
+        say("ok")
     """
 )
 
@@ -351,7 +356,8 @@ def test_sigkill_at_random_points_loses_no_acknowledged_action(tmp_path: Path) -
         assert first[0] == "ready" and int(first[1]) == len(model)
         time.sleep(rng.uniform(0.0, 0.06))
         os.kill(child.pid, signal.SIGKILL)
-        rest = child.stdout.read().splitlines()
+        output = child.stdout.read()
+        rest = output.split("\n")[:-1]  # only whole lines: the last piece never had its newline
         child.wait()
         assert child.returncode == -signal.SIGKILL
         pending: list[str] | None = None

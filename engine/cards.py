@@ -23,7 +23,25 @@ class Category(enum.Enum):
     SAFETY = "safety"
 
 
-class CardKind(enum.Enum):
+class _KindFacts:
+    """Facts about a card kind, set once on each member below the tables.
+
+    Plain attributes, not properties: the referee reads them for every card it judges, and on
+    Python 3.11 a property of an enum member costs several times an attribute read. A mixin, so
+    mypy still sees ``CardKind.value`` as the payload string.
+    """
+
+    category: Category
+    miles: int  #: distance of a distance card, 0 for every other kind
+    title: str  #: the English name printed on the card
+    short: str  #: a name of at most 8 characters, for small screens
+    is_distance: bool
+    is_hazard: bool
+    is_remedy: bool
+    is_safety: bool
+
+
+class CardKind(_KindFacts, enum.Enum):
     """The 19 card kinds. The value is the KIND field of the ``MB-<KIND>-<NN>`` payload."""
 
     D25 = "D25"
@@ -49,41 +67,6 @@ class CardKind(enum.Enum):
     # Members are singletons: identity hashing is correct and runs in C, where Enum's own
     # __hash__ is Python code called millions of times by the simulator.
     __hash__ = object.__hash__
-
-    @property
-    def category(self) -> Category:
-        return _CATEGORY[self]
-
-    @property
-    def miles(self) -> int:
-        """Distance of a distance card, 0 for every other kind."""
-        return _MILES.get(self, 0)
-
-    @property
-    def title(self) -> str:
-        """The English name printed on the card."""
-        return _TITLE[self]
-
-    @property
-    def short(self) -> str:
-        """A name of at most 8 characters, for small screens."""
-        return _SHORT[self]
-
-    @property
-    def is_distance(self) -> bool:
-        return self in _MILES
-
-    @property
-    def is_hazard(self) -> bool:
-        return _CATEGORY[self] is Category.HAZARD
-
-    @property
-    def is_remedy(self) -> bool:
-        return _CATEGORY[self] is Category.REMEDY
-
-    @property
-    def is_safety(self) -> bool:
-        return _CATEGORY[self] is Category.SAFETY
 
     @property
     def remedy(self) -> CardKind:
@@ -196,6 +179,17 @@ SAFETY_KINDS: tuple[CardKind, ...] = (
     CardKind.PUNCTURE_PROOF,
     CardKind.DRIVING_ACE,
 )
+
+for _kind in CardKind:
+    _kind.category = _CATEGORY[_kind]
+    _kind.miles = _MILES.get(_kind, 0)
+    _kind.title = _TITLE[_kind]
+    _kind.short = _SHORT[_kind]
+    _kind.is_distance = _kind.category is Category.DISTANCE
+    _kind.is_hazard = _kind.category is Category.HAZARD
+    _kind.is_remedy = _kind.category is Category.REMEDY
+    _kind.is_safety = _kind.category is Category.SAFETY
+del _kind
 
 PAYLOAD_PREFIX = "MB-"
 _PAYLOAD_RE = re.compile(r"MB-([A-Z0-9]+)-([0-9]{2})")

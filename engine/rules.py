@@ -8,7 +8,7 @@ rule. Comments cite the rulebooks in ``shared/rulebooks/`` by their number (000,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.actions import (
@@ -40,6 +40,7 @@ from engine.state import (
     Phase,
     SideState,
     can_move,
+    evolve,
 )
 
 
@@ -178,20 +179,19 @@ def _check_hazard_on(state: GameState, attacker_side: int, target: int, kind: Ca
     if target == attacker_side:
         return _refuse(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
     side = state.hand.sides[target]
-    name = setup.side_name(target)
     if side.has(kind.safety):
-        return _refuse(Reason.PROTECTED, f"{name} has the {kind.safety.title}")
+        return _refuse(Reason.PROTECTED, f"{setup.side_name(target)} has the {kind.safety.title}")
     options = state.options
     if kind is CardKind.SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
-            return _refuse(Reason.ALREADY_LIMITED, f"{name} is already under a speed limit")
+            return _refuse(Reason.ALREADY_LIMITED, f"{setup.side_name(target)} is already under a speed limit")
         return None
     hazard = side.active_hazard
     if hazard is not None:
         if options.hazard_on_hazard:  # 003 note G: only the top one counts
             return None
-        return _refuse(Reason.ALREADY_STOPPED, f"{name} is already stopped by {hazard.title}")
+        return _refuse(Reason.ALREADY_STOPPED, f"{setup.side_name(target)} is already stopped by {hazard.title}")
     if not can_move(side, options):
         return _refuse(Reason.NEEDS_ROLLING_TARGET, "Hazard needs a rolling opponent")
     return None
@@ -423,7 +423,8 @@ def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Pl
     """Every play and discard ``seat`` could make with ``cards`` now, like python-chess's legal moves.
 
     Built from the same checks as :func:`validate` (the turn once, then each card), so a
-    generated action is always accepted and a missing one is always refused.
+    generated action is always accepted and a missing one is always refused. Past the card's own
+    identity check every verdict depends only on its kind, so each kind is judged once.
     """
     if _reshuffle_pending(state):
         state = counted_draw(state)
@@ -432,30 +433,41 @@ def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Pl
     setup = state.setup
     own = setup.side_of(seat)
     side = state.hand.sides[own]
-    options = state.options
-    opponents = [s for s in range(setup.side_count) if s != own]
-    attacker_ready = not options.attack_needs_own_roll or bool(side.battle) or side.has(CardKind.RIGHT_OF_WAY)
+    discard_safety = state.options.discard_safety
+    targets_by_kind: dict[CardKind, tuple[int | None, ...]] = {}
     found: list[Play | Discard] = []
     for card in cards:
         if _check_card(state, card) is not None:
             continue
         kind = card.kind
-        if kind.is_distance:
-            if _check_distance(state, side, card) is None:
-                found.append(Play(seat, card))
-        elif kind.is_hazard:
-            if attacker_ready:
-                for target in opponents:
-                    if _check_hazard_on(state, own, target, kind) is None:
-                        found.append(Play(seat, card, setup.side_seats(target)[0]))
-        elif kind.is_remedy:
-            if _check_remedy(state, side, kind) is None:
-                found.append(Play(seat, card))
-        else:
-            found.append(Play(seat, card))
-        if not kind.is_safety or options.discard_safety:
+        targets = targets_by_kind.get(kind)
+        if targets is None:
+            targets = targets_by_kind[kind] = _play_targets(state, seat, own, side, card)
+        for target in targets:
+            found.append(Play(seat, card, target))
+        if discard_safety or not kind.is_safety:
             found.append(Discard(seat, card))
     return found
+
+
+def _play_targets(state: GameState, seat: int, own: int, side: SideState, card: Card) -> tuple[int | None, ...]:
+    """The ways ``card`` may be played: ``(None,)`` on the own side, a seat per target side for a
+    hazard, ``()`` when it may not be played at all."""
+    kind = card.kind
+    if kind.is_distance:
+        return (None,) if _check_distance(state, side, card) is None else ()
+    if kind.is_hazard:
+        setup = state.setup
+        if state.options.attack_needs_own_roll and not side.battle and not side.has(CardKind.RIGHT_OF_WAY):
+            return ()
+        return tuple(
+            setup.side_seats(target)[0]
+            for target in range(setup.side_count)
+            if target != own and _check_hazard_on(state, own, target, kind) is None
+        )
+    if kind.is_remedy:
+        return (None,) if _check_remedy(state, side, kind) is None else ()
+    return (None,)  # a safety may be played at any time (000 §5B)
 
 
 # -- effects ----------------------------------------------------------------------------------
@@ -559,19 +571,19 @@ class _Work:
             self.set(phase=Phase.HAND_OVER)
 
     def freeze(self) -> HandState:
-        return replace(self.state.hand, sides=tuple(self.sides), hands=tuple(self.hands), **self.fields)  # type: ignore[arg-type]
+        return evolve(self.state.hand, sides=tuple(self.sides), hands=tuple(self.hands), **self.fields)
 
 
 def _finish(work: _Work) -> Accepted:
     hand = work.freeze()
-    state = replace(work.state, hand=hand)
+    state = evolve(work.state, hand=hand)
     events = work.events
     if hand.phase is Phase.HAND_OVER and work.state.hand.phase is not Phase.HAND_OVER:
         setup = state.setup
         sheet = score_hand(setup, hand, state.totals)
         sheets = (*state.sheets, sheet)
         over, winner, tie = game_result(setup, sheets, hand)
-        state = replace(state, sheets=sheets, over=over, winner=winner, tie=tie)
+        state = evolve(state, sheets=sheets, over=over, winner=winner, tie=tie)
         totals = ", ".join(f"{setup.side_name(i)} {t}" for i, t in enumerate(sheet.total_for_deal))
         events.append(Event("hand-over", f"Hand {hand.number} over: {totals}"))
         if over:
@@ -614,7 +626,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     work.see(card)
     side = work.sides[own]
     if kind.is_distance:
-        work.sides[own] = replace(side, distance=(*side.distance, card), miles=side.miles + kind.miles)
+        work.sides[own] = evolve(side, distance=(*side.distance, card), miles=side.miles + kind.miles)
         work.event("distance", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
         _complete_distance(work, seat, own, drew_last)
         return
@@ -626,9 +638,9 @@ def _apply_play(work: _Work, play: Play) -> None:
             target = targets[0]
         victim = work.sides[target]
         if kind is CardKind.SPEED_LIMIT:
-            work.sides[target] = replace(victim, speed=(*victim.speed, card))
+            work.sides[target] = evolve(victim, speed=(*victim.speed, card))
         else:
-            work.sides[target] = replace(victim, battle=(*victim.battle, card))
+            work.sides[target] = evolve(victim, battle=(*victim.battle, card))
         work.set(window=CoupFourreWindow(card, target, seat))
         work.event(
             "hazard", f"{kind.title} on {setup.side_name(target)}", seat=seat, side=target, card=card
@@ -637,15 +649,15 @@ def _apply_play(work: _Work, play: Play) -> None:
         return
     if kind.is_remedy:
         if kind is CardKind.END_OF_LIMIT:
-            work.sides[own] = replace(side, speed=(*side.speed, card))
+            work.sides[own] = evolve(side, speed=(*side.speed, card))
         else:
-            work.sides[own] = replace(side, battle=(*side.battle, card))
+            work.sides[own] = evolve(side, battle=(*side.battle, card))
         work.event("remedy", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
-    work.sides[own] = replace(side, safeties=(*side.safeties, card))
+    work.sides[own] = evolve(side, safeties=(*side.safeties, card))
     work.event("safety", f"{work.name(seat)}: {kind.title}, play again", seat=seat, side=own, card=card)
     work.extra_turn(seat)
 
@@ -660,11 +672,11 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     side = work.sides[window.side]
     if window.hazard.kind is CardKind.SPEED_LIMIT:
         assert side.speed and side.speed[-1] == window.hazard
-        side = replace(side, speed=side.speed[:-1])
+        side = evolve(side, speed=side.speed[:-1])
     else:
         assert side.battle and side.battle[-1] == window.hazard
-        side = replace(side, battle=side.battle[:-1])
-    work.sides[window.side] = replace(side, safeties=(*side.safeties, card), coups=(*side.coups, card.kind))
+        side = evolve(side, battle=side.battle[:-1])
+    work.sides[window.side] = evolve(side, safeties=(*side.safeties, card), coups=(*side.coups, card.kind))
     work.hands[seat] -= 1
     work.see(card)
     work.set(discard=(*work.discard, window.hazard), window=None)
@@ -696,7 +708,7 @@ def apply(state: GameState, action: Action) -> Verdict:
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left
         new_hand = deal(setup, hand.number + 1, dealer)
         event = Event("new-hand", f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
-        return Accepted(replace(state, hand=new_hand), (event,))
+        return Accepted(evolve(state, hand=new_hand), (event,))
     work = _Work(state)
     if isinstance(action, Play):
         _apply_play(work, action)
@@ -717,9 +729,9 @@ def apply(state: GameState, action: Action) -> Verdict:
         assert window is not None
         side = work.sides[window.side]
         if action.card.kind is CardKind.END_OF_LIMIT:
-            work.sides[window.side] = replace(side, speed=(*side.speed, action.card))
+            work.sides[window.side] = evolve(side, speed=(*side.speed, action.card))
         else:
-            work.sides[window.side] = replace(side, battle=(*side.battle, action.card))
+            work.sides[window.side] = evolve(side, battle=(*side.battle, action.card))
         work.hands[action.seat] -= 1
         work.see(action.card)
         work.set(window=None)
@@ -746,7 +758,7 @@ def apply(state: GameState, action: Action) -> Verdict:
     elif isinstance(action, StartRoll):
         own = state.setup.side_of(action.seat)
         side = work.sides[own]
-        work.sides[own] = replace(side, battle=(*side.battle, action.card))
+        work.sides[own] = evolve(side, battle=(*side.battle, action.card))
         work.see(action.card)
         started = state.hand.started | {action.seat}
         work.set(started=started)
@@ -788,4 +800,4 @@ def counted_draw(state: GameState) -> GameState:
     work = _Work(state)
     work.draw(hand.turn)
     work.set(drawn=True)
-    return replace(state, hand=work.freeze())
+    return evolve(state, hand=work.freeze())

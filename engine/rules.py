@@ -484,12 +484,11 @@ class _Work:
         hand = state.hand
         self.sides = list(hand.sides)
         self.hands = list(hand.hands)
-        self.fields: dict[str, object] = {}
+        self.fields = hand._asdict()  # every field of the hand, changed in place
         self.events: list[Event] = []
 
-    # field access with pending changes
     def get(self, name: str) -> Any:
-        return self.fields[name] if name in self.fields else getattr(self.state.hand, name)
+        return self.fields[name]
 
     def set(self, **changes: object) -> None:
         self.fields.update(changes)
@@ -571,7 +570,8 @@ class _Work:
             self.set(phase=Phase.HAND_OVER)
 
     def freeze(self) -> HandState:
-        return evolve(self.state.hand, sides=tuple(self.sides), hands=tuple(self.hands), **self.fields)
+        self.fields.update(sides=tuple(self.sides), hands=tuple(self.hands))
+        return HandState(**self.fields)
 
 
 def _finish(work: _Work) -> Accepted:

@@ -7,10 +7,8 @@ untouched, so undo is simply replaying the log without its last action.
 from __future__ import annotations
 
 import enum
-import operator
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
 
 from engine.actions import seat_letter
 from engine.cards import Card, CardKind, deck_counts
@@ -18,26 +16,25 @@ from engine.options import Edition, RuleOptions, edition
 
 HAND_SIZE = 6
 
-_Value = TypeVar("_Value")
-_PLANS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]] = {}
+_Value = TypeVar("_Value", bound=tuple[Any, ...])
+_FIELD_INDEX: dict[type, dict[str, int]] = {}
 
 
 def evolve(value: _Value, **changes: Any) -> _Value:
-    """``dataclasses.replace`` for the engine's frozen values, without its per-call field lookups.
+    """A copy of a state value (a named tuple) with some fields changed.
 
-    The referee builds a new hand and side or two for every action, and ``replace`` spent a third
-    of ``apply`` introspecting fields. Here each class's field order is worked out once.
+    The states are named tuples rather than frozen dataclasses because the referee builds a new
+    hand and a side or two for every action: a frozen dataclass sets each of its 21 fields through
+    ``object.__setattr__``, a named tuple is built in one C call (3.6 µs against 0.4 µs).
     """
     cls = type(value)
-    plan = _PLANS.get(cls)
-    if plan is None:
-        names = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
-        plan = _PLANS[cls] = (operator.attrgetter(*names), {name: i for i, name in enumerate(names)})
-    getter, index = plan
-    values = list(getter(value))
+    index = _FIELD_INDEX.get(cls)
+    if index is None:
+        index = _FIELD_INDEX[cls] = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+    values = list(value)
     for name, new in changes.items():
         values[index[name]] = new
-    return cls(*values)
+    return value._make(values)  # type: ignore[attr-defined, no-any-return]
 
 
 class SetupError(ValueError):
@@ -136,8 +133,7 @@ class GameSetup:
         return card.copy <= self._deck.get(card.kind, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class SideState:
+class SideState(NamedTuple):
     """One side's piles. In a partnership both partners play to the same piles."""
 
     battle: tuple[Card, ...] = ()
@@ -214,8 +210,7 @@ class Phase(enum.Enum):
     GAME_OVER = "game-over"
 
 
-@dataclass(frozen=True, slots=True)
-class CoupFourreWindow:
+class CoupFourreWindow(NamedTuple):
     """A hazard just played: its side may answer with the safety until the next card is played."""
 
     hazard: Card
@@ -260,8 +255,7 @@ class ScoreSheet:
         return table
 
 
-@dataclass(frozen=True, slots=True)
-class HandState:
+class HandState(NamedTuple):
     """Everything public about the hand in progress."""
 
     number: int
@@ -287,8 +281,7 @@ class HandState:
     blocked: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
+class GameState(NamedTuple):
     """A whole game: the setup, the hand in progress and the sheets of finished hands."""
 
     setup: GameSetup
@@ -336,8 +329,7 @@ class GameState:
         return self.hand.sides[self.setup.side_of(seat)]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """Something that happened, as data: the table flow turns these into screens and sounds."""
 
     code: str
@@ -345,4 +337,4 @@ class Event:
     seat: int | None = None
     side: int | None = None
     card: Card | None = None
-    seats: tuple[int, ...] = field(default=())
+    seats: tuple[int, ...] = ()

@@ -453,7 +453,7 @@ class TableFlow:
                 self.ui.sheet_page += 1
                 return self._say("prompt", "", None)
             if name == "BACK":
-                self.ui.sheet_page = max(0, self.ui.sheet_page - 1)
+                self.ui.sheet_page -= 1  # the renderer wraps: BACK from the first page shows the last
                 return self._say("prompt", "", None)
             if name == "OK":
                 return self._commit(NextHand())

@@ -161,7 +161,7 @@ class ScoreSheetView:
 
     columns: tuple[tuple[str, tuple[int, ...]], ...]  # (side name, one value per row)
     rows: tuple[str, ...] = SCORE_ROWS
-    page: int = 0  # zero-based; clamped to the pages the panel needs
+    page: int = 0  # zero-based, taken modulo the pages the panel needs: NEXT and BACK cycle
     title: str = "Score"
 
 

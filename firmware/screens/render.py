@@ -246,7 +246,7 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
     font, line_h = _sheet_font((c.width, c.height))
     per_page = max(1, (c.height - TITLE_H - 9) // line_h)
     pages = score_sheet_pages(view, (c.width, c.height))
-    page = max(0, min(view.page, pages - 1))
+    page = view.page % pages  # NEXT and BACK cycle through the pages, both ways
     _title(c, view.title, f"{page + 1}/{pages}")
     wide = c.width >= 256
     columns = view.columns

@@ -86,12 +86,14 @@ def test_icons_exist_and_differ() -> None:
         assert hazard_icon(name).size == (11, 11)
 
 
-def test_score_sheet_pages_depend_on_panel_and_clamp() -> None:
-    sheet = ScoreSheetView(columns=(("A", tuple(range(11))), ("B", tuple(range(11)))), page=99)
+def test_score_sheet_pages_depend_on_panel_and_cycle() -> None:
+    sheet = ScoreSheetView(columns=(("A", tuple(range(11))), ("B", tuple(range(11)))))
     pages = score_sheet_pages(sheet, SMALL)
     assert pages >= 2
-    last = render(dataclasses.replace(sheet, page=pages - 1))
-    assert _same(render(sheet), last)
+    first, last = render(sheet), render(dataclasses.replace(sheet, page=pages - 1))
+    assert not _same(first, last)
+    assert _same(render(dataclasses.replace(sheet, page=pages)), first)  # NEXT on the last page wraps
+    assert _same(render(dataclasses.replace(sheet, page=-1)), last)  # BACK on the first page wraps
 
 
 def test_long_and_foreign_text_does_not_crash() -> None:

@@ -285,8 +285,10 @@ def test_score_sheet_pages_and_ok_deals_the_next_hand_with_the_next_dealer() -> 
     assert isinstance(view, ScoreSheetView) and view.page == 0 and view.title == "Hand 1"
     accept(flow, "press NEXT", "press NEXT")
     assert screen(flow).page == 2  # type: ignore[union-attr]
-    accept(flow, "press BACK", "press BACK", "press BACK")
+    accept(flow, "press BACK", "press BACK")
     assert screen(flow).page == 0  # type: ignore[union-attr]
+    accept(flow, "press BACK")  # BACK on the first page: the renderer wraps to the last page
+    assert screen(flow).page == -1  # type: ignore[union-attr]
     unchanged(flow, "scan MB-ROLL-02", "wrong-phase")
     out = drive(flow, "press OK")[0]
     assert out.action is not None and out.action.notation() == "next"

@@ -145,6 +145,15 @@ def main(argv: list[str] | None = None) -> int:
             rate = figures.engine_replay_rate(players, hands)
             rows.append(Row(f"  engine alone: the same hands replayed from their logs, {players} players",
                             f"{rate:.0f} hands/s", "—", None))
+        split = figures.simulate_split(4, hands)
+        rows.append(Row(f"  one 4-player simulate action ({split.actions} actions): total", f"{split.total:.1f} µs",
+                        "—", None))
+        parts = (("bots' legal-move generation", split.legal),
+                 ("referee (validate + apply)", split.referee),
+                 ("invariant check after the action", split.check),
+                 ("the rest (bot choice, physical cards)", split.rest))
+        for label, value in parts:
+            rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
 
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
                        ("memory", memory), ("simulate", simulate)):

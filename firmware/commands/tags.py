@@ -100,9 +100,21 @@ def _write(client: Pn532, payloads: list[str], overwrite: bool, deadline: float 
     writer = TagWriter(client, payloads, overwrite=overwrite)
     print(f"Writing {len(payloads)} tags with the PN532 on {where}. Ctrl-C to stop; --from CODE resumes.")
     print(writer.prompt(), flush=True)
-    while writer.current is not None and not _expired(deadline):
-        writer.poll(lambda line: print(line, flush=True))
-        time.sleep(0.1)
+    try:
+        while writer.current is not None and not _expired(deadline):
+            writer.poll(lambda line: print(line, flush=True))
+            time.sleep(0.1)
+    except (serial.SerialException, OSError, Pn532Timeout) as error:
+        # A sheet of stickers takes a while: say exactly where to pick up again.
+        raise UserError(
+            f"lost the PN532 after {writer.index} of {len(payloads)} tags ({error}); "
+            f"plug it back in and resume with --from {writer.current}",
+            EX_UNAVAILABLE,
+        ) from None
+    except KeyboardInterrupt:
+        print()
+        if writer.current is not None:
+            print(f"Stopped: resume with --from {writer.current}", flush=True)
     print(f"{writer.index} of {len(payloads)} tags written.", flush=True)
     return 0
 

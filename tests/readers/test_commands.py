@@ -198,6 +198,31 @@ def test_tags_write_then_the_reader_reads_it_back(tmp_path: Path, capsys: pytest
     fake.close()
 
 
+def test_tags_write_names_the_resume_point_when_the_pn532_is_unplugged(capsys: pytest.CaptureFixture[str]) -> None:
+    fake = FakePn532()
+    tag = FakeTag(bytes.fromhex("04A1B2C3D4E5F6"))
+
+    def write_one_then_unplug() -> None:
+        time.sleep(0.5)
+        fake.put(tag)
+        deadline = time.monotonic() + 5
+        while decode_text_tlv(bytes(tag.pages[16:48])) != "MB-D100-07" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        fake.close()
+
+    feeder = threading.Thread(target=write_one_then_unplug)
+    feeder.start()
+    code = main(["tags", "write", "--port", fake.path, "--card", "MB-D100-07", "--card", "MB-D100-08",
+                 "--card", "MB-D100-09", "--seconds", "8"])  # fmt: skip
+    feeder.join()
+    captured = capsys.readouterr()
+    assert code == 69, captured.out
+    assert "Wrote MB-D100-07" in captured.out
+    assert captured.err.count("\n") == 1 and "lost the PN532 after 1 of 3 tags" in captured.err
+    assert captured.err.rstrip().endswith("resume with --from MB-D100-08")
+    assert "Traceback" not in captured.err
+
+
 def test_tags_write_with_no_pn532_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tags", "write", "--port", str(tmp_path / "nope"), "--card", "MB-D25-01"]) == 69
     err = capsys.readouterr().err

@@ -40,7 +40,6 @@ from engine.state import (
     Phase,
     SideState,
     can_move,
-    evolve,
 )
 
 
@@ -207,14 +206,20 @@ def hazard_targets(state: GameState, seat: int, kind: CardKind) -> tuple[int, ..
     )
 
 
+def _check_attacker(state: GameState, side: SideState) -> Refusal | None:
+    """Where the edition says so, a side attacks only once it has started rolling."""
+    if state.options.attack_needs_own_roll and not side.battle and not side.has(CardKind.RIGHT_OF_WAY):
+        return _refuse(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+    return None
+
+
 def _check_hazard(state: GameState, play: Play) -> Refusal | None:
     setup = state.setup
     own = setup.side_of(play.seat)
     kind = play.card.kind
-    if state.options.attack_needs_own_roll:
-        side = state.hand.sides[own]
-        if not side.battle and not side.has(CardKind.RIGHT_OF_WAY):
-            return _refuse(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+    refusal = _check_attacker(state, state.hand.sides[own])
+    if refusal:
+        return refusal
     if play.target is not None:
         refusal = _check_seat(state, play.target)
         if refusal:
@@ -442,7 +447,7 @@ def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Pl
         kind = card.kind
         targets = targets_by_kind.get(kind)
         if targets is None:
-            targets = targets_by_kind[kind] = _play_targets(state, seat, own, side, card)
+            targets = targets_by_kind[kind] = _play_targets(state, own, side, card)
         for target in targets:
             found.append(Play(seat, card, target))
         if discard_safety or not kind.is_safety:
@@ -450,7 +455,7 @@ def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Pl
     return found
 
 
-def _play_targets(state: GameState, seat: int, own: int, side: SideState, card: Card) -> tuple[int | None, ...]:
+def _play_targets(state: GameState, own: int, side: SideState, card: Card) -> tuple[int | None, ...]:
     """The ways ``card`` may be played: ``(None,)`` on the own side, a seat per target side for a
     hazard, ``()`` when it may not be played at all."""
     kind = card.kind
@@ -458,7 +463,7 @@ def _play_targets(state: GameState, seat: int, own: int, side: SideState, card: 
         return (None,) if _check_distance(state, side, card) is None else ()
     if kind.is_hazard:
         setup = state.setup
-        if state.options.attack_needs_own_roll and not side.battle and not side.has(CardKind.RIGHT_OF_WAY):
+        if _check_attacker(state, side) is not None:
             return ()
         return tuple(
             setup.side_seats(target)[0]
@@ -576,14 +581,14 @@ class _Work:
 
 def _finish(work: _Work) -> Accepted:
     hand = work.freeze()
-    state = evolve(work.state, hand=hand)
+    state = work.state._replace(hand=hand)
     events = work.events
     if hand.phase is Phase.HAND_OVER and work.state.hand.phase is not Phase.HAND_OVER:
         setup = state.setup
         sheet = score_hand(setup, hand, state.totals)
         sheets = (*state.sheets, sheet)
         over, winner, tie = game_result(setup, sheets, hand)
-        state = evolve(state, sheets=sheets, over=over, winner=winner, tie=tie)
+        state = state._replace(sheets=sheets, over=over, winner=winner, tie=tie)
         totals = ", ".join(f"{setup.side_name(i)} {t}" for i, t in enumerate(sheet.total_for_deal))
         events.append(Event("hand-over", f"Hand {hand.number} over: {totals}"))
         if over:
@@ -626,7 +631,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     work.see(card)
     side = work.sides[own]
     if kind.is_distance:
-        work.sides[own] = evolve(side, distance=(*side.distance, card), miles=side.miles + kind.miles)
+        work.sides[own] = side._replace(distance=(*side.distance, card), miles=side.miles + kind.miles)
         work.event("distance", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
         _complete_distance(work, seat, own, drew_last)
         return
@@ -638,9 +643,9 @@ def _apply_play(work: _Work, play: Play) -> None:
             target = targets[0]
         victim = work.sides[target]
         if kind is CardKind.SPEED_LIMIT:
-            work.sides[target] = evolve(victim, speed=(*victim.speed, card))
+            work.sides[target] = victim._replace(speed=(*victim.speed, card))
         else:
-            work.sides[target] = evolve(victim, battle=(*victim.battle, card))
+            work.sides[target] = victim._replace(battle=(*victim.battle, card))
         work.set(window=CoupFourreWindow(card, target, seat))
         work.event(
             "hazard", f"{kind.title} on {setup.side_name(target)}", seat=seat, side=target, card=card
@@ -649,15 +654,15 @@ def _apply_play(work: _Work, play: Play) -> None:
         return
     if kind.is_remedy:
         if kind is CardKind.END_OF_LIMIT:
-            work.sides[own] = evolve(side, speed=(*side.speed, card))
+            work.sides[own] = side._replace(speed=(*side.speed, card))
         else:
-            work.sides[own] = evolve(side, battle=(*side.battle, card))
+            work.sides[own] = side._replace(battle=(*side.battle, card))
         work.event("remedy", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
-    work.sides[own] = evolve(side, safeties=(*side.safeties, card))
+    work.sides[own] = side._replace(safeties=(*side.safeties, card))
     work.event("safety", f"{work.name(seat)}: {kind.title}, play again", seat=seat, side=own, card=card)
     work.extra_turn(seat)
 
@@ -672,11 +677,11 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     side = work.sides[window.side]
     if window.hazard.kind is CardKind.SPEED_LIMIT:
         assert side.speed and side.speed[-1] == window.hazard
-        side = evolve(side, speed=side.speed[:-1])
+        side = side._replace(speed=side.speed[:-1])
     else:
         assert side.battle and side.battle[-1] == window.hazard
-        side = evolve(side, battle=side.battle[:-1])
-    work.sides[window.side] = evolve(side, safeties=(*side.safeties, card), coups=(*side.coups, card.kind))
+        side = side._replace(battle=side.battle[:-1])
+    work.sides[window.side] = side._replace(safeties=(*side.safeties, card), coups=(*side.coups, card.kind))
     work.hands[seat] -= 1
     work.see(card)
     work.set(discard=(*work.discard, window.hazard), window=None)
@@ -708,7 +713,7 @@ def apply(state: GameState, action: Action) -> Verdict:
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left
         new_hand = deal(setup, hand.number + 1, dealer)
         event = Event("new-hand", f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
-        return Accepted(evolve(state, hand=new_hand), (event,))
+        return Accepted(state._replace(hand=new_hand), (event,))
     work = _Work(state)
     if isinstance(action, Play):
         _apply_play(work, action)
@@ -729,9 +734,9 @@ def apply(state: GameState, action: Action) -> Verdict:
         assert window is not None
         side = work.sides[window.side]
         if action.card.kind is CardKind.END_OF_LIMIT:
-            work.sides[window.side] = evolve(side, speed=(*side.speed, action.card))
+            work.sides[window.side] = side._replace(speed=(*side.speed, action.card))
         else:
-            work.sides[window.side] = evolve(side, battle=(*side.battle, action.card))
+            work.sides[window.side] = side._replace(battle=(*side.battle, action.card))
         work.hands[action.seat] -= 1
         work.see(action.card)
         work.set(window=None)
@@ -758,7 +763,7 @@ def apply(state: GameState, action: Action) -> Verdict:
     elif isinstance(action, StartRoll):
         own = state.setup.side_of(action.seat)
         side = work.sides[own]
-        work.sides[own] = evolve(side, battle=(*side.battle, action.card))
+        work.sides[own] = side._replace(battle=(*side.battle, action.card))
         work.see(action.card)
         started = state.hand.started | {action.seat}
         work.set(started=started)
@@ -800,4 +805,4 @@ def counted_draw(state: GameState) -> GameState:
     work = _Work(state)
     work.draw(hand.turn)
     work.set(drawn=True)
-    return evolve(state, hand=work.freeze())
+    return state._replace(hand=work.freeze())

@@ -17,7 +17,7 @@ from drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
 from drivers.readers.serial_reader import open_serial
 from firmware.enrollment import deck_payloads, parse_payloads
 from firmware.errors import EX_UNAVAILABLE, UserError
-from firmware.reader_options import add_reader_arguments, reader_choice
+from firmware.reader_options import ReaderChoice, add_reader_arguments, reader_choice
 from firmware.tags import TagWriter, read_payload
 
 NAME = "tags"
@@ -40,8 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     read.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds")
 
 
-def _open(args: argparse.Namespace) -> tuple[Pn532, Any, str]:
-    choice = reader_choice(args, protocol="pn532")
+def _open(choice: ReaderChoice) -> tuple[Pn532, Any, str]:
     try:
         port = open_serial(choice.port, choice.baudrate or 115200, 0.05)
     except (serial.SerialException, OSError, ValueError) as error:
@@ -62,8 +61,8 @@ def _open(args: argparse.Namespace) -> tuple[Pn532, Any, str]:
 
 def run(args: argparse.Namespace) -> int:
     payloads: list[str] = []
+    choice = reader_choice(args, protocol="pn532")  # reads the config once, for the deck and the port
     if args.tags_action == "write":
-        choice = reader_choice(args, protocol="pn532")
         if args.card:
             payloads = parse_payloads(args.card)
         else:
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             if first not in payloads:
                 raise UserError(f"{first} is not in this deck")
             payloads = payloads[payloads.index(first) :]
-    client, port, where = _open(args)
+    client, port, where = _open(choice)
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     try:
         if args.tags_action == "write":

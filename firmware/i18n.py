@@ -1,0 +1,66 @@
+"""Every player-facing text goes through here, so a translation is a file, not a code change.
+
+The source strings are English. Catalogues are GNU gettext: ``firmware/locale/<lang>/
+LC_MESSAGES/<domain>.po`` is the file a translator edits, and the ``.mo`` beside it is what
+the standard library reads at run time (compiled by ``python -m tools.catalogues``; a test
+checks that every committed ``.mo`` matches its ``.po``). The Pi needs nothing beyond the
+standard library to read them.
+
+Two domains keep the rooms apart: ``bornes`` for the table (OLED, buzzer prompts, CLI lines a
+player reads) and ``bornes-web`` for the phone companion's pages.
+"""
+
+from __future__ import annotations
+
+import gettext
+from functools import cache
+from pathlib import Path
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+TABLE_DOMAIN = "bornes"
+WEB_DOMAIN = "bornes-web"
+LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français"}
+DEFAULT_LANGUAGE = "en"
+
+_current: dict[str, gettext.NullTranslations] = {}
+
+
+@cache
+def translations(language: str, domain: str = TABLE_DOMAIN) -> gettext.NullTranslations:
+    """The catalogue for one language; English (the source text) needs none."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; choose one of {', '.join(LANGUAGES)}")
+    return gettext.translation(domain, localedir=LOCALE_DIR, languages=[language], fallback=True)
+
+
+def use(language: str) -> None:
+    """Choose the language of every later ``_()`` call in this process."""
+    for domain in (TABLE_DOMAIN, WEB_DOMAIN):
+        _current[domain] = translations(language, domain)
+
+
+def _active(domain: str) -> gettext.NullTranslations:
+    found = _current.get(domain)
+    if found is None:
+        found = _current[domain] = translations(DEFAULT_LANGUAGE, domain)
+    return found
+
+
+def _(message: str) -> str:
+    """Translate a table text into the chosen language."""
+    return _active(TABLE_DOMAIN).gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """Translate a text whose form depends on a count ("1 card" / "2 cards")."""
+    return _active(TABLE_DOMAIN).ngettext(singular, plural, count)
+
+
+def pgettext(context: str, message: str) -> str:
+    """Translate a text that needs a context to be told apart (a card title per edition)."""
+    return _active(TABLE_DOMAIN).pgettext(context, message)
+
+
+def N_(message: str) -> str:
+    """Mark a text for the catalogue without translating it yet (tables of constants)."""
+    return message

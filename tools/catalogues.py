@@ -1,0 +1,56 @@
+"""Compile the gettext catalogues: every ``.po`` under ``firmware/locale`` to its ``.mo``.
+
+Run ``python -m tools.catalogues`` after editing a ``.po``; ``--check`` exits 1 when a
+committed ``.mo`` is out of date (the test suite runs the same check). Babel does the
+compiling, so it is a developer dependency only: the Pi reads ``.mo`` with the standard
+library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "firmware" / "locale"
+
+
+def compiled(po_path: Path) -> bytes:
+    """The ``.mo`` bytes for one ``.po``, fuzzy entries left out as gettext does."""
+    with po_path.open("rb") as handle:
+        catalog = read_po(handle)
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def stale(locale_dir: Path = LOCALE_DIR) -> list[Path]:
+    """The ``.mo`` files that are missing or differ from their ``.po``."""
+    return [
+        po.with_suffix(".mo")
+        for po in sorted(locale_dir.glob("*/LC_MESSAGES/*.po"))
+        if not po.with_suffix(".mo").exists() or po.with_suffix(".mo").read_bytes() != compiled(po)
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.catalogues", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="only report stale .mo files")
+    args = parser.parse_args(argv)
+    out_of_date = stale()
+    if args.check:
+        for path in out_of_date:
+            print(f"stale: {path} (run python -m tools.catalogues)")
+        return 1 if out_of_date else 0
+    for path in out_of_date:
+        path.write_bytes(compiled(path.with_suffix(".po")))
+        print(f"compiled {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,8 @@
 """Sample views of a game in progress: every screen, for ``bornes screens`` and the golden tests.
 
-Until the engine adapter exists these are hand-written; they also document what a realistic
-view looks like (team names, a coup fourré, a speed limit, an empty draw pile...).
+Hand-written on purpose: the running table builds its views from the engine in
+``firmware.present``; these fixed views pin down what each screen looks like in the golden
+tests (team names, a coup fourré, a speed limit, an empty draw pile...).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ frozen value with a one-line ``describe()`` for logs and ``bornes scan-test``.
 
 from __future__ import annotations
 
-import queue
 import re
 from dataclasses import dataclass
 
@@ -125,6 +124,3 @@ class KeyTyped:
 InputEvent = (
     CardScanned | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack | ButtonPressed | KeyTyped
 )
-
-#: The one queue every driver writes to.
-InputQueue = queue.Queue

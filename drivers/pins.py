@@ -302,28 +302,18 @@ def load(path: str | Path | None = None) -> PinMap:
 
 
 def make_pin_factory(name: str | None) -> Any:
-    """The gpiozero pin factory named in config: ``mock`` for the desktop, None/"default" for gpiozero's pick."""
-    if name in (None, "", "default"):
+    """The gpiozero pin factory for config's ``pins.factory``: ``mock`` on a desktop, else None (gpiozero's pick).
+
+    Config allows only ``auto`` and ``mock``; gpiozero itself picks lgpio, RPi.GPIO... on a Pi
+    (and honours ``GPIOZERO_PIN_FACTORY``), so this does not keep a copy of its table.
+    """
+    if name in (None, "", "auto"):
         return None
     if name == "mock":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         return MockFactory(pin_class=MockPWMPin)
-    factories = {
-        "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
-        "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
-        "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
-        "native": ("gpiozero.pins.native", "NativeFactory"),
-    }
-    if name not in factories:
-        raise UserError(f"unknown pin factory {name!r} (mock, default, {', '.join(factories)})", EX_CONFIG)
-    module_name, class_name = factories[name]
-    try:
-        import importlib
-
-        return getattr(importlib.import_module(module_name), class_name)()
-    except Exception as error:  # missing library or not a Pi: one line for the person
-        raise UserError(f"pin factory {name} is not available here: {error}", EX_CONFIG) from None
+    raise UserError(f"unknown pin factory {name!r} (auto, mock)", EX_CONFIG)
 
 
 # --- documentation ------------------------------------------------------------------------

@@ -120,9 +120,6 @@ class RuleOptions:
         """The trip before any extension: 700 or 1000 miles."""
         return 700 if seats in self.short_trip_seats else 1000
 
-    def has_extension(self, seats: int) -> bool:
-        return self.extension and self.trip_length(seats) < 1000
-
     @property
     def single_hand(self) -> bool:
         return self.game_target == 0

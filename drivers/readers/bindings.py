@@ -126,13 +126,6 @@ class BindingTable:
         with self._lock:
             return self._by_uid.get(key)
 
-    def uid_for(self, payload: str) -> str | None:
-        with self._lock:
-            for uid, bound in self._by_uid.items():
-                if bound == payload:
-                    return uid
-        return None
-
     def bind(self, uid: str, payload: str, *, replace: bool = False) -> str:
         """Bind ``uid`` to ``payload``; refuses a UID bound to something else unless ``replace``.
 

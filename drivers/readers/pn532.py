@@ -24,7 +24,6 @@ NACK_FRAME = bytes([0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00])
 #: HSU wake-up: a long preamble the chip sees while it leaves power-down (user manual §7.2.11).
 WAKE_UP = bytes([0x55, 0x55]) + bytes(14)
 
-CMD_GET_FIRMWARE_VERSION = 0x02
 CMD_SAM_CONFIGURATION = 0x14
 CMD_RF_CONFIGURATION = 0x32
 CMD_IN_DATA_EXCHANGE = 0x40
@@ -217,9 +216,6 @@ class Pn532:
     def sam_configuration(self) -> None:
         """Normal mode, virtual-card timeout 1 s, IRQ used (the manual's default set-up)."""
         self.command(CMD_SAM_CONFIGURATION, bytes([0x01, 0x14, 0x01]))
-
-    def firmware_version(self) -> bytes:
-        return self.command(CMD_GET_FIRMWARE_VERSION)
 
     def list_targets(self, max_targets: int = 2) -> list[Target]:
         """Poll for ISO 14443-A tags (106 kbps); asking for 2 lets us see two cards at once."""

@@ -129,6 +129,6 @@ def test_mock_pin_factory_and_unknown_factory() -> None:
     factory = pins.make_pin_factory("mock")
     assert isinstance(factory, MockFactory)
     factory.close()
-    assert pins.make_pin_factory("default") is None
+    assert pins.make_pin_factory("auto") is None
     with pytest.raises(Exception, match="unknown pin factory"):
         pins.make_pin_factory("magic")

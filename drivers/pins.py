@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drivers.errors import EX_CONFIG, UserError
 from drivers.events import CONTROL_NAMES
-from firmware.errors import EX_CONFIG, UserError
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
 

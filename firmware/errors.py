@@ -1,23 +1,28 @@
-"""Errors that reach a person as one line, never as a traceback."""
+"""Errors that reach a person as one line: defined in :mod:`drivers.errors`, the lowest layer
+that raises them, so drivers never import upwards; firmware code keeps importing them from here."""
 
 from __future__ import annotations
 
-EX_USAGE = 64
-EX_DATAERR = 65
-EX_NOINPUT = 66
-EX_UNAVAILABLE = 69
-EX_SOFTWARE = 70
-EX_CANTCREAT = 73
-EX_IOERR = 74
-EX_CONFIG = 78
+from drivers.errors import (
+    EX_CANTCREAT,
+    EX_CONFIG,
+    EX_DATAERR,
+    EX_IOERR,
+    EX_NOINPUT,
+    EX_SOFTWARE,
+    EX_UNAVAILABLE,
+    EX_USAGE,
+    UserError,
+)
 
-
-class UserError(Exception):
-    """A problem a person can fix; ``str(error)`` is the one line they see."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, exit_code: int | None = None) -> None:
-        super().__init__(message)
-        if exit_code is not None:
-            self.exit_code = exit_code
+__all__ = [
+    "EX_CANTCREAT",
+    "EX_CONFIG",
+    "EX_DATAERR",
+    "EX_IOERR",
+    "EX_NOINPUT",
+    "EX_SOFTWARE",
+    "EX_UNAVAILABLE",
+    "EX_USAGE",
+    "UserError",
+]

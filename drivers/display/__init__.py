@@ -24,7 +24,7 @@ from typing import Any
 
 from PIL import Image
 
-from firmware.errors import EX_CONFIG, UserError
+from drivers.errors import EX_CONFIG, UserError
 
 log = logging.getLogger(__name__)
 

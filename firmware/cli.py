@@ -1,4 +1,7 @@
-"""The ``bornes`` command: discovers subcommands in ``firmware.commands``.
+"""The ``bornes`` command: the subcommands named in ``firmware.commands.COMMANDS``.
+
+Only the chosen subcommand's module is imported (``bornes --help`` imports none), so a short
+command starts in a fraction of the time it would take to load every command's libraries.
 
 Whatever goes wrong, a person sees one line and a non-zero exit status; ``--debug``
 shows the traceback for developers.
@@ -8,40 +11,46 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 
-from firmware import commands
+from firmware.commands import COMMANDS, module_name
 from firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
 
 
-def _command_modules() -> list[ModuleType]:
-    found = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "run"):
-            found.append(module)
-    return sorted(found, key=lambda m: m.NAME)
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: the first word that is not an option, if it is a command."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser: every command listed from the table, arguments added only for the chosen one.
+
+    ``argv`` picks the command whose module is imported; ``None`` imports every command (for
+    tools and tests that want the whole parser).
+    """
     parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(command)
-        command.set_defaults(_run=module.run)
+    chosen = _chosen(argv) if argv is not None else None
+    for name, help_text in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        if argv is None or name == chosen:
+            module = importlib.import_module(module_name(name))
+            module.add_arguments(command)
+            command.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if not getattr(args, "_run", None):
         parser.print_help()
         return EX_USAGE

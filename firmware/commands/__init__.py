@@ -1,5 +1,32 @@
-"""One module per ``bornes`` subcommand.
+"""One module per ``bornes`` subcommand, named in :data:`COMMANDS`.
 
-Each module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-``firmware.cli`` discovers them, so adding a command never touches the CLI itself.
+Each module defines ``add_arguments(parser)`` and ``run(args) -> int``. The table below is the
+only place a command's name and one-line help are written: ``bornes --help`` lists it without
+importing any command, and ``bornes NAME`` imports only ``firmware.commands.NAME`` (dashes
+become underscores), so a short command does not pay for PIL, gpiozero or the simulator.
+Adding a command is one module plus one line here; ``tests/appliance/test_cli.py`` checks both agree.
 """
+
+from __future__ import annotations
+
+#: command name -> one-line help, in the order ``bornes --help`` lists them.
+COMMANDS: dict[str, str] = {
+    "demo": "watch bots play a table through the real reader, referee and screens (no Pi needed)",
+    "doctor": "check the config, reader, display, pins, state folder and journal, one line each",
+    "enroll": "bind RFID/NFC tags to the cards of a deck (resumable); also --list, --export, --import, --forget",
+    "export": "write one game from the journal as a game record (the engine's text) or JSON",
+    "feed": "drive the table's input path from a script of setup/scan/press lines and print every verdict",
+    "history": "list the games in the journal: id, date, edition, players, winner, totals",
+    "labels": "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF",
+    "replay": "replay a game record and print every action's verdict and every hand's score sheet",
+    "run": "run the referee: readers, buttons, display and the game journal",
+    "scan-test": "print every card the reader decodes, live (checks a new reader; Ctrl-C to stop)",
+    "screens": "render every screen of a sample game (2, 3 and 4 sides, 128x64 and 256x64) into PNG files",
+    "simulate": "deal real hidden hands to bots and referee them, checking invariants after every action",
+    "tags": "program NTAG213 stickers with card codes through a PN532 (tags write), or show one (tags read)",
+}
+
+
+def module_name(command: str) -> str:
+    """The module that implements ``command``."""
+    return f"{__name__}.{command.replace('-', '_')}"

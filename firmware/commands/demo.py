@@ -29,9 +29,6 @@ from firmware.flow import Outcome, TableFlow
 from firmware.present import format_sheet
 from firmware.referee import STOP, Referee
 
-NAME = "demo"
-HELP = "watch bots play a table through the real reader, referee and screens (no Pi needed)"
-
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 
 

@@ -23,9 +23,6 @@ from firmware.config import Config, add_config_argument, config_path, load_confi
 from firmware.errors import UserError
 from firmware.journal import FILENAME, Journal, JournalError
 
-NAME = "doctor"
-HELP = "check the config, reader, display, pins, state folder and journal, one line each"
-
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 GROUPS = ("gpio", "i2c", "dialout")
 SERIAL_PATTERNS = (

@@ -21,9 +21,6 @@ from firmware.enrollment import Enrollment, deck_payloads, parse_payloads
 from firmware.errors import EX_DATAERR, UserError
 from firmware.reader_options import ReaderChoice, add_reader_arguments, load_bindings, reader_choice, start_reader
 
-NAME = "enroll"
-HELP = "bind RFID/NFC tags to the cards of a deck (resumable); also --list, --export, --import, --forget"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_arguments(parser)

@@ -13,9 +13,6 @@ from firmware.config import add_config_argument, load_config
 from firmware.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
 from firmware.journal import FILENAME, GameRecord, Journal
 
-NAME = "export"
-HELP = "write one game from the journal as a game record (the engine's text) or JSON"
-
 FORMATS = ("record", "json")
 
 

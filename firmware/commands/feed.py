@@ -20,9 +20,6 @@ from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 from firmware.flow import TableFlow
 from firmware.present import screen
 
-NAME = "feed"
-HELP = "drive the table's input path from a script of setup/scan/press lines and print every verdict"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("script", help="the script file (docs/feed.md), or - for standard input")

@@ -11,9 +11,6 @@ from engine.record import RecordError, read_header
 from firmware.config import add_config_argument, load_config
 from firmware.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
 
-NAME = "history"
-HELP = "list the games in the journal: id, date, edition, players, winner, totals"
-
 _BRACKET = re.compile(r'^\[\s*([A-Za-z][\w-]*)\s+"?(.*?)"?\s*\]$')  # [Edition "winning-moves"]
 _ASSIGN = re.compile(r"^#?\s*([A-Za-z][\w-]*)\s*[:=]\s*(.*)$")  # edition: winning-moves / edition = …
 

@@ -14,9 +14,6 @@ from firmware.errors import EX_IOERR, EX_UNAVAILABLE, UserError
 SHEET_NAMES: tuple[str, ...] = ("a4-l7160", "letter-5160", "a4-l7651")
 DEFAULT_SHEET = "a4-l7160"
 
-NAME = "labels"
-HELP = "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_argument(parser)

@@ -13,9 +13,6 @@ from engine.rules import Accepted
 from engine.views import sheets_list, table_dict, verdict_dict
 from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 
-NAME = "replay"
-HELP = "replay a game record and print every action's verdict and every hand's score sheet"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", help="a game record file (docs/record.md), or - for standard input")

@@ -15,9 +15,6 @@ from firmware.config import Config, add_config_argument, load_config
 from firmware.journal import Journal, JournalCorrupt
 from firmware.referee import STOP, wait_for_long_ok
 
-NAME = "run"
-HELP = "run the referee: readers, buttons, display and the game journal"
-
 log = logging.getLogger("bornes")
 
 

@@ -15,9 +15,6 @@ from drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, 
 from firmware.errors import EX_UNAVAILABLE
 from firmware.reader_options import add_reader_arguments, load_bindings, reader_choice, start_reader
 
-NAME = "scan-test"
-HELP = "print every card the reader decodes, live (checks a new reader; Ctrl-C to stop)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_arguments(parser)

@@ -10,9 +10,6 @@ from firmware.errors import EX_IOERR, UserError
 from firmware.flow import Outcome
 from firmware.screens.model import ScreenView, TableView
 
-NAME = "screens"
-HELP = "render every screen of a sample game (2, 3 and 4 sides, 128x64 and 256x64) into PNG files"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files (created if needed)")

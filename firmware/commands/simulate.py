@@ -11,9 +11,6 @@ from engine.simulate import simulate
 from engine.state import GameSetup, SetupError
 from firmware.errors import EX_USAGE, UserError
 
-NAME = "simulate"
-HELP = "deal real hidden hands to bots and referee them, checking invariants after every action"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--edition", default="winning-moves", choices=list(EDITIONS))

@@ -20,9 +20,6 @@ from firmware.errors import EX_UNAVAILABLE, UserError
 from firmware.reader_options import ReaderChoice, add_reader_arguments, reader_choice
 from firmware.tags import TagWriter, read_payload
 
-NAME = "tags"
-HELP = "program NTAG213 stickers with card codes through a PN532 (tags write), or show one (tags read)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="tags_action", metavar="ACTION", required=True)

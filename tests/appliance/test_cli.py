@@ -1,0 +1,60 @@
+"""The ``bornes`` command line: one table of commands, and only the chosen command imported."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+from firmware import cli, commands
+
+
+def test_the_table_names_every_command_module_and_nothing_else() -> None:
+    modules = {info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")}
+    assert {commands.module_name(name).rsplit(".", 1)[1] for name in commands.COMMANDS} == modules
+    for name in commands.COMMANDS:
+        module = importlib.import_module(commands.module_name(name))
+        assert callable(module.add_arguments), name
+        assert callable(module.run), name
+
+
+def _imported_after(argv: list[str]) -> set[str]:
+    """The modules loaded by building the parser for ``argv`` in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from firmware import cli\n"
+        f"cli.build_parser({argv!r})\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_help_imports_no_command() -> None:
+    loaded = _imported_after(["--help"])
+    assert not {m for m in loaded if m.startswith("firmware.commands.")}
+    assert "PIL" not in loaded
+    assert "gpiozero" not in loaded
+
+
+def test_replay_imports_only_replay_and_the_engine() -> None:
+    loaded = _imported_after(["replay", "game.record"])
+    assert {m for m in loaded if m.startswith("firmware.commands.")} == {"firmware.commands.replay"}
+    for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "engine.simulate", "firmware.flow"):
+        assert heavy not in loaded, heavy
+
+
+@pytest.mark.parametrize("argv", [["--debug", "scan-test", "--help"], ["scan-test", "--help"]])
+def test_a_command_after_global_options_gets_its_arguments(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(argv)
+    assert stopped.value.code == 0
+    assert "--protocol" in capsys.readouterr().out
+
+
+def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 64
+    assert "replay" in capsys.readouterr().out

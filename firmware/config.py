@@ -41,9 +41,12 @@ MAX_NAME_LENGTH = 12  # what fits beside a score on a 128-pixel-wide OLED
 
 
 def _default_pin_map() -> str:
-    """The repo's wiring/pins.toml when running from a checkout, else the installed copy."""
-    in_repo = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
-    return str(in_repo) if in_repo.exists() else "/etc/bornes/pins.toml"
+    """The Pi's own /etc/bornes/pins.toml (install.sh puts it there to be edited) if it exists,
+    else the map shipped with the program (wiring/pins.toml, package data in a wheel)."""
+    from drivers.pins import DEFAULT_PATH
+
+    etc = Path("/etc/bornes/pins.toml")
+    return str(etc if etc.exists() else DEFAULT_PATH)
 
 
 class ConfigError(UserError):

@@ -66,7 +66,7 @@ def outside(tmp_path: Path) -> Path:
 def test_the_code_comes_from_the_wheel_and_its_requirements_are_met(installed: Path, outside: Path) -> None:
     probe = (
         "import importlib, importlib.metadata as md, json, re\n"
-        "files = {n: importlib.import_module(n).__file__ for n in ('engine', 'drivers', 'firmware')}\n"
+        "files = {n: importlib.import_module(n).__file__ for n in ('engine.rules', 'drivers.pins', 'firmware.cli')}\n"
         "dist = md.distribution('bornes')\n"
         "missing = [r for r in dist.requires or [] if 'extra ==' not in r\n"
         "           and not md.distributions(name=re.split(r'[<>=!~ ;\\\\[]', r)[0])]\n"
@@ -81,6 +81,14 @@ def test_the_code_comes_from_the_wheel_and_its_requirements_are_met(installed: P
     assert report["missing"] == []
     assert any(name.endswith("pins.toml") for name in report["data"])
     assert any(name.endswith(".mo") for name in report["data"])
+    for module_file in report["files"].values():  # every module and data file of each folder is installed
+        installed_folder = Path(module_file).parent
+        source_folder = REPO / installed_folder.name
+        wanted = {p.relative_to(source_folder) for p in source_folder.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po")}
+        got = {p.relative_to(installed_folder) for p in installed_folder.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+        assert wanted <= got, f"missing from the wheel: {sorted(map(str, wanted - got))}"
 
 
 def test_doctor_runs_from_outside_the_checkout(installed: Path, outside: Path) -> None:

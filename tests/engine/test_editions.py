@@ -48,6 +48,16 @@ def test_simulated_hands_have_no_failures(edition: str, players: int, teams: boo
     assert report.actions > HANDS * 10
 
 
+def test_simulator_youngest_variant_has_no_invariant_failures_004_pour_les_plus_jeunes() -> None:
+    """004 "Pour les plus jeunes": each player gets a Feu Vert besides his 6 cards. The simulator takes
+    those Rolls out of the shuffled deck before dealing but its card-conservation check only finds them
+    once they are on the table, so `simulate` reports a failure after every `start` and `next`."""
+    options = EDITIONS["dujardin"].options.replace(youngest_start_rolling=True)
+    setup = GameSetup.create("dujardin", ["Ann", "Bob"], options=options)
+    report = simulate(setup, 5, seed=1)
+    assert report.failures == []
+
+
 @pytest.mark.parametrize(
     ("edition", "players", "teams"),
     [

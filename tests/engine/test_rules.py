@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Leftover
+from engine.actions import Leftover, parse_action
 from engine.cards import Card, CardKind
+from engine.reasons import Refusal
 from engine.state import Phase
-from tests.engine.helpers import ANY_KINDS, filler, miles, new_game, play, refused, seat, side, turn, until
+from tests.engine.helpers import ANY_KINDS, filler, miles, new_game, play, refused, run_down, seat, side, turn, until
 
 # -- Roll, Right of Way and distance -----------------------------------------------------------
 
@@ -204,6 +205,20 @@ def test_hazard_needs_a_target_with_two_possible_opponents() -> None:
     play(game, "B play MB-STOP-02")
     assert side(game, "A").active_hazard is CardKind.STOP
     refused(game, "C play MB-STOP-03", "no-target")
+
+
+@pytest.mark.parametrize("card", ["MB-D100-01", "MB-ROLL-01", "MB-RIGHTOFWAY-01"])
+def test_target_on_a_card_that_never_goes_on_an_opponent_000_piles(card: str) -> None:
+    """000, the layout paragraphs "BATTLE PILES", "SAFETY AREAS", "DISTANCE PILES": "Remedy Cards on your
+    own Battle Pile"; Safety Cards "are never played on your opponents' Safety Area"; Distance Cards "are
+    never played onto the opponents' piles". The
+    notation "A play CARD > B" says the card goes on B's side; the referee accepts it and lays the card
+    on A's own side, so the game record no longer says what happened at the table. It should refuse."""
+    game = new_game()
+    if card.startswith("MB-D"):
+        play(game, "A play MB-ROLL-02", "B discard MB-D25-10")
+    verdict = game.push(parse_action(f"A play {card} > B"))
+    assert isinstance(verdict, Refusal)
 
 
 def test_attack_needs_own_roll_option_001_FAQ() -> None:
@@ -816,6 +831,28 @@ def test_fast_remedy_2016_001_Fast_Play() -> None:
     assert turn(game) == "C" and hand.hands == (6, 6, 6) and hand.draw_pile == pile - 1
     assert side(game, "A").coups == () and side(game, "A").active_hazard is None
     play(game, "C discard MB-D25-10", "A play MB-D100-01")
+
+
+def test_fast_remedy_of_the_last_card_passes_the_turn_001_Fast_Play_D22() -> None:
+    """001 "Fast Play": after the immediate remedy "Play will then return to normal continuing with the
+    player to the left of the one that played the Hazard card"; D22 (000 §6C play-out): "a player with no
+    cards left is skipped; the hand ends when every hand is empty".
+
+    3 players, winning-moves with `fast_play=yes`, draw pile empty: A 1 card, B 2, C 1. A discards,
+    B lays a Flat Tire on C, C answers at once with his last card, a Spare Tire. C now holds nothing, so
+    the turn must go on to A (who still holds a card). The engine leaves the turn on C: C is refused
+    "hand-empty" and A "not-your-turn" — the table is stuck."""
+    keep = frozenset({"MB-FLATTIRE-01", "MB-SPARETIRE-01"})
+    game = new_game("winning-moves", 3, fast_play=True)
+    play(game, "A discard MB-D25-01", "B discard MB-D25-02", "C play MB-ROLL-01")
+    run_down(game, 0, before="A", keep=tuple(keep))
+    for _ in range(4 * 3):
+        filler(game, ANY_KINDS, keep)
+    assert game.state.hand.hands == (2, 2, 1) and turn(game) == "A"
+    filler(game, ANY_KINDS, keep)
+    play(game, "B play MB-FLATTIRE-01 > C", "C fast MB-SPARETIRE-01")
+    assert game.state.hand.hands == (1, 1, 0)
+    assert turn(game) == "A"
 
 
 def test_fast_play_off_by_default_001() -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from drivers.events import KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from engine.actions import CoupFourre, Play
+from engine.actions import CoupFourre, Leftover, Play, Swap
 from engine.cards import Card, CardKind
 from engine.state import Phase
+from firmware.cli import main
 from firmware.flow import Mode, Sound, TableFlow
 from firmware.journal import Journal
 from firmware.present import screen
@@ -82,6 +84,28 @@ def test_discard_then_scan_discards() -> None:
     assert drive(flow, "scan MB-ROLL-02")[0].action == Play(1, Card(CardKind.ROLL, 2))
 
 
+def test_an_armed_discard_does_not_survive_an_undo() -> None:
+    """Bob arms DISCARD, Ann's Roll is undone: Ann's next scan is a play, not Bob's discard."""
+    flow = table()
+    accept(flow, "scan MB-ROLL-01", "press DISCARD")
+    assert drive(flow, "press NEXT")[0].verdict == "ignored"
+    view = screen(flow)  # the armed button stays on screen after other inputs
+    assert isinstance(view, TableView) and view.message is not None and view.message.text.startswith("DISCARD")
+    accept(flow, "press UNDO", "press OK")
+    out = drive(flow, "scan MB-ROLL-01")[0]
+    assert out.action == Play(0, Card(CardKind.ROLL, 1))
+
+
+def test_a_refused_card_keeps_discard_armed_but_an_accepted_one_spends_it() -> None:
+    flow = table()
+    accept(flow, "scan MB-ROLL-01", "press DISCARD")
+    assert drive(flow, "scan MB-ROLL-01")[0].reason == "on-table"  # misread: Ann takes it back
+    assert flow.ui.discard_armed
+    out = drive(flow, "scan MB-D25-01")[0]
+    assert out.action is not None and out.action.notation() == "B discard MB-D25-01"
+    assert not flow.ui.discard_armed
+
+
 # -- the target prompt ------------------------------------------------------------------------
 
 
@@ -127,6 +151,18 @@ def test_target_prompt_back_cancels_and_changes_nothing() -> None:
     assert out.action == Play(0, Card(CardKind.D100, 1))
 
 
+def test_a_refusal_shows_over_a_prompt() -> None:
+    flow = table(names="Ann,Bob,Cid")
+    accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-ROLL-03", "scan MB-STOP-01")
+    assert flow.ui.mode is Mode.TARGET
+    out = drive(flow, "scan MB-D25-01")[0]
+    assert out.reason == "prompt-open"
+    view = screen(flow)
+    assert isinstance(view, StatusView) and "Answer the question" in view.detail
+    drive(flow, "press NEXT")  # the next input brings the prompt back
+    assert flow.ui.mode is Mode.TARGET and not isinstance(screen(flow), StatusView)
+
+
 def test_one_possible_target_needs_no_prompt() -> None:
     flow = table(names="Ann,Bob,Cid")
     accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02")
@@ -134,6 +170,22 @@ def test_one_possible_target_needs_no_prompt() -> None:
     out = drive(flow, "scan MB-STOP-01")[0]
     assert out.action is not None and out.action.notation() == "A play MB-STOP-01"
     assert flow.state is not None and flow.state.hand.sides[1].active_hazard is CardKind.STOP
+
+
+def test_no_target_prompt_for_a_hazard_the_engine_refuses_anyway() -> None:
+    """With three sides the prompt used to open for a card already on the table, then refuse on OK."""
+    flow = table(names="Ann,Bob,Cid")
+    accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-ROLL-03", "scan MB-STOP-01", "press SEAT2")
+    out = drive(flow, "scan MB-STOP-01")[0]
+    assert (out.verdict, out.reason) == ("refused", "on-table")
+    assert flow.ui.mode is Mode.PLAY and flow.ui.pending is None
+
+
+def test_no_target_prompt_when_the_attacker_has_not_started() -> None:
+    flow = table(names="Ann,Bob,Cid", attack_needs_own_roll="yes")
+    out = drive(flow, "scan MB-SPEEDLIMIT-01")[0]
+    assert (out.verdict, out.reason) == ("refused", "attacker-not-started")
+    assert flow.ui.mode is Mode.PLAY
 
 
 # -- coups fourrés ------------------------------------------------------------------------------
@@ -424,6 +476,16 @@ def test_fast_play_cf_then_remedy_and_long_discard_swaps() -> None:
     assert flow.state.hand.turn == 1 and flow.ui.mode is Mode.PLAY
 
 
+def test_one_bad_card_does_not_throw_away_a_swap() -> None:
+    flow = table(fast_play="yes")
+    accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02")
+    drive(flow, "press DISCARD long", "scan MB-D25-01", "scan MB-D25-02")
+    assert drive(flow, "scan MB-ROLL-01")[0].reason == "on-table"
+    assert flow.ui.mode is Mode.SWAP and flow.ui.swap_cards == [Card(CardKind.D25, 1), Card(CardKind.D25, 2)]
+    out = drive(flow, "press OK")[0]
+    assert isinstance(out.action, Swap) and len(out.action.cards) == 2
+
+
 def test_1000_bornes_leftovers_are_scanned_at_the_end_of_the_hand() -> None:
     game = new_game("1000-bornes", 2)
     run_down(game, 1)
@@ -443,6 +505,26 @@ def test_1000_bornes_leftovers_are_scanned_at_the_end_of_the_hand() -> None:
     in_hand = (-sum(c.kind.miles for c in unseen[:6]), -sum(c.kind.miles for c in unseen[6:]))
     assert flow.state.sheets[-1].row("Miles in hand") == in_hand
     assert in_hand[0] < 0
+
+
+def test_a_seat_button_says_whose_leftover_cards_these_are() -> None:
+    game = new_game("1000-bornes", 3)
+    run_down(game, 1)
+    filler(game, ANY_KINDS)
+    assert game.state.to_act() == (0, 1, 2)
+    flow = game_flow(game)
+    unseen = [c for c in _all(game) if c not in game.state.hand.seen]
+    accept(flow, "press SEAT3")
+    first = drive(flow, f"scan {unseen[0].code()}")[0]
+    assert first.action == Leftover(2, unseen[0])
+    second = drive(flow, f"scan {unseen[1].code()}")[0]  # the seat stays chosen while Cid shows
+    assert second.action == Leftover(2, unseen[1])
+
+
+def _all(game: object) -> list[Card]:
+    from engine.cards import iter_deck
+
+    return list(iter_deck(game.setup.deck))  # type: ignore[attr-defined]
 
 
 def _deck(game: object) -> list[Card]:
@@ -488,6 +570,18 @@ def test_garbage_scan_from_a_script() -> None:
     assert (out.verdict, out.reason) == ("refused", "unknown-card")
 
 
+def test_a_seat_button_with_a_non_ascii_digit_is_a_bad_line_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "s.feed"
+    script.write_text("setup edition=winning-moves names=Ann,Bob\npress SEAT²\n", encoding="utf-8")
+    assert main(["feed", str(script), "--json"]) == 0
+    verdicts = [entry["verdict"] for entry in json.loads(capsys.readouterr().out)["inputs"]]
+    assert verdicts == ["accepted", "bad-input"]
+    typed = table().handle(KeyTyped("seat²"))
+    assert (typed.verdict, typed.reason) == ("refused", "bad-input")
+
+
 def test_reader_lost_status_stays_until_the_reader_is_back() -> None:
     flow = table()
     flow.handle(ReaderLost("unplugged"))
@@ -495,6 +589,14 @@ def test_reader_lost_status_stays_until_the_reader_is_back() -> None:
     assert screen(flow).status == "Reader lost"  # type: ignore[union-attr]
     flow.handle(ReaderBack("/dev/ttyUSB0"))
     assert screen(flow).status is None  # type: ignore[union-attr]
+
+
+def test_reader_lost_stays_on_screen_when_a_game_starts() -> None:
+    flow = TableFlow(players=2)
+    flow.handle(ReaderLost("unplugged"))
+    accept(flow, *["press OK"] * 6)
+    view = screen(flow)
+    assert isinstance(view, TableView) and view.status == "Reader lost"
 
 
 def test_emulated_keyboard_lines() -> None:

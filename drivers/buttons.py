@@ -101,6 +101,7 @@ class Buttons:
             b.name: Debouncer(pin_map.debounce, b.hold_time if b.long else None) for b in pin_map.buttons
         }
         self._devices: dict[str, Any] = {}
+        self._worker: threading.Thread | None = None  # before any device: close() reads it on failure
         try:
             for spec in pin_map.buttons:
                 device = Button(spec.pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
@@ -110,7 +111,6 @@ class Buttons:
         except Exception:
             self.close()
             raise
-        self._worker: threading.Thread | None = None
         if thread:
             self._worker = threading.Thread(target=self._run, name="buttons", daemon=True)
             self._worker.start()

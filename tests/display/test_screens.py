@@ -96,9 +96,16 @@ def test_score_sheet_pages_depend_on_panel_and_cycle() -> None:
     assert _same(render(dataclasses.replace(sheet, page=-1)), last)  # BACK on the first page wraps
 
 
-def test_long_and_foreign_text_does_not_crash() -> None:
-    render(StatusView("Ω unknown → card", "x" * 500))
-    render(TableView((SideView("A" * 40, 0, 700, ROLLING), SideView("Zoë", 99999, 700, "ACCIDENT")), draw_pile=999))
+def test_long_and_foreign_text_fits_the_panel() -> None:
+    """Text longer than the panel and letters outside ASCII are drawn, clipped to the panel."""
+    for view in (StatusView("Ω unknown → card", "x" * 500),
+                 TableView((SideView("A" * 40, 0, 700, ROLLING), SideView("Zoë", 99999, 700, "ACCIDENT")),
+                           draw_pile=999)):
+        for size in (SMALL, WIDE):
+            image = render(view, size)
+            assert image.size == size
+            assert image.getbbox() is not None, f"{type(view).__name__} drew nothing at {size}"
+            assert _same(image, render(view, size))
 
 
 def test_wrong_side_count_is_refused() -> None:

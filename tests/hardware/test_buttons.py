@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from gpiozero.exc import GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
 from drivers.buttons import Buttons, Debouncer
@@ -148,13 +149,19 @@ def test_the_worker_thread_delivers_with_the_real_clock(factory: MockFactory) ->
         assert events.empty()
 
 
-def test_close_is_idempotent_and_frees_the_pins(factory: MockFactory) -> None:
+def test_close_is_idempotent_and_frees_the_pins(factory: MockFactory, clock: FakeClock) -> None:
     events: queue.Queue[object] = queue.Queue()
     buttons = Buttons(_pin_map(ButtonPin("OK", 19)), events)
+    with pytest.raises(GPIOPinInUse):  # while open, the pin is taken
+        Buttons(_pin_map(ButtonPin("OK", 19)), events, thread=False)
     buttons.close()
     buttons.close()
-    again = Buttons(_pin_map(ButtonPin("OK", 19)), events, thread=False)  # the pin is free again
-    again.close()
+    with Buttons(_pin_map(ButtonPin("OK", 19)), events, clock=clock, thread=False) as again:  # free again
+        _burst(factory, clock, 19, "L")
+        clock.advance(0.05)
+        again.poll()
+        assert _drain(events) == [ButtonPressed("OK")]
+    again.close()  # a second close after the with block: nothing happens
 
 
 def test_debouncer_deadlines() -> None:

@@ -96,6 +96,12 @@ def test_play_never_blocks_and_latest_pattern_wins(factory: MockFactory) -> None
 
 
 def test_no_buzzer_no_leds(factory: MockFactory) -> None:
-    feedback = Feedback(replace(load(), buzzer=None, leds=None), wait=_no_wait, thread=False)
+    """A table without buzzer or LEDs: patterns play silently and no GPIO is claimed."""
+    pin_map = load()
+    assert pin_map.buzzer is not None and pin_map.leds is not None
+    feedback = Feedback(replace(pin_map, buzzer=None, leds=None), wait=_no_wait, thread=False)
     feedback.play_now(Pattern.ACCEPT)
+    feedback.play_now(Pattern.REFUSE)
+    assert factory.pins == {}, "a pin was claimed for a part the pin map does not have"
+    feedback.close()
     feedback.close()

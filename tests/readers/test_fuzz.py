@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from drivers.events import CardScanned, ControlScanned, UnknownScanned
 from drivers.readers.base import Reading
 from drivers.readers.em4100 import Em4100Decoder, em4100_frame
 from drivers.readers.lines import LineDecoder
@@ -123,10 +124,12 @@ def test_pn532_fuzz(frames: list[bytes], sizes: list[int]) -> None:
 @FUZZ
 @given(st.lists(mutated(st.builds(encode_text_tlv, PAYLOADS)), min_size=BATCH, max_size=BATCH))
 def test_ntag_memory_fuzz(blobs: list[bytes]) -> None:
+    """Damaged tag memory gives text or None, and that text resolves to a scan event, never an error."""
     for blob in blobs:
         text = decode_text_tlv(blob)
+        assert text is None or isinstance(text, str)
         if text is not None:
-            RESOLVER.resolve(text)
+            assert isinstance(RESOLVER.resolve(text), CardScanned | ControlScanned | UnknownScanned)
 
 
 def check_stream(

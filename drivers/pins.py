@@ -18,6 +18,7 @@ from typing import Any
 
 from drivers.errors import EX_CONFIG, UserError
 from drivers.events import CONTROL_NAMES
+from drivers.parts import PANELS
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
 
@@ -38,7 +39,6 @@ UART_PINS = {14: "UART TXD", 15: "UART RXD"}
 SPI_BUS_PINS = {10: "SPI MOSI", 9: "SPI MISO", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
 
-PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
 SEAT_NAMES = tuple(f"SEAT{n}" for n in range(1, 9))
 BUTTON_NAMES = (*CONTROL_NAMES, *SEAT_NAMES)
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drivers.readers import DEFAULT_BAUDRATE
+from drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
+from drivers.parts import PANELS as PANEL_SIZES
 from engine.options import EDITIONS, OptionError, RuleOptions
 from firmware.errors import EX_CONFIG, UserError
 
@@ -29,10 +30,10 @@ log = logging.getLogger("bornes.config")
 DEFAULT_CONFIG_PATH = "/etc/bornes/config.toml"
 CONFIG_ENV = "BORNES_CONFIG"
 
-READER_PROTOCOLS = ("lines", "em4100", "pn532")
+READER_PROTOCOLS = PROTOCOLS
 BAUDRATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
-PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322", "dummy", "pygame", "terminal", "capture", "gif")
-HARDWARE_PANELS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+PANELS = (*PANEL_SIZES, *EMULATORS)
+HARDWARE_PANELS = tuple(PANEL_SIZES)
 INTERFACES = ("i2c", "spi")
 PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")

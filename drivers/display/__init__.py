@@ -25,12 +25,10 @@ from typing import Any
 from PIL import Image
 
 from drivers.errors import EX_CONFIG, UserError
+from drivers.parts import EMULATORS, PANELS
 
 log = logging.getLogger(__name__)
 
-PANELS: dict[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 64), "ssd1309": (128, 64),
-                                      "ssd1322": (256, 64)}
-EMULATORS = ("dummy", "pygame", "terminal", "capture", "gif")
 Clock = Callable[[], float]
 
 

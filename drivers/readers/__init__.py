@@ -11,15 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from drivers.parts import DEFAULT_BAUDRATE, PROTOCOLS
 from drivers.readers.bindings import BindingError, BindingTable, bindings_path
 from drivers.readers.em4100 import Em4100Decoder
 from drivers.readers.lines import LineDecoder
 from drivers.readers.presence import PresenceTracker
 from drivers.readers.resolver import CardResolver
 from drivers.readers.serial_reader import Link, PassiveLink, Pn532Link, SerialFactory, SerialReader, open_serial
-
-PROTOCOLS: tuple[str, ...] = ("lines", "em4100", "pn532")
-DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200}
 
 __all__ = [
     "DEFAULT_BAUDRATE",

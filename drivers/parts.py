@@ -1,0 +1,18 @@
+"""The parts bornes can drive, by the names config and the pin map use: the one list of each.
+
+Standard library only, so the config can check names without loading a driver (a command that
+only reads the config does not pay for pyserial or PIL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: OLED panels luma.oled drives, with their size in pixels.
+PANELS: Mapping[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 64), "ssd1309": (128, 64),
+                                         "ssd1322": (256, 64)}
+#: Desktop twins of the panel (luma.core's dummy, luma.emulator's pygame/terminal/capture/gif).
+EMULATORS: tuple[str, ...] = ("dummy", "pygame", "terminal", "capture", "gif")
+#: Card reader protocols, with the speed each one uses unless config says otherwise.
+DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200}
+PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)

@@ -9,16 +9,21 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from drivers.events import KeyTyped
-from firmware.config import Config, add_config_argument, load_config
-from firmware.journal import Journal, JournalCorrupt
-from firmware.referee import STOP, wait_for_long_ok
+if TYPE_CHECKING:
+    from firmware.config import Config
+
+# Only the standard library at import: ``run`` installs its signal handlers before it loads the
+# rest (the referee, screens and PIL take most of the start), so a SIGTERM at any point of a
+# slow start on a Pi Zero is a clean stop, never a death by signal.
 
 log = logging.getLogger("bornes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from firmware.config import add_config_argument
+
     add_config_argument(parser)
     parser.add_argument(
         "--emulate",
@@ -35,9 +40,10 @@ def setup_logging(level: str) -> None:
 
 def _stdin_keys(events: object, stop: threading.Event) -> None:
     """--emulate: each typed line is an input; end of input stops the referee."""
-    import queue as _queue
+    from drivers.events import KeyTyped
+    from firmware.referee import STOP
 
-    assert isinstance(events, _queue.Queue)
+    assert isinstance(events, queue.Queue)
     for line in sys.stdin:
         if stop.is_set():
             return
@@ -46,30 +52,38 @@ def _stdin_keys(events: object, stop: threading.Event) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.appliance import Appliance
-    from firmware.config import ensure_state_dir
-    from firmware.store import GameDoesNotReplay
-
-    config = load_config(args.config)
-    setup_logging(config.log.level)
-    log.info("starting with %s", config.source or "built-in defaults")
     stop = threading.Event()
     queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
 
     def deliver_stop(name: str) -> None:
         log.info("signal %s: shutting down", name)
         stop.set()
-        for waiting in list(queues):
-            waiting.put(STOP)
+        if queues:  # a loop is waiting, so the referee module is loaded already
+            from firmware.referee import STOP
+
+            for waiting in list(queues):
+                waiting.put(STOP)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         # A Queue's lock is not reentrant and the main thread may hold it right now: hand over.
         name = signal.Signals(signum).name
         threading.Thread(target=deliver_stop, args=(name,), name="signal", daemon=True).start()
 
-    # From the very start: systemd may stop us while the journal is being checked.
+    # First of all, before the slow imports: systemd may stop us at any moment of the start.
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+
+    from firmware.appliance import Appliance
+    from firmware.config import ensure_state_dir, load_config
+    from firmware.journal import Journal, JournalCorrupt
+    from firmware.referee import STOP
+    from firmware.store import GameDoesNotReplay
+
+    config = load_config(args.config)
+    setup_logging(config.log.level)
+    log.info("starting with %s", config.source or "built-in defaults")
+    if stop.is_set():
+        return _stopped()
     state_dir = ensure_state_dir(config)
     try:
         journal = Journal.open(state_dir)
@@ -126,6 +140,7 @@ def _hold_ok(
     from drivers.pins import load, make_pin_factory
     from firmware import notify
     from firmware.appliance import open_display_from_config
+    from firmware.referee import wait_for_long_ok
     from firmware.screens.model import StatusView
     from firmware.screens.render import render
 

@@ -7,6 +7,7 @@ frozen value with a one-line ``describe()`` for logs and ``bornes scan-test``.
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -54,13 +55,27 @@ class ControlScanned:
         return f"{self.raw:<16} control {self.name}"
 
 
+class UnknownKind(enum.Enum):
+    """Why a scan is not a card."""
+
+    NOT_ENROLLED = "tag not enrolled"  # an RFID UID no binding knows: `bornes enroll` can bind it
+    NOT_A_CARD_CODE = "not a card code"  # text that is no card code and no UID
+    UNKNOWN_CONTROL = "unknown control"  # MB-CMD-<something that is no button>
+    BAD_CARD_CODE = "bad card code"  # shaped like a card code (MB-...), but no card kind or copy reads from it
+
+
 @dataclass(frozen=True, slots=True)
 class UnknownScanned:
-    """A reader decoded something that is not a card we know (or an unbound RFID UID)."""
+    """A reader decoded something that is not a card we know (or an unbound RFID UID).
+
+    ``kind`` says why, for code to act on (``bornes enroll`` binds a NOT_ENROLLED tag);
+    ``reason`` says it in words, for people and logs.
+    """
 
     raw: str
     reason: str
     reader: str = "reader"
+    kind: UnknownKind = UnknownKind.NOT_A_CARD_CODE
 
     def describe(self) -> str:
         return f"{self.raw:<16} unknown card ({self.reason})"

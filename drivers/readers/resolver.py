@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownScanned
+from drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownKind, UnknownScanned
 from drivers.readers.bindings import BindingTable, normalise_uid
 from engine.cards import PAYLOAD_PREFIX, Card, CardCodeError
 
@@ -34,8 +34,8 @@ class CardResolver:
             bound = self._lookup(uid)
             if bound is not None:
                 return self._payload(bound, uid)
-            return UnknownScanned(uid, "tag not enrolled", self.reader)
-        return UnknownScanned(text, "not a card code", self.reader)
+            return UnknownScanned(uid, UnknownKind.NOT_ENROLLED.value, self.reader, UnknownKind.NOT_ENROLLED)
+        return UnknownScanned(text, UnknownKind.NOT_A_CARD_CODE.value, self.reader, UnknownKind.NOT_A_CARD_CODE)
 
     def _lookup(self, uid: str) -> str | None:
         if self.bindings is None:
@@ -50,8 +50,8 @@ class CardResolver:
             name = payload[len(_CONTROL_PREFIX) :]
             if name in CONTROL_NAMES:
                 return ControlScanned(name, raw, self.reader)
-            return UnknownScanned(raw, f"unknown control {name!r}", self.reader)
+            return UnknownScanned(raw, f"unknown control {name!r}", self.reader, UnknownKind.UNKNOWN_CONTROL)
         try:
             return CardScanned(Card.from_code(payload), raw, self.reader)
         except CardCodeError as error:
-            return UnknownScanned(raw, str(error), self.reader)
+            return UnknownScanned(raw, str(error), self.reader, UnknownKind.BAD_CARD_CODE)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from drivers.events import CardScanned, ControlScanned, UnknownScanned
+from drivers.events import CardScanned, ControlScanned, UnknownKind, UnknownScanned
 from drivers.readers.bindings import BindingError, BindingTable, describe_payload, read_bindings_file
 from firmware.commands.scan_test import format_event
 from firmware.enrollment import Enrollment, deck_payloads, parse_payloads
@@ -113,7 +113,7 @@ def _walk(choice: ReaderChoice, walk: Enrollment, seconds: float | None) -> int:
                 event = events.get(timeout=min(left, 0.5) if left is not None else 0.5)
             except queue.Empty:
                 continue
-            if isinstance(event, UnknownScanned) and event.reason == "tag not enrolled":
+            if isinstance(event, UnknownScanned) and event.kind is UnknownKind.NOT_ENROLLED:
                 outcome = walk.offer_uid(event.raw)
             elif isinstance(event, ControlScanned) and event.name in ("NEXT", "UNDO"):
                 outcome = walk.skip() if event.name == "NEXT" else walk.undo()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from drivers.events import UnknownKind, UnknownScanned
 from drivers.readers.base import Reading
 from drivers.readers.em4100 import Em4100Decoder, em4100_frame
 from drivers.readers.lines import LineDecoder
@@ -20,6 +21,7 @@ from drivers.readers.pn532 import (
     parse_targets,
 )
 from drivers.readers.presence import DoubleReadFilter, PresenceTracker
+from drivers.readers.resolver import CardResolver
 
 
 @pytest.mark.parametrize("ending", [b"\r", b"\n", b"\r\n"])
@@ -138,3 +140,16 @@ def test_double_read_window() -> None:
     for i in range(10_000):
         double.accept(f"Z{i}", 4.0 + i * 0.0001)
     assert len(double._last) <= double.max_entries
+
+
+@pytest.mark.parametrize(("raw", "is_uid", "kind"), [
+    ("04A1B2C3D4E5F7", True, UnknownKind.NOT_ENROLLED),
+    ("hello there", False, UnknownKind.NOT_A_CARD_CODE),
+    ("MB-CMD-JUMP", False, UnknownKind.UNKNOWN_CONTROL),
+    ("MB-NOPE-01", False, UnknownKind.BAD_CARD_CODE),
+])
+def test_unknown_scans_say_why_as_a_kind(raw: str, is_uid: bool, kind: UnknownKind) -> None:
+    """Code acts on the kind (``bornes enroll`` binds NOT_ENROLLED tags), never on the words."""
+    event = CardResolver({"0F00A1B2C3": "MB-D100-01"}).resolve(raw, is_uid=is_uid)
+    assert isinstance(event, UnknownScanned)
+    assert event.kind is kind and event.raw

@@ -29,7 +29,7 @@ from engine.actions import Action
 from engine.simulate import PhysicalTable, Simulation
 from engine.state import GameSetup, GameState
 from firmware.bots import BotHands
-from firmware.flow import Outcome, TableFlow
+from firmware.flow import Outcome, TableFlow, Verdict
 from firmware.store import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -136,7 +136,7 @@ def _script(players: int, seed: int, games: int, edition: str) -> Script:
             if action is None:
                 raise ScriptError("a bot found nothing to do")
             outcome = scripter.perform(state, action)
-            if outcome.verdict != "accepted" or outcome.action is None:
+            if outcome.verdict is not Verdict.ACCEPTED or outcome.action is None:
                 raise ScriptError(f"{action.notation()}: {outcome.verdict} {outcome.message}")
             sim.record(state, game.state, physical, action, ())
             script.steps.append(Step(tuple(scripter.taps), outcome.action.notation()))

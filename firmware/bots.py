@@ -13,7 +13,7 @@ from engine.actions import Action, CoupFourre, Discard, EndHand, Extension, Fast
 from engine.rules import hazard_targets
 from engine.simulate import PhysicalTable, Simulation
 from engine.state import GameState, Phase
-from firmware.flow import Mode, Outcome, TableFlow
+from firmware.flow import Mode, Outcome, TableFlow, Verdict
 
 #: Send a card code or a control tag (``MB-CMD-OK``); the answer is the flow's outcome.
 SendTap = Callable[[str], Outcome]
@@ -110,7 +110,7 @@ def play_table(
         if action is None:
             raise BotError("a bot found nothing to do")
         outcome = hands.perform(state, action)
-        if outcome.verdict != "accepted" or not same_play(outcome.action, action):
+        if outcome.verdict is not Verdict.ACCEPTED or not same_play(outcome.action, action):
             return played, [f"{action.notation()}: {outcome.verdict} {outcome.reason or ''} {outcome.message}"]
         sim.record(state, game.state, physical, action, ())
         if after_step is not None:

@@ -57,19 +57,31 @@ class Sound(enum.Enum):
     ATTENTION = "attention"
 
 
+class Verdict(enum.StrEnum):
+    """What became of one input. A ``str`` so ``bornes feed --json`` prints the same words."""
+
+    ACCEPTED = "accepted"  # the engine accepted an action (a setup step too)
+    REFUSED = "refused"  # nothing changed; ``reason`` says why
+    PROMPT = "prompt"  # the table asks something (a target, a partner, a menu step)
+    IGNORED = "ignored"  # nothing to do with this input now
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The answer to one input: a verdict for logs and ``bornes feed``, a line and a sound."""
 
-    verdict: str  # "accepted", "refused", "prompt", "ignored"
+    verdict: Verdict
     message: str
     sound: Sound | None = None
     reason: str | None = None
     action: Action | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))  # a misspelt verdict fails here
+
     @property
     def refused(self) -> bool:
-        return self.verdict == "refused"
+        return self.verdict is Verdict.REFUSED
 
 
 class Mode(enum.Enum):
@@ -271,17 +283,18 @@ class TableFlow:
 
     def _say(
         self,
-        verdict: str,
+        verdict: Verdict | str,
         message: str,
         sound: Sound | None,
         *,
         reason: str | None = None,
         action: Action | None = None,
     ) -> Outcome:
+        outcome = Outcome(Verdict(verdict), message, sound, reason, action)
         if message:
             self.ui.message = message
-            self.ui.refused = verdict == "refused"
-        return Outcome(verdict, message, sound, reason, action)
+            self.ui.refused = outcome.refused
+        return outcome
 
     def _refusal(self, refusal: Refusal) -> Outcome:
         return self._say("refused", refusal.message, Sound.REFUSE, reason=refusal.code)
@@ -353,7 +366,7 @@ class TableFlow:
             # A seat button says whose cards these are, and stays chosen while that seat shows them.
             seat = chosen if chosen is not None else state.to_act()[0]
             outcome = self._commit(Leftover(seat, card))
-            if outcome.verdict == "accepted" and self.game.state.hand.hands[seat]:
+            if outcome.verdict is Verdict.ACCEPTED and self.game.state.hand.hands[seat]:
                 self.ui.seat_chosen = seat
             return outcome
         if phase is not Phase.PLAY:

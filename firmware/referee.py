@@ -17,7 +17,7 @@ from typing import Any
 
 from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from firmware import notify
-from firmware.flow import Outcome, Sound, TableFlow
+from firmware.flow import Outcome, Sound, TableFlow, Verdict
 from firmware.present import screen
 from firmware.screens.render import render
 
@@ -92,13 +92,14 @@ class Referee:
             outcome = self.flow.handle(event)
         except Exception as error:  # a bug must not stop the table: report it and carry on
             log.exception("internal error on %s", event)
-            outcome = Outcome("refused", f"Internal error: {type(error).__name__}", Sound.REFUSE, "internal-error")
+            outcome = Outcome(Verdict.REFUSED, f"Internal error: {type(error).__name__}", Sound.REFUSE,
+                              "internal-error")
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went
-        if outcome.verdict == "accepted" and outcome.action is not None:
+        if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             log.info("accepted %s", outcome.action.notation())
-        elif outcome.verdict == "refused":
+        elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
         self.draw()
         if self.keep_timings:

@@ -12,7 +12,7 @@ from engine.actions import CoupFourre, Leftover, Play, Swap
 from engine.cards import Card, CardKind
 from engine.state import Phase
 from firmware.cli import main
-from firmware.flow import Mode, Sound, TableFlow
+from firmware.flow import Mode, Outcome, Sound, TableFlow, Verdict
 from firmware.journal import Journal
 from firmware.present import screen
 from firmware.screens.model import (
@@ -59,6 +59,14 @@ def test_a_scan_plays_for_the_player_in_turn() -> None:
     assert out.action == Play(1, Card(CardKind.ROLL, 2))
     assert flow.state is not None and flow.state.hand.turn == 0
     assert [a.notation() for a in flow.game.log] == ["A play MB-ROLL-01", "B play MB-ROLL-02"]  # type: ignore[union-attr]
+
+
+def test_verdicts_are_a_closed_set() -> None:
+    """Code compares verdicts as enum members; a misspelt one fails where it is made, not far away."""
+    outcome = drive(table(), "scan MB-ROLL-01")[0]
+    assert outcome.verdict is Verdict.ACCEPTED and outcome.verdict == "accepted"  # feed's JSON keeps the word
+    with pytest.raises(ValueError):
+        Outcome("acepted", "typo")  # type: ignore[arg-type]
 
 
 def test_refusals_change_nothing_and_give_the_engine_reason() -> None:

@@ -14,7 +14,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from drivers.errors import EX_CONFIG, UserError
 from drivers.events import CONTROL_NAMES
@@ -59,17 +59,23 @@ class ButtonPin:
     hold_time: float = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class DisplayPins:
-    panel: str = "ssd1306"
-    interface: str = "i2c"
-    i2c_port: int = 1
-    i2c_address: int = 0x3C
-    i2c_bus_hz: int = 400_000
-    spi_port: int = 0
-    spi_device: int = 0
-    spi_dc: int = 24
-    spi_reset: int = 25
+class DisplayWiring(Protocol):
+    """How the OLED is wired, as config.toml's ``[display]`` says (``firmware.config.DisplayConfig``).
+
+    The display is configured in one place, the config file; the pin map takes it from there so
+    its conflict check looks at the interface really in use.
+    """
+
+    @property
+    def panel(self) -> str: ...
+    @property
+    def interface(self) -> str: ...
+    @property
+    def spi_device(self) -> int: ...
+    @property
+    def spi_dc(self) -> int: ...
+    @property
+    def spi_reset(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +106,7 @@ class LedPins:
 class PinMap:
     """Everything wired to the Pi, checked."""
 
-    display: DisplayPins
+    display: DisplayWiring | None  # None: a desktop twin, no OLED on the header
     reader: ReaderPins
     buttons: tuple[ButtonPin, ...]
     buzzer: BuzzerPin | None
@@ -114,9 +120,9 @@ class PinMap:
         """Every GPIO in use as (gpio, part, signal), in header order."""
         found: list[tuple[int, str, str]] = []
         d = self.display
-        if d.interface == "i2c":
+        if d is not None and d.interface == "i2c":
             found += [(2, "OLED", "SDA"), (3, "OLED", "SCL")]
-        else:
+        elif d is not None:
             found += [(10, "OLED", "MOSI (DIN)"), (11, "OLED", "SCLK"), (SPI_CE[d.spi_device], "OLED", "CS"),
                       (d.spi_dc, "OLED", "DC"), (d.spi_reset, "OLED", "RST")]
         r = self.reader
@@ -161,37 +167,24 @@ def _gpio(value: Any, where: str) -> int:
     return value
 
 
-def parse(data: Mapping[str, Any]) -> PinMap:
-    """Build and check a pin map from parsed TOML; raises :class:`PinMapError` with one line."""
-    known = {"display", "reader", "buttons", "buzzer", "leds", "debounce"}
+def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinMap:
+    """Build and check a pin map from parsed TOML, with the display config.toml describes
+    (None for a desktop twin); raises :class:`PinMapError` with one line."""
+    known = {"reader", "buttons", "buzzer", "leds", "debounce"}
     for key in data:
+        if key == "display":
+            continue  # an older pin map's copy of the display: config.toml [display] is the one read
         if key not in known:
             raise PinMapError(f"pin map: unknown section [{key}] (known: {', '.join(sorted(known))})")
 
-    raw_display = data.get("display", {})
-    panel = _get(raw_display, "panel", str, "ssd1306", "display")
-    if panel not in PANELS:
-        raise PinMapError(f"pin map: display.panel {panel!r} is not one of {', '.join(PANELS)}")
-    interface = _get(raw_display, "interface", str, "i2c", "display")
-    if interface not in ("i2c", "spi"):
-        raise PinMapError(f"pin map: display.interface must be i2c or spi, not {interface!r}")
-    address = _get(raw_display, "i2c_address", int, 0x3C, "display")
-    if not 0x03 <= address <= 0x77:
-        raise PinMapError(f"pin map: display.i2c_address {address:#x} is not a 7-bit I2C address")
-    spi_device = _get(raw_display, "spi_device", int, 0, "display")
-    if spi_device not in SPI_CE:
-        raise PinMapError("pin map: display.spi_device must be 0 (CE0) or 1 (CE1)")
-    display = DisplayPins(
-        panel=panel,
-        interface=interface,
-        i2c_port=_get(raw_display, "i2c_port", int, 1, "display"),
-        i2c_address=address,
-        i2c_bus_hz=_get(raw_display, "i2c_bus_hz", int, 400_000, "display"),
-        spi_port=_get(raw_display, "spi_port", int, 0, "display"),
-        spi_device=spi_device,
-        spi_dc=_gpio(raw_display.get("spi_dc", 24), "display.spi_dc"),
-        spi_reset=_gpio(raw_display.get("spi_reset", 25), "display.spi_reset"),
-    )
+    if display is not None:
+        if display.panel not in PANELS:
+            raise PinMapError(f"display.panel {display.panel!r} is not one of {', '.join(PANELS)}")
+        if display.spi_device not in SPI_CE:
+            raise PinMapError("display.spi_device must be 0 (CE0) or 1 (CE1)")
+        if display.interface == "spi":
+            _gpio(display.spi_dc, "display.spi_dc")
+            _gpio(display.spi_reset, "display.spi_reset")
 
     raw_reader = data.get("reader", {})
     reader_if = _get(raw_reader, "interface", str, "none", "reader")
@@ -253,17 +246,18 @@ def parse(data: Mapping[str, Any]) -> PinMap:
 def _check_conflicts(pin_map: PinMap) -> None:
     # A button or LED on a bus pin gets a message that names the bus.
     bus: dict[int, str] = {}
-    if pin_map.display.interface == "i2c" or pin_map.reader.interface == "i2c":
-        bus.update({pin: f"{signal}, used by the {'display' if pin_map.display.interface == 'i2c' else 'reader'}"
+    display_bus = pin_map.display.interface if pin_map.display is not None else None
+    if display_bus == "i2c" or pin_map.reader.interface == "i2c":
+        bus.update({pin: f"{signal}, used by the {'display' if display_bus == 'i2c' else 'reader'}"
                     for pin, signal in I2C_PINS.items()})
     if pin_map.reader.interface == "uart":
         bus.update({pin: f"{signal}, used by the reader" for pin, signal in UART_PINS.items()})
-    if pin_map.display.interface == "spi" or pin_map.reader.interface == "spi":
+    if display_bus == "spi" or pin_map.reader.interface == "spi":
         bus.update({pin: f"{signal}, used by SPI" for pin, signal in SPI_BUS_PINS.items()})
     for b in pin_map.buttons:
         if b.pin in bus:
             raise PinMapError(f"pin map: button {b.name} is on GPIO{b.pin}, which is {bus[b.pin]}; move the button")
-    if pin_map.display.interface == "spi" and pin_map.reader.interface == "spi" \
+    if pin_map.display is not None and display_bus == "spi" and pin_map.reader.interface == "spi" \
             and pin_map.display.spi_device == pin_map.reader.spi_device:
         raise PinMapError("pin map: the display and the reader use the same SPI chip select; "
                           "give them different devices")
@@ -282,8 +276,9 @@ def _check_conflicts(pin_map: PinMap) -> None:
         owners[gpio] = part
 
 
-def load(path: str | Path | None = None) -> PinMap:
-    """Read and check a pin map file (default ``wiring/pins.toml``)."""
+def load(path: str | Path | None = None, display: DisplayWiring | None = None) -> PinMap:
+    """Read and check a pin map file (default ``wiring/pins.toml``) against the display in use
+    (config.toml's ``[display]``; None for a desktop twin, which uses no header pins)."""
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
         with path.open("rb") as handle:
@@ -292,7 +287,7 @@ def load(path: str | Path | None = None) -> PinMap:
         raise PinMapError(f"pin map: {path} not found") from None
     except tomllib.TOMLDecodeError as error:
         raise PinMapError(f"pin map: {path} is not valid TOML: {error}") from None
-    return parse(data)
+    return parse(data, display)
 
 
 # --- pin factory --------------------------------------------------------------------------

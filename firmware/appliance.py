@@ -39,6 +39,8 @@ def open_display_from_config(config: Config, panel: str | None = None) -> Any:
         "i2c_address": d.i2c_address,
         "spi_port": d.spi_port,
         "spi_device": d.spi_device,
+        "spi_dc": d.spi_dc,
+        "spi_reset": d.spi_reset,
         "rotate": d.rotate,
     }
     if d.capture_dir:
@@ -78,7 +80,7 @@ class Appliance:
     def _open(self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None) -> None:
         from drivers.buttons import Buttons
         from drivers.feedback import Feedback
-        from drivers.pins import load, make_pin_factory
+        from drivers.pins import make_pin_factory
 
         config = self.config
         state_dir = ensure_state_dir(config)
@@ -98,7 +100,7 @@ class Appliance:
             store=self.store,
             game=game,
         )
-        pin_map = load(config.pins.map)
+        pin_map = config.load_pin_map()
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
         factory = make_pin_factory(factory_name)
         try:

@@ -18,12 +18,15 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
 from drivers.parts import PANELS as PANEL_SIZES
 from engine.options import EDITIONS, OptionError, RuleOptions
 from firmware.errors import EX_CONFIG, UserError
+
+if TYPE_CHECKING:
+    from drivers.pins import PinMap
 
 log = logging.getLogger("bornes.config")
 
@@ -90,6 +93,9 @@ class DisplayConfig:
     i2c_address: int = 0x3C
     spi_port: int = 0
     spi_device: int = 0
+    #: SPI only: the BCM GPIOs of the panel's D/C and RESET lines.
+    spi_dc: int = 24
+    spi_reset: int = 25
     rotate: int = 0
     capture_dir: str | None = None
     gif_path: str | None = None
@@ -150,6 +156,13 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
+
+    def load_pin_map(self) -> PinMap:
+        """The pin map of ``pins.map``, checked against the display this config drives: the one
+        loader the referee, ``bornes doctor`` and the wiring documents use."""
+        from drivers.pins import load
+
+        return load(self.pins.map, display=self.display if self.display.is_hardware else None)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -385,6 +398,8 @@ class _Validator:
             i2c_address=self.integer(t, s, "i2c_address", d.i2c_address, 0x03, 0x77),
             spi_port=self.integer(t, s, "spi_port", d.spi_port, 0, 6),
             spi_device=self.integer(t, s, "spi_device", d.spi_device, 0, 3),
+            spi_dc=self.integer(t, s, "spi_dc", d.spi_dc, 2, 27),
+            spi_reset=self.integer(t, s, "spi_reset", d.spi_reset, 2, 27),
             rotate=self.integer(t, s, "rotate", d.rotate, 0, 3),
             capture_dir=self.path(t, s, "capture_dir", None),
             gif_path=self.path(t, s, "gif_path", None),

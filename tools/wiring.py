@@ -1,5 +1,6 @@
 """Generate the wiring documents from the pin map: the pin table in ``wiring/README.md`` and
-the header diagram ``wiring/header.svg``.
+the header diagram ``wiring/header.svg``. The OLED is drawn as ``config/bornes.sample.toml``'s
+``[display]`` wires it (the display is configured there, not in the pin map).
 
 Run ``python -m tools.wiring`` after editing ``wiring/pins.toml``; ``--check`` exits 1 when a
 committed document no longer matches the map (the test suite runs the same check). This is a
@@ -14,9 +15,13 @@ import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from drivers.pins import DEFAULT_PATH, HEADER, HEADER_PIN, I2C_PINS, PinMap, PinMapError, load
+from drivers.errors import UserError
+from drivers.pins import DEFAULT_PATH, HEADER, HEADER_PIN, I2C_PINS, PinMap, load
+from firmware.config import load_config
 
 WIRING = Path(__file__).resolve().parent.parent / "wiring"
+#: The config an install starts from (install.sh copies it): its [display] is the one drawn.
+SAMPLE_CONFIG = WIRING.parent / "config" / "bornes.sample.toml"
 README = WIRING / "README.md"
 SVG = WIRING / "header.svg"
 
@@ -27,10 +32,21 @@ _PART_COLORS = {"OLED": "#1f77b4", "Reader": "#9467bd", "Button": "#2ca02c", "Bu
                 "Buttons": "#2ca02c"}
 
 
+def pin_map_for(pins: Path = DEFAULT_PATH, config: Path = SAMPLE_CONFIG) -> PinMap:
+    """The pin map as an install starts: ``pins`` with the display of ``config``."""
+    return load(pins, display=load_config(str(config)).display)
+
+
+def _wide_panel(pin_map: PinMap) -> bool:
+    return pin_map.display is not None and pin_map.display.panel == "ssd1322"
+
+
 def power_wires(pin_map: PinMap) -> list[tuple[int, str, str]]:
     """The power and ground wires as (physical pin, part, signal), in header order."""
-    oled_power = "5V" if pin_map.display.panel == "ssd1322" else "3V3"
-    power = [(1 if oled_power == "3V3" else 4, "OLED", f"VCC ({oled_power})"), (9, "OLED", "GND")]
+    power = []
+    if pin_map.display is not None:
+        oled_power = "5V" if _wide_panel(pin_map) else "3V3"
+        power += [(1 if oled_power == "3V3" else 4, "OLED", f"VCC ({oled_power})"), (9, "OLED", "GND")]
     if pin_map.reader.interface in ("uart", "i2c", "spi"):
         power += [(2, "Reader", "VCC (5V)"), (14, "Reader", "GND")]
     if pin_map.buzzer is not None:
@@ -106,7 +122,7 @@ def svg_diagram(pin_map: PinMap) -> str:
                    f'fill="{color if wired else "#999"}">{label.strip()}</text>')
     notes = [
         "Buttons: each between its GPIO and GND (internal pull-up). OLED on 3V3"
-        + (" (ssd1322: 5V)." if pin_map.display.panel == "ssd1322" else "."),
+        + (" (ssd1322: 5V)." if _wide_panel(pin_map) else "."),
         "PN532 reader: 5V. RDM6300 TX is 5V: through a level shifter (or 10k/20k divider) to GPIO15.",
     ]
     for index, note in enumerate(notes):
@@ -137,11 +153,13 @@ def documents(pin_map: PinMap) -> dict[Path, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.wiring", description=__doc__.splitlines()[0])
     parser.add_argument("--pins", type=Path, default=DEFAULT_PATH, help="pin map (default: wiring/pins.toml)")
+    parser.add_argument("--config", type=Path, default=SAMPLE_CONFIG,
+                        help="config whose [display] is drawn (default: config/bornes.sample.toml)")
     parser.add_argument("--check", action="store_true", help="exit 1 if a committed document is out of date")
     args = parser.parse_args(argv)
     try:
-        pin_map = load(args.pins)
-    except PinMapError as error:
+        pin_map = pin_map_for(args.pins, args.config)
+    except UserError as error:
         print(error, file=sys.stderr)
         return error.exit_code
     stale = []

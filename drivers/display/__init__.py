@@ -286,12 +286,3 @@ def _real_factory(panel: str, interface: str, i2c_port: int, i2c_address: int, s
         return cls(serial, width=128, height=64, rotate=rotate)
 
     return make
-
-
-def open_from_pins(pin_map: Any, **overrides: Any) -> Display:
-    """The display described by ``wiring/pins.toml`` (a :class:`drivers.pins.PinMap`)."""
-    d = pin_map.display
-    options: dict[str, Any] = {"i2c_port": d.i2c_port, "i2c_address": d.i2c_address, "spi_port": d.spi_port,
-                               "spi_device": d.spi_device, "spi_dc": d.spi_dc, "spi_reset": d.spi_reset}
-    options.update(overrides)
-    return open_display(d.panel, d.interface, **options)

@@ -137,7 +137,7 @@ def _hold_ok(
     decides; nothing is changed until they hold OK.
     """
     from drivers.buttons import Buttons
-    from drivers.pins import load, make_pin_factory
+    from drivers.pins import make_pin_factory
     from firmware import notify
     from firmware.appliance import open_display_from_config
     from firmware.referee import wait_for_long_ok
@@ -148,7 +148,7 @@ def _hold_ok(
     queues.append(events)
     display = open_display_from_config(config, args.display)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
-    buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
+    buttons = Buttons(config.load_pin_map(), events, pin_factory=factory)
     try:
         display.show(render(StatusView(title, detail), display.size, display.mode))
         notify.ready(f"waiting: {title}")

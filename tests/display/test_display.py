@@ -15,9 +15,8 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image
 
-from drivers.display import Display, open_display, open_from_pins
+from drivers.display import Display, open_display
 from drivers.events import ButtonPressed
-from drivers.pins import load
 from firmware.errors import UserError
 from firmware.screens import SMALL, WIDE, render
 from firmware.screens.samples import sample_tables
@@ -136,8 +135,6 @@ def test_real_panel_without_a_bus_degrades_instead_of_stopping() -> None:
     display = open_display("ssd1306", "i2c", i2c_port=99)  # no /dev/i2c-99 here
     assert display.degraded
     assert not display.show(Image.new("1", SMALL))
-    display.close()
-    display = open_from_pins(load())
     display.close()
 
 

@@ -1,4 +1,5 @@
-"""The pin map: the shipped file is valid, mistakes give one clear line, the README agrees."""
+"""The pin map: the shipped file is valid, mistakes give one clear line, and the pin check looks
+at the display config.toml really drives."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from drivers import pins
 from drivers.pins import PinMapError, load, parse
+from firmware.config import DisplayConfig, parse_config
 
 WIRING = Path(__file__).resolve().parents[2] / "wiring"
 
@@ -20,17 +22,40 @@ def _data() -> dict[str, Any]:
         return tomllib.load(handle)
 
 
+I2C_OLED = DisplayConfig()
+SPI_OLED = DisplayConfig(interface="spi")
+
+
 def test_shipped_pin_map_is_valid() -> None:
-    pin_map = load()
+    pin_map = load(display=I2C_OLED)
     assert {b.name for b in pin_map.buttons} == {"CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK"}
-    assert pin_map.display.i2c_address == 0x3C and pin_map.display.i2c_bus_hz == 400_000
+    assert pin_map.display is I2C_OLED
     gpios = [g for g, _, _ in pin_map.uses()]
     assert len(gpios) == len(set(gpios))
+    assert (2, "OLED", "SDA") in pin_map.uses()
+    assert not [use for use in load().uses() if use[1] == "OLED"]  # a desktop twin uses no header pin
 
 
-def _error(data: dict[str, Any]) -> str:
+def test_the_pin_check_follows_the_display_config_uses() -> None:
+    """One display configuration: config.toml's [display] decides which bus pins are taken."""
+    data = _data()
+    data["buttons"]["CF"]["pin"] = 24  # the SPI panel's default D/C line
+    parse(data, I2C_OLED)  # free while the OLED is on I2C
+    assert "GPIO24 is used twice" in _error(data, SPI_OLED)
+    config = parse_config('[display]\ninterface = "spi"\nspi_dc = 23\n')
+    parse(data, config.display)  # D/C moved in the config: GPIO24 is free again
+    assert (23, "OLED", "DC") in parse(data, config.display).uses()
+
+
+def test_an_older_pin_map_with_a_display_section_still_loads() -> None:
+    data = _data()
+    data["display"] = {"panel": "ssd1306", "interface": "spi", "spi_dc": 5}  # not read: config.toml is
+    assert parse(data, I2C_OLED).display is I2C_OLED
+
+
+def _error(data: dict[str, Any], display: DisplayConfig | None = I2C_OLED) -> str:
     with pytest.raises(PinMapError) as caught:
-        parse(data)
+        parse(data, display)
     message = str(caught.value)
     assert "\n" not in message
     return message
@@ -69,19 +94,15 @@ def test_button_on_uart_pins_when_the_reader_uses_the_uart() -> None:
 
 def test_button_on_spi_pins_when_the_display_uses_spi() -> None:
     data = _data()
-    data["display"]["interface"] = "spi"
     data["buttons"]["CF"]["pin"] = 11
-    assert "SPI SCLK" in _error(data)
+    assert "SPI SCLK" in _error(data, SPI_OLED)
     data = _data()
-    data["display"]["interface"] = "spi"
     data["buttons"]["CF"]["pin"] = 2  # I2C pins are free when nothing uses I2C
-    parse(data)
+    parse(data, SPI_OLED)
 
 
 def test_other_mistakes_are_clear() -> None:
     cases = [
-        (("display", "panel"), "ssd9999", "display.panel"),
-        (("display", "i2c_address"), 0x99, "i2c_address"),
         (("buttons", "OK", "long"), "MENU", "buttons.OK.long"),
         (("buttons", "OK", "hold_time"), 0.01, "hold_time"),
         (("buttons", "OK", "pin"), "19", "BCM GPIO number"),

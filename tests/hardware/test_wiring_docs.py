@@ -5,12 +5,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from drivers.pins import load
 from tools import wiring
 
 
 def test_committed_documents_match_the_pin_map() -> None:
-    for path, text in wiring.documents(load()).items():
+    for path, text in wiring.documents(wiring.pin_map_for()).items():
         assert path.read_text(encoding="utf-8") == text, f"{path} is out of date: run .venv/bin/python -m tools.wiring"
     assert wiring.main(["--check"]) == 0
 
@@ -21,11 +20,11 @@ def test_check_notices_a_pin_map_the_documents_do_not_show(tmp_path: Path) -> No
     pins = tmp_path / "pins.toml"
     pins.write_text(moved, encoding="utf-8")
     assert wiring.main(["--check", "--pins", str(pins)]) == 1
-    assert "| 7 | GPIO4 |" in wiring.markdown_table(load(pins))
+    assert "| 7 | GPIO4 |" in wiring.markdown_table(wiring.pin_map_for(pins))
 
 
 def test_diagram_is_svg_and_names_every_gpio_and_power_wire() -> None:
-    pin_map = load()
+    pin_map = wiring.pin_map_for()
     root = ET.parse(wiring.SVG).getroot()
     assert root.tag.endswith("svg")
     text = " ".join(root.itertext())

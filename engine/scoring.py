@@ -34,6 +34,8 @@ ROWS_CLASSIC = (
     "Shut-out",
     "Extension",
 )
+#: The sheet's three totals, below the rows.
+ROWS_TOTALS = ("Total for deal", "Brought forward", "Combined total")
 
 
 def distance_winner(setup: GameSetup, hand: HandState) -> int | None:

@@ -6,52 +6,39 @@ value into an image. That keeps the renderers pure (same view, same pixels, gold
 and lets the engine change without touching a single pixel.
 
 Card kinds are carried as the ``CardKind`` *value* strings (``"STOP"``, ``"OUTOFGAS"``,
-``"RIGHTOFWAY"``...), the same text as in a card code, so this module needs no engine import.
+``"RIGHTOFWAY"``...), the same text as in a card code. The lists of kinds, their titles and the
+score rows are read once from the engine's tables below, so they are written in one place.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import cards as _cards
+from engine import scoring as _scoring
+
 #: ``SideView.battle`` values that are not a hazard.
 ROLLING = "rolling"
 NOT_STARTED = "not started"
 NEEDS_ROLL = "needs roll"
 
-#: The hazards a battle pile can show (CardKind values).
-BATTLE_HAZARDS: tuple[str, ...] = ("STOP", "OUTOFGAS", "FLATTIRE", "ACCIDENT")
-#: The four safeties, in the order screens show them (as ``engine.cards.SAFETY_KINDS``).
-SAFETIES: tuple[str, ...] = ("RIGHTOFWAY", "EXTRATANK", "PUNCTUREPROOF", "DRIVINGACE")
-#: Every hazard (CardKind values), for prompts.
-HAZARDS: tuple[str, ...] = (*BATTLE_HAZARDS, "SPEEDLIMIT")
+# The card names and score rows are the engine's (its facts, read as plain values here); the
+# views below still carry only strings and numbers, so renderers never call the engine.
 
-#: Human titles of the hazard and safety kinds, so screens can name them without the engine.
+#: The hazards a battle pile can show (CardKind values).
+BATTLE_HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _cards.BATTLE_HAZARDS)
+#: The four safeties, in the order screens show them.
+SAFETIES: tuple[str, ...] = tuple(kind.value for kind in _cards.SAFETY_KINDS)
+#: Every hazard (CardKind values), for prompts.
+HAZARDS: tuple[str, ...] = (*BATTLE_HAZARDS, _cards.CardKind.SPEED_LIMIT.value)
+
+#: Human titles of the hazard and safety kinds (the names printed on the cards).
 KIND_TITLES: dict[str, str] = {
-    "STOP": "Stop",
-    "OUTOFGAS": "Out of Gas",
-    "FLATTIRE": "Flat Tire",
-    "ACCIDENT": "Accident",
-    "SPEEDLIMIT": "Speed Limit",
-    "RIGHTOFWAY": "Right of Way",
-    "EXTRATANK": "Extra Tank",
-    "PUNCTUREPROOF": "Puncture-Proof",
-    "DRIVINGACE": "Driving Ace",
+    kind.value: kind.title for kind in _cards.CardKind if kind.value in (*HAZARDS, *SAFETIES)
 }
 
-#: The official rows of the classic score sheet, in order.
-SCORE_ROWS: tuple[str, ...] = (
-    "Milestones",
-    "Safeties",
-    "Coups fourrés",
-    "Trip completed",
-    "Delayed action",
-    "Safe trip",
-    "Shut-out",
-    "Extension",
-    "Total for deal",
-    "Brought forward",
-    "Combined total",
-)
+#: The rows of the classic score sheet, in order, then its totals.
+SCORE_ROWS: tuple[str, ...] = (*_scoring.ROWS_CLASSIC, *_scoring.ROWS_TOTALS)
 
 
 @dataclass(frozen=True, slots=True)

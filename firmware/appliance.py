@@ -120,21 +120,11 @@ class Appliance:
         self.display = open_display_from_config(config, panel)
         self._closers.append(self.display)
         if with_reader:
-            from drivers.readers import BindingTable, bindings_path, open_reader
+            from drivers.readers import BindingTable, bindings_path
+            from firmware.reader_options import open_configured_reader
 
-            r = config.reader
-            self.reader = open_reader(
-                r.protocol,
-                r.port,
-                self.events,
-                baudrate=r.baudrate,
-                prefix=r.prefix,
-                suffix=r.suffix,
-                double_read_window=r.double_read_window,
-                quiet_gap=r.quiet_gap,
-                max_backoff=r.max_backoff,
-                bindings=BindingTable.load(bindings_path(state_dir)),
-            )
+            bindings = BindingTable.load(bindings_path(state_dir))
+            self.reader = open_configured_reader(config.reader, self.events, bindings)
             self._closers.append(self.reader)
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
 

@@ -8,13 +8,15 @@ reader the referee will use.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import queue
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from drivers.readers import (
-    DEFAULT_BAUDRATE,
     PROTOCOLS,
     BindingError,
     BindingTable,
@@ -22,7 +24,7 @@ from drivers.readers import (
     bindings_path,
     open_reader,
 )
-from firmware.config import Config, add_config_argument, load_config
+from firmware.config import Config, ReaderConfig, add_config_argument, load_config
 from firmware.errors import EX_DATAERR, UserError
 
 
@@ -37,18 +39,30 @@ def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = Tr
 
 @dataclass(frozen=True, slots=True)
 class ReaderChoice:
-    protocol: str
-    port: str
-    baudrate: int | None
+    """The reader a command uses: the config's ``[reader]`` with the command line's overrides."""
+
+    reader: ReaderConfig
     config: Config
     state_dir: Path
+
+    @property
+    def protocol(self) -> str:
+        return self.reader.protocol
+
+    @property
+    def port(self) -> str:
+        return self.reader.port
+
+    @property
+    def baudrate(self) -> int | None:
+        return self.reader.baudrate
 
     @property
     def bindings_file(self) -> Path:
         return bindings_path(self.state_dir)
 
     def describe(self) -> str:
-        return f"{self.port} ({self.protocol}, {self.baudrate or DEFAULT_BAUDRATE[self.protocol]} baud)"
+        return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"
 
 
 def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> ReaderChoice:
@@ -56,9 +70,8 @@ def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> R
     chosen = protocol or getattr(args, "protocol", None) or config.reader.protocol
     baud = args.baudrate or (config.reader.baudrate if chosen == config.reader.protocol else None)
     return ReaderChoice(
-        protocol=chosen,
-        port=args.port or config.reader.port,
-        baudrate=baud,
+        reader=dataclasses.replace(config.reader, protocol=chosen, port=args.port or config.reader.port,
+                                   baudrate=baud),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),
     )
@@ -71,17 +84,40 @@ def load_bindings(choice: ReaderChoice) -> BindingTable:
         raise UserError(str(error), EX_DATAERR) from None
 
 
-def start_reader(choice: ReaderChoice, events: queue.Queue[Any], bindings: BindingTable | None) -> SerialReader:
-    r = choice.config.reader
+def open_configured_reader(
+    reader: ReaderConfig, events: queue.Queue[Any], bindings: BindingTable | None
+) -> SerialReader:
+    """The reader ``[reader]`` describes, putting its events on ``events``: the one place the
+    config's reader settings are handed to the driver (the referee and the reader commands)."""
     return open_reader(
-        choice.protocol,
-        choice.port,
+        reader.protocol,
+        reader.port,
         events,
-        baudrate=choice.baudrate,
-        prefix=r.prefix,
-        suffix=r.suffix,
-        double_read_window=r.double_read_window,
-        quiet_gap=r.quiet_gap,
-        max_backoff=r.max_backoff,
+        baudrate=reader.baudrate,
+        prefix=reader.prefix,
+        suffix=reader.suffix,
+        double_read_window=reader.double_read_window,
+        quiet_gap=reader.quiet_gap,
+        max_backoff=reader.max_backoff,
         bindings=bindings,
     )
+
+
+def start_reader(choice: ReaderChoice, events: queue.Queue[Any], bindings: BindingTable | None) -> SerialReader:
+    return open_configured_reader(choice.reader, events, bindings)
+
+
+def events_until(
+    events: queue.Queue[Any], seconds: float | None, going: Callable[[], bool] = lambda: True
+) -> Iterator[Any]:
+    """The reader's events as they come, while ``going()`` and for at most ``seconds`` (None: no
+    limit); the loop of ``scan-test`` and ``enroll``, which wake twice a second to check both."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    while going():
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return
+        try:
+            yield events.get(timeout=min(left, 0.5) if left is not None else 0.5)
+        except queue.Empty:
+            continue

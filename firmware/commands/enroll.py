@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,14 @@ from drivers.readers.bindings import BindingError, BindingTable, describe_payloa
 from firmware.commands.scan_test import format_event
 from firmware.enrollment import Enrollment, deck_payloads, parse_payloads
 from firmware.errors import EX_DATAERR, UserError
-from firmware.reader_options import ReaderChoice, add_reader_arguments, load_bindings, reader_choice, start_reader
+from firmware.reader_options import (
+    ReaderChoice,
+    add_reader_arguments,
+    events_until,
+    load_bindings,
+    reader_choice,
+    start_reader,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,17 +108,9 @@ def _walk(choice: ReaderChoice, walk: Enrollment, seconds: float | None) -> int:
     print("Control tags: NEXT skips a card, UNDO takes back the last binding.", flush=True)
     events: queue.Queue[Any] = queue.Queue()
     reader = start_reader(choice, events, None)  # no bindings: every tag arrives as its raw UID
-    deadline = None if seconds is None else time.monotonic() + seconds
     print(walk.prompt(), flush=True)
     try:
-        while walk.current is not None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                break
-            try:
-                event = events.get(timeout=min(left, 0.5) if left is not None else 0.5)
-            except queue.Empty:
-                continue
+        for event in events_until(events, seconds, lambda: walk.current is not None):
             if isinstance(event, UnknownScanned) and event.kind is UnknownKind.NOT_ENROLLED:
                 outcome = walk.offer_uid(event.raw)
             elif isinstance(event, ControlScanned) and event.name in ("NEXT", "UNDO"):

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 import queue
-import time
 from typing import Any
 
 from drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
 from firmware.errors import EX_UNAVAILABLE
-from firmware.reader_options import add_reader_arguments, load_bindings, reader_choice, start_reader
+from firmware.reader_options import add_reader_arguments, events_until, load_bindings, reader_choice, start_reader
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,16 +47,8 @@ def run(args: argparse.Namespace) -> int:
     reader = start_reader(choice, events, bindings)
     reads = 0
     connected = False
-    deadline = None if args.seconds is None else time.monotonic() + args.seconds
     try:
-        while args.count is None or reads < args.count:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                break
-            try:
-                event = events.get(timeout=min(left, 0.5) if left is not None else 0.5)
-            except queue.Empty:
-                continue
+        for event in events_until(events, args.seconds, lambda: args.count != 0):
             line = format_event(event)
             if line is not None:
                 print(line, flush=True)
@@ -65,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
                 connected = True
             if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
                 reads += 1
+                if args.count is not None and reads >= args.count:
+                    break
     except KeyboardInterrupt:
         print()
     finally:

@@ -10,7 +10,7 @@ import logging
 import os
 import queue
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from firmware.errors import EX_CONFIG, UserError
@@ -18,6 +18,12 @@ from firmware.flow import TableFlow
 from firmware.journal import Journal
 from firmware.referee import Referee
 from firmware.store import JournalStore
+
+if TYPE_CHECKING:
+    from drivers.buttons import Buttons
+    from drivers.display import Display
+    from drivers.feedback import Feedback
+    from drivers.readers import SerialReader
 
 log = logging.getLogger("bornes")
 
@@ -29,7 +35,7 @@ def desktop_panel() -> str:
     return "terminal" if sys.stdout.isatty() else "dummy"
 
 
-def open_display_from_config(config: Config, panel: str | None = None) -> Any:
+def open_display_from_config(config: Config, panel: str | None = None) -> Display:
     from drivers.display import open_display
 
     d = config.display
@@ -67,10 +73,10 @@ class Appliance:
         self.config = config
         self.events: queue.Queue[Any] = queue.Queue()
         self._closers: list[Any] = []
-        self.reader: Any = None
-        self.buttons: Any = None
-        self.feedback: Any = None
-        self.display: Any = None
+        self.reader: SerialReader | None = None
+        self.buttons: Buttons | None = None
+        self.feedback: Feedback | None = None
+        self.display: Display | None = None
         try:
             self._open(emulate, panel, with_reader, journal)
         except BaseException:

@@ -13,13 +13,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from firmware import notify
 from firmware.flow import Outcome, Sound, TableFlow, Verdict
 from firmware.present import screen
 from firmware.screens.render import render
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from drivers.feedback import Pattern
 
 log = logging.getLogger("bornes")
 
@@ -45,6 +50,25 @@ class Timings:
     history: list[tuple[float, float, float]] = field(default_factory=list)
 
 
+class Screen(Protocol):
+    """What the referee needs of a display (``drivers.display.Display`` is one)."""
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def degraded(self) -> bool: ...
+    def show(self, image: Image.Image) -> bool: ...
+    def tick(self) -> bool: ...
+
+
+class Sounder(Protocol):
+    """What the referee needs of the buzzer and LEDs (``drivers.feedback.Feedback`` is one)."""
+
+    def play(self, pattern: Pattern) -> None: ...
+
+
 class Referee:
     """The single consumer of the input queue."""
 
@@ -53,8 +77,8 @@ class Referee:
         flow: TableFlow,
         events: queue.Queue[Any],
         *,
-        display: Any = None,
-        feedback: Any = None,
+        display: Screen | None = None,
+        feedback: Sounder | None = None,
         on_outcome: Callable[[InputEvent, Outcome], None] | None = None,
         watchdog: bool = True,
         keep_timings: bool = False,
@@ -67,8 +91,8 @@ class Referee:
         self.watchdog = watchdog
         self.timings = Timings()
         self.keep_timings = keep_timings
-        self.size: tuple[int, int] = getattr(display, "size", (128, 64))
-        self.mode: str | None = getattr(display, "mode", None)
+        self.size: tuple[int, int] = display.size if display is not None else (128, 64)
+        self.mode: str | None = display.mode if display is not None else None
         self._last_view: object = None
 
     def draw(self) -> None:
@@ -122,7 +146,7 @@ class Referee:
         next_ping = time.monotonic() + (interval or 0)
         while not stop.is_set():
             timeout = interval if interval else 5.0
-            if self.display is not None and getattr(self.display, "degraded", False):
+            if self.display is not None and self.display.degraded:
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
             try:
                 event = self.events.get(timeout=timeout)
@@ -132,7 +156,7 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
-            if self.display is not None and hasattr(self.display, "tick"):
+            if self.display is not None:
                 self.display.tick()
             if interval and time.monotonic() >= next_ping:
                 notify.watchdog()

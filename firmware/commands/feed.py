@@ -127,12 +127,20 @@ def run(args: argparse.Namespace) -> int:
     journal = None
     if args.state_dir:
         from firmware.journal import Journal
+        from firmware.statelock import StateLock
         from firmware.store import JournalStore
 
         Path(args.state_dir).mkdir(parents=True, exist_ok=True)
-        journal = Journal.open(args.state_dir)
-        store = JournalStore(journal)
-        flow = TableFlow(store=store, game=store.resume())
+        lock = StateLock.acquire(args.state_dir, "feed")  # never into the live referee's journal
+        try:
+            journal = Journal.open(args.state_dir)
+            store = JournalStore(journal)
+            flow = TableFlow(store=store, game=store.resume())
+        except BaseException:
+            if journal is not None:
+                journal.close()
+            lock.close()
+            raise
     else:
         flow = TableFlow()
     try:
@@ -140,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if journal is not None:
             journal.close()
+            lock.close()
     state = flow.state
     if args.json:
         out = {

@@ -8,12 +8,14 @@ import queue
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 
 from drivers.events import KeyTyped
 from firmware.config import Config, add_config_argument, load_config
 from firmware.journal import Journal, JournalCorrupt
 from firmware.referee import STOP, wait_for_long_ok
+from firmware.statelock import StateLock
 
 NAME = "run"
 HELP = "run the referee: readers, buttons, display and the game journal"
@@ -49,9 +51,7 @@ def _stdin_keys(events: object, stop: threading.Event) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.appliance import Appliance
     from firmware.config import ensure_state_dir
-    from firmware.store import GameDoesNotReplay
 
     config = load_config(args.config)
     setup_logging(config.log.level)
@@ -74,6 +74,19 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     state_dir = ensure_state_dir(config)
+    lock = StateLock.acquire(state_dir, "run")  # one writer: held until this process ends
+    try:
+        return _run_locked(config, args, state_dir, stop, queues)
+    finally:
+        lock.close()
+
+
+def _run_locked(
+    config: Config, args: argparse.Namespace, state_dir: Path, stop: threading.Event, queues: list[queue.Queue[object]]
+) -> int:
+    from firmware.appliance import Appliance
+    from firmware.store import GameDoesNotReplay
+
     try:
         journal = Journal.open(state_dir)
     except JournalCorrupt as error:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from firmware.config import Config, add_config_argument, config_path, load_config
 from firmware.errors import UserError
-from firmware.journal import FILENAME, Journal, JournalError
+from firmware.journal import FILENAME, Journal, JournalError, writability_problem
 
 NAME = "doctor"
 HELP = "check the config, reader, display, pins, state folder and journal, one line each"
@@ -269,6 +269,10 @@ def check_journal(config: Config) -> Iterable[Finding]:
             current = journal.current_game()
     except JournalError as error:
         yield Finding(FAIL, "journal", str(error))
+        return
+    problem = writability_problem(path)  # the referee must write the file itself, not only its folder
+    if problem:
+        yield Finding(FAIL, topic, problem)
         return
     if current is None:
         yield Finding(OK, topic, f"{games} games, none in progress")

@@ -316,3 +316,18 @@ def test_disk_full_is_storage_full_not_an_internal_error(tmp_path: Path) -> None
         assert kept is not None and len(kept.lines) == seq  # every acknowledged action is there
     with Journal.open(tmp_path) as journal:
         assert journal.current_game() == kept
+
+
+def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) -> None:
+    """Doctor said OK to a journal the service could not write; now it names the problem and the fix."""
+    from firmware.commands.doctor import check_journal
+    from firmware.config import parse_config
+
+    with Journal.open(tiny_tmpfs) as journal:
+        journal.new_game(HEADER)
+    config = parse_config(f'[state]\ndir = "{tiny_tmpfs}"\n')
+    [finding] = check_journal(config)
+    assert finding.level == "OK"
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_tmpfs)], check=True)
+    [finding] = check_journal(config)
+    assert finding.level == "FAIL" and "mounted read-only; fix: sudo mount -o remount,rw" in finding.line()

@@ -287,15 +287,20 @@ def _check_conflicts(pin_map: PinMap) -> None:
 
 def load(path: str | Path | None = None) -> PinMap:
     """Read and check a pin map file (default ``wiring/pins.toml``)."""
+    from firmware.files import MIB, UnreadableFile, read_text_bounded
+
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        data = tomllib.loads(read_text_bounded(path, MIB))
+        return parse(data)
     except FileNotFoundError:
         raise PinMapError(f"pin map: {path} not found") from None
+    except UnreadableFile as error:  # a directory, FIFO, device, loop, too big, not UTF-8: never opened blind
+        raise PinMapError(f"pin map: {path} {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise PinMapError(f"pin map: {path} is not valid TOML: {error}") from None
-    return parse(data)
+    except RecursionError:
+        raise PinMapError(f"pin map: {path} is nested too deeply") from None
 
 
 # --- pin factory --------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from firmware.errors import EX_CONFIG, UserError
 from firmware.flow import TableFlow
+from firmware.i18n import _
 from firmware.journal import Journal
 from firmware.referee import Referee
 from firmware.store import JournalStore
@@ -131,10 +132,20 @@ class Appliance:
                 double_read_window=r.double_read_window,
                 quiet_gap=r.quiet_gap,
                 max_backoff=r.max_backoff,
-                bindings=BindingTable.load(bindings_path(state_dir)),
+                bindings=self._bindings(BindingTable, bindings_path(state_dir)),
             )
             self._closers.append(self.reader)
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+
+    def _bindings(self, table_class: Any, path: Any) -> Any:
+        """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
+        table, problem = table_class.load_or_set_aside(path)
+        if problem is not None:
+            log.error("tag bindings unusable: %s", problem)
+            self.flow.ui.status = _("Tags need re-enrolling")
+            self.flow.ui.message = _("Tag list damaged, kept aside: barcodes work, re-enrol RFID tags")
+            self.flow.ui.refused = True
+        return table
 
     def close(self) -> None:
         """Close every device, newest first. Safe to call twice."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from firmware.config import Config, add_config_argument, config_path, load_config
 from firmware.errors import UserError
+from firmware.files import MIB, UnreadableFile, read_text_bounded
 from firmware.journal import FILENAME, Journal, JournalError, writability_problem
 
 NAME = "doctor"
@@ -197,12 +198,12 @@ def check_pins(config: Config) -> Iterable[Finding]:
     path = Path(config.pins.map)
     topic = f"pins {path}"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text_bounded(path, MIB))
     except FileNotFoundError:
         yield Finding(FAIL, topic, "not found; set pins.map or copy wiring/pins.toml to /etc/bornes/pins.toml")
         return
-    except (OSError, UnicodeDecodeError) as error:
-        yield Finding(FAIL, topic, f"cannot read: {error}")
+    except (OSError, UnreadableFile, RecursionError) as error:
+        yield Finding(FAIL, topic, f"cannot read: {error or 'nested too deeply'}")
         return
     except tomllib.TOMLDecodeError as error:
         yield Finding(FAIL, topic, f"TOML syntax error: {error}")

@@ -306,14 +306,29 @@ def load(path: str | Path | None = None) -> PinMap:
 # --- pin factory --------------------------------------------------------------------------
 
 
+def _quiet_mock_pin() -> Any:
+    """gpiozero's MockPWMPin keeps every state change in ``pin.states`` (for tests' assertions), so
+    a daemon left running on mock pins grew by every buzz and blink; this twin keeps only the
+    current state and is otherwise the same pin."""
+    from gpiozero.pins.mock import MockPWMPin
+
+    class QuietMockPWMPin(MockPWMPin):  # type: ignore[misc]
+        def _change_state(self, value: Any) -> bool:
+            changed = bool(super()._change_state(value))
+            del self.states[:-1]
+            return changed
+
+    return QuietMockPWMPin
+
+
 def make_pin_factory(name: str | None) -> Any:
     """The gpiozero pin factory named in config: ``mock`` for the desktop, None/"default" for gpiozero's pick."""
     if name in (None, "", "default"):
         return None
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
+        from gpiozero.pins.mock import MockFactory
 
-        return MockFactory(pin_class=MockPWMPin)
+        return MockFactory(pin_class=_quiet_mock_pin())
     factories = {
         "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
         "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),

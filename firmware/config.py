@@ -131,6 +131,8 @@ class GameConfig:
 class StateConfig:
     #: Where the game journal lives (systemd's StateDirectory).
     dir: str = "/var/lib/bornes"
+    #: Keep only the newest N games in the journal, archiving older ones as records (0: keep all).
+    keep_games: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,7 +352,10 @@ class _Validator:
             pins=self.pins(data.get("pins", {})),
             sound=SoundConfig(muted=self.boolean(data.get("sound", {}), "sound", "muted", False)),
             game=self.game(data.get("game", {})),
-            state=StateConfig(dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir),
+            state=StateConfig(
+                dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir,
+                keep_games=self.integer(data.get("state", {}), "state", "keep_games", 0, 0, 1_000_000),
+            ),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             source=self.name,
         )

@@ -32,6 +32,7 @@ the file; these keep working across schema migrations::
         journal.load(game_id)       # GameRecord, every row checked, or None
         journal.history()           # [GameInfo] oldest first, from the game rows (no actions read)
         journal.recent(20)          # the newest 20 GameInfo, O(20)
+        journal.game_count()        # how many games, O(1)
         journal.data_version()      # changes whenever another connection commits: poll it cheaply
 
 Schema history: version 1 had no counts, digests or ledger; a version-1 file is verified with
@@ -595,6 +596,36 @@ class Journal:
             first, last, _ = reader.ledger()
             reader.set_ledger(first, last, None)
 
+    def import_games(self, games: Iterable[GameRecord]) -> list[int]:
+        """Append whole closed games (finished or abandoned) in one transaction; their ids are new.
+
+        For restoring archived games and for building large journals in the bench; the referee
+        itself only ever appends one action at a time.
+        """
+        ids: list[int] = []
+        with self._write() as reader:
+            first, last, current = reader.ledger()
+            if current is not None:
+                raise JournalError(f"journal {self.path}: game {current} is in progress; finish or abandon it first")
+            for record in games:
+                if record.status not in (FINISHED, ABANDONED):
+                    raise ValueError(f"only finished or abandoned games can be imported, not {record.status}")
+                last += 1
+                row: GameRow = (
+                    last, record.header, record.status, record.created, record.finished, record.summary,
+                    len(record.lines), lines_digest(record.lines), 0,
+                )
+                reader.db.execute(
+                    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
+                )
+                reader.db.executemany(
+                    "INSERT INTO actions (game_id, seq, line, crc) VALUES (?, ?, ?, ?)",
+                    ((last, seq, line, action_crc(last, seq, line)) for seq, line in enumerate(record.lines)),
+                )
+                ids.append(last)
+            reader.set_ledger(first, last, None)
+        return ids
+
     def remove_before(self, game_id: int) -> int:
         """Delete every game older than ``game_id`` (for retention, after :func:`archive` wrote them out).
 
@@ -654,6 +685,12 @@ class Journal:
             rows = reader.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id >= ? ORDER BY id", (low,)).fetchall()
             reader.check_rows(rows, low, last, current)
         return [GameInfo(r[0], r[2], r[3], r[4], r[1], r[5], r[6]) for r in rows]
+
+    def game_count(self) -> int:
+        """How many games the journal holds (from the ledger: O(1))."""
+        with self._read() as reader:
+            first, last, _ = reader.ledger()
+        return last - first + 1
 
     def data_version(self) -> int:
         """A number that changes when another connection commits (``PRAGMA data_version``): a cheap poll."""

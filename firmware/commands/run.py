@@ -95,6 +95,13 @@ def _run_locked(
             return _stopped()
         log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
         journal = Journal.open(state_dir)
+    if config.state.keep_games:
+        from firmware.commands.archive import ARCHIVE_DIR, archive_games
+
+        gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
+        if gone:
+            log.info("archived %d old games to %s (state.keep_games = %d)", gone, state_dir / ARCHIVE_DIR,
+                     config.state.keep_games)
     while True:
         if stop.is_set():
             journal.close()

@@ -10,13 +10,14 @@ import logging
 import os
 import queue
 import sys
+import threading
 from typing import Any
 
 from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from firmware.errors import EX_CONFIG, UserError
 from firmware.flow import TableFlow
 from firmware.i18n import _
-from firmware.journal import Journal
+from firmware.journal import Journal, JournalCorrupt, JournalError
 from firmware.referee import Referee
 from firmware.store import JournalStore
 
@@ -49,6 +50,51 @@ def open_display_from_config(config: Config, panel: str | None = None) -> Any:
     if chosen not in HARDWARE_PANELS and d.panel == "ssd1322":
         options["emulated"] = "ssd1322"  # a desktop twin of the wide panel
     return open_display(chosen, d.interface, **options)
+
+
+class IntegrityWatch:
+    """The whole-file journal check that start no longer runs: in a thread, on a read-only connection.
+
+    Opening checks only what resuming needs (O(game in progress)); this checks every page, game
+    and action a while after start and then daily, without holding up a card (WAL readers never
+    block the writer). Damage is logged and shown on the panel; nothing is changed.
+    """
+
+    FIRST_DELAY = 600.0  # seconds after start: let the table get going first
+    INTERVAL = 24 * 3600.0
+
+    def __init__(self, state_dir: Any, flow: TableFlow) -> None:
+        self.state_dir = state_dir
+        self.flow = flow
+        self.checks = 0
+        self.problem: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="integrity", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        delay = self.FIRST_DELAY
+        while not self._stop.wait(delay):
+            self.check()
+            delay = self.INTERVAL
+
+    def check(self) -> None:
+        try:
+            with Journal.open(self.state_dir, readonly=True) as journal:
+                games = journal.verify()
+            log.info("journal check: %d games, all sound", games)
+        except JournalCorrupt as error:
+            self.problem = str(error)
+            log.error("journal check: %s", error)
+            self.flow.ui.status = _("Journal damaged: run bornes doctor")
+        except JournalError as error:  # busy, unreadable: try again next time
+            log.warning("journal check skipped: %s", error)
+        self.checks += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
 
 
 class Appliance:
@@ -136,6 +182,8 @@ class Appliance:
             )
             self._closers.append(self.reader)
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+        self.integrity = IntegrityWatch(state_dir, self.flow)
+        self._closers.append(self.integrity)
 
     def _bindings(self, table_class: Any, path: Any) -> Any:
         """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""

@@ -19,6 +19,7 @@ from bench.driver import (
     Daemon,
     Pty,
     Script,
+    Step,
     bornes_command,
     cpu_seconds,
     daemon_on_pty,
@@ -98,21 +99,30 @@ class Soak:
         return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
-def soak(script: Script) -> Soak:
-    """Play every game of ``script`` through one daemon; VmRSS after the first and the last game."""
+def soak(script: Script, rounds: int = 1) -> Soak:
+    """Play every game of ``script``, ``rounds`` times over, through one daemon; VmRSS after each game.
+
+    The table flow is deterministic, so a round replays the same games: only the OK that leaves
+    the last game-over screen is added in front of the next round.
+    """
     with tempfile.TemporaryDirectory(prefix="bornes-soak-") as scratch, \
             daemon_on_pty(Path(scratch), players=script.setup.seats) as (daemon, pty, _config):
         started = time.perf_counter()
-        previous = 0
         after_each = []
-        for end in script.ends:
-            play(daemon, pty, script.steps[previous:end])
-            previous = end
-            time.sleep(0.2)  # the game-over frame is drawn after the ack
-            after_each.append(rss_kib(daemon.pid))
+        for round_number in range(rounds):
+            steps = list(script.steps)
+            if round_number:
+                steps[0] = Step(("MB-CMD-OK", *steps[0].taps), steps[0].notation)
+            previous = 0
+            for end in script.ends:
+                play(daemon, pty, steps[previous:end])
+                previous = end
+                time.sleep(0.2)  # the game-over frame is drawn after the ack
+                after_each.append(rss_kib(daemon.pid))
         peak = rss_kib(daemon.pid, "VmHWM")
         elapsed = time.perf_counter() - started
-    return Soak(script.games, len(script.steps), after_each[0], after_each[-1], peak, elapsed, after_each)
+    return Soak(script.games * rounds, len(script.steps) * rounds, after_each[0], after_each[-1], peak, elapsed,
+                after_each)
 
 
 def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:

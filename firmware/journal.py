@@ -595,6 +595,10 @@ class Journal:
             reader.update_game(row, status=status, finished=_now(), summary=summary)
             first, last, _ = reader.ledger()
             reader.set_ledger(first, last, None)
+        # The pages of a finished game are not read again: give the cache back, so a referee that
+        # runs for months holds one game's pages, not every game's up to SQLite's 2 MB cache.
+        with contextlib.suppress(sqlite3.Error):
+            self._connection().execute("PRAGMA shrink_memory")
 
     def import_games(self, games: Iterable[GameRecord]) -> list[int]:
         """Append whole closed games (finished or abandoned) in one transaction; their ids are new.

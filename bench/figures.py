@@ -81,7 +81,8 @@ class Soak:
     peak: int
     seconds: float
     rss_after_each: list[int] = field(default_factory=list)  # KiB, after game 1, 2, …
-    warm_up: int = 2  # games before the per-game slope is taken (imports, caches, first frames)
+    #: Games before the per-game slope is taken (imports, caches, allocator arenas): a third of them.
+    warm_up: int = 2
 
     @property
     def growth(self) -> int:
@@ -122,7 +123,7 @@ def soak(script: Script, rounds: int = 1) -> Soak:
         peak = rss_kib(daemon.pid, "VmHWM")
         elapsed = time.perf_counter() - started
     return Soak(script.games * rounds, len(script.steps) * rounds, after_each[0], after_each[-1], peak, elapsed,
-                after_each)
+                after_each, warm_up=max(2, len(after_each) // 3))
 
 
 def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:

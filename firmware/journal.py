@@ -415,9 +415,16 @@ class Journal:
 
     @staticmethod
     def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+        """A connection (usable from any one thread at a time). A reader that may not write the folder
+        cannot make the WAL's ``-shm`` index; while there is no ``-wal`` there is no writer either,
+        so the file cannot change and is opened ``immutable``."""
         uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+        if readonly and not Path(f"{path}-wal").exists() and not os.access(path.parent, os.W_OK):
+            uri += "&immutable=1"
         try:
-            connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
+            )
         except sqlite3.Error as error:
             raise classify(path, error) from None
         connection.execute("PRAGMA cell_size_check=ON")  # a damaged page is an error, not odd rows
@@ -426,7 +433,7 @@ class Journal:
     @staticmethod
     def _upgraded_copy(path: Path, disk: sqlite3.Connection) -> sqlite3.Connection:
         """A reader of a schema-1 file gets an upgraded copy in memory; the file waits for the referee."""
-        memory = sqlite3.connect(":memory:", isolation_level=None)
+        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         try:
             disk.backup(memory)
             _migrate(path, memory)

@@ -208,7 +208,7 @@ def test_a_locked_journal_is_busy_never_damaged(tmp_path: Path, monkeypatch: pyt
         assert journal.current_game() is not None
 
 
-def _open_as_nobody(state: Path) -> str:
+def _open_as_nobody(state: Path, readonly: bool = False) -> str:
     """Open the journal for writing in a forked child running as user nobody: root can write anything."""
     read, write = os.pipe()
     pid = os.fork()
@@ -217,8 +217,8 @@ def _open_as_nobody(state: Path) -> str:
         try:
             os.setgid(65534)
             os.setuid(65534)
-            Journal.open(state).close()
-            answer = "opened"
+            with Journal.open(state, readonly=readonly) as journal:
+                answer = "opened" if not readonly else f"read {len(journal.history())} games"
         except JournalError as error:
             answer = f"{type(error).__name__} {error}"
         except BaseException as error:  # report anything to the parent
@@ -259,6 +259,7 @@ def test_unwritable_file_and_folder_get_their_own_words(request_cleanup: list[Pa
         os.chown(state / name, 65534, 65534)
     answer = _open_as_nobody(state)
     assert answer.startswith("JournalUnwritable") and f"folder {state} is not writable by nobody" in answer, answer
+    assert _open_as_nobody(state, readonly=True) == "read 1 games"  # a reader needs no write access at all
     os.chown(state, 65534, 65534)
     assert _open_as_nobody(state) == "opened"
 

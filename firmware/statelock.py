@@ -37,8 +37,12 @@ class StateLock:
     def acquire(cls, state_dir: str | os.PathLike[str], purpose: str) -> StateLock:
         """Take the lock now or raise :class:`StateDirBusy` (never waits: a person is waiting)."""
         path = Path(state_dir) / LOCK_FILE
+        flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o644)
+            except PermissionError:  # left by another user (sudo bornes …): flock works on a read-only fd
+                fd = os.open(path, os.O_RDONLY | flags)
         except OSError as error:
             reason = error.strerror or error
             raise UserError(f"state directory {state_dir}: cannot open {path.name}: {reason}") from None
@@ -52,7 +56,7 @@ class StateLock:
                     "stop it first (sudo systemctl stop bornes) or use another state directory"
                 ) from None
             raise UserError(f"state directory {state_dir}: cannot lock {path.name}: {error.strerror}") from None
-        with contextlib.suppress(OSError):  # who holds it, for the refusal a second writer sees
+        with contextlib.suppress(OSError):  # who holds it, for the refusal a second writer sees (if writable)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()} {purpose}\n".encode(), 0)
         return cls(path, fd)

@@ -330,3 +330,19 @@ def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) ->
     subprocess.run(["mount", "-o", "remount,ro", str(tiny_tmpfs)], check=True)
     [finding] = check_journal(config)
     assert finding.level == "FAIL" and "mounted read-only; fix: sudo mount -o remount,rw" in finding.line()
+
+
+@pytest.mark.parametrize(("code", "kind", "words"), [
+    (sqlite3.SQLITE_IOERR | (3 << 8), "JournalIOError", "the storage failed"),  # SQLITE_IOERR_WRITE
+    (sqlite3.SQLITE_FULL, "JournalFull", "the storage is full"),
+    (sqlite3.SQLITE_BUSY | (1 << 8), "JournalBusy", "in use by another program"),  # SQLITE_BUSY_RECOVERY
+    (sqlite3.SQLITE_CORRUPT, "JournalCorrupt", "is damaged"),
+    (sqlite3.SQLITE_READONLY, "JournalUnwritable", "journal"),
+])
+def test_each_sqlite_error_gets_its_true_name(tmp_path: Path, code: int, kind: str, words: str) -> None:
+    from firmware.journal import classify
+
+    error = sqlite3.OperationalError("something went wrong\nover two lines")
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    found = classify(tmp_path / FILENAME, error)
+    assert type(found).__name__ == kind and words in str(found) and "\n" not in str(found)

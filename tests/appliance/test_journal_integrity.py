@@ -382,3 +382,30 @@ def test_each_sqlite_error_gets_its_true_name(tmp_path: Path, code: int, kind: s
     error.sqlite_errorcode = code  # type: ignore[attr-defined]
     found = classify(tmp_path / FILENAME, error)
     assert type(found).__name__ == kind and words in str(found) and "\n" not in str(found)
+
+
+def test_export_and_doctor_report_a_game_cut_short_instead_of_printing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 11, item 1: export exited 0 with a game cut from 36 to 13 actions; doctor said OK."""
+    from firmware.cli import main
+
+    state = tmp_path / "state"
+    with Journal.open(state) as journal:
+        for _ in range(2):
+            game_id = journal.new_game(HEADER)
+            for seq in range(36):
+                journal.append(game_id, seq, _line(seq))
+            journal.finish(game_id, "{}")
+    with sqlite3.connect(state / FILENAME) as db:  # rows 13.. of game 1 now claim to be game 9's
+        db.execute("UPDATE actions SET game_id = 9 WHERE game_id = 1 AND seq >= 13")
+    db.close()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{state}"\n')
+    assert main(["export", "1", "--config", str(config)]) == 65
+    captured = capsys.readouterr()
+    assert captured.out == "" and "game 1 should hold 36 actions but 13 are readable" in captured.err
+    assert main(["export", "2", "--config", str(config)]) == 0  # the sound game still exports
+    assert capsys.readouterr().out.count("\n") > 36
+    assert main(["doctor", "--config", str(config)]) == 1
+    assert "FAIL journal: journal" in capsys.readouterr().out

@@ -76,3 +76,30 @@ def test_the_referee_runs_on_with_a_damaged_bindings_file(tmp_path: Path) -> Non
         assert daemon.stop() == 0
         pty.close()
     assert any(p.name.startswith("bindings.json.damaged-") for p in state.iterdir())
+
+
+def test_the_panel_says_the_tags_need_re_enrolling(tmp_path: Path) -> None:
+    from firmware.appliance import Appliance
+    from firmware.config import parse_config
+    from firmware.present import screen
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "bindings.json").write_text("[" * 5000)
+    master, slave = os.openpty()
+    try:
+        config = parse_config(
+            f'[reader]\nport = "{os.ttyname(slave)}"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+            f'[state]\ndir = "{state}"\n'
+        )
+        appliance = Appliance(config)
+        try:
+            assert appliance.flow.ui.status == "Tags need re-enrolling"
+            view = screen(appliance.flow)
+            assert "re-enrol RFID tags" in repr(view)
+            assert appliance.reader is not None  # the referee runs on, reader and all
+        finally:
+            appliance.close()
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -58,7 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--idle", type=float, help="seconds of idle measurement (default 30; 5 with --quick)")
     parser.add_argument("--hands", type=int, help="hands per `bornes simulate` run (default 1000; 200 with --quick)")
     parser.add_argument("--games", type=int, help="games in the soak (default 10)")
-    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, startup")
+    parser.add_argument("--journal-games", type=int, help="finished games in the year-of-play journal (default 20000)")
+    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
+                                       "startup, journal")
     return parser.parse_args(argv)
 
 
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     hands = args.hands or (200 if args.quick else 1000)
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,startup").split(","))
+    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,startup,journal").split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -127,13 +129,17 @@ def main(argv: list[str] | None = None) -> int:
                         f"{figures.median(times) * 1000:.1f} ms / {worst * 1000:.1f} ms", "≤ 0.3 s", worst <= 0.3))
 
     def memory() -> None:
-        script = script_games(players=2, seed=1, games=games)
-        result = figures.soak(script)
+        script = script_games(players=2, seed=1, games=min(games, 10))
+        result = figures.soak(script, rounds=-(-games // script.games))
         rows.append(Row(f"peak RSS (VmHWM) after {result.games} games through the daemon",
                         f"{result.peak / MB:.1f} MB", "≤ 60 MB", result.peak <= 60 * MB))
         rows.append(Row(f"soak: RSS growth from game 1 to game {result.games} ({result.actions} actions, "
                         f"{result.seconds:.0f} s)", f"{result.growth / MB:+.2f} MB", "≤ 5 MB",
                         result.growth <= 5 * MB))
+        rows.append(Row(f"soak: RSS growth per game after {result.warm_up} warm-up games (quiet mock pins; "
+                        f"RSS after each: {' '.join(str(k) for k in result.rss_after_each)} KiB)",
+                        f"{result.per_game:+.1f} KiB/game", "≤ 4 KiB (one page: noise)",
+                        result.per_game <= 4))
 
     def simulate() -> None:
         for players in (2, 4, 6):
@@ -160,8 +166,26 @@ def main(argv: list[str] | None = None) -> int:
 
         rows.extend(Row(*row) for row in startup_rows(ready_runs))
 
+    def journal() -> None:
+        from bench.journal import measure
+
+        result = measure(args.journal_games or 20_000, ready_runs)
+        n = f"{result.games:,}".replace(",", " ")
+        empty, full = figures.median(result.ready_empty), figures.median(result.ready_full)
+        rows.append(Row(f"year of play: {n} finished games of {result.actions_per_game} actions",
+                        f"{result.megabytes:.0f} MB, built in {result.build_seconds:.0f} s"))
+        rows.append(Row(f"start to READY, {n} games vs an empty journal (median of {ready_runs})",
+                        f"{full:.3f} s vs {empty:.3f} s = {full / empty:.2f}×", "≤ 1.2×", full <= 1.2 * empty))
+        rows.append(Row(f"  journal open check, {n} games vs empty",
+                        f"{ms(result.open_full)} vs {ms(result.open_empty)}"))
+        rows.append(Row("  PRAGMA quick_check of the whole file (what every start ran before)",
+                        ms(result.quick_check)))
+        rows.append(Row(f"`bornes history` work with {n} games (newest 50)", ms(result.history_default), "≤ 100 ms",
+                        result.history_default <= 0.1))
+        rows.append(Row(f"  `bornes history --all` work with {n} games", ms(result.history_all)))
+
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate), ("startup", startup)):
+                       ("memory", memory), ("simulate", simulate), ("startup", startup), ("journal", journal)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from bench.driver import (
     Daemon,
     Pty,
     Script,
+    Step,
     bornes_command,
     cpu_seconds,
     daemon_on_pty,
@@ -79,28 +80,50 @@ class Soak:
     rss_after_last: int
     peak: int
     seconds: float
+    rss_after_each: list[int] = field(default_factory=list)  # KiB, after game 1, 2, …
+    #: Games before the per-game slope is taken (imports, caches, allocator arenas): a third of them.
+    warm_up: int = 2
 
     @property
     def growth(self) -> int:
         return self.rss_after_last - self.rss_after_first
 
+    @property
+    def per_game(self) -> float:
+        """KiB of RSS gained per game after the warm-up (least-squares slope; 0 means no leak)."""
+        points = list(enumerate(self.rss_after_each))[self.warm_up:]
+        if len(points) < 2:
+            return float("nan")
+        mean_x = sum(x for x, _ in points) / len(points)
+        mean_y = sum(y for _, y in points) / len(points)
+        spread = sum((x - mean_x) ** 2 for x, _ in points)
+        return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
-def soak(script: Script) -> Soak:
-    """Play every game of ``script`` through one daemon; VmRSS after the first and the last game."""
+
+def soak(script: Script, rounds: int = 1) -> Soak:
+    """Play every game of ``script``, ``rounds`` times over, through one daemon; VmRSS after each game.
+
+    The table flow is deterministic, so a round replays the same games: only the OK that leaves
+    the last game-over screen is added in front of the next round.
+    """
     with tempfile.TemporaryDirectory(prefix="bornes-soak-") as scratch, \
             daemon_on_pty(Path(scratch), players=script.setup.seats) as (daemon, pty, _config):
         started = time.perf_counter()
-        first = previous = 0
-        for number, end in enumerate(script.ends):
-            play(daemon, pty, script.steps[previous:end])
-            previous = end
-            time.sleep(0.2)  # the game-over frame is drawn after the ack
-            if number == 0:
-                first = rss_kib(daemon.pid)
-        last = rss_kib(daemon.pid)
+        after_each = []
+        for round_number in range(rounds):
+            steps = list(script.steps)
+            if round_number:
+                steps[0] = Step(("MB-CMD-OK", *steps[0].taps), steps[0].notation)
+            previous = 0
+            for end in script.ends:
+                play(daemon, pty, steps[previous:end])
+                previous = end
+                time.sleep(0.2)  # the game-over frame is drawn after the ack
+                after_each.append(rss_kib(daemon.pid))
         peak = rss_kib(daemon.pid, "VmHWM")
         elapsed = time.perf_counter() - started
-    return Soak(script.games, len(script.steps), first, last, peak, elapsed)
+    return Soak(script.games * rounds, len(script.steps) * rounds, after_each[0], after_each[-1], peak, elapsed,
+                after_each, warm_up=max(2, len(after_each) // 3))
 
 
 def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:

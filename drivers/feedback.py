@@ -30,6 +30,9 @@ AMBER: Color = (1.0, 0.5, 0.0)
 WHITE: Color = (1.0, 1.0, 1.0)
 
 
+PLAYED_KEPT = 64  # patterns remembered in Feedback.played
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One note (a name like ``"C6"``, or None for a rest), how long it lasts, and the LED colour meanwhile."""
@@ -94,7 +97,7 @@ class Feedback:
         self._pending: queue.Queue[Pattern | None] = queue.Queue()
         self._cut = threading.Event()
         self._playing = False
-        self.played: list[Pattern] = []  # every pattern started, for tests and `bornes doctor`
+        self.played: list[Pattern] = []  # the newest patterns started, for tests and `bornes doctor`
         try:
             self._open(pin_map, pin_factory)
         except Exception:
@@ -138,6 +141,8 @@ class Feedback:
     def play_now(self, pattern: Pattern) -> None:
         """Play ``pattern`` in the calling thread (tests, ``thread=False``, or `bornes doctor`)."""
         self.played.append(pattern)
+        if len(self.played) > 2 * PLAYED_KEPT:  # the newest only: a referee runs for months
+            del self.played[:-PLAYED_KEPT]
         try:
             for step in pattern.steps:
                 self._sound(step)

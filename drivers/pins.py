@@ -279,18 +279,38 @@ def _check_conflicts(pin_map: PinMap) -> None:
 def load(path: str | Path | None = None, display: DisplayWiring | None = None) -> PinMap:
     """Read and check a pin map file (default ``wiring/pins.toml``) against the display in use
     (config.toml's ``[display]``; None for a desktop twin, which uses no header pins)."""
+    from drivers.files import MIB, UnreadableFile, read_text_bounded
+
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        data = tomllib.loads(read_text_bounded(path, MIB))
+        return parse(data, display)
     except FileNotFoundError:
         raise PinMapError(f"pin map: {path} not found") from None
+    except UnreadableFile as error:  # a directory, FIFO, device, loop, too big, not UTF-8: never opened blind
+        raise PinMapError(f"pin map: {path} {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise PinMapError(f"pin map: {path} is not valid TOML: {error}") from None
-    return parse(data, display)
+    except RecursionError:
+        raise PinMapError(f"pin map: {path} is nested too deeply") from None
 
 
 # --- pin factory --------------------------------------------------------------------------
+
+
+def _quiet_mock_pin() -> Any:
+    """gpiozero's MockPWMPin keeps every state change in ``pin.states`` (for tests' assertions), so
+    a daemon left running on mock pins grew by every buzz and blink; this twin keeps only the
+    current state and is otherwise the same pin."""
+    from gpiozero.pins.mock import MockPWMPin
+
+    class QuietMockPWMPin(MockPWMPin):  # type: ignore[misc]
+        def _change_state(self, value: Any) -> bool:
+            changed = bool(super()._change_state(value))
+            del self.states[:-1]
+            return changed
+
+    return QuietMockPWMPin
 
 
 def make_pin_factory(name: str | None) -> Any:
@@ -302,7 +322,7 @@ def make_pin_factory(name: str | None) -> Any:
     if name in (None, "", "auto"):
         return None
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
+        from gpiozero.pins.mock import MockFactory
 
-        return MockFactory(pin_class=MockPWMPin)
+        return MockFactory(pin_class=_quiet_mock_pin())
     raise UserError(f"unknown pin factory {name!r} (auto, mock)", EX_CONFIG)

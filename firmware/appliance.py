@@ -10,12 +10,14 @@ import logging
 import os
 import queue
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from firmware.errors import EX_CONFIG, UserError
 from firmware.flow import TableFlow
-from firmware.journal import Journal
+from firmware.i18n import _
+from firmware.journal import Journal, JournalCorrupt, JournalError
 from firmware.referee import Referee
 from firmware.store import JournalStore
 
@@ -56,6 +58,51 @@ def open_display_from_config(config: Config, panel: str | None = None) -> Displa
     if chosen not in HARDWARE_PANELS and d.panel == "ssd1322":
         options["emulated"] = "ssd1322"  # a desktop twin of the wide panel
     return open_display(chosen, d.interface, **options)
+
+
+class IntegrityWatch:
+    """The whole-file journal check that start no longer runs: in a thread, on a read-only connection.
+
+    Opening checks only what resuming needs (O(game in progress)); this checks every page, game
+    and action a while after start and then daily, without holding up a card (WAL readers never
+    block the writer). Damage is logged and shown on the panel; nothing is changed.
+    """
+
+    FIRST_DELAY = 600.0  # seconds after start: let the table get going first
+    INTERVAL = 24 * 3600.0
+
+    def __init__(self, state_dir: Any, flow: TableFlow) -> None:
+        self.state_dir = state_dir
+        self.flow = flow
+        self.checks = 0
+        self.problem: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="integrity", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        delay = self.FIRST_DELAY
+        while not self._stop.wait(delay):
+            self.check()
+            delay = self.INTERVAL
+
+    def check(self) -> None:
+        try:
+            with Journal.open(self.state_dir, readonly=True) as journal:
+                games = journal.verify()
+            log.info("journal check: %d games, all sound", games)
+        except JournalCorrupt as error:
+            self.problem = str(error)
+            log.error("journal check: %s", error)
+            self.flow.ui.status = _("Journal damaged: run bornes doctor")
+        except JournalError as error:  # busy, unreadable: try again next time
+            log.warning("journal check skipped: %s", error)
+        self.checks += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
 
 
 class Appliance:
@@ -129,10 +176,22 @@ class Appliance:
             from drivers.readers import BindingTable, bindings_path
             from firmware.reader_options import open_configured_reader
 
-            bindings = BindingTable.load(bindings_path(state_dir))
+            bindings = self._bindings(BindingTable, bindings_path(state_dir))
             self.reader = open_configured_reader(config.reader, self.events, bindings)
             self._closers.append(self.reader)
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+        self.integrity = IntegrityWatch(state_dir, self.flow)
+        self._closers.append(self.integrity)
+
+    def _bindings(self, table_class: Any, path: Any) -> Any:
+        """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
+        table, problem = table_class.load_or_set_aside(path)
+        if problem is not None:
+            log.error("tag bindings unusable: %s", problem)
+            self.flow.ui.status = _("Tags need re-enrolling")
+            self.flow.ui.message = _("Tag list damaged, kept aside: barcodes work, re-enrol RFID tags")
+            self.flow.ui.refused = True
+        return table
 
     def close(self) -> None:
         """Close every device, newest first. Safe to call twice."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from drivers.files import UnreadableFile, exists_or_dangling, read_bounded
 from drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
 from drivers.parts import PANELS as PANEL_SIZES
 from engine.options import EDITIONS, OptionError, RuleOptions
@@ -42,6 +43,8 @@ PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
 MAX_NAME_LENGTH = 12  # what fits beside a score on a 128-pixel-wide OLED
+MAX_PATH_LENGTH = 4096  # PATH_MAX on Linux
+CONFIG_LIMIT = 1024 * 1024  # a config is a few KiB; anything near this is not a config
 
 
 def _default_pin_map() -> str:
@@ -138,6 +141,8 @@ class GameConfig:
 class StateConfig:
     #: Where the game journal lives (systemd's StateDirectory).
     dir: str = "/var/lib/bornes"
+    #: Keep only the newest N games in the journal, archiving older ones as records (0: keep all).
+    keep_games: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,32 +197,33 @@ def config_path(path: str | None) -> tuple[str, bool]:
 def load_config(path: str | None = None) -> Config:
     """Read and validate the config; raise :class:`ConfigError` (one line, exit 78) on any problem."""
     chosen, explicit = config_path(path)
-    file = Path(chosen)
-    if not file.exists():
+    try:
+        raw = read_bounded(chosen, CONFIG_LIMIT)
+    except FileNotFoundError:
+        if exists_or_dangling(chosen):
+            raise ConfigError(f"config {chosen}: is a symlink to a file that does not exist") from None
         if explicit:
-            raise ConfigError(f"config {chosen}: no such file")
+            raise ConfigError(f"config {chosen}: no such file") from None
         log.warning("no config file at %s; using the defaults", chosen)
         return Config()
-    try:
-        raw = file.read_bytes()
-    except IsADirectoryError:
-        raise ConfigError(f"config {chosen}: is a directory, not a file") from None
-    except OSError as error:
-        raise ConfigError(f"config {chosen}: cannot read: {error.strerror or error}") from None
+    except UnreadableFile as error:
+        raise ConfigError(f"config {chosen}: {error}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"config {chosen}: not UTF-8 text (byte {error.start})") from None
-    return parse_config(text, chosen, base_dir=file.resolve().parent)
+    return parse_config(text, chosen, base_dir=Path(chosen).resolve().parent)
 
 
 def parse_config(text: str, name: str = "<config>", base_dir: Path | None = None) -> Config:
     """Validate TOML text. Relative paths in it are taken relative to ``base_dir`` (the file's folder)."""
     try:
         data = tomllib.loads(text)
+        return _Validator(name, base_dir or Path.cwd()).config(data)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"config {name}: TOML syntax error: {_one_line(str(error))}") from None
-    return _Validator(name, base_dir or Path.cwd()).config(data)
+    except RecursionError:
+        raise ConfigError(f"config {name}: values are nested too deeply") from None
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -309,7 +315,13 @@ class _Validator:
             raise self.bad(f"{section}.{key}", value, "is empty; give a path")
         if "\0" in value:
             raise self.bad(f"{section}.{key}", value, "contains a NUL character")
-        return str(self.base_dir / Path(value).expanduser())
+        if len(value) > MAX_PATH_LENGTH:
+            raise self.bad(f"{section}.{key}", value[:40] + "…", f"is longer than {MAX_PATH_LENGTH} characters")
+        expanded = os.path.expanduser(value)
+        if value.startswith("~") and expanded == value:
+            user = value[1:].split("/", 1)[0]
+            raise self.bad(f"{section}.{key}", value, f"names the home of user {user!r}, who does not exist here")
+        return str(self.base_dir / Path(expanded))
 
     def integer(self, table: Mapping[str, Any], section: str, key: str, default: Any, low: int, high: int) -> Any:
         if key not in table:
@@ -357,7 +369,10 @@ class _Validator:
             pins=self.pins(data.get("pins", {})),
             sound=SoundConfig(muted=self.boolean(data.get("sound", {}), "sound", "muted", False)),
             game=self.game(data.get("game", {})),
-            state=StateConfig(dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir),
+            state=StateConfig(
+                dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir,
+                keep_games=self.integer(data.get("state", {}), "state", "keep_games", 0, 0, 1_000_000),
+            ),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             source=self.name,
         )
@@ -404,6 +419,10 @@ class _Validator:
             capture_dir=self.path(t, s, "capture_dir", None),
             gif_path=self.path(t, s, "gif_path", None),
         )
+        for key, value, want_dir in (("capture_dir", config.capture_dir, True), ("gif_path", config.gif_path, False)):
+            if value is not None and os.path.exists(value) and os.path.isdir(value) != want_dir:
+                kind = "a file, not a folder" if want_dir else "a folder, not a file"
+                raise self.bad(f"display.{key}", value, f"is {kind}")
         if panel == "capture" and config.capture_dir is None:
             raise self.fail('display.panel = "capture" needs display.capture_dir (a folder for the PNG frames)')
         if panel == "gif" and config.gif_path is None:

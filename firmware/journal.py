@@ -5,37 +5,71 @@ the edition, players and options) and an ordered list of action lines (opaque te
 each). SQLite in WAL mode with ``synchronous=FULL`` makes each append durable when it returns, so
 a power cut loses at most the action being acknowledged.
 
-Damage is reported, never papered over: a file that is not a database, fails SQLite's check, or
-holds a row whose CRC32 does not match raises :class:`JournalCorrupt` and is left exactly as it
-was. Only :meth:`Journal.quarantine`, called on purpose, moves it aside so a fresh journal can start.
+Integrity, so that no single flipped bit resumes a shorter game:
+
+* every action row carries a CRC32 of ``game|seq|line``;
+* every game row carries how many actions it holds and a running CRC32 over them (``digest``),
+  plus a CRC32 over all its own columns; reading a game checks the numbering 0..n-1, each row,
+  the count and the digest, so a row that moved, vanished or appeared is damage, never a prefix;
+* one ``ledger`` row (with its own CRC) says which game ids exist (``first_id..last_id``, always
+  consecutive) and which one is in progress, so a game row that vanished is damage too.
+
+Opening checks the ledger, the newest game row and the game in progress: O(current game), not
+O(file), so a journal of ten years starts as fast as an empty one. Every read checks what it
+returns. :meth:`Journal.verify` (``bornes doctor``, and the referee when idle) checks everything,
+SQLite's page structure included. Damage raises :class:`JournalCorrupt` and the file is left
+exactly as it was; only :meth:`Journal.quarantine`, called on purpose, moves it aside.
+
+A lock, a read-only file or a full disk is not damage: :class:`JournalBusy`,
+:class:`JournalUnwritable`, :class:`JournalFull` and :class:`JournalIOError` each say what is
+true and how to fix it.
+
+Read-only API for other processes (the web companion, the MQTT bridge). Never write SQL against
+the file; these keep working across schema migrations::
+
+    with Journal.open(state_dir, readonly=True) as journal:   # never writes, never migrates the file
+        journal.current_game()      # CurrentGame(game_id, header, lines) or None
+        journal.load(game_id)       # GameRecord, every row checked, or None
+        journal.history()           # [GameInfo] oldest first, from the game rows (no actions read)
+        journal.recent(20)          # the newest 20 GameInfo, O(20)
+        journal.game_count()        # how many games, O(1)
+        journal.data_version()      # changes whenever another connection commits: poll it cheaply
+
+Schema history: version 1 had no counts, digests or ledger; a version-1 file is verified with
+its old checksums and upgraded in place when opened for writing, or upgraded in memory when
+opened read-only (the file itself is never touched by a reader).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import pwd
 import sqlite3
+import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from firmware.errors import EX_DATAERR, EX_IOERR, UserError
+from firmware.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
 
 FILENAME = "bornes.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 IN_PROGRESS = "in-progress"
 FINISHED = "finished"
 ABANDONED = "abandoned"
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
-BUSY_TIMEOUT = 5.0  # seconds to wait for another bornes process (e.g. ``history``) holding a lock
+BUSY_TIMEOUT = 5.0  # seconds to wait for another program holding a lock before saying so
+PAGE_SIZE = 4096  # SQLite's default; the bit-flip test builds a small journal with 512
 
-_SCHEMA = f"""
+_SCHEMA_V1 = f"""
 CREATE TABLE schema_version (version INTEGER NOT NULL);
-INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
+INSERT INTO schema_version VALUES (1);
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
     header TEXT NOT NULL,
@@ -53,6 +87,21 @@ CREATE TABLE actions (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 """
+
+_MIGRATE_1_TO_2 = """
+ALTER TABLE games ADD COLUMN actions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN digest INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE ledger (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    first_id INTEGER NOT NULL,
+    last_id INTEGER NOT NULL,
+    current_id INTEGER,
+    crc INTEGER NOT NULL
+);
+"""
+
+_GAME_COLUMNS = "id, header, status, created, finished, summary, actions, digest, crc"
+GameRow = tuple[int, str, str, str, str | None, str | None, int, int, int]
 
 
 class JournalError(UserError):
@@ -75,6 +124,31 @@ class JournalCorrupt(JournalError):
         self.problem = problem
 
 
+class JournalBusy(JournalError):
+    """Another program holds the journal's lock: nothing is wrong with the file, so wait or stop it."""
+
+    exit_code = EX_TEMPFAIL
+
+    def __init__(self, path: Path) -> None:
+        holders = lock_holders(path)
+        who = f"PID {', '.join(map(str, holders))}" if holders else "PID unknown"
+        super().__init__(f"journal {path}: the journal is in use by another program ({who}); stop it and try again")
+        self.path = path
+        self.holders = holders
+
+
+class JournalUnwritable(JournalError):
+    """The file, its folder or its file system cannot be written; the message says the one-line fix."""
+
+
+class JournalFull(JournalError):
+    """No space left on the device holding the journal."""
+
+
+class JournalIOError(JournalError):
+    """The storage failed a read or write (a dying SD card, a pulled USB stick)."""
+
+
 class CurrentGame(NamedTuple):
     """The game to resume: replay ``lines`` on top of ``header`` and the table is back."""
 
@@ -85,7 +159,7 @@ class CurrentGame(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """One row of the history list (no actions)."""
+    """One row of the history list (no actions read: ``actions`` is the stored count)."""
 
     game_id: int
     status: str
@@ -109,15 +183,44 @@ class GameRecord:
     lines: list[str]
 
 
+# -- checksums --------------------------------------------------------------------------------------
+
+
 def action_crc(game_id: int, seq: int, line: str) -> int:
     """CRC32 of ``game_id|seq|line``: binds the text to its place so a moved or rotted row shows."""
     return zlib.crc32(f"{game_id}|{seq}|{line}".encode())
 
 
-def game_crc(game_id: int, header: str, status: str, created: str, finished: str | None, summary: str | None) -> int:
-    """CRC32 over every column of a game row."""
+def next_digest(digest: int, seq: int, line: str) -> int:
+    """The running digest after action ``seq``: a CRC32 over every ``seq|line`` so far, in order."""
+    return zlib.crc32(f"{seq}|{line}\n".encode(), digest)
+
+
+def lines_digest(lines: Iterable[str]) -> int:
+    digest = 0
+    for seq, line in enumerate(lines):
+        digest = next_digest(digest, seq, line)
+    return digest
+
+
+def game_crc_v1(game_id: int, header: str, status: str, created: str, finished: str | None, summary: str | None) -> int:
+    """Schema 1's CRC32 over a game row (kept to verify a journal before upgrading it)."""
     text = "|".join([str(game_id), header, status, created, finished or "", summary or "", str(summary is None)])
     return zlib.crc32(text.encode())
+
+
+def game_crc(row: GameRow) -> int:
+    """CRC32 over every column of a game row but the CRC itself, count and digest included."""
+    game_id, header, status, created, finished, summary, actions, digest = row[:8]
+    text = "|".join(
+        [str(game_id), header, status, created, finished or "", summary or "", str(summary is None), str(actions),
+         str(digest)]
+    )
+    return zlib.crc32(text.encode())
+
+
+def _ledger_crc(first_id: int, last_id: int, current_id: int | None) -> int:
+    return zlib.crc32(f"ledger|{first_id}|{last_id}|{current_id}".encode())
 
 
 def _now() -> str:
@@ -131,6 +234,110 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# -- who holds it, and can we write it ------------------------------------------------------------
+
+
+def lock_holders(path: Path) -> list[int]:
+    """PIDs holding a POSIX or flock lock on the journal, its WAL/SHM or the state directory's lock file.
+
+    Read from ``/proc/locks`` (Linux), so it names any program, not only another bornes.
+    """
+    inodes: set[tuple[int, int]] = set()
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), path.parent / "bornes.lock"):
+        with contextlib.suppress(OSError):
+            info = candidate.stat()
+            inodes.add((info.st_dev, info.st_ino))
+    found: list[int] = []
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            text = locks.read(1 << 20)
+    except OSError:
+        return found
+    for line in text.splitlines():
+        fields = line.replace("->", "").split()
+        if len(fields) < 6:
+            continue
+        try:
+            pid = int(fields[4])
+            major, minor, inode = fields[5].split(":")
+            device = os.makedev(int(major, 16), int(minor, 16))
+            key = (device, int(inode))
+        except ValueError:
+            continue
+        if key in inodes and pid != os.getpid() and pid not in found:
+            found.append(pid)
+    return found
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
+
+
+def writability_problem(path: Path) -> str | None:
+    """Why this process could not write the journal (file, WAL, SHM or folder), with the fix; None if it can.
+
+    Opens each existing file for writing (without writing), so it is true for root too.
+    """
+    directory = path.parent
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            where = _mount_point(directory)
+            return f"journal {path}: the file system is mounted read-only; fix: sudo mount -o remount,rw {where}"
+    except OSError as error:
+        return f"journal {path}: cannot reach its folder: {error.strerror or error}"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        user = _user()
+        return f"journal {path}: folder {directory} is not writable by {user}; fix: sudo chown {user}: {directory}"
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            fd = os.open(candidate, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            if error.errno in (errno.EACCES, errno.EPERM):
+                user = _user()
+                return f"journal {candidate} cannot be written by user {user}; fix: sudo chown {user}: {candidate}"
+            if error.errno == errno.EROFS:
+                return f"journal {candidate}: the file system is mounted read-only; remount it read-write"
+            return f"journal {candidate}: cannot open for writing: {error.strerror or error}"
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return f"journal {candidate} is not a regular file; move it away"
+        finally:
+            os.close(fd)
+    return None
+
+
+def _mount_point(directory: Path) -> Path:
+    current = directory.resolve()
+    while not os.path.ismount(current) and current != current.parent:
+        current = current.parent
+    return current
+
+
+def classify(path: Path, error: sqlite3.Error) -> JournalError:
+    """Turn an SQLite error into the true one-line reason: damage, busy, unwritable, full, I/O, or other."""
+    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+    text = " ".join(str(error).split())[:200]
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+        return JournalCorrupt(path, text)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
+        return JournalBusy(path)
+    if code == sqlite3.SQLITE_FULL:
+        return JournalFull(f"journal {path}: the storage is full ({text}); free some space")
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
+        return JournalUnwritable(writability_problem(path) or f"journal {path}: {text}")
+    if code == sqlite3.SQLITE_IOERR:
+        return JournalIOError(f"journal {path}: the storage failed ({text}); check the SD card or disk")
+    return JournalError(f"journal {path}: {text}")
+
+
+# -- the journal ----------------------------------------------------------------------------------
 
 
 class Journal:
@@ -147,29 +354,60 @@ class Journal:
     def open(cls, state_dir: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
         """Open (creating if absent, unless ``readonly``) and check the journal in ``state_dir``.
 
-        Raises :class:`JournalCorrupt` for a damaged file (left untouched) and :class:`JournalError`
-        when the folder or file cannot be used.
+        Raises :class:`JournalCorrupt` for a damaged file (left untouched), :class:`JournalBusy`
+        when another program holds it, and another :class:`JournalError` when the folder or file
+        cannot be used. The check is O(game in progress); see :meth:`verify` for the whole file.
         """
         directory = Path(state_dir)
         path = directory / FILENAME
-        if not path.exists():
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            info = None
+        except PermissionError:
+            raise JournalUnwritable(
+                f"journal {path}: user {_user()} cannot reach it; fix: sudo chown {_user()}: {directory}"
+            ) from None
+        except OSError as error:
+            doing = "open" if readonly else "create"
+            raise JournalError(f"journal {path}: cannot {doing}: {error.strerror or error}") from None
+        if info is None:
             wal = Path(f"{path}-wal")
             if wal.exists() and wal.stat().st_size > 0:
                 raise JournalCorrupt(path, f"the database is missing but {wal.name} holds data")
             if readonly:
                 raise JournalError(f"journal {path} does not exist yet (no game has been played)")
             cls._create(directory, path)
-        cls._check(path)
+        elif not stat.S_ISREG(info.st_mode):
+            raise JournalError(f"journal {path} is not a regular file; move it away")
+        elif info.st_size == 0:
+            raise JournalCorrupt(path, "the file is empty")
+        if not readonly:
+            problem = writability_problem(path)
+            if problem:
+                raise JournalUnwritable(problem)
+        version = cls._check(path)
         if readonly:
-            return cls(path, cls._connect(path, readonly=True), readonly=True)
+            connection = cls._connect(path, readonly=True)
+            if version == 1:
+                connection = cls._upgraded_copy(path, connection)
+            return cls(path, connection, readonly=True)
         connection = cls._connect(path, readonly=False)
         try:
             mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             connection.execute("PRAGMA synchronous=FULL")
             connection.execute("PRAGMA foreign_keys=ON")
+            if version == 1:
+                _migrate(path, connection)
         except sqlite3.Error as error:
             connection.close()
-            raise JournalError(f"journal {path}: cannot open for writing: {error}") from None
+            raise classify(path, error) from None
+        except UnicodeDecodeError:
+            connection.close()
+            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+        except JournalError:
+            connection.close()
+            raise
         if mode != "wal":
             connection.close()
             raise JournalError(f"journal {path}: cannot use write-ahead logging (got journal_mode {mode})")
@@ -177,11 +415,37 @@ class Journal:
 
     @staticmethod
     def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+        """A connection (usable from any one thread at a time). A reader that may not write the folder
+        cannot make the WAL's ``-shm`` index; while there is no ``-wal`` there is no writer either,
+        so the file cannot change and is opened ``immutable``."""
         uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+        if readonly and not Path(f"{path}-wal").exists() and not os.access(path.parent, os.W_OK):
+            uri += "&immutable=1"
         try:
-            return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
+            )
         except sqlite3.Error as error:
-            raise JournalError(f"journal {path}: cannot open: {error}") from None
+            raise classify(path, error) from None
+        connection.execute("PRAGMA cell_size_check=ON")  # a damaged page is an error, not odd rows
+        return connection
+
+    @staticmethod
+    def _upgraded_copy(path: Path, disk: sqlite3.Connection) -> sqlite3.Connection:
+        """A reader of a schema-1 file gets an upgraded copy in memory; the file waits for the referee."""
+        memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            disk.backup(memory)
+            _migrate(path, memory)
+        except sqlite3.Error as error:
+            memory.close()
+            raise classify(path, error) from None
+        except UnicodeDecodeError:
+            memory.close()
+            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+        finally:
+            disk.close()
+        return memory
 
     @staticmethod
     def _create(directory: Path, path: Path) -> None:
@@ -194,8 +458,10 @@ class Journal:
                 leftover.unlink(missing_ok=True)
             connection = sqlite3.connect(temp, isolation_level=None)
             try:
+                connection.execute(f"PRAGMA page_size={int(PAGE_SIZE)}")
                 connection.execute("PRAGMA synchronous=FULL")
-                connection.executescript(f"BEGIN; {_SCHEMA} COMMIT;")
+                connection.executescript(f"BEGIN; {_SCHEMA_V1} COMMIT;")
+                _migrate(temp, connection)
                 connection.execute("PRAGMA journal_mode=WAL")
             finally:
                 connection.close()
@@ -208,40 +474,46 @@ class Journal:
                 os.link(temp, path)
             temp.unlink()
             _fsync_dir(directory)
-        except (OSError, sqlite3.Error) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-            raise JournalError(f"journal {path}: cannot create: {reason}") from None
+        except sqlite3.Error as error:
+            raise classify(path, error) from None
+        except OSError as error:
+            if error.errno == errno.ENOSPC:
+                raise JournalFull(f"journal {path}: cannot create: the storage is full; free some space") from None
+            raise JournalUnwritable(
+                writability_problem(path) or f"journal {path}: cannot create: {error.strerror or error}"
+            ) from None
 
     @classmethod
-    def _check(cls, path: Path) -> None:
-        """Verify through a read-only connection, so a damaged file (and its WAL) is never written."""
+    def _check(cls, path: Path) -> int:
+        """Verify through a read-only connection, so a damaged file (and its WAL) is never written.
+
+        Returns the schema version (1 needs upgrading). Schema 1 is checked in full, as it was,
+        because upgrading re-signs every row; schema 2 is checked in O(game in progress).
+        """
+        connection = cls._connect(path, readonly=True)
         try:
-            if path.stat().st_size == 0:
-                raise JournalCorrupt(path, "the file is empty")
-            connection = cls._connect(path, readonly=True)
-        except OSError as error:
-            raise JournalError(f"journal {path}: cannot open: {error.strerror or error}") from None
-        try:
+            connection.execute("BEGIN")
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not {"schema_version", "games", "actions"} <= tables:
                 raise JournalCorrupt(path, "not a bornes journal: tables are missing")
-            version = connection.execute("SELECT max(version) FROM schema_version").fetchone()[0]
-            if version != SCHEMA_VERSION:
+            versions = connection.execute("SELECT version FROM schema_version").fetchall()
+            version = versions[0][0] if len(versions) == 1 else None
+            if version == 1 and "ledger" not in tables:
+                _check_v1(path, connection)
+                return 1
+            if version != SCHEMA_VERSION or "ledger" not in tables:
                 if isinstance(version, int) and version > SCHEMA_VERSION:
                     raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
                 raise JournalCorrupt(path, f"unknown schema version {version!r}")
-            problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
-            if problems != ["ok"]:
-                raise JournalCorrupt(path, f"SQLite check failed: {problems[0]}")
-            games = connection.execute("SELECT id, header, status, created, finished, summary, crc FROM games")
-            for row in games:
-                _verify_game(path, row)
-            for (game_id,) in connection.execute("SELECT id FROM games WHERE status = ?", (IN_PROGRESS,)).fetchall():
-                _read_lines(path, connection, game_id)
-        except sqlite3.DatabaseError as error:
-            raise JournalCorrupt(path, str(error)) from None
+            _Reader(path, connection).check_open()
+            return SCHEMA_VERSION
+        except sqlite3.Error as error:
+            raise classify(path, error) from None
+        except UnicodeDecodeError:
+            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
         finally:
-            connection.close()
+            with contextlib.suppress(sqlite3.Error):
+                connection.close()
 
     @staticmethod
     def quarantine(state_dir: str | os.PathLike[str]) -> Path | None:
@@ -275,40 +547,44 @@ class Journal:
 
     def new_game(self, header: str) -> int:
         """Start a game; refuses while another is in progress, so no game is ever orphaned silently."""
-        with self._write() as db:
-            row = db.execute("SELECT id FROM games WHERE status = ?", (IN_PROGRESS,)).fetchone()
-            if row is not None:
-                raise JournalError(f"journal {self.path}: game {row[0]} is still in progress; finish or abandon it")
-            created = _now()
-            cursor = db.execute(
-                "INSERT INTO games (header, status, created, crc) VALUES (?, ?, ?, 0)", (header, IN_PROGRESS, created)
+        with self._write() as reader:
+            first, last, current = reader.ledger()
+            if current is not None:
+                raise JournalError(f"journal {self.path}: game {current} is still in progress; finish or abandon it")
+            game_id = last + 1
+            row: GameRow = (game_id, header, IN_PROGRESS, _now(), None, None, 0, 0, 0)
+            reader.db.execute(
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
             )
-            game_id = int(cursor.lastrowid or 0)
-            crc = game_crc(game_id, header, IN_PROGRESS, created, None, None)
-            db.execute("UPDATE games SET crc = ? WHERE id = ?", (crc, game_id))
+            reader.set_ledger(first, game_id, game_id)
         return game_id
 
     def append(self, game_id: int, seq: int, line: str) -> None:
         """Store action number ``seq`` (0-based, must be the next one). Durable when this returns."""
         if "\n" in line or "\r" in line:
             raise ValueError("an action line cannot contain a line break")
-        with self._write() as db:
-            self._require_in_progress(db, game_id)
-            count = db.execute("SELECT count(*) FROM actions WHERE game_id = ?", (game_id,)).fetchone()[0]
+        with self._write() as reader:
+            row = reader.in_progress(game_id)
+            count, digest = row[6], row[7]
             if seq != count:
                 raise ValueError(f"game {game_id}: action {seq} is out of order; the next one is {count}")
-            db.execute(
+            reader.db.execute(
                 "INSERT INTO actions (game_id, seq, line, crc) VALUES (?, ?, ?, ?)",
                 (game_id, seq, line, action_crc(game_id, seq, line)),
             )
+            reader.update_game(row, actions=count + 1, digest=next_digest(digest, seq, line))
 
     def truncate(self, game_id: int, seq: int) -> int:
         """Undo: delete action ``seq`` and everything after it, durably. Returns how many went."""
         if seq < 0:
             raise ValueError("seq cannot be negative")
-        with self._write() as db:
-            self._require_in_progress(db, game_id)
-            return db.execute("DELETE FROM actions WHERE game_id = ? AND seq >= ?", (game_id, seq)).rowcount
+        with self._write() as reader:
+            row = reader.in_progress(game_id)
+            lines = reader.lines(row)  # the whole game checked before any of it is rewritten
+            kept = lines[:seq]
+            gone = reader.db.execute("DELETE FROM actions WHERE game_id = ? AND seq >= ?", (game_id, seq)).rowcount
+            reader.update_game(row, actions=len(kept), digest=lines_digest(kept))
+            return gone
 
     def finish(self, game_id: int, summary_json: str) -> None:
         """Mark a game finished with its summary (JSON text: winner, totals); it stays as history."""
@@ -320,67 +596,139 @@ class Journal:
         self._close_game(game_id, ABANDONED, None)
 
     def _close_game(self, game_id: int, status: str, summary: str | None) -> None:
-        with self._write() as db:
-            header, created = self._require_in_progress(db, game_id)
-            finished = _now()
-            db.execute(
-                "UPDATE games SET status = ?, finished = ?, summary = ?, crc = ? WHERE id = ?",
-                (status, finished, summary, game_crc(game_id, header, status, created, finished, summary), game_id),
-            )
+        with self._write() as reader:
+            row = reader.in_progress(game_id)
+            reader.lines(row)  # never seal a game whose actions do not add up
+            reader.update_game(row, status=status, finished=_now(), summary=summary)
+            first, last, _ = reader.ledger()
+            reader.set_ledger(first, last, None)
+        # The pages of a finished game are not read again: give the cache back, so a referee that
+        # runs for months holds one game's pages, not every game's up to SQLite's 2 MB cache.
+        with contextlib.suppress(sqlite3.Error):
+            self._connection().execute("PRAGMA shrink_memory")
 
-    def _require_in_progress(self, db: sqlite3.Connection, game_id: int) -> tuple[str, str]:
-        row = db.execute(
-            "SELECT id, header, status, created, finished, summary, crc FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        if row is None:
-            raise ValueError(f"there is no game {game_id}")
-        _verify_game(self.path, row)
-        if row[2] != IN_PROGRESS:
-            raise ValueError(f"game {game_id} is {row[2]}, not in progress")
-        return row[1], row[3]
+    def import_games(self, games: Iterable[GameRecord]) -> list[int]:
+        """Append whole closed games (finished or abandoned) in one transaction; their ids are new.
+
+        For restoring archived games and for building large journals in the bench; the referee
+        itself only ever appends one action at a time.
+        """
+        ids: list[int] = []
+        with self._write() as reader:
+            first, last, current = reader.ledger()
+            if current is not None:
+                raise JournalError(f"journal {self.path}: game {current} is in progress; finish or abandon it first")
+            for record in games:
+                if record.status not in (FINISHED, ABANDONED):
+                    raise ValueError(f"only finished or abandoned games can be imported, not {record.status}")
+                last += 1
+                row: GameRow = (
+                    last, record.header, record.status, record.created, record.finished, record.summary,
+                    len(record.lines), lines_digest(record.lines), 0,
+                )
+                reader.db.execute(
+                    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
+                )
+                reader.db.executemany(
+                    "INSERT INTO actions (game_id, seq, line, crc) VALUES (?, ?, ?, ?)",
+                    ((last, seq, line, action_crc(last, seq, line)) for seq, line in enumerate(record.lines)),
+                )
+                ids.append(last)
+            reader.set_ledger(first, last, None)
+        return ids
+
+    def remove_before(self, game_id: int) -> int:
+        """Delete every game older than ``game_id`` (for retention, after :func:`archive` wrote them out).
+
+        Only finished or abandoned games can go; returns how many went.
+        """
+        with self._write() as reader:
+            first, last, current = reader.ledger()
+            cutoff = min(game_id, last + 1, current if current is not None else last + 1)
+            if cutoff <= first:
+                return 0
+            db = reader.db
+            db.execute("DELETE FROM actions WHERE game_id < ?", (cutoff,))
+            gone = db.execute("DELETE FROM games WHERE id < ?", (cutoff,)).rowcount
+            if gone != cutoff - first:
+                raise JournalCorrupt(self.path, f"games {first} to {cutoff - 1} are {gone} rows, not {cutoff - first}")
+            reader.set_ledger(cutoff, last, current)
+            return gone
 
     # -- reading ----------------------------------------------------------------------------------
 
     def current_game(self) -> CurrentGame | None:
         """The game in progress, to resume exactly where it was, or None."""
-        with self._read() as db:
-            row = db.execute(
-                "SELECT id, header FROM games WHERE status = ? ORDER BY id DESC LIMIT 1", (IN_PROGRESS,)
-            ).fetchone()
-            if row is None:
+        with self._read() as reader:
+            current = reader.ledger()[2]
+            if current is None:
                 return None
-            return CurrentGame(row[0], row[1], _read_lines(self.path, db, row[0]))
+            row = reader.game(current)
+            if row is None:
+                raise JournalCorrupt(self.path, f"game {current} in progress is missing")
+            return CurrentGame(row[0], row[1], reader.lines(row))
 
     def load(self, game_id: int) -> GameRecord | None:
         """One game with all its actions, every checksum verified; None if there is no such game."""
-        with self._read() as db:
-            row = db.execute(
-                "SELECT id, header, status, created, finished, summary, crc FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-            if row is None:
+        with self._read() as reader:
+            first, last, _ = reader.ledger()
+            if not first <= game_id <= last:
                 return None
-            _verify_game(self.path, row)
-            lines = _read_lines(self.path, db, game_id)
+            row = reader.game(game_id)
+            if row is None:
+                raise JournalCorrupt(self.path, f"game {game_id} is missing")
+            lines = reader.lines(row)
             return GameRecord(row[0], row[2], row[3], row[4], row[1], row[5], lines)
 
     def history(self) -> list[GameInfo]:
-        """Every game, oldest first, without its actions."""
-        with self._read() as db:
-            rows = db.execute(
-                "SELECT g.id, g.header, g.status, g.created, g.finished, g.summary, g.crc,"
-                " (SELECT count(*) FROM actions a WHERE a.game_id = g.id) FROM games g ORDER BY g.id"
-            ).fetchall()
-        infos = []
-        for row in rows:
-            _verify_game(self.path, row[:7])
-            infos.append(GameInfo(row[0], row[2], row[3], row[4], row[1], row[5], row[7]))
-        return infos
+        """Every game, oldest first, without its actions (one pass over the game rows)."""
+        with self._read() as reader:
+            first, last, current = reader.ledger()
+            rows = reader.db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id").fetchall()
+            reader.check_rows(rows, first, last, current)
+        return [GameInfo(r[0], r[2], r[3], r[4], r[1], r[5], r[6]) for r in rows]
+
+    def recent(self, count: int) -> list[GameInfo]:
+        """The newest ``count`` games, oldest first: O(count), for screens and live views."""
+        with self._read() as reader:
+            first, last, current = reader.ledger()
+            low = max(first, last - max(0, count) + 1)
+            rows = reader.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id >= ? ORDER BY id", (low,)).fetchall()
+            reader.check_rows(rows, low, last, current)
+        return [GameInfo(r[0], r[2], r[3], r[4], r[1], r[5], r[6]) for r in rows]
+
+    def game_count(self) -> int:
+        """How many games the journal holds (from the ledger: O(1))."""
+        with self._read() as reader:
+            first, last, _ = reader.ledger()
+        return last - first + 1
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (``PRAGMA data_version``): a cheap poll."""
+        try:
+            return int(self._connection().execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as error:
+            raise classify(self.path, error) from None
 
     def verify(self) -> int:
-        """Check every row of every game (the open check covers only games in progress). Returns games checked."""
+        """Check everything: SQLite's page structure, every game, every action, no orphan rows.
+
+        O(file): for ``bornes doctor`` and the idle referee, not for start. Returns games checked.
+        """
+        with self._read() as reader:
+            problems = [row[0] for row in reader.db.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise JournalCorrupt(self.path, f"SQLite check failed: {problems[0]}")
         games = self.history()
+        total = 0
         for info in games:
-            self.load(info.game_id)
+            record = self.load(info.game_id)
+            assert record is not None  # history() proved every id in the ledger's range is there
+            total += len(record.lines)
+        with self._read() as reader:
+            stored = reader.db.execute("SELECT count(*) FROM actions").fetchone()[0]
+        if stored != total:
+            raise JournalCorrupt(self.path, f"{stored - total} action rows belong to no game")
         return len(games)
 
     def close(self) -> None:
@@ -404,19 +752,21 @@ class Journal:
         return self._db
 
     @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Iterator[_Reader]:
         db = self._connection()
         try:
             db.execute("BEGIN")
             try:
-                yield db
+                yield _Reader(self.path, db)
             finally:
                 db.execute("COMMIT")
-        except sqlite3.DatabaseError as error:
-            self._translate(error)
+        except sqlite3.Error as error:
+            raise classify(self.path, error) from None
+        except UnicodeDecodeError:
+            raise JournalCorrupt(self.path, "a stored text is not valid UTF-8") from None
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> Iterator[_Reader]:
         """One durable transaction: COMMIT returns only after the WAL is fsynced (synchronous=FULL)."""
         if self.readonly:
             raise ValueError(f"journal {self.path} was opened read-only")
@@ -424,40 +774,198 @@ class Journal:
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                yield db
+                yield _Reader(self.path, db)
             except BaseException:
-                db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (disk full)
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.Error, UnicodeDecodeError) as error:
             with contextlib.suppress(sqlite3.Error):
                 if db.in_transaction:
                     db.execute("ROLLBACK")
-            self._translate(error)
-
-    def _translate(self, error: sqlite3.DatabaseError) -> None:
-        """Damage becomes JournalCorrupt; anything else (full disk, lock, I/O) a one-line JournalError."""
-        code = getattr(error, "sqlite_errorcode", None)
-        if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(error):
-            raise JournalCorrupt(self.path, str(error)) from None
-        raise JournalError(f"journal {self.path}: {error}") from None
+            if isinstance(error, UnicodeDecodeError):
+                raise JournalCorrupt(self.path, "a stored text is not valid UTF-8") from None
+            raise classify(self.path, error) from None
 
 
-def _verify_game(path: Path, row: tuple[int, str, str, str, str | None, str | None, int]) -> None:
-    game_id, header, status, created, finished, summary, crc = row
-    if game_crc(game_id, header, status, created, finished, summary) != crc:
-        raise JournalCorrupt(path, f"game {game_id} fails its checksum")
+class _Reader:
+    """The checked reads, inside one transaction."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+        self.path = path
+        self.db = db
+
+    def damaged(self, problem: str) -> JournalCorrupt:
+        return JournalCorrupt(self.path, problem)
+
+    def ledger(self) -> tuple[int, int, int | None]:
+        rows = self.db.execute("SELECT one, first_id, last_id, current_id, crc FROM ledger").fetchall()
+        if len(rows) != 1:
+            raise self.damaged(f"the ledger has {len(rows)} rows, not 1")
+        one, first, last, current, crc = rows[0]
+        if (
+            one != 1
+            or not all(isinstance(v, int) for v in (first, last, crc))
+            or not (current is None or isinstance(current, int))
+            or _ledger_crc(first, last, current) != crc
+            or first < 1
+            or last < first - 1
+            or (current is not None and current != last)
+        ):
+            raise self.damaged("the ledger fails its checksum")
+        return first, last, current
+
+    def set_ledger(self, first: int, last: int, current: int | None) -> None:
+        self.db.execute(
+            "UPDATE ledger SET first_id = ?, last_id = ?, current_id = ?, crc = ? WHERE one = 1",
+            (first, last, current, _ledger_crc(first, last, current)),
+        )
+
+    def game(self, game_id: int) -> GameRow | None:
+        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        self.check_row(row)
+        return row  # type: ignore[no-any-return]
+
+    def check_row(self, row: tuple[object, ...]) -> None:
+        if (
+            len(row) != 9
+            or not all(isinstance(row[i], int) for i in (0, 6, 7, 8))
+            or not all(isinstance(row[i], str) for i in (1, 2, 3))
+            or not all(row[i] is None or isinstance(row[i], str) for i in (4, 5))
+            or row[2] not in STATUSES
+            or game_crc(row) != row[8]  # type: ignore[arg-type]
+        ):
+            raise self.damaged(f"game {row[0]} fails its checksum")
+
+    def check_rows(self, rows: list[tuple[object, ...]], first: int, last: int, current: int | None) -> None:
+        """Game rows ``first..last`` all there, in order, each sound, and only ``current`` in progress."""
+        if len(rows) != last - first + 1:
+            raise self.damaged(f"the ledger lists {last - first + 1} games but {len(rows)} are there")
+        for expected, row in enumerate(rows, start=first):
+            if row[0] != expected:
+                raise self.damaged(f"game {expected} is missing")
+            self.check_row(row)
+            if (row[2] == IN_PROGRESS) != (row[0] == current):
+                raise self.damaged(f"game {row[0]} is {row[2]} but the ledger disagrees")
+
+    def in_progress(self, game_id: int) -> GameRow:
+        row = self.game(game_id)
+        if row is None:
+            raise ValueError(f"there is no game {game_id}")
+        if row[2] != IN_PROGRESS:
+            raise ValueError(f"game {game_id} is {row[2]}, not in progress")
+        if self.ledger()[2] != game_id:
+            raise self.damaged(f"game {game_id} is in progress but the ledger disagrees")
+        return row
+
+    def update_game(
+        self, row: GameRow, *, status: str | None = None, finished: str | None = None, summary: str | None = None,
+        actions: int | None = None, digest: int | None = None,
+    ) -> None:
+        new: GameRow = (
+            row[0], row[1], status or row[2], row[3], finished or row[4], summary if status else row[5],
+            row[6] if actions is None else actions, row[7] if digest is None else digest, 0,
+        )
+        self.db.execute(
+            "UPDATE games SET status = ?, finished = ?, summary = ?, actions = ?, digest = ?, crc = ? WHERE id = ?",
+            (new[2], new[4], new[5], new[6], new[7], game_crc(new), new[0]),
+        )
+
+    def lines(self, row: GameRow) -> list[str]:
+        """A game's actions, each row checked, numbered 0..n-1 in order, and adding up to the game row."""
+        game_id, count, digest = row[0], row[6], row[7]
+        lines: list[str] = []
+        running = 0
+        for expected, (seq, line, crc) in enumerate(
+            self.db.execute("SELECT seq, line, crc FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
+        ):
+            if seq != expected:
+                raise self.damaged(f"game {game_id} is missing action {expected}")
+            if not isinstance(line, str) or action_crc(game_id, seq, line) != crc:
+                raise self.damaged(f"game {game_id} action {seq} fails its checksum")
+            running = next_digest(running, seq, line)
+            lines.append(line)
+        if len(lines) != count:
+            raise self.damaged(f"game {game_id} should hold {count} actions but {len(lines)} are readable")
+        if running != digest:
+            raise self.damaged(f"game {game_id}'s actions do not match their digest")
+        return lines
+
+    def check_open(self) -> None:
+        """What opening checks: the ledger, the id range's ends, the newest game and the game in progress."""
+        first, last, current = self.ledger()
+        low, high = self.db.execute("SELECT min(id), max(id) FROM games").fetchone()
+        if last < first:
+            if low is not None:
+                raise self.damaged("the ledger lists no games but there are some")
+            return
+        if (low, high) != (first, last):
+            raise self.damaged(f"the ledger lists games {first} to {last} but {low} to {high} are there")
+        newest = self.game(last)
+        if newest is None:
+            raise self.damaged(f"game {last} is missing")
+        if (newest[2] == IN_PROGRESS) != (current == last):
+            raise self.damaged(f"game {last} is {newest[2]} but the ledger disagrees")
+        if current is not None:
+            self.lines(newest)
 
 
-def _read_lines(path: Path, db: sqlite3.Connection, game_id: int) -> list[str]:
-    """A game's actions in order, each checked against its CRC and for gaps in the numbering."""
-    lines = []
-    for expected, (seq, line, crc) in enumerate(
-        db.execute("SELECT seq, line, crc FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
-    ):
-        if seq != expected:
-            raise JournalCorrupt(path, f"game {game_id} is missing action {expected}")
-        if not isinstance(line, str) or action_crc(game_id, seq, line) != crc:
-            raise JournalCorrupt(path, f"game {game_id} action {seq} fails its checksum")
-        lines.append(line)
-    return lines
+def _check_v1(path: Path, db: sqlite3.Connection) -> None:
+    """Schema 1's full check: SQLite's, then every game row and every game's actions by their old CRCs."""
+    problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise JournalCorrupt(path, f"SQLite check failed: {problems[0]}")
+    for game_id, header, status, created, finished, summary, crc in db.execute(
+        "SELECT id, header, status, created, finished, summary, crc FROM games"
+    ).fetchall():
+        if game_crc_v1(game_id, header, status, created, finished, summary) != crc:
+            raise JournalCorrupt(path, f"game {game_id} fails its checksum")
+        for expected, (seq, line, line_crc) in enumerate(
+            db.execute("SELECT seq, line, crc FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
+        ):
+            if seq != expected:
+                raise JournalCorrupt(path, f"game {game_id} is missing action {expected}")
+            if not isinstance(line, str) or action_crc(game_id, seq, line) != line_crc:
+                raise JournalCorrupt(path, f"game {game_id} action {seq} fails its checksum")
+
+
+def _migrate(path: Path, db: sqlite3.Connection) -> None:
+    """Schema 1 -> 2 in one transaction: counts, digests and the ledger, every row re-signed.
+
+    The caller has verified the file with schema 1's checks first, so nothing damaged is laundered.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _MIGRATE_1_TO_2.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        rows = db.execute("SELECT id, header, status, created, finished, summary FROM games ORDER BY id").fetchall()
+        ids = [row[0] for row in rows]
+        if ids and ids != list(range(ids[0], ids[0] + len(ids))):
+            raise JournalCorrupt(path, "game numbers are not consecutive")
+        in_progress = [row[0] for row in rows if row[2] == IN_PROGRESS]
+        if len(in_progress) > 1 or (in_progress and in_progress[0] != ids[-1]):
+            raise JournalCorrupt(path, f"games {in_progress} are in progress at once")
+        for row in rows:
+            lines = [r[0] for r in db.execute("SELECT line FROM actions WHERE game_id = ? ORDER BY seq", (row[0],))]
+            new: GameRow = (*row, len(lines), lines_digest(lines), 0)
+            db.execute(
+                "UPDATE games SET actions = ?, digest = ?, crc = ? WHERE id = ?",
+                (new[6], new[7], game_crc(new), row[0]),
+            )
+        first, last = (ids[0], ids[-1]) if ids else (1, 0)
+        current = in_progress[0] if in_progress else None
+        db.execute(
+            "INSERT INTO ledger (one, first_id, last_id, current_id, crc) VALUES (1, ?, ?, ?, ?)",
+            (first, last, current, _ledger_crc(first, last, current)),
+        )
+        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise

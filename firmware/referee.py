@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from firmware import notify
 from firmware.flow import Outcome, Sound, TableFlow, Verdict
+from firmware.i18n import _
+from firmware.journal import JournalBusy, JournalCorrupt, JournalError, JournalFull, JournalIOError, JournalUnwritable
 from firmware.present import screen
 from firmware.screens.render import render
 
@@ -38,6 +40,21 @@ _PATTERNS = {
     Sound.HAND_END: "HAND_END",
     Sound.ATTENTION: "ATTENTION",
 }
+
+
+def storage_message(error: JournalError) -> str:
+    """What the players see when the journal refused a write: true, short, and never "Internal error"."""
+    if isinstance(error, JournalFull):
+        return _("Storage full: card not recorded, ask for help")
+    if isinstance(error, JournalIOError):
+        return _("Storage failing: card not recorded, ask for help")
+    if isinstance(error, JournalUnwritable):
+        return _("Storage read-only: card not recorded, ask for help")
+    if isinstance(error, JournalBusy):
+        return _("Journal busy: card not recorded, tap it again")
+    if isinstance(error, JournalCorrupt):
+        return _("Journal damaged: card not recorded, ask for help")
+    return _("Storage error: card not recorded, ask for help")
 
 
 @dataclass
@@ -114,6 +131,9 @@ class Referee:
         started = time.perf_counter()
         try:
             outcome = self.flow.handle(event)
+        except JournalError as error:  # the storage, not a bug: say what is true, change nothing more
+            log.error("card not recorded: %s", error)
+            outcome = Outcome(Verdict.REFUSED, storage_message(error), Sound.REFUSE, "storage")
         except Exception as error:  # a bug must not stop the table: report it and carry on
             log.exception("internal error on %s", event)
             outcome = Outcome(Verdict.REFUSED, f"Internal error: {type(error).__name__}", Sound.REFUSE,

@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -25,6 +26,7 @@ FORMAT = "bornes-bindings"
 VERSION = 1
 
 _HEX_UID = re.compile(r"[0-9A-F]{8,20}")
+MAX_FILE_BYTES = 1024 * 1024  # a full deck with controls is about 8 KB
 
 
 class BindingError(ValueError):
@@ -69,6 +71,27 @@ class BindingTable:
             self.bind(uid, payload)
 
     # -- file ---------------------------------------------------------------------------
+
+    @classmethod
+    def load_or_set_aside(cls, path: str | os.PathLike[str]) -> tuple[BindingTable, str | None]:
+        """For the referee: a damaged file must not stop a table that may not even use tags.
+
+        Returns the table and, if the file was unusable, why, after moving it aside as
+        ``bindings.json.damaged-<time>`` (never deleted); the table then starts empty.
+        """
+        try:
+            return cls.load(path), None
+        except BindingError as error:
+            problem = str(error)
+        source = Path(path)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = source.with_name(f"{source.name}.damaged-{stamp}")
+        try:
+            os.rename(source, target)
+            problem = f"{problem}; moved aside to {target.name}"
+        except OSError as error:
+            problem = f"{problem}; could not move it aside: {error.strerror or error}"
+        return cls(path=source), problem
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> BindingTable:
@@ -185,15 +208,19 @@ def describe_payload(payload: str) -> str:
 
 
 def read_bindings_file(path: Path) -> dict[str, str]:
-    """Parse and check a bindings file (the state file or an export)."""
+    """Parse and check a bindings file (the state file or an export): bounded, regular files only."""
+    from drivers.files import UnreadableFile, read_text_bounded
+
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_text_bounded(path, MAX_FILE_BYTES))
     except FileNotFoundError:
         raise BindingError(f"{path} does not exist") from None
-    except OSError as error:
-        raise BindingError(f"cannot read {path}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except UnreadableFile as error:
+        raise BindingError(f"{path} {error}") from None
+    except json.JSONDecodeError as error:
         raise BindingError(f"{path} is not a bindings file: {error}") from None
+    except RecursionError:
+        raise BindingError(f"{path} is not a bindings file: nested too deeply") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BindingError(f"{path} is not a bornes bindings file")
     if document.get("version") != VERSION:
@@ -208,6 +235,8 @@ def read_bindings_file(path: Path) -> dict[str, str]:
         if key is None or not isinstance(payload, str):
             raise BindingError(f"{path}: bad entry {uid!r}: {payload!r}")
         value = check_payload(payload)
+        if key in entries:
+            raise BindingError(f"{path}: tag {key} is listed twice ({entries[key]}, {value}): letter case differs")
         if value in seen:
             raise BindingError(f"{path}: {value} is bound to two tags, {seen[value]} and {key}")
         seen[value] = key

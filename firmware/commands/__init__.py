@@ -11,6 +11,7 @@ from __future__ import annotations
 
 #: command name -> one-line help, in the order ``bornes --help`` lists them.
 COMMANDS: dict[str, str] = {
+    "archive": "write games older than the newest N to record files, then remove them from the journal",
     "demo": "watch bots play a table through the real reader, referee and screens (no Pi needed)",
     "doctor": "check the config, reader, display, pins, state folder and journal, one line each",
     "enroll": "bind RFID/NFC tags to the cards of a deck (resumable); also --list, --export, --import, --forget",

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from drivers.files import MIB, UnreadableFile, read_text_bounded
 from firmware.config import Config, add_config_argument, config_path, load_config
 from firmware.errors import UserError
-from firmware.journal import FILENAME, Journal, JournalError
+from firmware.journal import FILENAME, Journal, JournalError, writability_problem
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 GROUPS = ("gpio", "i2c", "dialout")
@@ -193,12 +194,12 @@ def check_pins(config: Config) -> Iterable[Finding]:
     path = Path(config.pins.map)
     topic = f"pins {path}"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text_bounded(path, MIB))
     except FileNotFoundError:
         yield Finding(FAIL, topic, "not found; set pins.map or copy wiring/pins.toml to /etc/bornes/pins.toml")
         return
-    except (OSError, UnicodeDecodeError) as error:
-        yield Finding(FAIL, topic, f"cannot read: {error}")
+    except (OSError, UnreadableFile, RecursionError) as error:
+        yield Finding(FAIL, topic, f"cannot read: {error or 'nested too deeply'}")
         return
     except tomllib.TOMLDecodeError as error:
         yield Finding(FAIL, topic, f"TOML syntax error: {error}")
@@ -248,6 +249,10 @@ def check_journal(config: Config) -> Iterable[Finding]:
             current = journal.current_game()
     except JournalError as error:
         yield Finding(FAIL, "journal", str(error))
+        return
+    problem = writability_problem(path)  # the referee must write the file itself, not only its folder
+    if problem:
+        yield Finding(FAIL, topic, problem)
         return
     if current is None:
         yield Finding(OK, topic, f"{games} games, none in progress")

@@ -45,6 +45,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     choice = reader_choice(args)
+    if args.list or args.export:  # reading only: fine beside the running referee
+        return _run(args, choice)
+    from firmware.statelock import StateLock
+
+    choice.state_dir.mkdir(parents=True, exist_ok=True)
+    with StateLock.acquire(choice.state_dir, "enroll"):  # the referee reloads bindings; only one writer
+        return _run(args, choice)
+
+
+def _run(args: argparse.Namespace, choice: ReaderChoice) -> int:
     table = load_bindings(choice)
     if args.export:
         table.save(Path(args.export))

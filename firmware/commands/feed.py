@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name
+from drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from drivers.readers.resolver import CardResolver
 from engine.options import EDITIONS, OptionError
 from engine.state import GameSetup, SetupError
@@ -25,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("script", help="the script file (docs/feed.md), or - for standard input")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--state-dir", help="keep the game in this journal (resumes a game in progress)")
+
+
+MAX_PLAYERS = 8  # the most seats any edition has
+MAX_SCRIPT_BYTES = 4 * MIB  # about 200 000 lines: far more than any table plays, far less than a hang
 
 
 class ScriptError(ValueError):
@@ -48,12 +53,14 @@ def parse_setup(words: list[str]) -> GameSetup:
     edition_name = values.get("edition", "winning-moves")
     if edition_name not in EDITIONS:
         raise ScriptError(f"unknown edition {edition_name!r}; choose one of {', '.join(EDITIONS)}")
-    names = [n for n in values.get("names", "").split(",") if n]
+    names = [n for n in values.get("names", "").split(",", MAX_PLAYERS) if n]
+    if len(names) > MAX_PLAYERS:
+        raise ScriptError(f"names lists more than {MAX_PLAYERS} players")
     if "players" in values:
-        try:
-            count = int(values["players"])
-        except ValueError:
-            raise ScriptError(f"players must be a number, not {values['players']!r}") from None
+        text = values["players"]
+        if not (text.isascii() and text.isdigit() and len(text) <= 2 and 2 <= int(text) <= MAX_PLAYERS):
+            raise ScriptError(f"players must be a number from 2 to {MAX_PLAYERS}, not {text[:12]!r}")
+        count = int(text)
         names = (names + [f"P{i + 1}" for i in range(len(names), count)])[:count]
     if not names:
         raise ScriptError("setup needs names=… or players=N")
@@ -116,20 +123,33 @@ def feed(text: str, flow: TableFlow) -> list[dict[str, object]]:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot read {args.script}: {error.strerror}", EX_NOINPUT) from None
+        if args.script == "-":
+            text = read_stream_bounded(sys.stdin, MAX_SCRIPT_BYTES)
+        else:
+            text = read_text_bounded(args.script, MAX_SCRIPT_BYTES)
+    except FileNotFoundError:
+        raise UserError(f"cannot read {args.script}: no such file", EX_NOINPUT) from None
+    except UnreadableFile as error:
+        raise UserError(f"script {args.script} {error}", EX_DATAERR) from None
     except UnicodeDecodeError:
         raise UserError(f"{args.script} is not a text file", EX_DATAERR) from None
     journal = None
     if args.state_dir:
         from firmware.journal import Journal
+        from firmware.statelock import StateLock
         from firmware.store import JournalStore
 
         Path(args.state_dir).mkdir(parents=True, exist_ok=True)
-        journal = Journal.open(args.state_dir)
-        store = JournalStore(journal)
-        flow = TableFlow(store=store, game=store.resume())
+        lock = StateLock.acquire(args.state_dir, "feed")  # never into the live referee's journal
+        try:
+            journal = Journal.open(args.state_dir)
+            store = JournalStore(journal)
+            flow = TableFlow(store=store, game=store.resume())
+        except BaseException:
+            if journal is not None:
+                journal.close()
+            lock.close()
+            raise
     else:
         flow = TableFlow()
     try:
@@ -137,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if journal is not None:
             journal.close()
+            lock.close()
     state = flow.state
     if args.json:
         out = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 from pathlib import Path
@@ -11,12 +12,17 @@ from engine.record import RecordError, read_header
 from firmware.config import add_config_argument, load_config
 from firmware.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
 
+DEFAULT_LAST = 50
+
 _BRACKET = re.compile(r'^\[\s*([A-Za-z][\w-]*)\s+"?(.*?)"?\s*\]$')  # [Edition "winning-moves"]
 _ASSIGN = re.compile(r"^#?\s*([A-Za-z][\w-]*)\s*[:=]\s*(.*)$")  # edition: winning-moves / edition = …
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_argument(parser)
+    parser.add_argument("--last", type=int, default=DEFAULT_LAST, metavar="N",
+                        help=f"show the newest N games (default {DEFAULT_LAST})")
+    parser.add_argument("--all", action="store_true", help="show every game the journal holds")
 
 
 def header_fields(header: str) -> dict[str, str]:
@@ -59,6 +65,7 @@ def _summary_text(info: GameInfo) -> tuple[str, str]:
     return ("-" if winner is None else str(winner)), totals_text
 
 
+@functools.lru_cache(maxsize=256)  # a table plays the same header game after game
 def edition_and_players(header: str) -> tuple[str, str]:
     """Read through the engine's record reader; any other header by its tag names."""
     try:
@@ -81,11 +88,14 @@ def run(args: argparse.Namespace) -> int:
     if not (Path(config.state.dir) / FILENAME).exists():
         print(f"no games yet (no journal in {config.state.dir})")
         return 0
-    with Journal.open(config.state.dir, readonly=True) as journal:
-        games = journal.history()
+    with Journal.open(config.state.dir, readonly=True) as journal:  # O(games shown), not O(journal)
+        games = journal.history() if args.all else journal.recent(max(0, args.last))
+        total = journal.game_count()
     if not games:
         print("no games yet")
         return 0
+    if total > len(games):
+        print(f"(the newest {len(games)} of {total} games; --all shows every one)")
     print(f"{'game':>4}  {'started (UTC)':<16}  {'edition':<13}  {'players':<24}  {'winner':<12}  totals")
     for info in games:
         print(format_row(info))

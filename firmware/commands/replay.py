@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from engine.actions import Action
 from engine.game import Game
@@ -22,10 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
+
+    limit = MIB  # a whole game is about 10 KB; a bigger "record" is not one
     try:
-        text = sys.stdin.read() if args.record == "-" else Path(args.record).read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot read {args.record}: {error.strerror}", EX_NOINPUT) from None
+        text = read_stream_bounded(sys.stdin, limit) if args.record == "-" else read_text_bounded(args.record, limit)
+    except FileNotFoundError:
+        raise UserError(f"cannot read {args.record}: no such file", EX_NOINPUT) from None
+    except UnreadableFile as error:
+        raise UserError(f"record {args.record} {error}", EX_DATAERR) from None
     except UnicodeDecodeError:
         raise UserError(f"{args.record} is not a text file", EX_DATAERR) from None
     try:

@@ -8,6 +8,7 @@ import queue
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -73,11 +74,8 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    from firmware.appliance import Appliance
     from firmware.config import ensure_state_dir, load_config
-    from firmware.journal import Journal, JournalCorrupt
-    from firmware.referee import STOP
-    from firmware.store import GameDoesNotReplay
+    from firmware.statelock import StateLock
 
     config = load_config(args.config)
     setup_logging(config.log.level)
@@ -85,6 +83,21 @@ def run(args: argparse.Namespace) -> int:
     if stop.is_set():
         return _stopped()
     state_dir = ensure_state_dir(config)
+    lock = StateLock.acquire(state_dir, "run")  # one writer: held until this process ends
+    try:
+        return _run_locked(config, args, state_dir, stop, queues)
+    finally:
+        lock.close()
+
+
+def _run_locked(
+    config: Config, args: argparse.Namespace, state_dir: Path, stop: threading.Event, queues: list[queue.Queue[object]]
+) -> int:
+    from firmware.appliance import Appliance
+    from firmware.journal import Journal, JournalCorrupt
+    from firmware.referee import STOP
+    from firmware.store import GameDoesNotReplay
+
     try:
         journal = Journal.open(state_dir)
     except JournalCorrupt as error:
@@ -93,6 +106,13 @@ def run(args: argparse.Namespace) -> int:
             return _stopped()
         log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
         journal = Journal.open(state_dir)
+    if config.state.keep_games:
+        from firmware.commands.archive import ARCHIVE_DIR, archive_games
+
+        gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
+        if gone:
+            log.info("archived %d old games to %s (state.keep_games = %d)", gone, state_dir / ARCHIVE_DIR,
+                     config.state.keep_games)
     while True:
         if stop.is_set():
             journal.close()

@@ -99,7 +99,7 @@ def test_the_referee_reports_a_failed_append_and_the_table_goes_on(tmp_path: Pat
         referee = Referee(flow, queue.Queue(), watchdog=False)
         assert referee.step(event("scan MB-ROLL-01")).verdict == "accepted"  # type: ignore[arg-type]
         out = referee.step(event("scan MB-ROLL-02"))  # type: ignore[arg-type]
-        assert (out.verdict, out.reason) == ("refused", "internal-error")
+        assert (out.verdict, out.reason) == ("refused", "storage")  # the storage, never "Internal error"
         assert [a.notation() for a in flow.game.log] == ["A play MB-ROLL-01"]  # type: ignore[union-attr]
         out = referee.step(event("scan MB-ROLL-02"))  # type: ignore[arg-type]
         assert out.verdict == "accepted"

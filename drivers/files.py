@@ -1,0 +1,98 @@
+"""Reading a small input file a person named: bounded, regular files only, one-line reasons.
+
+A config path can point at a FIFO (an open blocks forever), ``/dev/zero`` (a read never ends),
+a directory or a symlink loop. :func:`read_bounded` opens without blocking, checks with
+``fstat`` what it opened before reading a byte, and never reads more than ``limit`` bytes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import TextIO
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+class UnreadableFile(Exception):
+    """Why a file cannot be used, as words that follow its name: ``"is a directory, not a file"``."""
+
+
+def describe_mode(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or :class:`UnreadableFile`.
+
+    ``FileNotFoundError`` passes through, so a caller can treat a missing file as its own case.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnreadableFile("is a symlink loop") from None
+        if error.errno in (errno.EACCES, errno.EPERM):
+            raise UnreadableFile("cannot be read: permission denied") from None
+        raise UnreadableFile(f"cannot be read: {error.strerror or error}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = describe_mode(info.st_mode)
+            raise UnreadableFile(f"is {what}, not a file" if what != "not a regular file" else "is not a regular file")
+        if info.st_size > limit:
+            raise UnreadableFile(f"is too large ({info.st_size} bytes; at most {limit})")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, min(64 * KIB, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise UnreadableFile(f"is too large (more than {limit} bytes)")
+        return b"".join(chunks)
+    except OSError as error:
+        raise UnreadableFile(f"cannot be read: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+
+
+def read_text_bounded(path: str | os.PathLike[str], limit: int) -> str:
+    """:func:`read_bounded`, decoded as UTF-8 (a bad byte is an :class:`UnreadableFile` naming its place)."""
+    data = read_bounded(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(f"is not UTF-8 text (byte {error.start})") from None
+
+
+def read_stream_bounded(stream: TextIO, limit: int) -> str:
+    """At most ``limit`` characters of a text stream (standard input), refusing more."""
+    text = stream.read(limit + 1)
+    if len(text) > limit:
+        raise UnreadableFile(f"is too large (more than {limit} characters)")
+    return text
+
+
+def exists_or_dangling(path: str | os.PathLike[str]) -> bool:
+    """True if anything is at ``path``, even a symlink that leads nowhere or in a loop."""
+    try:
+        Path(path).lstat()
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,56 @@
+"""One writer per state directory (issue 11, item 3): a second referee, feed or enroll is refused by name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.driver import Daemon, Pty, write_config
+from firmware.journal import Journal
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bornes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+
+
+def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> None:
+    pty = Pty(tmp_path / "reader")
+    config = write_config(tmp_path, pty.link)
+    state = tmp_path / "state"
+    daemon = Daemon(config)
+    try:
+        daemon.wait_up()
+        for payload in ("MB-CMD-OK",) * 6 + ("MB-ROLL-01",):  # setup menus, then Anne's Roll
+            pty.tap(payload)
+        daemon.wait_accepted()
+        before = (state / "bornes.sqlite3").stat().st_mtime_ns
+        second = bornes("run", "--config", str(config))
+        feed_script = tmp_path / "script.txt"
+        feed_script.write_text("scan MB-ROLL-02\n")
+        feed = bornes("feed", "--state-dir", str(state), str(feed_script))
+        enroll = bornes("enroll", "--config", str(config), "--forget", "04A1B2C3")
+        for refused in (second, feed, enroll):
+            assert refused.returncode == 75, refused.stdout + refused.stderr
+            [line] = refused.stderr.splitlines()
+            assert f"is in use by bornes run (PID {daemon.pid})" in line
+        assert "Traceback" not in second.stdout + second.stderr
+        history = bornes("history", "--config", str(config))  # readers work beside the referee
+        assert history.returncode == 0 and "in progress, 1 actions" in history.stdout, history.stdout
+        doctor = bornes("doctor", "--config", str(config))
+        assert "game 1 in progress (1 actions)" in doctor.stdout
+        listing = bornes("enroll", "--config", str(config), "--list")
+        assert listing.returncode == 0, listing.stderr
+        assert (state / "bornes.sqlite3").stat().st_mtime_ns == before  # nobody else wrote
+    finally:
+        daemon.stop()
+        pty.close()
+    with Journal.open(state, readonly=True) as journal:
+        current = journal.current_game()
+        assert current is not None and len(current.lines) == 1
+    feed = bornes("feed", "--state-dir", str(state), str(feed_script))  # the referee is gone: now it may
+    assert feed.returncode == 0, feed.stderr

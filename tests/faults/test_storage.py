@@ -1,0 +1,95 @@
+"""A full or failing disk reaches players as the truth about storage, never as "Internal error" (issue 11, item 5)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import queue
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware.flow import TableFlow
+from firmware.journal import Journal
+from firmware.referee import Referee
+from firmware.store import JournalStore
+from tests.flow.helpers import event
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    where = tmp_path / "mnt"
+    where.mkdir()
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(where)], capture_output=True)
+    if result.returncode != 0:  # a container without CAP_SYS_ADMIN; max_page_count still tests SQLITE_FULL
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _fill(disk: Path) -> Path:
+    """Take every free byte of the disk with one file."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 512, 1):
+            while True:
+                try:
+                    os.write(fd, b"\1" * size)
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_disk_full_tells_the_table_storage_full_and_loses_nothing(tiny_disk: Path) -> None:
+    journal = Journal.open(tiny_disk)
+    flow = TableFlow(edition="winning-moves", players=2, names=("Ann", "Bob"), store=JournalStore(journal))
+    referee = Referee(flow, queue.Queue(), watchdog=False)
+    for _ in range(6):
+        referee.step(event("press OK"))  # setup menus on the defaults
+    assert referee.step(event("scan MB-ROLL-01")).verdict == "accepted"
+    filler = _fill(tiny_disk)
+    outcome = referee.step(event("scan MB-ROLL-02"))
+    assert outcome.verdict == "refused" and outcome.reason == "storage"
+    assert outcome.message == "Storage full: card not recorded, ask for help"
+    assert "Internal error" not in outcome.message
+    assert flow.game is not None and len(flow.game.log) == 1  # the table did not move on without the journal
+    filler.unlink()
+    assert referee.step(event("scan MB-ROLL-02")).verdict == "accepted"  # space again: the same tap works
+    journal.close()
+    with Journal.open(tiny_disk, readonly=True) as reread:
+        current = reread.current_game()
+        assert current is not None and current.lines == [a.notation() for a in flow.game.log]
+
+
+def test_sqlite_full_without_a_mount_also_says_storage_full(tmp_path: Path) -> None:
+    """The same, where no tmpfs can be mounted: the journal may not grow past its pages (SQLITE_FULL)."""
+    from bench.driver import NAMES, script_games
+    from drivers.readers.resolver import CardResolver
+
+    script = script_games(players=2, seed=1, games=1)
+    journal = Journal.open(tmp_path)
+    flow = TableFlow(edition=script.setup.edition, players=2, names=NAMES[:2], store=JournalStore(journal))
+    referee = Referee(flow, queue.Queue(), watchdog=False)
+    resolver = CardResolver()
+    db = journal._connection()
+    db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0] + 2}")
+    outcomes = []
+    for step in script.steps:
+        outcomes += [referee.step(resolver.resolve(tap)) for tap in step.taps]
+        if outcomes[-1].reason == "storage":
+            break
+    last = outcomes[-1]
+    assert last.verdict == "refused" and last.message == "Storage full: card not recorded, ask for help"
+    assert not any("Internal error" in o.message for o in outcomes)
+    assert flow.game is not None and len(flow.game.log) > 10
+    stored = journal.current_game()
+    assert stored is not None and stored.lines == [a.notation() for a in flow.game.log]
+    journal.close()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Leftover
+from engine.actions import Leftover, Play
 from engine.cards import Card, CardKind
+from engine.rules import legal_actions
 from engine.state import Phase
 from tests.engine.helpers import ANY_KINDS, filler, miles, new_game, play, refused, seat, side, turn, until
 
@@ -212,9 +213,26 @@ def test_attack_needs_own_roll_option_001_FAQ() -> None:
     game = new_game("hasbro-2016", attack_needs_own_roll=True)
     play(game, "A play MB-ROLL-01")
     refused(game, "B play MB-STOP-01 > A", "attacker-not-started")
-    refused(game, "B play MB-SPEEDLIMIT-01 > A", "attacker-not-started")
+    refused(game, "B play MB-ACCIDENT-01 > A", "attacker-not-started")
     game = new_game("hasbro-2016")
     play(game, "A play MB-ROLL-01", "B play MB-STOP-01 > A")
+
+
+def test_speed_limit_before_ones_own_roll_with_attack_needs_own_roll_001_FAQ() -> None:
+    """001 "FAQ", "Can you play Hazard/Speed Limit cards on other players when you can't play a
+    Distance card yourself?": "It seems like most versions of Mille Bornes allow you to play Speed
+    Limit cards against other players even when you can’t play Distance cards yourself. This
+    includes when you haven’t played a Drive/Roll card to start the round, or a Hazard card is
+    impacting you." So `attack_needs_own_roll=yes` stops hazards, never a Speed Limit (D21)."""
+    game = new_game("hasbro-2016", attack_needs_own_roll=True)
+    play(game, "A play MB-ROLL-01")
+    refused(game, "B play MB-STOP-01 > A", "attacker-not-started")
+    held = [Card(CardKind.SPEED_LIMIT, 1), Card(CardKind.STOP, 1)]
+    plays = [a.notation() for a in legal_actions(game.state, seat("B"), held) if isinstance(a, Play)]
+    assert plays == ["B play MB-SPEEDLIMIT-01 > A"]  # the generator asks the same check
+    play(game, "B play MB-SPEEDLIMIT-01 > A")
+    assert side(game, "A").limited
+    assert side(game, "B").battle == ()
 
 
 # -- remedies -----------------------------------------------------------------------------------

@@ -94,6 +94,32 @@ def deal(setup: GameSetup, number: int, dealer: int) -> HandState:
 # they allow. A check returns a ``Refusal`` whose line is written only if someone reads it.
 
 _GAME_OVER = Refusal(Reason.GAME_OVER, "The game is over")
+# Refusals whose line never changes are made once.
+_HAND_IS_OVER = Refusal(Reason.WRONG_PHASE, "The hand is over: deal the next hand")
+_SHOW_LEFTOVERS_FIRST = Refusal(Reason.WRONG_PHASE, "Show the cards left in hand first")
+_START_ROLLS_FIRST = Refusal(Reason.WRONG_PHASE, "Everyone lays a starting Roll first")
+_NOT_NOW = Refusal(Reason.WRONG_PHASE, "Not now")
+_ROLL_FIRST = Refusal(Reason.NOT_ROLLING, "Play a Roll first")
+_ROLL_AGAIN = Refusal(Reason.NOT_ROLLING, "Play a Roll to go again")
+_SPEED_LIMIT = Refusal(Reason.SPEED_LIMIT, "Speed limit: only 25 or 50")
+_TOO_MANY_200 = Refusal(Reason.TOO_MANY_200, "Only two 200s per trip")
+_TARGET_OWN_SIDE = Refusal(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
+_NEEDS_ROLLING_TARGET = Refusal(Reason.NEEDS_ROLLING_TARGET, "Hazard needs a rolling opponent")
+_ATTACKER_NOT_STARTED = Refusal(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+_NO_LIMIT = Refusal(Reason.NO_LIMIT, "No speed limit to end")
+_ALREADY_ROLLING = Refusal(Reason.ALREADY_ROLLING, "You are already rolling")
+_SAFETY_DISCARD = Refusal(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
+_NO_WINDOW = Refusal(Reason.NO_WINDOW, "No hazard to answer: it must be the card just played")
+_NO_TAKING = Refusal(Reason.OPTION_OFF, "These rules do not let you take from the discard pile")
+_ALREADY_DREW = Refusal(Reason.ALREADY_DREW, "You already drew this turn")
+_DISCARD_EMPTY = Refusal(Reason.DISCARD_EMPTY, "The discard pile is empty")
+_DISCARDS_RESHUFFLED = Refusal(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
+_SWAP_BEFORE_DRAWING = Refusal(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn")
+_PLAY_CONTINUES = Refusal(Reason.PLAY_CONTINUES, "The hand goes on: the draw pile has cards")
+_HAND_STILL_PLAYED = Refusal(Reason.WRONG_PHASE, "The hand is still being played")
+_NO_EXTENSION_TO_DECIDE = Refusal(Reason.WRONG_PHASE, "No extension to decide")
+_DUPLICATE_CARD = Refusal(Reason.DUPLICATE_CARD, "The same card twice")
+_NOT_A_ROLL = Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
 
 
 def _phase_refusal(state: GameState) -> Refusal:
@@ -105,12 +131,12 @@ def _phase_refusal(state: GameState) -> Refusal:
     if phase is Phase.EXTENSION and decider is not None:
         return Refusal(Reason.WRONG_PHASE, lambda: f"{state.setup.names[decider]} must decide the extension first")
     if phase is Phase.HAND_OVER:
-        return Refusal(Reason.WRONG_PHASE, "The hand is over: deal the next hand")
+        return _HAND_IS_OVER
     if phase is Phase.LEFTOVERS:
-        return Refusal(Reason.WRONG_PHASE, "Show the cards left in hand first")
+        return _SHOW_LEFTOVERS_FIRST
     if phase is Phase.START_ROLLS:
-        return Refusal(Reason.WRONG_PHASE, "Everyone lays a starting Roll first")
-    return Refusal(Reason.WRONG_PHASE, "Not now")
+        return _START_ROLLS_FIRST
+    return _NOT_NOW
 
 
 def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
@@ -141,7 +167,7 @@ def _reshuffle_pending(state: GameState) -> bool:
         not hand.drawn
         and hand.draw_pile == 0
         and bool(hand.discard)
-        and state.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE
+        and state.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE
     )
 
 
@@ -156,41 +182,71 @@ def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     turn = hand.turn
     if seat != turn:
         return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays")
-    held = hand.hands[seat] + (0 if hand.drawn or not _can_draw(state.options, hand.draw_pile, hand.discard) else 1)
-    if held < 1:
+    if hand.hands[seat] < 1 and (hand.drawn or not _can_draw(state.setup.options, hand.draw_pile, hand.discard)):
         return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left")
     return None
 
 
-def _distance_refusal(state: GameState, side: SideState, kind: CardKind) -> Refusal | None:
-    options = state.options
-    if not can_move(side, options):
-        hazard = side.active_hazard
-        if hazard is not None:
-            return Refusal(Reason.STOPPED, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title}")
-        if not side.battle:
-            return Refusal(Reason.NOT_ROLLING, "Play a Roll first")
-        return Refusal(Reason.NOT_ROLLING, "Play a Roll to go again")
-    miles = kind.miles
-    if miles > 50 and side.limited:  # 000 §6A Speed Limit
-        return Refusal(Reason.SPEED_LIMIT, "Speed limit: only 25 or 50")
-    if kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
-        return Refusal(Reason.TOO_MANY_200, "Only two 200s per trip")
-    trip = state.hand.trip
-    if options.exact_trip and side.miles + miles > trip:  # 000 §6C "Under no circumstances…"
-        return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
-    return None
+class _OwnSide:
+    """What a player's own side allows, worked out once: the checks of distance and remedy cards.
+
+    ``validate`` builds one for the card it judges; the generator builds one a turn and asks it
+    for each kind of card in the hand.
+    """
+
+    __slots__ = ("hazard", "limited", "moving", "side", "state")
+
+    def __init__(self, state: GameState, side: SideState) -> None:
+        self.state = state
+        self.side = side
+        self.moving = can_move(side, state.setup.options)
+        self.hazard = side.active_hazard
+        self.limited = side.limited
+
+    def distance(self, kind: CardKind) -> Refusal | None:
+        side = self.side
+        if not self.moving:
+            hazard = self.hazard
+            if hazard is not None:
+                return Refusal(Reason.STOPPED, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title}")
+            return _ROLL_FIRST if not side.battle else _ROLL_AGAIN
+        miles = kind.miles
+        if miles > 50 and self.limited:  # 000 §6A Speed Limit
+            return _SPEED_LIMIT
+        if kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
+            return _TOO_MANY_200
+        trip = self.state.hand.trip
+        if side.miles + miles > trip and self.state.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
+            return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
+        return None
+
+    def remedy(self, kind: CardKind) -> Refusal | None:
+        if kind is CardKind.END_OF_LIMIT:
+            return None if self.limited else _NO_LIMIT
+        hazard = self.hazard
+        if kind is CardKind.ROLL:
+            if hazard is CardKind.STOP:
+                return None
+            if hazard is not None:
+                return Refusal(
+                    Reason.REMEDY_FIRST, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title} first"
+                )
+            return _ALREADY_ROLLING if self.moving else None
+        cured = HAZARD_CURED_BY[kind]
+        if hazard is not cured:
+            return Refusal(Reason.NOTHING_TO_REMEDY, lambda: f"No {cured.title} to cure")
+        return None
 
 
 def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: CardKind) -> Refusal | None:
     """Can ``kind`` go on side ``target``? (000 §2 "HAZARD CARDS", §6; 003 notes F and G)."""
     setup = state.setup
     if target == attacker_side:
-        return Refusal(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
+        return _TARGET_OWN_SIDE
     side = state.hand.sides[target]
     if side.has(kind.safety):
         return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}")
-    options = state.options
+    options = state.setup.options
     if kind is CardKind.SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
@@ -204,7 +260,7 @@ def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: 
             Reason.ALREADY_STOPPED, lambda: f"{setup.side_name(target)} is already stopped by {hazard.title}"
         )
     if not can_move(side, options):
-        return Refusal(Reason.NEEDS_ROLLING_TARGET, "Hazard needs a rolling opponent")
+        return _NEEDS_ROLLING_TARGET
     return None
 
 
@@ -231,12 +287,12 @@ def _attacker_refusal(state: GameState, side: SideState, kind: CardKind) -> Refu
     play Distance cards yourself. This includes when you haven't played a Drive/Roll card to start
     the round, or a Hazard card is impacting you." (docs/rules.md, D21)."""
     if (
-        state.options.attack_needs_own_roll
+        state.setup.options.attack_needs_own_roll
         and kind is not CardKind.SPEED_LIMIT
         and not side.battle
         and not side.has(CardKind.RIGHT_OF_WAY)
     ):
-        return Refusal(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+        return _ATTACKER_NOT_STARTED
     return None
 
 
@@ -271,29 +327,9 @@ def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
     )
 
 
-def _remedy_refusal(state: GameState, side: SideState, kind: CardKind) -> Refusal | None:
-    if kind is CardKind.END_OF_LIMIT:
-        if not side.limited:
-            return Refusal(Reason.NO_LIMIT, "No speed limit to end")
-        return None
-    hazard = side.active_hazard
-    if kind is CardKind.ROLL:
-        if hazard is CardKind.STOP:
-            return None
-        if hazard is not None:
-            return Refusal(Reason.REMEDY_FIRST, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title} first")
-        if can_move(side, state.options):
-            return Refusal(Reason.ALREADY_ROLLING, "You are already rolling")
-        return None
-    cured = HAZARD_CURED_BY[kind]
-    if hazard is not cured:
-        return Refusal(Reason.NOTHING_TO_REMEDY, lambda: f"No {cured.title} to cure")
-    return None
-
-
 def _discard_refusal(options: RuleOptions, kind: CardKind) -> Refusal | None:
     if kind.is_safety and not options.discard_safety:
-        return Refusal(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
+        return _SAFETY_DISCARD
     return None
 
 
@@ -307,7 +343,7 @@ def _window_refusal(state: GameState, seat: int, card: Card) -> Refusal | None:
 def _window_open_refusal(state: GameState, seat: int) -> Refusal | None:
     window = state.hand.window
     if window is None:
-        return Refusal(Reason.NO_WINDOW, "No hazard to answer: it must be the card just played")
+        return _NO_WINDOW
     if state.setup.side_of(seat) != window.side:
         return Refusal(
             Reason.NOT_ATTACKED, lambda: f"Only {state.setup.side_name(window.side)} can answer that hazard"
@@ -332,31 +368,31 @@ _FAST_PLAY_OFF = Refusal(Reason.OPTION_OFF, "Fast Play is not on")
 
 def _take_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
     """Everything about taking the top discard but which card is named."""
-    if not state.options.draw_from_discard:
-        return Refusal(Reason.OPTION_OFF, "These rules do not let you take from the discard pile")
+    if not state.setup.options.draw_from_discard:
+        return _NO_TAKING
     refusal = _turn_refusal(state, seat)
     if refusal:
         return refusal
     hand = state.hand
     if hand.drawn:
-        return Refusal(Reason.ALREADY_DREW, "You already drew this turn")
+        return _ALREADY_DREW
     if not hand.discard:
-        return Refusal(Reason.DISCARD_EMPTY, "The discard pile is empty")
+        return _DISCARD_EMPTY
     if _reshuffle_pending(state):
         # The draw pile ran out: the discards are shuffled into a new one (001 "Playing").
-        return Refusal(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
+        return _DISCARDS_RESHUFFLED
     return None
 
 
 def _swap_refusal_before_cards(state: GameState, seat: int) -> Refusal | None:
     """Everything about a Fast Play swap but which cards are named."""
-    if not state.options.fast_play:
+    if not state.setup.options.fast_play:
         return _FAST_PLAY_OFF
     refusal = _turn_refusal(state, seat)
     if refusal:
         return refusal
     if state.hand.drawn:
-        return Refusal(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn")
+        return _SWAP_BEFORE_DRAWING
     return None
 
 
@@ -386,7 +422,7 @@ def _end_refusal(state: GameState) -> Refusal | None:
     if state.phase is not Phase.PLAY:
         return _phase_refusal(state)
     if not state.hand.exhausted:
-        return Refusal(Reason.PLAY_CONTINUES, "The hand goes on: the draw pile has cards")
+        return _PLAY_CONTINUES
     return None
 
 
@@ -394,7 +430,7 @@ def _next_refusal(state: GameState) -> Refusal | None:
     if state.phase is not Phase.HAND_OVER:
         if state.phase is not Phase.PLAY:
             return _phase_refusal(state)
-        return Refusal(Reason.WRONG_PHASE, "The hand is still being played")
+        return _HAND_STILL_PLAYED
     return None
 
 
@@ -402,7 +438,7 @@ def _extension_refusal(state: GameState, seat: int) -> Refusal | None:
     if state.phase is not Phase.EXTENSION:
         if state.phase is not Phase.PLAY:
             return _phase_refusal(state)
-        return Refusal(Reason.WRONG_PHASE, "No extension to decide")
+        return _NO_EXTENSION_TO_DECIDE
     decider = state.hand.decider
     if seat != decider:
         assert decider is not None
@@ -443,11 +479,11 @@ def _check_play(state: GameState, play: Play) -> Refusal | None:
         # 000 §4: remedies, safeties and distance go on your own piles, never an opponent's.
         return Refusal(Reason.NOT_A_HAZARD, lambda: f"Only a hazard goes on another side: {kind.title} is yours")
     if kind.is_distance:
-        return _distance_refusal(state, side, kind)
+        return _OwnSide(state, side).distance(kind)
     if kind.is_hazard:
         return _hazard_refusal(state, play)
     if kind.is_remedy:
-        return _remedy_refusal(state, side, kind)
+        return _OwnSide(state, side).remedy(kind)
     return None  # a safety may be played at any time (000 §5B)
 
 
@@ -458,7 +494,7 @@ def _check_discard(state: GameState, action: Discard) -> Refusal | None:
     return (
         _turn_refusal(state, action.seat)
         or _card_refusal(state, action.card)
-        or _discard_refusal(state.options, action.card.kind)
+        or _discard_refusal(state.setup.options, action.card.kind)
     )
 
 
@@ -474,7 +510,7 @@ def _check_coup_fourre(state: GameState, action: CoupFourre) -> Refusal | None:
 
 @_checks(FastRemedy)
 def _check_fast_remedy(state: GameState, action: FastRemedy) -> Refusal | None:
-    if not state.options.fast_play:
+    if not state.setup.options.fast_play:
         return _FAST_PLAY_OFF
     refusal = _window_refusal(state, action.seat, action.card)
     if refusal:
@@ -504,9 +540,9 @@ def _check_swap(state: GameState, action: Swap) -> Refusal | None:
     if not 1 <= len(action.cards) <= held:
         return Refusal(Reason.SWAP_SIZE, f"Swap 1 to {held} cards")
     if len(set(action.cards)) != len(action.cards):
-        return Refusal(Reason.DUPLICATE_CARD, "The same card twice")
+        return _DUPLICATE_CARD
     for card in action.cards:
-        refusal = _card_refusal(state, card) or _discard_refusal(state.options, card.kind)
+        refusal = _card_refusal(state, card) or _discard_refusal(state.setup.options, card.kind)
         if refusal:
             return refusal
     return None
@@ -520,7 +556,7 @@ def _check_start(state: GameState, action: StartRoll) -> Refusal | None:
     if refusal:
         return refusal
     if action.card.kind is not CardKind.ROLL:
-        return Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
+        return _NOT_A_ROLL
     return _start_refusal_before_card(state, action.seat)
 
 
@@ -584,71 +620,75 @@ class _SeatActions:
 _SHARED: tuple[dict[Card, _SeatActions], ...] = tuple({} for _ in SEAT_LETTERS)  # bounded: 8 seats x the deck
 
 
-def _shared(seat: int, card: Card) -> _SeatActions:
-    by_card = _SHARED[seat]
-    actions = by_card.get(card)
-    if actions is None:
-        actions = by_card[card] = _SeatActions(seat, card)
-    return actions
-
-
-def _play_targets(state: GameState, seat: int, own: int, side: SideState, kind: CardKind) -> tuple[int | None, ...]:
+def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) -> tuple[int | None, ...]:
     """The ways a card of ``kind`` may be played now: ``(None,)`` on the own side, a seat per
     target side for a hazard (its first seat), ``()`` when it may not be played at all."""
     if kind.is_distance:
-        return (None,) if _distance_refusal(state, side, kind) is None else ()
+        return _OWN_SIDE if mine.distance(kind) is None else ()
     if kind.is_hazard:
-        if _attacker_refusal(state, side, kind) is not None:
+        if _attacker_refusal(state, mine.side, kind) is not None:
             return ()
         setup = state.setup
         return tuple(setup.side_seats(target)[0] for target in _target_sides(state, own, kind))
     if kind.is_remedy:
-        return (None,) if _remedy_refusal(state, side, kind) is None else ()
-    return (None,)  # a safety may be played at any time (000 §5B)
+        return _OWN_SIDE if mine.remedy(kind) is None else ()
+    return _OWN_SIDE  # a safety may be played at any time (000 §5B)
+
+
+_OWN_SIDE: tuple[int | None, ...] = (None,)
 
 
 def _turn_cards(
     state: GameState, seat: int, cards: Iterable[Card], found: list[Action], plays: bool, discards: bool
 ) -> None:
-    """Plays and discards of the seat in turn, judged once per card kind."""
+    """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
+
+    The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
+    building its refusal; past it, every verdict depends only on the card's kind.
+    """
     if _reshuffle_pending(state):
         state = counted_draw(state)
     if _turn_refusal(state, seat) is not None:
         return
-    own = state.setup.side_of(seat)
+    setup = state.setup
+    own = setup.side_of(seat)
     side = state.hand.sides[own]
-    options = state.options
+    options = setup.options
     seen = state.hand.seen
-    in_deck = state.setup.in_deck
-    targets_by_kind: dict[CardKind, tuple[int | None, ...]] = {}
+    deck = setup._deck
+    shared = _SHARED[seat]
+    mine = _OwnSide(state, side)
+    ways: dict[CardKind, tuple[int | None, ...]] = {}
     discardable: dict[CardKind, bool] = {}
     for card in cards:
-        if card in seen or not in_deck(card):
-            continue  # _card_refusal, asked without building its refusal
         kind = card.kind
-        shared = _shared(seat, card)
+        if card in seen or card.copy > deck.get(kind, 0):
+            continue
+        actions = shared.get(card)
+        if actions is None:
+            actions = shared[card] = _SeatActions(seat, card)
         if plays:
-            targets = targets_by_kind.get(kind)
+            targets = ways.get(kind)
             if targets is None:
-                targets = targets_by_kind[kind] = _play_targets(state, seat, own, side, kind)
+                targets = ways[kind] = _play_targets(state, own, mine, kind)
             for target in targets:
-                found.append(shared.play if target is None else shared.play_on(seat, card, target))
+                found.append(actions.play if target is None else actions.play_on(seat, card, target))
         if discards:
             ok = discardable.get(kind)
             if ok is None:
                 ok = discardable[kind] = _discard_refusal(options, kind) is None
             if ok:
-                found.append(shared.discard)
+                found.append(actions.discard)
 
 
 def _answers(state: GameState, seat: int, cards: Iterable[Card], found: list[Action], fast: bool) -> None:
     """Coup fourré (safeties) or Fast Play (remedies) answers of ``seat`` to the hazard just played."""
     window = state.hand.window
-    if window is None or (fast and not state.options.fast_play):
+    if window is None or (_kind_refusal_fast if fast else _kind_refusal_window)(state, seat) is not None:
         return
     hazard = window.hazard.kind
     for card in cards:
-        if _window_refusal(state, seat, card) is None and _answer_refusal(hazard, card.kind, fast) is None:
+        if _answer_refusal(hazard, card.kind, fast) is None and _card_refusal(state, card) is None:
             found.append(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
 
 
@@ -672,7 +712,7 @@ def _gen_swap(state: GameState, seat: int, cards: Sequence[Card], found: list[Ac
         return
     usable = [
         card for card in dict.fromkeys(cards)
-        if _card_refusal(state, card) is None and _discard_refusal(state.options, card.kind) is None
+        if _card_refusal(state, card) is None and _discard_refusal(state.setup.options, card.kind) is None
     ]
     for size in range(1, min(len(usable), state.hand.hands[seat]) + 1):
         found.extend(Swap(seat, chosen) for chosen in combinations(usable, size))
@@ -750,11 +790,26 @@ def legal_actions(
     wanted = ALL_KINDS if kinds is None else frozenset(kinds)
     phase = state.phase
     found: list[Action] = []
-    cards = cards if isinstance(cards, Sequence) else tuple(cards)
+    cards = cards if isinstance(cards, list | tuple) else tuple(cards)
     if phase is Phase.PLAY:
         plays, discards = ActionKind.PLAY in wanted, ActionKind.DISCARD in wanted
         if plays or discards:
             _turn_cards(state, seat, cards, found, plays, discards)
+        hand = state.hand
+        options = state.setup.options
+        # The other kinds of the play phase, skipped without a call when their first check fails.
+        if hand.window is not None:
+            if ActionKind.COUP_FOURRE in wanted:
+                _answers(state, seat, cards, found, fast=False)
+            if options.fast_play and ActionKind.FAST_REMEDY in wanted:
+                _answers(state, seat, cards, found, fast=True)
+        if options.draw_from_discard and ActionKind.TAKE_DISCARD in wanted:
+            _gen_take(state, seat, cards, found)
+        if options.fast_play and ActionKind.SWAP in wanted:
+            _gen_swap(state, seat, cards, found)
+        if hand.exhausted and ActionKind.END_HAND in wanted:
+            _gen_end(state, seat, cards, found)
+        return found
     for kind in _PHASE_KINDS[phase]:
         if kind in wanted:
             _GENERATORS[kind](state, seat, cards, found)
@@ -774,7 +829,7 @@ def _kind_refusal_window(state: GameState, seat: int) -> Refusal | None:
 
 
 def _kind_refusal_fast(state: GameState, seat: int) -> Refusal | None:
-    return _FAST_PLAY_OFF if not state.options.fast_play else _kind_refusal_window(state, seat)
+    return _FAST_PLAY_OFF if not state.setup.options.fast_play else _kind_refusal_window(state, seat)
 
 
 _KIND_REFUSALS: dict[ActionKind, Callable[[GameState, int], Refusal | None]] = {
@@ -823,7 +878,7 @@ def answer_action(state: GameState, seat: int, card: Card) -> CoupFourre | FastR
     """What a card scanned after "Coup fourré!" means: with Fast Play on, a remedy is a Fast
     Play remedy (001 "Fast Play"); anything else is a coup fourré (000 §7), which the engine
     then accepts or refuses with its reason."""
-    if state.options.fast_play and card.kind.is_remedy:
+    if state.setup.options.fast_play and card.kind.is_remedy:
         return FastRemedy(seat, card)
     return CoupFourre(seat, card)
 

@@ -168,11 +168,16 @@ class Bot:
 class Simulation:
     """Plays hands of one table setup, checking the referee against the physical cards."""
 
-    def __init__(self, setup: GameSetup, rng: random.Random, verify_replay: bool = False) -> None:
+    def __init__(
+        self, setup: GameSetup, rng: random.Random, verify_replay: bool = False, keep_games: bool = True
+    ) -> None:
         self.setup = setup
         self.rng = rng
         self.bot = Bot(rng)
         self.verify_replay = verify_replay
+        #: Keep every finished Game in the report (tests and the bench replay them); ``bornes
+        #: simulate`` does not, so its memory stays flat however many hands it plays.
+        self.keep_games = keep_games
         self.report = SimulationReport()
         self.steps_in_hand = 0
         self.stale = 0
@@ -202,7 +207,8 @@ class Simulation:
             self._push(game, table, action)
         if self.verify_replay:
             self._verify_replay(game)
-        self.report.games_played.append(game)
+        if self.keep_games:
+            self.report.games_played.append(game)
 
     def reset_hand(self) -> None:
         self.steps_in_hand = 0
@@ -295,7 +301,12 @@ class Simulation:
             self.reset_hand()
         moved = sum(side.miles for side in after.hand.sides) != sum(side.miles for side in before.hand.sides)
         self.stale = 0 if moved else self.stale + 1
-        problems = self.check(after, table)
+        # A cheap check of what one action can change, and the full sweep of every card whenever a
+        # hand ends or starts.
+        if after.phase is Phase.HAND_OVER or after.phase is Phase.GAME_OVER or isinstance(action, NextHand):
+            problems = self.check(after, table)
+        else:
+            problems = self.check_step(after, table, action)
         for problem in problems:
             self.failures_add(after, f"after {action.notation()}: {problem}")
         return problems
@@ -336,6 +347,38 @@ class Simulation:
         elif isinstance(action, NextHand):
             table.new_hand((before.hand.dealer + 1) % self.setup.seats)
         # Extension and EndHand move no cards.
+
+    def check_step(self, state: GameState, table: PhysicalTable, action: Action) -> list[str]:
+        """What one action can have put out of step: the counts of every pile, the top discard, and
+        where the action's own cards are. The full :meth:`check` runs at each hand's end."""
+        hand = state.hand
+        problems: list[str] = []
+        if hand.draw_pile != len(table.pile):
+            problems.append(f"draw pile {hand.draw_pile} != {len(table.pile)}")
+        discard = hand.discard
+        if len(discard) != len(table.discard) or (discard and discard[-1] != table.discard[-1]):
+            problems.append("discard pile differs")
+        hands = hand.hands
+        for seat, held in enumerate(table.hands):
+            if hands[seat] != len(held):
+                problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
+                break
+        on_table = 0
+        for side in hand.sides:
+            on_table += len(side.battle) + len(side.speed) + len(side.distance) + len(side.safeties)
+        if on_table != len(table.table):
+            problems.append("table cards differ")
+        if len(hand.seen) != len(table.table) + len(table.discard) + len(table.shown):
+            problems.append("the referee's seen cards differ from the table and discards")
+        cards: tuple[Card, ...] = ()
+        if isinstance(action, Swap):
+            cards = action.cards
+        elif isinstance(action, Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover):
+            cards = (action.card,)
+        for card in cards:
+            if (card in hand.seen) != (card in table.table or card in table.shown or card in table.discard):
+                problems.append(f"the referee and the table disagree about {card.code()}")
+        return problems
 
     def check(self, state: GameState, table: PhysicalTable) -> list[str]:
         """The engine's public view must match the physical cards exactly: what differs."""
@@ -383,6 +426,8 @@ class Simulation:
         self.report.failures.append(f"game {self.report.games} hand {state.hand.number}: {message}")
 
 
-def simulate(setup: GameSetup, hands: int, seed: int, verify_replay: bool = False) -> SimulationReport:
+def simulate(
+    setup: GameSetup, hands: int, seed: int, verify_replay: bool = False, keep_games: bool = True
+) -> SimulationReport:
     """Play ``hands`` hands of ``setup`` with bots from a seeded shuffle."""
-    return Simulation(setup, random.Random(seed), verify_replay).run(hands)
+    return Simulation(setup, random.Random(seed), verify_replay, keep_games).run(hands)

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     except (SetupError, OptionError) as error:
         raise UserError(str(error), EX_USAGE) from None
     started = time.perf_counter()
-    report = simulate(setup, args.hands, args.seed, verify_replay=args.verify_replay)
+    report = simulate(setup, args.hands, args.seed, verify_replay=args.verify_replay, keep_games=False)
     elapsed = time.perf_counter() - started
     summary = {
         "edition": setup.edition,

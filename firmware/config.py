@@ -22,6 +22,7 @@ from typing import Any
 
 from drivers.readers import DEFAULT_BAUDRATE
 from engine.options import EDITIONS, OptionError, RuleOptions
+from engine.state import MAX_NAME_LENGTH, check_name, check_names
 from firmware.errors import EX_CONFIG, UserError
 
 log = logging.getLogger("bornes.config")
@@ -37,7 +38,6 @@ INTERFACES = ("i2c", "spi")
 PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
-MAX_NAME_LENGTH = 12  # what fits beside a score on a 128-pixel-wide OLED
 
 
 def _default_pin_map() -> str:
@@ -424,13 +424,14 @@ class _Validator:
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise self.bad("game.names", value, 'is not a list of names like ["Anne", "Bruno"]')
         for name in value:
-            if not name.strip() or len(name) > MAX_NAME_LENGTH or not name.isprintable():
+            if check_name(name) is not None:  # the engine's rule for names, the one the table applies
                 raise self.bad(
                     "game.names",
                     value,
-                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters",
+                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters"
+                    ' without ; or "',
                 )
-        if len(set(value)) != len(value):
+        if check_names(value) is not None:
             raise self.bad("game.names", value, "has the same name twice")
         if len(value) < players:
             raise self.bad(

@@ -43,7 +43,7 @@ from engine.game import Game
 from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, answer_action, play_action, target_choices, validate
-from engine.state import EventCode, GameSetup, GameState, Phase, SetupError
+from engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
 from firmware.store import MemoryStore, Store
 
 
@@ -658,6 +658,10 @@ class TableFlow:
                 return self._say("prompt", "", None)
             # A blank (or the twelfth letter) ends the name: what follows is dropped.
             finished = text[: ui.name_cursor + 1].strip().title() or self.draft.names[ui.name_index]
+            names = [finished if i == ui.name_index else n for i, n in enumerate(self.draft.names)]
+            refusal = check_names(names)  # the engine's rule: no bad name, no name twice
+            if refusal is not None:
+                return self._refusal(refusal)
             self.draft.names[ui.name_index] = finished
             ui.mode = Mode.SETUP
             return self._say("prompt", f"Name: {finished}", None)

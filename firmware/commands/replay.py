@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+from typing import TextIO
 
-from engine.actions import Action
-from engine.game import Game
-from engine.record import RecordError, read_record
-from engine.rules import Accepted
+from engine.record import RecordError, iter_record
+from engine.rules import Accepted, apply, new_game
 from engine.views import sheets_list, table_dict, verdict_dict
 from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 
@@ -22,42 +20,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def _indented(value: object, by: int) -> str:
+    """``value`` as ``json.dumps(..., indent=2)`` prints it ``by`` spaces deep inside a larger document."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * by)
+
+
 def run(args: argparse.Namespace) -> int:
+    """Referee the record line by line and print each verdict as it comes: nothing but the state
+    and the score sheets is kept, so a record of any length replays in flat memory."""
     import sys
 
     try:
-        text = sys.stdin.read() if args.record == "-" else Path(args.record).read_text(encoding="utf-8")
+        source: TextIO = sys.stdin if args.record == "-" else open(args.record, encoding="utf-8")  # noqa: SIM115
     except OSError as error:
         raise UserError(f"cannot read {args.record}: {error.strerror}", EX_NOINPUT) from None
-    except UnicodeDecodeError:
-        raise UserError(f"{args.record} is not a text file", EX_DATAERR) from None
-    try:
-        setup, lines = read_record(text)
-    except RecordError as error:
-        raise UserError(f"{args.record}: {error}", EX_DATAERR) from None
-    game = Game(setup)
-    verdicts: list[dict[str, object]] = []
-    refused = 0
-    for line in lines:
-        entry: dict[str, object] = {"line": line.number, "action": line.text}
-        if line.action is None:
-            entry.update(verdict="bad-notation", reason="bad-notation", message=line.error)
-            refused += 1
-        else:
-            action: Action = line.action
-            verdict = game.push(action)
-            entry.update(verdict_dict(verdict))
-            if not isinstance(verdict, Accepted):
-                refused += 1
-        verdicts.append(entry)
+    with source:
+        try:
+            setup, lines = iter_record(source)
+            state = new_game(setup)
+            refused = 0
+            out = sys.stdout
+            if args.json:
+                out.write('{\n  "actions": [')
+            first = True
+            for line in lines:
+                entry: dict[str, object] = {"line": line.number, "action": line.text}
+                if line.action is None:
+                    entry.update(verdict="bad-notation", reason="bad-notation", message=line.error)
+                    refused += 1
+                else:
+                    verdict = apply(state, line.action)
+                    entry.update(verdict_dict(verdict))
+                    if isinstance(verdict, Accepted):
+                        state = verdict.state
+                    else:
+                        refused += 1
+                if args.json:
+                    out.write(("\n    " if first else ",\n    ") + _indented(entry, 4))
+                else:
+                    status = "ok " if entry["verdict"] == "accepted" else "NO "
+                    detail = "" if entry["verdict"] == "accepted" else f"  [{entry['reason']}] {entry['message']}"
+                    out.write(f"{entry['line']:>5} {status} {entry['action']}{detail}\n")
+                first = False
+        except RecordError as error:
+            raise UserError(f"{args.record}: {error}", EX_DATAERR) from None
+        except UnicodeDecodeError:
+            raise UserError(f"{args.record} is not a text file", EX_DATAERR) from None
     if args.json:
-        out = {"actions": verdicts, "hands": sheets_list(game.state), "table": table_dict(game.state)}
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        out.write("\n  ]," if not first else "],")
+        out.write(f'\n  "hands": {_indented(sheets_list(state), 2)},')
+        out.write(f'\n  "table": {_indented(table_dict(state), 2)}\n}}\n')
     else:
-        for entry in verdicts:
-            status = "ok " if entry["verdict"] == "accepted" else "NO "
-            detail = "" if entry["verdict"] == "accepted" else f"  [{entry['reason']}] {entry['message']}"
-            print(f"{entry['line']:>5} {status} {entry['action']}{detail}")
-        for sheet in sheets_list(game.state):
+        for sheet in sheets_list(state):
             print(json.dumps(sheet, ensure_ascii=False))
     return 0 if refused == 0 else 1

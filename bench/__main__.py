@@ -58,7 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--idle", type=float, help="seconds of idle measurement (default 30; 5 with --quick)")
     parser.add_argument("--hands", type=int, help="hands per `bornes simulate` run (default 1000; 200 with --quick)")
     parser.add_argument("--games", type=int, help="games in the soak (default 10)")
-    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate")
+    parser.add_argument("--flat-hands", type=int,
+                        help="hands of the `bornes simulate` memory run (default 100000; 10000 with --quick)")
+    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, flat")
     return parser.parse_args(argv)
 
 
@@ -69,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     hands = args.hands or (200 if args.quick else 1000)
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate").split(","))
+    flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
+    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,flat").split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -143,8 +146,13 @@ def main(argv: list[str] | None = None) -> int:
                             "≥ 500 hands/s" if budgeted else "—", rate >= 500 if budgeted else None))
         for players in (2, 4, 6):
             rate = figures.engine_replay_rate(players, hands)
+            budgeted = players == 4
             rows.append(Row(f"  engine alone: the same hands replayed from their logs, {players} players",
-                            f"{rate:.0f} hands/s", "—", None))
+                            f"{rate:.0f} hands/s", "≥ 1500 hands/s" if budgeted else "—",
+                            rate >= 1500 if budgeted else None))
+        calls, micros = figures.legal_actions_cost()
+        rows.append(Row(f"one legal_actions call, seat of 6–7 cards, every kind ({calls} calls, best of 5)",
+                        f"{micros:.2f} µs", "≤ 10 µs", micros <= 10))
         split = figures.simulate_split(4, hands)
         rows.append(Row(f"  one 4-player simulate action ({split.actions} actions): total", f"{split.total:.1f} µs",
                         "—", None))
@@ -155,8 +163,17 @@ def main(argv: list[str] | None = None) -> int:
         for label, value in parts:
             rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
 
+    def flat() -> None:
+        peak, seconds = figures.simulate_memory(flat_hands)
+        rows.append(Row(f"peak RSS of `bornes simulate --hands {flat_hands}` (4 players, {seconds:.0f} s)",
+                        f"{peak / MB:.1f} MB", "< 40 MB", peak < 40 * MB))
+        short_n, short_kib, long_n, long_kib = figures.replay_memory(20_000 if args.quick else 100_000)
+        rows.append(Row(f"peak RSS of `bornes replay --json`: {short_n} actions / {long_n} actions",
+                        f"{short_kib / MB:.1f} MB / {long_kib / MB:.1f} MB", "flat (≤ +2 MB)",
+                        long_kib - short_kib <= 2 * MB))
+
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate)):
+                       ("memory", memory), ("simulate", simulate), ("flat", flat)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

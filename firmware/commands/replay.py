@@ -8,7 +8,7 @@ from typing import TextIO
 
 from engine.record import RecordError, iter_record
 from engine.rules import Accepted, apply, new_game
-from engine.views import sheets_list, table_dict, verdict_dict
+from engine.views import table_dict, verdict_dict
 from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 
 NAME = "replay"
@@ -68,9 +68,14 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{args.record} is not a text file", EX_DATAERR) from None
     if args.json:
         out.write("\n  ]," if not first else "],")
-        out.write(f'\n  "hands": {_indented(sheets_list(state), 2)},')
+        out.write('\n  "hands": [')
+        names = tuple(setup.side_name(i) for i in range(setup.side_count))
+        for index, score_sheet in enumerate(state.sheets):  # one sheet at a time, like the verdicts
+            out.write(("\n    " if index == 0 else ",\n    ") + _indented(score_sheet.as_dict(names), 4))
+        out.write("\n  ]," if state.sheets else "],")
         out.write(f'\n  "table": {_indented(table_dict(state), 2)}\n}}\n')
     else:
-        for sheet in sheets_list(state):
-            print(json.dumps(sheet, ensure_ascii=False))
+        names = tuple(setup.side_name(i) for i in range(setup.side_count))
+        for score_sheet in state.sheets:
+            print(json.dumps(score_sheet.as_dict(names), ensure_ascii=False))
     return 0 if refused == 0 else 1

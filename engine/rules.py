@@ -30,7 +30,7 @@ from engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from engine.cards import HAZARD_CURED_BY, Card, CardKind
+from engine.cards import HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
 from engine.options import EmptyDrawPile, RuleOptions, Scoring
 from engine.reasons import Reason, Refusal
 from engine.scoring import game_result, score_hand
@@ -120,6 +120,15 @@ _HAND_STILL_PLAYED = Refusal(Reason.WRONG_PHASE, "The hand is still being played
 _NO_EXTENSION_TO_DECIDE = Refusal(Reason.WRONG_PHASE, "No extension to decide")
 _DUPLICATE_CARD = Refusal(Reason.DUPLICATE_CARD, "The same card twice")
 _NOT_A_ROLL = Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
+#: The refusals that depend only on a hazard or a remedy, one per kind.
+_HAZARDS = tuple(REMEDY_FOR)
+_STOPPED_BY = {h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}") for h in _HAZARDS}
+_REMEDY_FIRST = {
+    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first") for h in _HAZARDS
+}
+_NOTHING_TO_CURE = {h: Refusal(Reason.NOTHING_TO_REMEDY, f"No {h.title} to cure") for h in _HAZARDS}
+_WRONG_REMEDY = {h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}") for h in _HAZARDS}
+_WRONG_SAFETY = {h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}") for h in _HAZARDS}
 
 
 def _phase_refusal(state: GameState) -> Refusal:
@@ -208,7 +217,7 @@ class _OwnSide:
         if not self.moving:
             hazard = self.hazard
             if hazard is not None:
-                return Refusal(Reason.STOPPED, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title}")
+                return _STOPPED_BY[hazard]
             return _ROLL_FIRST if not side.battle else _ROLL_AGAIN
         miles = kind.miles
         if miles > 50 and self.limited:  # 000 §6A Speed Limit
@@ -228,13 +237,11 @@ class _OwnSide:
             if hazard is CardKind.STOP:
                 return None
             if hazard is not None:
-                return Refusal(
-                    Reason.REMEDY_FIRST, lambda: f"Stopped by {hazard.title}: play {hazard.remedy.title} first"
-                )
+                return _REMEDY_FIRST[hazard]
             return _ALREADY_ROLLING if self.moving else None
         cured = HAZARD_CURED_BY[kind]
         if hazard is not cured:
-            return Refusal(Reason.NOTHING_TO_REMEDY, lambda: f"No {cured.title} to cure")
+            return _NOTHING_TO_CURE[cured]
         return None
 
 
@@ -267,11 +274,11 @@ def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: 
 def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]:
     """The sides a hazard from side ``own`` may go on right now, in side order (the one place
     targets are worked out: the check, the generator and the effect all ask it)."""
-    return tuple(
-        side
-        for side in range(state.setup.side_count)
-        if side != own and _hazard_on_refusal(state, own, side, kind) is None
-    )
+    targets: list[int] = []
+    for side in range(len(state.hand.sides)):
+        if side != own and _hazard_on_refusal(state, own, side, kind) is None:
+            targets.append(side)
+    return tuple(targets)
 
 
 def hazard_targets(state: GameState, seat: int, kind: CardKind) -> tuple[int, ...]:
@@ -357,9 +364,9 @@ def _answer_refusal(hazard: CardKind, answer: CardKind, fast: bool) -> Refusal |
     """The one card kind that answers a hazard: its safety (coup fourré), its remedy (Fast Play)."""
     if fast:
         if answer is not hazard.remedy:
-            return Refusal(Reason.WRONG_REMEDY, lambda: f"Only {hazard.remedy.title} cures a {hazard.title}")
+            return _WRONG_REMEDY[hazard]
     elif answer is not hazard.safety:
-        return Refusal(Reason.WRONG_SAFETY, lambda: f"Only the {hazard.safety.title} answers a {hazard.title}")
+        return _WRONG_SAFETY[hazard]
     return None
 
 
@@ -628,8 +635,8 @@ def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) ->
     if kind.is_hazard:
         if _attacker_refusal(state, mine.side, kind) is not None:
             return ()
-        setup = state.setup
-        return tuple(setup.side_seats(target)[0] for target in _target_sides(state, own, kind))
+        first_seats = state.setup._side_seats
+        return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
     if kind.is_remedy:
         return _OWN_SIDE if mine.remedy(kind) is None else ()
     return _OWN_SIDE  # a safety may be played at any time (000 §5B)

@@ -133,13 +133,15 @@ class Bot:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
         plays: list[Play] = []
         discards: list[Discard] = []
+        usable: set[Card] = set()
         for action in legal_actions(state, seat, hand, TURN_KINDS):
             if isinstance(action, Play):
                 plays.append(action)
+                usable.add(action.card)
             elif isinstance(action, Discard):
                 discards.append(action)
-        usable = {action.card for action in plays}.union(action.card for action in discards)
-        stuck = [card for card in hand if card not in usable]
+                usable.add(action.card)
+        stuck = [card for card in hand if card not in usable] if len(usable) < len(hand) else []
         if plays and self.rng.random() < 0.1:
             return self.rng.choice(plays), stuck
         best = max(plays, key=self._priority, default=None)
@@ -299,7 +301,11 @@ class Simulation:
         self.report.extensions += isinstance(action, Extension) and action.extend
         if isinstance(action, NextHand):
             self.reset_hand()
-        moved = sum(side.miles for side in after.hand.sides) != sum(side.miles for side in before.hand.sides)
+        moved = False
+        for now, then in zip(after.hand.sides, before.hand.sides, strict=True):
+            if now.miles != then.miles:
+                moved = True
+                break
         self.stale = 0 if moved else self.stale + 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.

@@ -292,7 +292,7 @@ def _attacker_refusal(state: GameState, side: SideState, kind: CardKind) -> Refu
     on other players when you can't play a Distance card yourself?": "It seems like most versions
     of Mille Bornes allow you to play Speed Limit cards against other players even when you can't
     play Distance cards yourself. This includes when you haven't played a Drive/Roll card to start
-    the round, or a Hazard card is impacting you." (docs/rules.md, D21)."""
+    the round, or a Hazard card is impacting you." (docs/rules.md, D29)."""
     if (
         state.setup.options.attack_needs_own_roll
         and kind is not CardKind.SPEED_LIMIT

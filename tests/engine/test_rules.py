@@ -223,7 +223,7 @@ def test_speed_limit_before_ones_own_roll_with_attack_needs_own_roll_001_FAQ() -
     Distance card yourself?": "It seems like most versions of Mille Bornes allow you to play Speed
     Limit cards against other players even when you can’t play Distance cards yourself. This
     includes when you haven’t played a Drive/Roll card to start the round, or a Hazard card is
-    impacting you." So `attack_needs_own_roll=yes` stops hazards, never a Speed Limit (D21)."""
+    impacting you." So `attack_needs_own_roll=yes` stops hazards, never a Speed Limit (D29)."""
     game = new_game("hasbro-2016", attack_needs_own_roll=True)
     play(game, "A play MB-ROLL-01")
     refused(game, "B play MB-STOP-01 > A", "attacker-not-started")

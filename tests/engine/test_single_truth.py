@@ -2,7 +2,8 @@ r"""No rule outside the engine: firmware/ reads card kinds only to show them.
 
 The grep this test runs, by hand:
 
-    grep -rnE 'is_hazard|is_remedy|is_safety|is_distance|\.safety\b|\.remedy\b|CardKind\.[A-Z]|REMEDY_FOR|SAFETY_FOR|HAZARD_CURED_BY|can_move|hazard_targets|side_seats\([a-z.]*window' firmware/
+    grep -rnE 'is_hazard|is_remedy|is_safety|is_distance|\.safety\b|\.remedy\b|CardKind\.[A-Z]|REMEDY_FOR'\
+'|SAFETY_FOR|HAZARD_CURED_BY|can_move|hazard_targets|side_seats\([a-z.]*window' firmware/
 
 must print nothing. Who may act, which card answers a hazard, whether a card needs a target and
 what a scan means are asked of the engine (``GameState.acting``, ``window_callers``,

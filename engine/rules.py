@@ -1021,6 +1021,15 @@ class _Work:
             self.sides[side_index] = side._replace(battle=(*side.battle, card))
 
 
+# _Work copies a hand field by field, in order: a field added to HandState must be added there too.
+if HandState._fields != (
+    "number", "dealer", "sides", "hands", "draw_pile", "discard", "seen", "turn", "drawn", "phase", "window",
+    "trip", "extension_by", "decider", "exhausted", "finisher", "delayed", "pending_delayed", "started",
+    "leftovers", "blocked",
+):  # pragma: no cover - a guard for whoever changes HandState
+    raise ImportError("engine.rules._Work does not match HandState's fields")
+
+
 def _finish(work: _Work) -> Accepted:
     hand = work.freeze()
     state = work.state._replace(hand=hand)

@@ -959,3 +959,35 @@ def test_card_code_parsing_rejects_bad_codes() -> None:
     for bad in ("MB-D100-00", "MB-D101-01", "D100-01", "MB-D100-7", "mb-d100-07"):
         with pytest.raises(CardCodeError):
             Card.from_code(bad)
+
+
+# -- who may act, and what a scan means ----------------------------------------------------------------
+
+
+def test_acting_names_the_seat_in_turn_and_the_seats_that_may_answer_a_hazard() -> None:
+    """OpenSpiel's current player and boardgame.io's active players: the engine says who may act and why."""
+    from engine.actions import ActionKind, CoupFourre, FastRemedy
+    from engine.rules import answer_action, kind_refusal, target_choices
+    from engine.state import Why
+
+    a, b = seat("A"), seat("B")
+    game = new_game("winning-moves", 2)
+    play(game, "A play MB-ROLL-01", "B play MB-ROLL-02")
+    state = game.state
+    assert [(x.seat, x.why) for x in state.acting()] == [(a, Why.IN_TURN)]
+    assert kind_refusal(state, b, ActionKind.COUP_FOURRE) is not None  # no hazard to answer
+    assert target_choices(state, a, Card(CardKind.STOP, 1)) == (1,)
+    assert target_choices(state, a, Card(CardKind.D25, 1)) == ()
+    play(game, "A play MB-STOP-01")
+    state = game.state
+    assert [(x.seat, x.why) for x in state.acting()] == [(b, Why.IN_TURN), (b, Why.HAZARD_WINDOW)]
+    assert state.window_callers() == (b,) and state.to_act() == (b,)
+    ace = Card(CardKind.RIGHT_OF_WAY, 1)
+    assert answer_action(state, b, ace) == CoupFourre(b, ace)
+    assert answer_action(state, b, Card(CardKind.ROLL, 3)) == CoupFourre(b, Card(CardKind.ROLL, 3))
+    fast = new_game("hasbro-2016", 2, fast_play=True)
+    play(fast, "A play MB-ROLL-01", "B play MB-STOP-01 > A")
+    assert isinstance(answer_action(fast.state, a, Card(CardKind.ROLL, 3)), FastRemedy)
+    held = [Card(CardKind.ROLL, 3), ace, Card(CardKind.D25, 1)]
+    answers = legal_actions(fast.state, a, held, {ActionKind.COUP_FOURRE, ActionKind.FAST_REMEDY})
+    assert [x.notation() for x in answers] == ["A coup MB-RIGHTOFWAY-01", "A fast MB-ROLL-03"]

@@ -8,6 +8,7 @@ import os
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from bench.driver import (
 )
 from engine.actions import parse_action
 from engine.game import Game
+from engine.state import GameSetup
 from firmware.flow import TableFlow
 from firmware.journal import Journal
 from firmware.store import JournalStore
@@ -158,13 +160,15 @@ def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:
     return len(lines), times
 
 
-def simulate_rate(players: int, hands: int) -> float:
-    """``bornes simulate`` hands per second, as the command itself reports it."""
+def simulate_rate(players: int, hands: int) -> tuple[float, float]:
+    """``bornes simulate`` hands per second, as the command itself reports it: by the wall clock
+    and by its own CPU time (which time taken by other processes on a shared machine does not move)."""
     out = subprocess.run(
         [*bornes_command(), "simulate", "--players", str(players), "--hands", str(hands), "--seed", "1", "--json"],
         capture_output=True, text=True, check=True, env={**os.environ},
     )
-    return float(json.loads(out.stdout)["hands_per_second"])
+    summary = json.loads(out.stdout)
+    return float(summary["hands_per_second"]), float(summary["hands_per_cpu_second"])
 
 
 def engine_replay_rate(players: int, hands: int) -> float:
@@ -176,10 +180,10 @@ def engine_replay_rate(players: int, hands: int) -> float:
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     report = simulate(setup, hands, seed=1)
     logs = [game.log for game in report.games_played]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: the machine is shared
     for log in logs:
         Game(setup, log)
-    return report.hands / (time.perf_counter() - started)
+    return report.hands / (time.process_time() - started)
 
 
 @dataclass
@@ -222,6 +226,8 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
         mock.patch("engine.simulate.legal_actions", timed("legal", legal_actions)),
         mock.patch("engine.game.apply", timed("referee", apply)),
         mock.patch.object(engine.simulate.Simulation, "check", timed("check", engine.simulate.Simulation.check)),
+        mock.patch.object(engine.simulate.Simulation, "check_step",
+                          timed("check", engine.simulate.Simulation.check_step)),
     ):
         started = time.perf_counter()
         report = engine.simulate.simulate(setup, hands, seed=1)
@@ -229,6 +235,89 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     per = 1e6 / report.actions
     return SimulateSplit(report.actions, total * per, spent["legal"] * per, spent["referee"] * per,
                          spent["check"] * per)
+
+
+def legal_actions_cost(players: int = 4, hands: int = 200) -> tuple[int, float]:
+    """One ``legal_actions`` call for the seat in turn holding 6–7 cards, in µs: every such call
+    the bots of ``hands`` simulated hands made, replayed (best of 5 passes over them all)."""
+    import random
+
+    from engine.rules import legal_actions
+    from engine.simulate import Simulation
+    from engine.state import GameSetup
+
+    setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
+    calls: list[tuple[Any, int, tuple[Any, ...]]] = []
+    from engine.rules import legal_actions as real
+
+    def recording(state: Any, seat: int, cards: Any = (), kinds: Any = None) -> Any:
+        if 6 <= len(cards) <= 7:
+            calls.append((state, seat, tuple(cards)))
+        return real(state, seat, cards, kinds)
+
+    from unittest import mock
+
+    with mock.patch("engine.simulate.legal_actions", recording):
+        Simulation(setup, random.Random(1)).run(hands)
+    best = float("inf")
+    for _ in range(5):
+        started = time.process_time()  # CPU time: the machine is shared
+        for state, seat, cards in calls:
+            legal_actions(state, seat, cards)  # every kind of action, as a screen or a bot would ask
+        best = min(best, time.process_time() - started)
+    return len(calls), best / len(calls) * 1e6
+
+
+#: Runs a command and prints its own peak RSS. A child forked from this (large) bench process
+#: would report the bench's pages as its own peak, so a small fresh interpreter starts it.
+_PEAK_RSS = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "_pid, status, usage = os.wait4(child.pid, 0)\n"
+    "print(usage.ru_maxrss)\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
+def peak_rss(command: list[str]) -> tuple[int, float]:
+    """Run ``command``; its own peak RSS in KiB (``wait4``'s ru_maxrss) and its seconds."""
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _PEAK_RSS, *command], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()), time.perf_counter() - started
+
+
+def simulate_memory(hands: int) -> tuple[int, float]:
+    """Peak RSS (KiB) of ``bornes simulate --hands N`` (4 players), and its seconds."""
+    return peak_rss([*bornes_command(), "simulate", "--players", "4", "--hands", str(hands), "--seed", "1"])
+
+
+def long_record(actions_wanted: int, path: Path) -> int:
+    """Write one long game record (a 4-player game that never reaches its target); its action count."""
+    import random
+
+    from engine.options import EDITIONS
+    from engine.record import write_record
+    from engine.simulate import Simulation
+
+    options = EDITIONS["winning-moves"].options.replace(game_target=10**9)
+    setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(4)], options=options)
+    sim = Simulation(setup, random.Random(1))
+    hands = max(1, actions_wanted // 55)
+    game = sim.run(hands).games_played[0]
+    path.write_text(write_record(setup, game.log), encoding="utf-8")
+    return len(game.log)
+
+
+def replay_memory(actions: int) -> tuple[int, int, int, int]:
+    """Peak RSS (KiB) of ``bornes replay --json`` on a record of about ``actions`` actions and on
+    one ten times shorter: (short actions, short KiB, long actions, long KiB). Equal peaks: it streams."""
+    with tempfile.TemporaryDirectory(prefix="bornes-replay-") as scratch:
+        short, long = Path(scratch) / "short.record", Path(scratch) / "long.record"
+        short_n = long_record(actions // 10, short)
+        long_n = long_record(actions, long)
+        short_kib, _ = peak_rss([*bornes_command(), "replay", "--json", str(short)])
+        long_kib, _ = peak_rss([*bornes_command(), "replay", "--json", str(long)])
+    return short_n, short_kib, long_n, long_kib
 
 
 def median(values: list[float]) -> float:

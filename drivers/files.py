@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -33,11 +34,8 @@ def describe_mode(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes, or :class:`UnreadableFile`.
-
-    ``FileNotFoundError`` passes through, so a caller can treat a missing file as its own case.
-    """
+def _open_checked(path: str | os.PathLike[str], limit: int) -> int:
+    """A descriptor on a regular file of at most ``limit`` bytes; nothing else is ever read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
@@ -55,6 +53,19 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
             raise UnreadableFile(f"is {what}, not a file" if what != "not a regular file" else "is not a regular file")
         if info.st_size > limit:
             raise UnreadableFile(f"is too large ({info.st_size} bytes; at most {limit})")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or :class:`UnreadableFile`.
+
+    ``FileNotFoundError`` passes through, so a caller can treat a missing file as its own case.
+    """
+    fd = _open_checked(path, limit)
+    try:
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
@@ -70,6 +81,22 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
         raise UnreadableFile(f"cannot be read: {error.strerror or error}") from None
     finally:
         os.close(fd)
+
+
+def open_text_bounded(path: str | os.PathLike[str], limit: int) -> TextIO:
+    """A regular UTF-8 file of at most ``limit`` bytes, open to be read line by line (for streaming
+    a long input in flat memory); pair it with :func:`bounded_lines` if it may still grow."""
+    return open(_open_checked(path, limit), encoding="utf-8", closefd=True)
+
+
+def bounded_lines(stream: TextIO, limit: int) -> Iterator[str]:
+    """The lines of a text stream (standard input, a growing file), refusing more than ``limit`` characters."""
+    total = 0
+    for line in stream:
+        total += len(line)
+        if total > limit:
+            raise UnreadableFile(f"is too large (more than {limit} characters)")
+        yield line
 
 
 def read_text_bounded(path: str | os.PathLike[str], limit: int) -> str:

@@ -22,9 +22,11 @@ order; a hazard's target is written as the first seat letter of the target side.
 
 from __future__ import annotations
 
+import enum
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from engine.cards import Card, CardCodeError
 
@@ -39,8 +41,28 @@ class NotationError(ValueError):
     """A line that is not an action in the record notation."""
 
 
+class ActionKind(enum.Enum):
+    """The eleven kinds of action; the value is the verb of the notation."""
+
+    PLAY = "play"
+    DISCARD = "discard"
+    COUP_FOURRE = "coup"
+    TAKE_DISCARD = "take"
+    FAST_REMEDY = "fast"
+    SWAP = "swap"
+    START_ROLL = "start"
+    EXTENSION = "extension"
+    LEFTOVER = "left"
+    END_HAND = "end"
+    NEXT_HAND = "next"
+
+    __hash__ = object.__hash__  # singletons: C identity hashing, not Enum's Python __hash__
+
+
 @dataclass(frozen=True, slots=True)
 class Play:
+    kind: ClassVar[ActionKind] = ActionKind.PLAY
+
     seat: int
     card: Card
     target: int | None = None  # a seat of the target side, for hazards
@@ -52,6 +74,8 @@ class Play:
 
 @dataclass(frozen=True, slots=True)
 class Discard:
+    kind: ClassVar[ActionKind] = ActionKind.DISCARD
+
     seat: int
     card: Card
 
@@ -61,6 +85,8 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class CoupFourre:
+    kind: ClassVar[ActionKind] = ActionKind.COUP_FOURRE
+
     seat: int
     card: Card
 
@@ -70,6 +96,8 @@ class CoupFourre:
 
 @dataclass(frozen=True, slots=True)
 class TakeDiscard:
+    kind: ClassVar[ActionKind] = ActionKind.TAKE_DISCARD
+
     seat: int
     card: Card
 
@@ -79,6 +107,8 @@ class TakeDiscard:
 
 @dataclass(frozen=True, slots=True)
 class FastRemedy:
+    kind: ClassVar[ActionKind] = ActionKind.FAST_REMEDY
+
     seat: int
     card: Card
 
@@ -88,6 +118,8 @@ class FastRemedy:
 
 @dataclass(frozen=True, slots=True)
 class Swap:
+    kind: ClassVar[ActionKind] = ActionKind.SWAP
+
     seat: int
     cards: tuple[Card, ...]
 
@@ -97,6 +129,8 @@ class Swap:
 
 @dataclass(frozen=True, slots=True)
 class StartRoll:
+    kind: ClassVar[ActionKind] = ActionKind.START_ROLL
+
     seat: int
     card: Card
 
@@ -106,6 +140,8 @@ class StartRoll:
 
 @dataclass(frozen=True, slots=True)
 class Extension:
+    kind: ClassVar[ActionKind] = ActionKind.EXTENSION
+
     seat: int
     extend: bool
 
@@ -115,6 +151,8 @@ class Extension:
 
 @dataclass(frozen=True, slots=True)
 class Leftover:
+    kind: ClassVar[ActionKind] = ActionKind.LEFTOVER
+
     seat: int
     card: Card
 
@@ -124,12 +162,16 @@ class Leftover:
 
 @dataclass(frozen=True, slots=True)
 class EndHand:
+    kind: ClassVar[ActionKind] = ActionKind.END_HAND
+
     def notation(self) -> str:
         return "end"
 
 
 @dataclass(frozen=True, slots=True)
 class NextHand:
+    kind: ClassVar[ActionKind] = ActionKind.NEXT_HAND
+
     def notation(self) -> str:
         return "next"
 

@@ -172,6 +172,8 @@ SAFETY_FOR: Mapping[CardKind, CardKind] = {
 DISTANCE_KINDS: tuple[CardKind, ...] = (CardKind.D25, CardKind.D50, CardKind.D75, CardKind.D100, CardKind.D200)
 #: Hazards that go on the battle pile (the Speed Limit goes on the speed pile).
 BATTLE_HAZARDS: tuple[CardKind, ...] = (CardKind.STOP, CardKind.OUT_OF_GAS, CardKind.FLAT_TIRE, CardKind.ACCIDENT)
+#: Every hazard: the battle hazards and the Speed Limit.
+HAZARD_KINDS: tuple[CardKind, ...] = (*BATTLE_HAZARDS, CardKind.SPEED_LIMIT)
 #: The four safeties, in the order screens show them.
 SAFETY_KINDS: tuple[CardKind, ...] = (
     CardKind.RIGHT_OF_WAY,

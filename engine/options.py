@@ -13,7 +13,6 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 
 class EmptyDrawPile(enum.Enum):
@@ -112,9 +111,18 @@ class RuleOptions:
     #: How the winner is decided.
     winner: Winner = Winner.POINTS
 
-    def replace(self, **changes: Any) -> RuleOptions:
-        """A copy with some options changed."""
-        return dataclasses.replace(self, **changes)
+    def replace(self, **changes: object) -> RuleOptions:
+        """A copy with some options changed (each value checked against its option's type)."""
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        copy = dataclasses.replace(self)
+        for name, value in changes.items():
+            if name not in fields:
+                raise TypeError(f"unknown rule option {name!r}")
+            current = getattr(self, name)
+            if not isinstance(value, type(current)):
+                raise TypeError(f"option {name} takes {type(current).__name__}, not {value!r}")
+            object.__setattr__(copy, name, value)
+        return copy
 
     def trip_length(self, seats: int) -> int:
         """The trip before any extension: 700 or 1000 miles."""
@@ -137,7 +145,7 @@ class RuleOptions:
 
     def with_strings(self, values: Mapping[str, str]) -> RuleOptions:
         """A copy with options parsed from text. Raises :class:`OptionError` on a bad name or value."""
-        changes: dict[str, Any] = {}
+        changes: dict[str, object] = {}
         types = {f.name: f.type for f in dataclasses.fields(self)}
         for name, text in values.items():
             key = name.strip().replace("-", "_")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Callable
 
 
 class Reason(enum.Enum):
@@ -56,18 +56,46 @@ class Reason(enum.Enum):
     ALREADY_STARTED = "already-started"
     PLAY_CONTINUES = "play-continues"
     SWAP_SIZE = "swap-size"
+    # the table itself
+    BAD_NAME = "bad-name"
+    DUPLICATE_NAME = "duplicate-name"
 
 
-@dataclass(frozen=True, slots=True)
 class Refusal:
-    """A refused action: the stable code and the line shown to the table."""
+    """A refused action: the stable code and the line shown to the table.
 
-    reason: Reason
-    message: str
+    The line is written only when someone reads it: the legal-move generator asks the same
+    checks as ``validate`` many times a turn and only wants to know *whether* a move is refused,
+    so a check hands over a function that writes the line instead of the line itself.
+    """
+
+    __slots__ = ("_message", "reason")
+
+    def __init__(self, reason: Reason, message: str | Callable[[], str]) -> None:
+        self.reason = reason
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        message = self._message
+        if not isinstance(message, str):
+            message = self._message = message()
+        return message
 
     @property
     def code(self) -> str:
         return self.reason.value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Refusal):
+            return NotImplemented
+        return self.reason is other.reason and self.message == other.message
+
+    def __hash__(self) -> int:
+        return hash((self.reason, self.message))
+
+    def __repr__(self) -> str:
+        return f"Refusal({self.reason!r}, {self.message!r})"
 
     def __str__(self) -> str:
         return f"{self.reason.value}: {self.message}"

@@ -88,32 +88,50 @@ def read_header(lines: Iterable[str]) -> GameSetup:
         raise RecordError(str(error)) from None
 
 
-def _split(text: str) -> tuple[list[str], Iterator[tuple[int, str]]]:
-    lines = text.splitlines()
+def _parse_line(number: int, raw: str) -> RecordLine | None:
+    line = raw.split(";", 1)[0].strip()
+    if not line:
+        return None
+    try:
+        return RecordLine(number, line, parse_action(line))
+    except NotationError as error:
+        return RecordLine(number, line, None, str(error))
+
+
+def iter_record(lines: Iterable[str]) -> tuple[GameSetup, Iterator[RecordLine]]:
+    """The setup, and the action lines one at a time as they are read (``;`` starts a comment).
+
+    Reads a file object line by line, so a long record is never held whole: ``bornes replay``
+    streams with it. Bad lines are kept with their error.
+    """
+    numbered = enumerate(lines, start=1)
     header: list[str] = []
-    index = 0
-    while index < len(lines) and (lines[index].strip().startswith("[") or not lines[index].strip()):
-        if lines[index].strip():
-            header.append(lines[index])
-        elif header:
-            index += 1
+    first: tuple[int, str] | None = None
+    for number, raw in numbered:
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            header.append(raw)
+        elif stripped:
+            first = (number, raw)  # no blank line after the header: the body starts here
             break
-        index += 1
-    body = ((number, line) for number, line in enumerate(lines[index:], start=index + 1))
-    return header, body
+        elif header:
+            break
+    setup = read_header(header)
+
+    def body() -> Iterator[RecordLine]:
+        if first is not None:
+            parsed = _parse_line(*first)
+            if parsed is not None:
+                yield parsed
+        for number, raw in numbered:
+            parsed = _parse_line(number, raw)
+            if parsed is not None:
+                yield parsed
+
+    return setup, body()
 
 
 def read_record(text: str) -> tuple[GameSetup, list[RecordLine]]:
     """The setup and every action line (``;`` starts a comment). Bad lines are kept with their error."""
-    header, body = _split(text)
-    setup = read_header(header)
-    result: list[RecordLine] = []
-    for number, raw in body:
-        line = raw.split(";", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            result.append(RecordLine(number, line, parse_action(line)))
-        except NotationError as error:
-            result.append(RecordLine(number, line, None, str(error)))
-    return setup, result
+    setup, lines = iter_record(text.splitlines())
+    return setup, list(lines)

@@ -1,18 +1,22 @@
 """The referee: state + action → new state + events, or a refusal with its reason.
 
-``validate`` is the single truth for legality; ``apply`` runs it and then the effects. The
-table flow, the bots and the screens all ask these two functions and never re-implement a
-rule. Comments cite the rulebooks in ``shared/rulebooks/`` by their number (000, 001, …).
+``validate`` is the single truth for legality and ``legal_actions`` lists what it allows, for
+every seat, in turn or out of turn; ``apply`` runs ``validate`` and then the effects. The table
+flow, the bots and the screens all ask these functions and never re-implement a rule. Comments
+cite the rulebooks in ``shared/rulebooks/`` by their number (000, 001, …).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import combinations
+from typing import TypeVar, cast
 
 from engine.actions import (
+    SEAT_LETTERS,
     Action,
+    ActionKind,
     CoupFourre,
     Discard,
     EndHand,
@@ -26,14 +30,15 @@ from engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from engine.cards import Card, CardKind
-from engine.options import EmptyDrawPile, Scoring
+from engine.cards import HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
+from engine.options import EmptyDrawPile, RuleOptions, Scoring
 from engine.reasons import Reason, Refusal
 from engine.scoring import game_result, score_hand
 from engine.state import (
     HAND_SIZE,
     CoupFourreWindow,
     Event,
+    EventCode,
     GameSetup,
     GameState,
     HandState,
@@ -82,48 +87,87 @@ def deal(setup: GameSetup, number: int, dealer: int) -> HandState:
 
 
 # -- validation: the single truth --------------------------------------------------------------
+#
+# One small check per question ("is it this seat's turn?", "may this kind of card go on that
+# side?"). ``validate`` answers one action with them, through a table keyed by the action's
+# type; ``legal_actions`` asks the very same checks once per card kind and builds every action
+# they allow. A check returns a ``Refusal`` whose line is written only if someone reads it.
 
-
-def _refuse(reason: Reason, message: str) -> Refusal:
-    return Refusal(reason, message)
+_GAME_OVER = Refusal(Reason.GAME_OVER, "The game is over")
+# Refusals whose line never changes are made once.
+_HAND_IS_OVER = Refusal(Reason.WRONG_PHASE, "The hand is over: deal the next hand")
+_SHOW_LEFTOVERS_FIRST = Refusal(Reason.WRONG_PHASE, "Show the cards left in hand first")
+_START_ROLLS_FIRST = Refusal(Reason.WRONG_PHASE, "Everyone lays a starting Roll first")
+_NOT_NOW = Refusal(Reason.WRONG_PHASE, "Not now")
+_ROLL_FIRST = Refusal(Reason.NOT_ROLLING, "Play a Roll first")
+_ROLL_AGAIN = Refusal(Reason.NOT_ROLLING, "Play a Roll to go again")
+_SPEED_LIMIT = Refusal(Reason.SPEED_LIMIT, "Speed limit: only 25 or 50")
+_TOO_MANY_200 = Refusal(Reason.TOO_MANY_200, "Only two 200s per trip")
+_TARGET_OWN_SIDE = Refusal(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
+_NEEDS_ROLLING_TARGET = Refusal(Reason.NEEDS_ROLLING_TARGET, "Hazard needs a rolling opponent")
+_ATTACKER_NOT_STARTED = Refusal(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+_NO_LIMIT = Refusal(Reason.NO_LIMIT, "No speed limit to end")
+_ALREADY_ROLLING = Refusal(Reason.ALREADY_ROLLING, "You are already rolling")
+_SAFETY_DISCARD = Refusal(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
+_NO_WINDOW = Refusal(Reason.NO_WINDOW, "No hazard to answer: it must be the card just played")
+_NO_TAKING = Refusal(Reason.OPTION_OFF, "These rules do not let you take from the discard pile")
+_ALREADY_DREW = Refusal(Reason.ALREADY_DREW, "You already drew this turn")
+_DISCARD_EMPTY = Refusal(Reason.DISCARD_EMPTY, "The discard pile is empty")
+_DISCARDS_RESHUFFLED = Refusal(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
+_SWAP_BEFORE_DRAWING = Refusal(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn")
+_PLAY_CONTINUES = Refusal(Reason.PLAY_CONTINUES, "The hand goes on: the draw pile has cards")
+_HAND_STILL_PLAYED = Refusal(Reason.WRONG_PHASE, "The hand is still being played")
+_NO_EXTENSION_TO_DECIDE = Refusal(Reason.WRONG_PHASE, "No extension to decide")
+_DUPLICATE_CARD = Refusal(Reason.DUPLICATE_CARD, "The same card twice")
+_NOT_A_ROLL = Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
+#: The refusals that depend only on a hazard or a remedy, one per kind.
+_HAZARDS = tuple(REMEDY_FOR)
+_STOPPED_BY = {h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}") for h in _HAZARDS}
+_REMEDY_FIRST = {
+    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first") for h in _HAZARDS
+}
+_NOTHING_TO_CURE = {h: Refusal(Reason.NOTHING_TO_REMEDY, f"No {h.title} to cure") for h in _HAZARDS}
+_WRONG_REMEDY = {h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}") for h in _HAZARDS}
+_WRONG_SAFETY = {h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}") for h in _HAZARDS}
 
 
 def _phase_refusal(state: GameState) -> Refusal:
     phase = state.phase
     hand = state.hand
     if phase is Phase.GAME_OVER:
-        return _refuse(Reason.GAME_OVER, "The game is over")
-    if phase is Phase.EXTENSION and hand.decider is not None:
-        return _refuse(Reason.WRONG_PHASE, f"{state.setup.names[hand.decider]} must decide the extension first")
+        return _GAME_OVER
+    decider = hand.decider
+    if phase is Phase.EXTENSION and decider is not None:
+        return Refusal(Reason.WRONG_PHASE, lambda: f"{state.setup.names[decider]} must decide the extension first")
     if phase is Phase.HAND_OVER:
-        return _refuse(Reason.WRONG_PHASE, "The hand is over: deal the next hand")
+        return _HAND_IS_OVER
     if phase is Phase.LEFTOVERS:
-        return _refuse(Reason.WRONG_PHASE, "Show the cards left in hand first")
+        return _SHOW_LEFTOVERS_FIRST
     if phase is Phase.START_ROLLS:
-        return _refuse(Reason.WRONG_PHASE, "Everyone lays a starting Roll first")
-    return _refuse(Reason.WRONG_PHASE, "Not now")
+        return _START_ROLLS_FIRST
+    return _NOT_NOW
 
 
-def _check_seat(state: GameState, seat: int) -> Refusal | None:
+def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
     if not 0 <= seat < state.setup.seats:
-        return _refuse(Reason.NO_SUCH_SEAT, f"There is no seat {seat_letter(seat) if 0 <= seat < 8 else seat}")
+        return Refusal(Reason.NO_SUCH_SEAT, lambda: f"There is no seat {seat_letter(seat) if 0 <= seat < 8 else seat}")
     return None
 
 
-def _check_card(state: GameState, card: Card) -> Refusal | None:
+def _card_refusal(state: GameState, card: Card) -> Refusal | None:
     """The card must exist in this deck and must not be on the table or in the discard pile."""
-    if not state.setup.in_deck(card):
-        extra = " (taken out for 2–3 players)" if state.setup.short_deck else ""
-        return _refuse(Reason.NOT_IN_DECK, f"{card.describe()} is not in this deck{extra}")
+    setup = state.setup
+    if not setup.in_deck(card):
+        extra = " (taken out for 2–3 players)" if setup.short_deck else ""
+        return Refusal(Reason.NOT_IN_DECK, lambda: f"{card.describe()} is not in this deck{extra}")
     if card in state.hand.seen:
-        return _refuse(Reason.ON_TABLE, f"That card is already on the table: {card.describe()}")
+        return Refusal(Reason.ON_TABLE, lambda: f"That card is already on the table: {card.describe()}")
     return None
 
 
-def _can_draw(state: GameState, hand: HandState) -> bool:
-    if hand.draw_pile > 0:
-        return True
-    return state.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and bool(hand.discard)
+def _can_draw(options: RuleOptions, draw_pile: int, discard: tuple[Card, ...]) -> bool:
+    """A draw is possible: cards in the draw pile, or discards to shuffle into a new one (001)."""
+    return draw_pile > 0 or (options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and bool(discard))
 
 
 def _reshuffle_pending(state: GameState) -> bool:
@@ -132,421 +176,816 @@ def _reshuffle_pending(state: GameState) -> bool:
         not hand.drawn
         and hand.draw_pile == 0
         and bool(hand.discard)
-        and state.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE
+        and state.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE
     )
 
 
-def _check_turn(state: GameState, seat: int) -> Refusal | None:
+def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     """The seat in turn plays; it must hold a card once its draw is counted."""
     hand = state.hand
     if state.phase is not Phase.PLAY:
         return _phase_refusal(state)
-    refusal = _check_seat(state, seat)
+    refusal = _seat_refusal(state, seat)
     if refusal:
         return refusal
-    if seat != hand.turn:
-        return _refuse(Reason.NOT_YOUR_TURN, f"Not your turn: {state.setup.names[hand.turn]} plays")
-    held = hand.hands[seat] + (0 if hand.drawn or not _can_draw(state, hand) else 1)
-    if held < 1:
-        return _refuse(Reason.HAND_EMPTY, f"{state.setup.names[seat]} has no cards left")
+    turn = hand.turn
+    if seat != turn:
+        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays")
+    if hand.hands[seat] < 1 and (hand.drawn or not _can_draw(state.setup.options, hand.draw_pile, hand.discard)):
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left")
     return None
 
 
-def _check_distance(state: GameState, side: SideState, card: Card) -> Refusal | None:
-    options = state.options
-    if not can_move(side, options):
-        hazard = side.active_hazard
-        if hazard is not None:
-            return _refuse(Reason.STOPPED, f"Stopped by {hazard.title}: play {hazard.remedy.title}")
-        if not side.battle:
-            return _refuse(Reason.NOT_ROLLING, "Play a Roll first")
-        return _refuse(Reason.NOT_ROLLING, "Play a Roll to go again")
-    miles = card.kind.miles
-    if side.limited and miles > 50:  # 000 §6A Speed Limit
-        return _refuse(Reason.SPEED_LIMIT, "Speed limit: only 25 or 50")
-    if card.kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
-        return _refuse(Reason.TOO_MANY_200, "Only two 200s per trip")
-    trip = state.hand.trip
-    if options.exact_trip and side.miles + miles > trip:  # 000 §6C "Under no circumstances…"
-        return _refuse(Reason.PAST_TRIP, f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
-    return None
+class _OwnSide:
+    """What a player's own side allows, worked out once: the checks of distance and remedy cards.
+
+    ``validate`` builds one for the card it judges; the generator builds one a turn and asks it
+    for each kind of card in the hand.
+    """
+
+    __slots__ = ("hazard", "limited", "moving", "side", "state")
+
+    def __init__(self, state: GameState, side: SideState) -> None:
+        self.state = state
+        self.side = side
+        self.moving = can_move(side, state.setup.options)
+        self.hazard = side.active_hazard
+        self.limited = side.limited
+
+    def distance(self, kind: CardKind) -> Refusal | None:
+        side = self.side
+        if not self.moving:
+            hazard = self.hazard
+            if hazard is not None:
+                return _STOPPED_BY[hazard]
+            return _ROLL_FIRST if not side.battle else _ROLL_AGAIN
+        miles = kind.miles
+        if miles > 50 and self.limited:  # 000 §6A Speed Limit
+            return _SPEED_LIMIT
+        if kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
+            return _TOO_MANY_200
+        trip = self.state.hand.trip
+        if side.miles + miles > trip and self.state.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
+            return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
+        return None
+
+    def remedy(self, kind: CardKind) -> Refusal | None:
+        if kind is CardKind.END_OF_LIMIT:
+            return None if self.limited else _NO_LIMIT
+        hazard = self.hazard
+        if kind is CardKind.ROLL:
+            if hazard is CardKind.STOP:
+                return None
+            if hazard is not None:
+                return _REMEDY_FIRST[hazard]
+            return _ALREADY_ROLLING if self.moving else None
+        cured = HAZARD_CURED_BY[kind]
+        if hazard is not cured:
+            return _NOTHING_TO_CURE[cured]
+        return None
 
 
-def _check_hazard_on(state: GameState, attacker_side: int, target: int, kind: CardKind) -> Refusal | None:
+def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: CardKind) -> Refusal | None:
     """Can ``kind`` go on side ``target``? (000 §2 "HAZARD CARDS", §6; 003 notes F and G)."""
     setup = state.setup
     if target == attacker_side:
-        return _refuse(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
+        return _TARGET_OWN_SIDE
     side = state.hand.sides[target]
     if side.has(kind.safety):
-        return _refuse(Reason.PROTECTED, f"{setup.side_name(target)} has the {kind.safety.title}")
-    options = state.options
+        return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}")
+    options = state.setup.options
     if kind is CardKind.SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
-            return _refuse(Reason.ALREADY_LIMITED, f"{setup.side_name(target)} is already under a speed limit")
+            return Refusal(Reason.ALREADY_LIMITED, lambda: f"{setup.side_name(target)} is already under a speed limit")
         return None
     hazard = side.active_hazard
     if hazard is not None:
         if options.hazard_on_hazard:  # 003 note G: only the top one counts
             return None
-        return _refuse(Reason.ALREADY_STOPPED, f"{setup.side_name(target)} is already stopped by {hazard.title}")
+        return Refusal(
+            Reason.ALREADY_STOPPED, lambda: f"{setup.side_name(target)} is already stopped by {hazard.title}"
+        )
     if not can_move(side, options):
-        return _refuse(Reason.NEEDS_ROLLING_TARGET, "Hazard needs a rolling opponent")
+        return _NEEDS_ROLLING_TARGET
     return None
+
+
+def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]:
+    """The sides a hazard from side ``own`` may go on right now, in side order (the one place
+    targets are worked out: the check, the generator and the effect all ask it)."""
+    targets: list[int] = []
+    for side in range(len(state.hand.sides)):
+        if side != own and _hazard_on_refusal(state, own, side, kind) is None:
+            targets.append(side)
+    return tuple(targets)
 
 
 def hazard_targets(state: GameState, seat: int, kind: CardKind) -> tuple[int, ...]:
     """The sides a hazard from ``seat`` may go on right now, in side order."""
-    own = state.setup.side_of(seat)
-    return tuple(
-        side
-        for side in range(state.setup.side_count)
-        if side != own and _check_hazard_on(state, own, side, kind) is None
-    )
+    return _target_sides(state, state.setup.side_of(seat), kind)
 
 
-def _check_attacker(state: GameState, side: SideState) -> Refusal | None:
-    """Where the edition says so, a side attacks only once it has started rolling."""
-    if state.options.attack_needs_own_roll and not side.battle and not side.has(CardKind.RIGHT_OF_WAY):
-        return _refuse(Reason.ATTACKER_NOT_STARTED, "Start rolling before you attack")
+def _attacker_refusal(state: GameState, side: SideState, kind: CardKind) -> Refusal | None:
+    """Where the edition says so (``attack_needs_own_roll``), a side attacks only once it has
+    started rolling, except with a Speed Limit: 001 "FAQ", "Can you play Hazard/Speed Limit cards
+    on other players when you can't play a Distance card yourself?": "It seems like most versions
+    of Mille Bornes allow you to play Speed Limit cards against other players even when you can't
+    play Distance cards yourself. This includes when you haven't played a Drive/Roll card to start
+    the round, or a Hazard card is impacting you." (docs/rules.md, D29)."""
+    if (
+        state.setup.options.attack_needs_own_roll
+        and kind is not CardKind.SPEED_LIMIT
+        and not side.battle
+        and not side.has(CardKind.RIGHT_OF_WAY)
+    ):
+        return _ATTACKER_NOT_STARTED
     return None
 
 
-def _check_hazard(state: GameState, play: Play) -> Refusal | None:
+def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
     setup = state.setup
     own = setup.side_of(play.seat)
     kind = play.card.kind
-    refusal = _check_attacker(state, state.hand.sides[own])
+    refusal = _attacker_refusal(state, state.hand.sides[own], kind)
     if refusal:
         return refusal
     if play.target is not None:
-        refusal = _check_seat(state, play.target)
+        refusal = _seat_refusal(state, play.target)
         if refusal:
             return refusal
-        return _check_hazard_on(state, own, setup.side_of(play.target), kind)
+        return _hazard_on_refusal(state, own, setup.side_of(play.target), kind)
     opponents = [side for side in range(setup.side_count) if side != own]
     if len(opponents) == 1:
-        return _check_hazard_on(state, own, opponents[0], kind)
-    targets = hazard_targets(state, play.seat, kind)
+        return _hazard_on_refusal(state, own, opponents[0], kind)
+    targets = _target_sides(state, own, kind)
     if len(targets) == 1:
         return None
     if not targets:
         # Every opponent refuses: say why for the first one, which is what a player asks.
-        first = _check_hazard_on(state, own, opponents[0], kind)
+        reasons = [_hazard_on_refusal(state, own, side, kind) for side in opponents]
+        first = reasons[0]
         assert first is not None
-        reasons = {_check_hazard_on(state, own, side, kind) for side in opponents}
         if len({r.reason for r in reasons if r}) == 1:
             return first
-        return _refuse(Reason.NO_TARGET, f"No opponent can take a {kind.title} now")
-    return _refuse(Reason.TARGET_NEEDED, "Choose a target: " + ", ".join(setup.side_name(t) for t in targets))
+        return Refusal(Reason.NO_TARGET, lambda: f"No opponent can take a {kind.title} now")
+    return Refusal(
+        Reason.TARGET_NEEDED, lambda: "Choose a target: " + ", ".join(setup.side_name(t) for t in targets)
+    )
 
 
-def _check_remedy(state: GameState, side: SideState, kind: CardKind) -> Refusal | None:
-    options = state.options
-    if kind is CardKind.END_OF_LIMIT:
-        if not side.limited:
-            return _refuse(Reason.NO_LIMIT, "No speed limit to end")
-        return None
-    hazard = side.active_hazard
-    if kind is CardKind.ROLL:
-        if hazard is CardKind.STOP:
-            return None
-        if hazard is not None:
-            return _refuse(Reason.REMEDY_FIRST, f"Stopped by {hazard.title}: play {hazard.remedy.title} first")
-        if can_move(side, options):
-            return _refuse(Reason.ALREADY_ROLLING, "You are already rolling")
-        return None
-    cured = _HAZARD_CURED_BY[kind]
-    if hazard is not cured:
-        return _refuse(Reason.NOTHING_TO_REMEDY, f"No {cured.title} to cure")
+def _discard_refusal(options: RuleOptions, kind: CardKind) -> Refusal | None:
+    if kind.is_safety and not options.discard_safety:
+        return _SAFETY_DISCARD
     return None
 
 
-_HAZARD_CURED_BY = {
-    CardKind.REPAIRS: CardKind.ACCIDENT,
-    CardKind.GASOLINE: CardKind.OUT_OF_GAS,
-    CardKind.SPARE_TIRE: CardKind.FLAT_TIRE,
-}
+def _window_refusal(state: GameState, seat: int, card: Card) -> Refusal | None:
+    """Out-of-turn answers to the hazard just played: coup fourré and Fast Play remedies."""
+    if state.phase is not Phase.PLAY:
+        return _phase_refusal(state)
+    return _seat_refusal(state, seat) or _card_refusal(state, card) or _window_open_refusal(state, seat)
 
 
+def _window_open_refusal(state: GameState, seat: int) -> Refusal | None:
+    window = state.hand.window
+    if window is None:
+        return _NO_WINDOW
+    if state.setup.side_of(seat) != window.side:
+        return Refusal(
+            Reason.NOT_ATTACKED, lambda: f"Only {state.setup.side_name(window.side)} can answer that hazard"
+        )
+    if state.hand.hands[seat] < 1:
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left")
+    return None
+
+
+def _answer_refusal(hazard: CardKind, answer: CardKind, fast: bool) -> Refusal | None:
+    """The one card kind that answers a hazard: its safety (coup fourré), its remedy (Fast Play)."""
+    if fast:
+        if answer is not hazard.remedy:
+            return _WRONG_REMEDY[hazard]
+    elif answer is not hazard.safety:
+        return _WRONG_SAFETY[hazard]
+    return None
+
+
+_FAST_PLAY_OFF = Refusal(Reason.OPTION_OFF, "Fast Play is not on")
+
+
+def _take_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
+    """Everything about taking the top discard but which card is named."""
+    if not state.setup.options.draw_from_discard:
+        return _NO_TAKING
+    refusal = _turn_refusal(state, seat)
+    if refusal:
+        return refusal
+    hand = state.hand
+    if hand.drawn:
+        return _ALREADY_DREW
+    if not hand.discard:
+        return _DISCARD_EMPTY
+    if _reshuffle_pending(state):
+        # The draw pile ran out: the discards are shuffled into a new one (001 "Playing").
+        return _DISCARDS_RESHUFFLED
+    return None
+
+
+def _swap_refusal_before_cards(state: GameState, seat: int) -> Refusal | None:
+    """Everything about a Fast Play swap but which cards are named."""
+    if not state.setup.options.fast_play:
+        return _FAST_PLAY_OFF
+    refusal = _turn_refusal(state, seat)
+    if refusal:
+        return refusal
+    if state.hand.drawn:
+        return _SWAP_BEFORE_DRAWING
+    return None
+
+
+def _start_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
+    if state.phase is not Phase.START_ROLLS:
+        return _phase_refusal(state)
+    refusal = _seat_refusal(state, seat)
+    if refusal:
+        return refusal
+    if seat in state.hand.started:
+        return Refusal(Reason.ALREADY_STARTED, lambda: f"{state.setup.names[seat]} has laid a Roll already")
+    return None
+
+
+def _leftover_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
+    if state.phase is not Phase.LEFTOVERS:
+        return _phase_refusal(state)
+    refusal = _seat_refusal(state, seat)
+    if refusal:
+        return refusal
+    if state.hand.hands[seat] < 1:
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has shown every card")
+    return None
+
+
+def _end_refusal(state: GameState) -> Refusal | None:
+    if state.phase is not Phase.PLAY:
+        return _phase_refusal(state)
+    if not state.hand.exhausted:
+        return _PLAY_CONTINUES
+    return None
+
+
+def _next_refusal(state: GameState) -> Refusal | None:
+    if state.phase is not Phase.HAND_OVER:
+        if state.phase is not Phase.PLAY:
+            return _phase_refusal(state)
+        return _HAND_STILL_PLAYED
+    return None
+
+
+def _extension_refusal(state: GameState, seat: int) -> Refusal | None:
+    if state.phase is not Phase.EXTENSION:
+        if state.phase is not Phase.PLAY:
+            return _phase_refusal(state)
+        return _NO_EXTENSION_TO_DECIDE
+    decider = state.hand.decider
+    if seat != decider:
+        assert decider is not None
+        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"{state.setup.names[decider]} decides the extension")
+    return None
+
+
+# -- one check per action type -------------------------------------------------------------------
+
+A = TypeVar("A", Play, Discard, CoupFourre, TakeDiscard, FastRemedy, Swap, StartRoll, Extension, Leftover,
+            EndHand, NextHand)
+_Check = Callable[[GameState, Action], "Refusal | None"]
+_CHECKS: dict[type, _Check] = {}
+
+
+def _checks(kind: type[A]) -> Callable[[Callable[[GameState, A], Refusal | None]], Callable[[GameState, A], Refusal | None]]:  # noqa: E501
+    """Register the check of one action type (the dispatch table ``validate`` reads)."""
+
+    def register(check: Callable[[GameState, A], Refusal | None]) -> Callable[[GameState, A], Refusal | None]:
+        _CHECKS[kind] = cast(_Check, check)
+        return check
+
+    return register
+
+
+@_checks(Play)
 def _check_play(state: GameState, play: Play) -> Refusal | None:
-    refusal = _check_turn(state, play.seat) or _check_card(state, play.card)
+    if _reshuffle_pending(state):
+        # The seat in turn draws from a pile just made of the old discards: judge the card
+        # as it is after that draw (001 "Should the draw pile ever run out…").
+        state = counted_draw(state)
+    refusal = _turn_refusal(state, play.seat) or _card_refusal(state, play.card)
     if refusal:
         return refusal
     kind = play.card.kind
     side = state.side_of(play.seat)
     if play.target is not None and not kind.is_hazard:
         # 000 §4: remedies, safeties and distance go on your own piles, never an opponent's.
-        return _refuse(Reason.NOT_A_HAZARD, f"Only a hazard goes on another side: {kind.title} is yours")
+        return Refusal(Reason.NOT_A_HAZARD, lambda: f"Only a hazard goes on another side: {kind.title} is yours")
     if kind.is_distance:
-        return _check_distance(state, side, play.card)
+        return _OwnSide(state, side).distance(kind)
     if kind.is_hazard:
-        return _check_hazard(state, play)
+        return _hazard_refusal(state, play)
     if kind.is_remedy:
-        return _check_remedy(state, side, kind)
+        return _OwnSide(state, side).remedy(kind)
     return None  # a safety may be played at any time (000 §5B)
 
 
-def _check_window(state: GameState, seat: int, card: Card) -> Refusal | None:
-    """Out-of-turn answers to the hazard just played: coup fourré and Fast Play remedies."""
-    if state.phase is not Phase.PLAY:
-        return _phase_refusal(state)
-    refusal = _check_seat(state, seat) or _check_card(state, card)
+@_checks(Discard)
+def _check_discard(state: GameState, action: Discard) -> Refusal | None:
+    if _reshuffle_pending(state):
+        state = counted_draw(state)
+    return (
+        _turn_refusal(state, action.seat)
+        or _card_refusal(state, action.card)
+        or _discard_refusal(state.setup.options, action.card.kind)
+    )
+
+
+@_checks(CoupFourre)
+def _check_coup_fourre(state: GameState, action: CoupFourre) -> Refusal | None:
+    refusal = _window_refusal(state, action.seat, action.card)
     if refusal:
         return refusal
     window = state.hand.window
-    if window is None:
-        return _refuse(Reason.NO_WINDOW, "No hazard to answer: it must be the card just played")
-    if state.setup.side_of(seat) != window.side:
-        return _refuse(Reason.NOT_ATTACKED, f"Only {state.setup.side_name(window.side)} can answer that hazard")
-    if state.hand.hands[seat] < 1:
-        return _refuse(Reason.HAND_EMPTY, f"{state.setup.names[seat]} has no cards left")
+    assert window is not None
+    return _answer_refusal(window.hazard.kind, action.card.kind, fast=False)
+
+
+@_checks(FastRemedy)
+def _check_fast_remedy(state: GameState, action: FastRemedy) -> Refusal | None:
+    if not state.setup.options.fast_play:
+        return _FAST_PLAY_OFF
+    refusal = _window_refusal(state, action.seat, action.card)
+    if refusal:
+        return refusal
+    window = state.hand.window
+    assert window is not None
+    return _answer_refusal(window.hazard.kind, action.card.kind, fast=True)
+
+
+@_checks(TakeDiscard)
+def _check_take(state: GameState, action: TakeDiscard) -> Refusal | None:
+    refusal = _take_refusal_before_card(state, action.seat)
+    if refusal:
+        return refusal
+    top = state.hand.discard[-1]
+    if action.card != top:
+        return Refusal(Reason.NOT_TOP_DISCARD, lambda: f"Only the top discard can be taken: {top.describe()}")
     return None
+
+
+@_checks(Swap)
+def _check_swap(state: GameState, action: Swap) -> Refusal | None:
+    refusal = _swap_refusal_before_cards(state, action.seat)
+    if refusal:
+        return refusal
+    held = state.hand.hands[action.seat]
+    if not 1 <= len(action.cards) <= held:
+        return Refusal(Reason.SWAP_SIZE, f"Swap 1 to {held} cards")
+    if len(set(action.cards)) != len(action.cards):
+        return _DUPLICATE_CARD
+    for card in action.cards:
+        refusal = _card_refusal(state, card) or _discard_refusal(state.setup.options, card.kind)
+        if refusal:
+            return refusal
+    return None
+
+
+@_checks(StartRoll)
+def _check_start(state: GameState, action: StartRoll) -> Refusal | None:
+    if state.phase is not Phase.START_ROLLS:
+        return _phase_refusal(state)
+    refusal = _seat_refusal(state, action.seat) or _card_refusal(state, action.card)
+    if refusal:
+        return refusal
+    if action.card.kind is not CardKind.ROLL:
+        return _NOT_A_ROLL
+    return _start_refusal_before_card(state, action.seat)
+
+
+@_checks(Extension)
+def _check_extension(state: GameState, action: Extension) -> Refusal | None:
+    return _extension_refusal(state, action.seat)
+
+
+@_checks(Leftover)
+def _check_leftover(state: GameState, action: Leftover) -> Refusal | None:
+    if state.phase is not Phase.LEFTOVERS:
+        return _phase_refusal(state)
+    return (
+        _seat_refusal(state, action.seat)
+        or _card_refusal(state, action.card)
+        or _leftover_refusal_before_card(state, action.seat)
+    )
+
+
+@_checks(EndHand)
+def _check_end(state: GameState, action: EndHand) -> Refusal | None:
+    return _end_refusal(state)
+
+
+@_checks(NextHand)
+def _check_next(state: GameState, action: NextHand) -> Refusal | None:
+    return _next_refusal(state)
 
 
 def validate(state: GameState, action: Action) -> Refusal | None:
     """Why ``action`` is illegal in ``state``, or ``None`` when it is legal."""
+    check = _CHECKS.get(type(action))
+    if check is None:
+        raise TypeError(f"not an action: {action!r}")
     if state.over:
-        return _refuse(Reason.GAME_OVER, "The game is over")
-    hand = state.hand
-    options = state.options
-    if isinstance(action, Play | Discard) and _reshuffle_pending(state):
-        # The seat in turn draws from a pile just made of the old discards: judge the card
-        # as it is after that draw (001 "Should the draw pile ever run out…").
-        state = counted_draw(state)
-        hand = state.hand
-    if isinstance(action, Play):
-        return _check_play(state, action)
-    if isinstance(action, Discard):
-        refusal = _check_turn(state, action.seat) or _check_card(state, action.card)
-        if refusal:
-            return refusal
-        if action.card.kind.is_safety and not options.discard_safety:
-            return _refuse(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
-        return None
-    if isinstance(action, CoupFourre):
-        refusal = _check_window(state, action.seat, action.card)
-        if refusal:
-            return refusal
-        assert hand.window is not None
-        hazard = hand.window.hazard.kind
-        if action.card.kind is not hazard.safety:
-            return _refuse(Reason.WRONG_SAFETY, f"Only the {hazard.safety.title} answers a {hazard.title}")
-        return None
-    if isinstance(action, FastRemedy):
-        if not options.fast_play:
-            return _refuse(Reason.OPTION_OFF, "Fast Play is not on")
-        refusal = _check_window(state, action.seat, action.card)
-        if refusal:
-            return refusal
-        assert hand.window is not None
-        hazard = hand.window.hazard.kind
-        if action.card.kind is not hazard.remedy:
-            return _refuse(Reason.WRONG_REMEDY, f"Only {hazard.remedy.title} cures a {hazard.title}")
-        return None
-    if isinstance(action, TakeDiscard):
-        if not options.draw_from_discard:
-            return _refuse(Reason.OPTION_OFF, "These rules do not let you take from the discard pile")
-        refusal = _check_turn(state, action.seat)
-        if refusal:
-            return refusal
-        if hand.drawn:
-            return _refuse(Reason.ALREADY_DREW, "You already drew this turn")
-        if not hand.discard:
-            return _refuse(Reason.DISCARD_EMPTY, "The discard pile is empty")
-        if _reshuffle_pending(state):
-            # The draw pile ran out: the discards are shuffled into a new one (001 "Playing").
-            return _refuse(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
-        if action.card != hand.discard[-1]:
-            return _refuse(Reason.NOT_TOP_DISCARD, f"Only the top discard can be taken: {hand.discard[-1].describe()}")
-        return None
-    if isinstance(action, Swap):
-        if not options.fast_play:
-            return _refuse(Reason.OPTION_OFF, "Fast Play is not on")
-        refusal = _check_turn(state, action.seat)
-        if refusal:
-            return refusal
-        if hand.drawn:
-            return _refuse(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn")
-        if not 1 <= len(action.cards) <= hand.hands[action.seat]:
-            return _refuse(Reason.SWAP_SIZE, f"Swap 1 to {hand.hands[action.seat]} cards")
-        if len(set(action.cards)) != len(action.cards):
-            return _refuse(Reason.DUPLICATE_CARD, "The same card twice")
-        for card in action.cards:
-            refusal = _check_card(state, card)
-            if refusal:
-                return refusal
-            if card.kind.is_safety and not options.discard_safety:
-                return _refuse(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
-        return None
-    if isinstance(action, StartRoll):
-        if state.phase is not Phase.START_ROLLS:
-            return _phase_refusal(state)
-        refusal = _check_seat(state, action.seat) or _check_card(state, action.card)
-        if refusal:
-            return refusal
-        if action.card.kind is not CardKind.ROLL:
-            return _refuse(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
-        if action.seat in hand.started:
-            return _refuse(Reason.ALREADY_STARTED, f"{state.setup.names[action.seat]} has laid a Roll already")
-        return None
-    if isinstance(action, Extension):
-        if state.phase is not Phase.EXTENSION:
-            return _phase_refusal(state) if state.phase is not Phase.PLAY else _refuse(
-                Reason.WRONG_PHASE, "No extension to decide"
-            )
-        if action.seat != hand.decider:
-            assert hand.decider is not None
-            return _refuse(Reason.NOT_YOUR_TURN, f"{state.setup.names[hand.decider]} decides the extension")
-        return None
-    if isinstance(action, Leftover):
-        if state.phase is not Phase.LEFTOVERS:
-            return _phase_refusal(state)
-        refusal = _check_seat(state, action.seat) or _check_card(state, action.card)
-        if refusal:
-            return refusal
-        if hand.hands[action.seat] < 1:
-            return _refuse(Reason.HAND_EMPTY, f"{state.setup.names[action.seat]} has shown every card")
-        return None
-    if isinstance(action, EndHand):
-        if state.phase is not Phase.PLAY:
-            return _phase_refusal(state)
-        if not hand.exhausted:
-            return _refuse(Reason.PLAY_CONTINUES, "The hand goes on: the draw pile has cards")
-        return None
-    if isinstance(action, NextHand):
-        if state.phase is not Phase.HAND_OVER:
-            return _phase_refusal(state) if state.phase is not Phase.PLAY else _refuse(
-                Reason.WRONG_PHASE, "The hand is still being played"
-            )
-        return None
-    raise TypeError(f"not an action: {action!r}")
+        return _GAME_OVER
+    return check(state, action)
 
 
-def legal_actions(state: GameState, seat: int, cards: Iterable[Card]) -> list[Play | Discard]:
-    """Every play and discard ``seat`` could make with ``cards`` now, like python-chess's legal moves.
+# -- legal actions: the same checks, asked once per card kind ----------------------------------------
 
-    Built from the same checks as :func:`validate` (the turn once, then each card), so a
-    generated action is always accepted and a missing one is always refused. Past the card's own
-    identity check every verdict depends only on its kind, so each kind is judged once.
+
+class _SeatActions:
+    """The action values of one seat and card, made once and shared: actions are immutable
+    values, and building a dataclass costs more than a dictionary lookup."""
+
+    __slots__ = ("discard", "play", "plays_on")
+
+    def __init__(self, seat: int, card: Card) -> None:
+        self.play = Play(seat, card)
+        self.discard = Discard(seat, card)
+        self.plays_on: dict[int, Play] = {}
+
+    def play_on(self, seat: int, card: Card, target: int) -> Play:
+        play = self.plays_on.get(target)
+        if play is None:
+            play = self.plays_on[target] = Play(seat, card, target)
+        return play
+
+
+_SHARED: tuple[dict[Card, _SeatActions], ...] = tuple({} for _ in SEAT_LETTERS)  # bounded: 8 seats x the deck
+
+
+def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) -> tuple[int | None, ...]:
+    """The ways a card of ``kind`` may be played now: ``(None,)`` on the own side, a seat per
+    target side for a hazard (its first seat), ``()`` when it may not be played at all."""
+    if kind.is_distance:
+        return _OWN_SIDE if mine.distance(kind) is None else ()
+    if kind.is_hazard:
+        if _attacker_refusal(state, mine.side, kind) is not None:
+            return ()
+        first_seats = state.setup._side_seats
+        return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
+    if kind.is_remedy:
+        return _OWN_SIDE if mine.remedy(kind) is None else ()
+    return _OWN_SIDE  # a safety may be played at any time (000 §5B)
+
+
+_OWN_SIDE: tuple[int | None, ...] = (None,)
+
+
+def _turn_cards(
+    state: GameState, seat: int, cards: Iterable[Card], found: list[Action], plays: bool, discards: bool
+) -> None:
+    """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
+
+    The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
+    building its refusal; past it, every verdict depends only on the card's kind.
     """
     if _reshuffle_pending(state):
         state = counted_draw(state)
-    if _check_turn(state, seat) is not None:
-        return []
+    if _turn_refusal(state, seat) is not None:
+        return
     setup = state.setup
     own = setup.side_of(seat)
     side = state.hand.sides[own]
-    discard_safety = state.options.discard_safety
-    targets_by_kind: dict[CardKind, tuple[int | None, ...]] = {}
-    found: list[Play | Discard] = []
+    options = setup.options
+    seen = state.hand.seen
+    deck = setup._deck
+    shared = _SHARED[seat]
+    mine = _OwnSide(state, side)
+    ways: dict[CardKind, tuple[int | None, ...]] = {}
+    discardable: dict[CardKind, bool] = {}
     for card in cards:
-        if _check_card(state, card) is not None:
-            continue
         kind = card.kind
-        targets = targets_by_kind.get(kind)
-        if targets is None:
-            targets = targets_by_kind[kind] = _play_targets(state, own, side, card)
-        for target in targets:
-            found.append(Play(seat, card, target))
-        if discard_safety or not kind.is_safety:
-            found.append(Discard(seat, card))
+        if card in seen or card.copy > deck.get(kind, 0):
+            continue
+        actions = shared.get(card)
+        if actions is None:
+            actions = shared[card] = _SeatActions(seat, card)
+        if plays:
+            targets = ways.get(kind)
+            if targets is None:
+                targets = ways[kind] = _play_targets(state, own, mine, kind)
+            for target in targets:
+                found.append(actions.play if target is None else actions.play_on(seat, card, target))
+        if discards:
+            ok = discardable.get(kind)
+            if ok is None:
+                ok = discardable[kind] = _discard_refusal(options, kind) is None
+            if ok:
+                found.append(actions.discard)
+
+
+def _answers(state: GameState, seat: int, cards: Iterable[Card], found: list[Action], fast: bool) -> None:
+    """Coup fourré (safeties) or Fast Play (remedies) answers of ``seat`` to the hazard just played."""
+    window = state.hand.window
+    if window is None or (_kind_refusal_fast if fast else _kind_refusal_window)(state, seat) is not None:
+        return
+    hazard = window.hazard.kind
+    for card in cards:
+        if _answer_refusal(hazard, card.kind, fast) is None and _card_refusal(state, card) is None:
+            found.append(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
+
+
+def _gen_coup_fourre(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    _answers(state, seat, cards, found, fast=False)
+
+
+def _gen_fast_remedy(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    _answers(state, seat, cards, found, fast=True)
+
+
+def _gen_take(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    """The top discard, whatever the seat holds (it is taken, not held)."""
+    if _take_refusal_before_card(state, seat) is None:
+        found.append(TakeDiscard(seat, state.hand.discard[-1]))
+
+
+def _gen_swap(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    """Every set of 1 to hand-size discardable cards, in the order the cards were given."""
+    if _swap_refusal_before_cards(state, seat) is not None:
+        return
+    usable = [
+        card for card in dict.fromkeys(cards)
+        if _card_refusal(state, card) is None and _discard_refusal(state.setup.options, card.kind) is None
+    ]
+    for size in range(1, min(len(usable), state.hand.hands[seat]) + 1):
+        found.extend(Swap(seat, chosen) for chosen in combinations(usable, size))
+
+
+def _gen_start(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    if _start_refusal_before_card(state, seat) is not None:
+        return
+    found.extend(
+        StartRoll(seat, card) for card in cards if card.kind is CardKind.ROLL and _card_refusal(state, card) is None
+    )
+
+
+def _gen_extension(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    if _extension_refusal(state, seat) is None:
+        found += (Extension(seat, True), Extension(seat, False))
+
+
+def _gen_leftover(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    if _leftover_refusal_before_card(state, seat) is None:
+        found.extend(Leftover(seat, card) for card in dict.fromkeys(cards) if _card_refusal(state, card) is None)
+
+
+def _gen_end(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    if _end_refusal(state) is None:
+        found.append(EndHand())
+
+
+def _gen_next(state: GameState, seat: int, cards: Sequence[Card], found: list[Action]) -> None:
+    if _next_refusal(state) is None:
+        found.append(NextHand())
+
+
+_Generator = Callable[[GameState, int, Sequence[Card], list[Action]], None]
+_GENERATORS: dict[ActionKind, _Generator] = {
+    ActionKind.COUP_FOURRE: _gen_coup_fourre,
+    ActionKind.FAST_REMEDY: _gen_fast_remedy,
+    ActionKind.TAKE_DISCARD: _gen_take,
+    ActionKind.SWAP: _gen_swap,
+    ActionKind.START_ROLL: _gen_start,
+    ActionKind.EXTENSION: _gen_extension,
+    ActionKind.LEFTOVER: _gen_leftover,
+    ActionKind.END_HAND: _gen_end,
+    ActionKind.NEXT_HAND: _gen_next,
+}
+
+#: The kinds of action each phase can allow at all (play and discard are made in one pass).
+_PHASE_KINDS: dict[Phase, tuple[ActionKind, ...]] = {
+    Phase.PLAY: (ActionKind.COUP_FOURRE, ActionKind.FAST_REMEDY, ActionKind.TAKE_DISCARD, ActionKind.SWAP,
+                 ActionKind.END_HAND),
+    Phase.START_ROLLS: (ActionKind.START_ROLL,),
+    Phase.EXTENSION: (ActionKind.EXTENSION,),
+    Phase.LEFTOVERS: (ActionKind.LEFTOVER,),
+    Phase.HAND_OVER: (ActionKind.NEXT_HAND,),
+    Phase.GAME_OVER: (),
+}
+
+ALL_KINDS: frozenset[ActionKind] = frozenset(ActionKind)
+
+
+def legal_actions(
+    state: GameState, seat: int, cards: Iterable[Card] = (), kinds: Iterable[ActionKind] | None = None
+) -> list[Action]:
+    """Every action ``seat`` may take now, in turn or out of turn, with the ``cards`` it holds
+    (the referee never sees a hand), like OpenSpiel's ``LegalActions(player)``.
+
+    Built from the same checks as :func:`validate`, so a generated action is always accepted and
+    an action that is accepted is always generated (a hazard's target named by the first seat of
+    its side). ``end`` and ``next`` are the whole table's: they are listed for every seat.
+    ``kinds`` narrows the answer to some kinds of action (a bot asking only for its answers to a
+    hazard). Play and discard come first, per card in the order given, then the other kinds.
+    """
+    if not 0 <= seat < state.setup.seats:
+        return []
+    wanted = ALL_KINDS if kinds is None else frozenset(kinds)
+    phase = state.phase
+    found: list[Action] = []
+    cards = cards if isinstance(cards, list | tuple) else tuple(cards)
+    if phase is Phase.PLAY:
+        plays, discards = ActionKind.PLAY in wanted, ActionKind.DISCARD in wanted
+        if plays or discards:
+            _turn_cards(state, seat, cards, found, plays, discards)
+        hand = state.hand
+        options = state.setup.options
+        # The other kinds of the play phase, skipped without a call when their first check fails.
+        if hand.window is not None:
+            if ActionKind.COUP_FOURRE in wanted:
+                _answers(state, seat, cards, found, fast=False)
+            if options.fast_play and ActionKind.FAST_REMEDY in wanted:
+                _answers(state, seat, cards, found, fast=True)
+        if options.draw_from_discard and ActionKind.TAKE_DISCARD in wanted:
+            _gen_take(state, seat, cards, found)
+        if options.fast_play and ActionKind.SWAP in wanted:
+            _gen_swap(state, seat, cards, found)
+        if hand.exhausted and ActionKind.END_HAND in wanted:
+            _gen_end(state, seat, cards, found)
+        return found
+    for kind in _PHASE_KINDS[phase]:
+        if kind in wanted:
+            _GENERATORS[kind](state, seat, cards, found)
     return found
 
 
-def _play_targets(state: GameState, own: int, side: SideState, card: Card) -> tuple[int | None, ...]:
-    """The ways ``card`` may be played: ``(None,)`` on the own side, a seat per target side for a
-    hazard, ``()`` when it may not be played at all."""
+def _kind_refusal_turn(state: GameState, seat: int) -> Refusal | None:
+    if _reshuffle_pending(state):
+        state = counted_draw(state)
+    return _turn_refusal(state, seat)
+
+
+def _kind_refusal_window(state: GameState, seat: int) -> Refusal | None:
+    if state.phase is not Phase.PLAY:
+        return _phase_refusal(state)
+    return _seat_refusal(state, seat) or _window_open_refusal(state, seat)
+
+
+def _kind_refusal_fast(state: GameState, seat: int) -> Refusal | None:
+    return _FAST_PLAY_OFF if not state.setup.options.fast_play else _kind_refusal_window(state, seat)
+
+
+_KIND_REFUSALS: dict[ActionKind, Callable[[GameState, int], Refusal | None]] = {
+    ActionKind.PLAY: _kind_refusal_turn,
+    ActionKind.DISCARD: _kind_refusal_turn,
+    ActionKind.COUP_FOURRE: _kind_refusal_window,
+    ActionKind.FAST_REMEDY: _kind_refusal_fast,
+    ActionKind.TAKE_DISCARD: _take_refusal_before_card,
+    ActionKind.SWAP: _swap_refusal_before_cards,
+    ActionKind.START_ROLL: _start_refusal_before_card,
+    ActionKind.EXTENSION: _extension_refusal,
+    ActionKind.LEFTOVER: _leftover_refusal_before_card,
+    ActionKind.END_HAND: lambda state, seat: _end_refusal(state),
+    ActionKind.NEXT_HAND: lambda state, seat: _next_refusal(state),
+}
+
+
+def kind_refusal(state: GameState, seat: int, kind: ActionKind) -> Refusal | None:
+    """Why ``seat`` may take no action of ``kind`` now whatever cards it holds, or ``None`` when
+    some card (or none, for take, extension, end and next) may do it: "Fast Play is not on", "Not
+    your turn", "No hazard to answer". The same checks as ``validate``, without the card's own."""
+    if state.over:
+        return _GAME_OVER
+    return _KIND_REFUSALS[kind](state, seat)
+
+
+def target_choices(state: GameState, seat: int, card: Card) -> tuple[int, ...]:
+    """The sides ``card`` played by ``seat`` may go on: the opponents a hazard may attack now,
+    ``()`` for a card that is played on one's own side. The table asks this to know whether to
+    ask "on whom?"."""
     kind = card.kind
-    if kind.is_distance:
-        return (None,) if _check_distance(state, side, card) is None else ()
-    if kind.is_hazard:
-        setup = state.setup
-        if _check_attacker(state, side) is not None:
-            return ()
-        return tuple(
-            setup.side_seats(target)[0]
-            for target in range(setup.side_count)
-            if target != own and _check_hazard_on(state, own, target, kind) is None
-        )
-    if kind.is_remedy:
-        return (None,) if _check_remedy(state, side, kind) is None else ()
-    return (None,)  # a safety may be played at any time (000 §5B)
+    if not kind.is_hazard:
+        return ()
+    return hazard_targets(state, seat, kind)
+
+
+def play_action(state: GameState, seat: int, card: Card, chosen: int | None = None) -> Play:
+    """The play a scan means: on the ``chosen`` seat's side if a seat was chosen and the card
+    attacks, on the player's own side otherwise (the engine then says if a target is missing)."""
+    if chosen is not None and card.kind.is_hazard:
+        return Play(seat, card, chosen)
+    return Play(seat, card)
+
+
+def answer_action(state: GameState, seat: int, card: Card) -> CoupFourre | FastRemedy:
+    """What a card scanned after "Coup fourré!" means: with Fast Play on, a remedy is a Fast
+    Play remedy (001 "Fast Play"); anything else is a coup fourré (000 §7), which the engine
+    then accepts or refuses with its reason."""
+    if state.setup.options.fast_play and card.kind.is_remedy:
+        return FastRemedy(seat, card)
+    return CoupFourre(seat, card)
 
 
 # -- effects ----------------------------------------------------------------------------------
 
 
 class _Work:
-    """A mutable scratch copy of a hand, frozen back into a new HandState at the end."""
+    """A mutable scratch copy of a hand, one typed attribute per field of ``HandState``, frozen
+    back into a new HandState at the end."""
 
-    __slots__ = ("events", "fields", "hands", "setup", "sides", "state")
+    __slots__ = (
+        "blocked", "dealer", "decider", "delayed", "discard", "draw_pile", "drawn", "events", "exhausted",
+        "extension_by", "finisher", "hands", "leftovers", "number", "options", "pending_delayed", "phase", "seen",
+        "setup", "sides", "started", "state", "trip", "turn", "window",
+    )
+
+    number: int
+    dealer: int
+    sides: list[SideState]
+    hands: list[int]
+    draw_pile: int
+    discard: tuple[Card, ...]
+    seen: frozenset[Card]
+    turn: int
+    drawn: bool
+    phase: Phase
+    window: CoupFourreWindow | None
+    trip: int
+    extension_by: int | None
+    decider: int | None
+    exhausted: bool
+    finisher: int | None
+    delayed: bool
+    pending_delayed: bool
+    started: frozenset[int]
+    leftovers: tuple[tuple[Card, ...], ...]
+    blocked: bool
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.setup = state.setup
+        self.options = state.setup.options
         hand = state.hand
+        (
+            self.number, self.dealer, _sides, _hands, self.draw_pile, self.discard, self.seen, self.turn,
+            self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider, self.exhausted,
+            self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers, self.blocked,
+        ) = hand
         self.sides = list(hand.sides)
         self.hands = list(hand.hands)
-        self.fields = hand._asdict()  # every field of the hand, changed in place
         self.events: list[Event] = []
 
-    def get(self, name: str) -> Any:
-        return self.fields[name]
+    def freeze(self) -> HandState:
+        return HandState(
+            self.number, self.dealer, tuple(self.sides), tuple(self.hands), self.draw_pile, self.discard, self.seen,
+            self.turn, self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider,
+            self.exhausted, self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers,
+            self.blocked,
+        )
 
-    def set(self, **changes: object) -> None:
-        self.fields.update(changes)
+    def see(self, card: Card) -> None:
+        self.seen = self.seen | {card}
 
-    @property
-    def draw_pile(self) -> int:
-        return int(self.get("draw_pile"))
-
-    @property
-    def discard(self) -> tuple[Card, ...]:
-        discard: tuple[Card, ...] = self.get("discard")
-        return discard
-
-    @property
-    def seen(self) -> frozenset[Card]:
-        seen: frozenset[Card] = self.get("seen")
-        return seen
-
-    def see(self, *cards: Card) -> None:
-        self.set(seen=self.seen.union(cards))
-
-    def event(self, code: str, message: str, **data: object) -> None:
-        self.events.append(Event(code, message, **data))  # type: ignore[arg-type]
+    def event(
+        self,
+        code: EventCode,
+        message: str,
+        seat: int | None = None,
+        side: int | None = None,
+        card: Card | None = None,
+        seats: tuple[int, ...] = (),
+    ) -> None:
+        self.events.append(Event(code, message, seat, side, card, seats))
 
     def name(self, seat: int) -> str:
         return self.setup.names[seat]
 
+    def can_draw(self) -> bool:
+        return _can_draw(self.options, self.draw_pile, self.discard)
+
     def draw(self, seat: int) -> bool:
         """Count one draw for ``seat``; reshuffle first where the edition says so. True if it emptied the pile."""
-        if self.draw_pile == 0 and self.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and self.discard:
+        if self.draw_pile == 0 and self.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and self.discard:
             cards = self.discard
-            self.set(draw_pile=len(cards), discard=(), seen=self.seen.difference(cards))
-            self.event("reshuffled", f"Discards shuffled into a new draw pile of {len(cards)}")
+            self.draw_pile, self.discard, self.seen = len(cards), (), self.seen.difference(cards)
+            self.event(EventCode.RESHUFFLED, f"Discards shuffled into a new draw pile of {len(cards)}")
         if self.draw_pile == 0:
             return False
         self.hands[seat] += 1
-        left = self.draw_pile - 1
-        self.set(draw_pile=left)
-        if left == 0:
-            self.set(exhausted=True)
-            self.event("draw-pile-empty", "Draw pile empty: play out your hands")
+        self.draw_pile -= 1
+        if self.draw_pile == 0:
+            self.exhausted = True
+            self.event(EventCode.DRAW_PILE_EMPTY, "Draw pile empty: play out your hands")
             return True
         return False
 
-    def can_draw(self) -> bool:
-        if self.draw_pile > 0:
-            return True
-        return self.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and bool(self.discard)
-
     def advance(self, after: int) -> None:
         """Pass the turn to the left, skipping empty hands, or end the hand when nobody can play."""
-        options = self.setup.options
-        if options.empty_draw_pile is EmptyDrawPile.END_HAND and self.draw_pile == 0:
+        if self.options.empty_draw_pile is EmptyDrawPile.END_HAND and self.draw_pile == 0:
             self.end_hand(None)  # 002 "until … the deck is exhausted"; 004 "dès qu'il n'y a plus de carte"
             return
         seats = self.setup.seats
@@ -554,29 +993,41 @@ class _Work:
         for step in range(1, seats + 1):
             seat = (after + step) % seats
             if self.hands[seat] > 0 or drawable:
-                self.set(turn=seat, drawn=False)
+                self.turn, self.drawn = seat, False
                 return
         self.end_hand(None)  # 000 §5: "until all of the cards in the draw pile and in the hands have been played"
 
     def extra_turn(self, seat: int) -> None:
         """Another turn for ``seat`` (after a safety), unless it has no card left to play."""
         if self.hands[seat] > 0 or self.can_draw():
-            self.set(turn=seat, drawn=False)
+            self.turn, self.drawn = seat, False
         else:
             self.advance(seat)
 
     def end_hand(self, finisher: int | None, delayed: bool = False) -> None:
-        self.set(finisher=finisher, delayed=delayed, window=None, decider=None)
-        scoring = self.setup.options.scoring
-        if scoring is Scoring.MILLE_BORNES_FR and any(self.hands):
-            self.set(phase=Phase.LEFTOVERS)
-            self.event("show-leftovers", "Show the cards left in your hands")
+        self.finisher, self.delayed, self.window, self.decider = finisher, delayed, None, None
+        if self.options.scoring is Scoring.MILLE_BORNES_FR and any(self.hands):
+            self.phase = Phase.LEFTOVERS
+            self.event(EventCode.SHOW_LEFTOVERS, "Show the cards left in your hands")
         else:
-            self.set(phase=Phase.HAND_OVER)
+            self.phase = Phase.HAND_OVER
 
-    def freeze(self) -> HandState:
-        self.fields.update(sides=tuple(self.sides), hands=tuple(self.hands))
-        return HandState(**self.fields)
+    def lay(self, side_index: int, card: Card) -> None:
+        """Put ``card`` on its pile of a side: speed cards on the speed pile, the rest on the battle pile."""
+        side = self.sides[side_index]
+        if card.kind is CardKind.SPEED_LIMIT or card.kind is CardKind.END_OF_LIMIT:
+            self.sides[side_index] = side._replace(speed=(*side.speed, card))
+        else:
+            self.sides[side_index] = side._replace(battle=(*side.battle, card))
+
+
+# _Work copies a hand field by field, in order: a field added to HandState must be added there too.
+if HandState._fields != (
+    "number", "dealer", "sides", "hands", "draw_pile", "discard", "seen", "turn", "drawn", "phase", "window",
+    "trip", "extension_by", "decider", "exhausted", "finisher", "delayed", "pending_delayed", "started",
+    "leftovers", "blocked",
+):  # pragma: no cover - a guard for whoever changes HandState
+    raise ImportError("engine.rules._Work does not match HandState's fields")
 
 
 def _finish(work: _Work) -> Accepted:
@@ -590,83 +1041,103 @@ def _finish(work: _Work) -> Accepted:
         over, winner, tie = game_result(setup, sheets, hand)
         state = state._replace(sheets=sheets, over=over, winner=winner, tie=tie)
         totals = ", ".join(f"{setup.side_name(i)} {t}" for i, t in enumerate(sheet.total_for_deal))
-        events.append(Event("hand-over", f"Hand {hand.number} over: {totals}"))
+        events.append(Event(EventCode.HAND_OVER, f"Hand {hand.number} over: {totals}"))
         if over:
             if winner is not None:
                 verb = "win" if setup.teams else "wins"
-                events.append(Event("game-over", f"{setup.side_name(winner)} {verb} the game", side=winner))
+                events.append(Event(EventCode.GAME_OVER, f"{setup.side_name(winner)} {verb} the game", side=winner))
             else:
-                events.append(Event("game-over", "The game ends in a tie"))
+                events.append(Event(EventCode.GAME_OVER, "The game ends in a tie"))
     return Accepted(state, tuple(events))
 
 
 def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool) -> None:
     """After a distance card: the trip, the extension question, or the next turn."""
-    options = work.setup.options
+    options = work.options
     side = work.sides[side_index]
-    trip = int(work.get("trip"))
+    trip = work.trip
     done = side.miles == trip if options.exact_trip else side.miles >= trip
     if not done:
         work.advance(seat)
         return
     # Delayed action: the trip is completed once the draw pile is exhausted (000 §6C, §8).
     delayed = work.draw_pile == 0 and (options.delayed_action_on_last_draw or not drew_last)
-    if trip < 1000 and options.extension and work.get("extension_by") is None:
+    if trip < 1000 and options.extension and work.extension_by is None:
         # 000 §10C: "he must call 'Extension' exactly at the time he reaches 700".
-        work.set(phase=Phase.EXTENSION, decider=seat, pending_delayed=delayed, turn=seat)
-        work.event("extension-asked", f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
+        work.phase, work.decider, work.pending_delayed, work.turn = Phase.EXTENSION, seat, delayed, seat
+        work.event(EventCode.EXTENSION_ASKED, f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
         return
-    work.event("trip-completed", f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index)
+    work.event(
+        EventCode.TRIP_COMPLETED, f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index
+    )
     work.end_hand(side_index, delayed)
 
 
+_Effect = Callable[[_Work, Action], None]
+_EFFECTS: dict[type, _Effect] = {}
+
+
+def _effect(kind: type[A]) -> Callable[[Callable[[_Work, A], None]], Callable[[_Work, A], None]]:
+    """Register the effect of one action type (the dispatch table ``apply`` reads)."""
+
+    def register(effect: Callable[[_Work, A], None]) -> Callable[[_Work, A], None]:
+        _EFFECTS[kind] = cast(_Effect, effect)
+        return effect
+
+    return register
+
+
+@_effect(Play)
 def _apply_play(work: _Work, play: Play) -> None:
     setup = work.setup
     seat, card = play.seat, play.card
     kind = card.kind
     own = setup.side_of(seat)
-    work.set(window=None)
-    drew_last = False if work.get("drawn") else work.draw(seat)
+    work.window = None
+    drew_last = False if work.drawn else work.draw(seat)
     work.hands[seat] -= 1
     work.see(card)
     side = work.sides[own]
     if kind.is_distance:
         work.sides[own] = side._replace(distance=(*side.distance, card), miles=side.miles + kind.miles)
-        work.event("distance", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
+        work.event(EventCode.DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
         _complete_distance(work, seat, own, drew_last)
         return
     if kind.is_hazard:
-        if play.target is not None:
-            target = setup.side_of(play.target)
-        else:
-            targets = hazard_targets(work.state, seat, kind)
-            target = targets[0]
-        victim = work.sides[target]
-        if kind is CardKind.SPEED_LIMIT:
-            work.sides[target] = victim._replace(speed=(*victim.speed, card))
-        else:
-            work.sides[target] = victim._replace(battle=(*victim.battle, card))
-        work.set(window=CoupFourreWindow(card, target, seat))
-        work.event(
-            "hazard", f"{kind.title} on {setup.side_name(target)}", seat=seat, side=target, card=card
-        )
+        # Without a named target the check found exactly one side that can take the hazard.
+        target = setup.side_of(play.target) if play.target is not None else _target_sides(work.state, own, kind)[0]
+        work.lay(target, card)
+        work.window = CoupFourreWindow(card, target, seat)
+        work.event(EventCode.HAZARD, f"{kind.title} on {setup.side_name(target)}", seat, target, card)
         work.advance(seat)
         return
     if kind.is_remedy:
-        if kind is CardKind.END_OF_LIMIT:
-            work.sides[own] = side._replace(speed=(*side.speed, card))
-        else:
-            work.sides[own] = side._replace(battle=(*side.battle, card))
-        work.event("remedy", f"{work.name(seat)}: {kind.title}", seat=seat, side=own, card=card)
+        work.lay(own, card)
+        work.event(EventCode.REMEDY, f"{work.name(seat)}: {kind.title}", seat, own, card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
     work.sides[own] = side._replace(safeties=(*side.safeties, card))
-    work.event("safety", f"{work.name(seat)}: {kind.title}, play again", seat=seat, side=own, card=card)
+    work.event(EventCode.SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
     work.extra_turn(seat)
 
 
+@_effect(Discard)
+def _apply_discard(work: _Work, action: Discard) -> None:
+    work.window = None
+    if not work.drawn:
+        work.draw(action.seat)
+    work.hands[action.seat] -= 1
+    work.see(action.card)
+    work.discard = (*work.discard, action.card)
+    work.event(
+        EventCode.DISCARD, f"{work.name(action.seat)} discards {action.card.kind.title}", action.seat, card=action.card
+    )
+    work.advance(action.seat)
+
+
+@_effect(CoupFourre)
 def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     """000 §7: the hazard goes to the discard pile, the situation before it is restored, the caller
     draws a replacement and takes another turn; the players in between lose their turns."""
@@ -684,7 +1155,8 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     work.sides[window.side] = side._replace(safeties=(*side.safeties, card), coups=(*side.coups, card.kind))
     work.hands[seat] -= 1
     work.see(card)
-    work.set(discard=(*work.discard, window.hazard), window=None)
+    work.discard = (*work.discard, window.hazard)
+    work.window = None
     skipped = tuple(
         (window.attacker + step) % setup.seats
         for step in range(1, (seat - window.attacker) % setup.seats)
@@ -693,13 +1165,94 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     work.extra_turn(seat)  # then the extra turn: draw and play again
     lost = f"; {', '.join(work.name(s) for s in skipped)} lose their turn" if skipped else ""
     work.event(
-        "coup-fourre",
+        EventCode.COUP_FOURRE,
         f"Coup fourré! {work.name(seat)}: {card.kind.title}{lost}",
-        seat=seat,
-        side=window.side,
-        card=card,
-        seats=skipped,
+        seat,
+        window.side,
+        card,
+        skipped,
     )
+
+
+@_effect(FastRemedy)
+def _apply_fast_remedy(work: _Work, action: FastRemedy) -> None:
+    window = work.state.hand.window
+    assert window is not None
+    work.lay(window.side, action.card)
+    work.hands[action.seat] -= 1
+    work.see(action.card)
+    work.window = None
+    work.draw(action.seat)  # 001 "Fast Play": draw a new card to replace it; play goes on as before
+    turn = work.turn
+    if work.hands[turn] == 0 and not work.drawn and not work.can_draw():
+        work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
+    work.event(
+        EventCode.FAST_REMEDY, f"{work.name(action.seat)}: {action.card.kind.title} at once", action.seat,
+        card=action.card,
+    )
+
+
+@_effect(TakeDiscard)
+def _apply_take(work: _Work, action: TakeDiscard) -> None:
+    work.discard = work.discard[:-1]
+    work.seen = work.seen - {action.card}
+    work.drawn, work.window = True, None
+    work.hands[action.seat] += 1
+    work.event(
+        EventCode.TAKE_DISCARD, f"{work.name(action.seat)} takes the {action.card.kind.title}", action.seat,
+        card=action.card,
+    )
+
+
+@_effect(Swap)
+def _apply_swap(work: _Work, action: Swap) -> None:
+    work.window = None
+    work.hands[action.seat] -= len(action.cards)
+    work.seen = work.seen.union(action.cards)
+    work.discard = work.discard + action.cards
+    for _ in action.cards:
+        work.draw(action.seat)
+    work.event(EventCode.SWAP, f"{work.name(action.seat)} swaps {len(action.cards)} cards", action.seat)
+    work.advance(action.seat)
+
+
+@_effect(StartRoll)
+def _apply_start(work: _Work, action: StartRoll) -> None:
+    work.lay(work.setup.side_of(action.seat), action.card)
+    work.see(action.card)
+    work.started = work.started | {action.seat}
+    if len(work.started) == work.setup.seats:
+        work.phase = Phase.PLAY
+
+
+@_effect(Extension)
+def _apply_extension(work: _Work, action: Extension) -> None:
+    if action.extend:
+        work.trip, work.extension_by, work.decider, work.phase = 1000, action.seat, None, Phase.PLAY
+        work.event(EventCode.EXTENSION, f"{work.name(action.seat)} extends the trip to 1000", action.seat)
+        work.advance(action.seat)
+    else:
+        own = work.setup.side_of(action.seat)
+        work.event(EventCode.TRIP_COMPLETED, f"{work.setup.side_name(own)} stops at {work.trip}", side=own)
+        work.end_hand(own, work.pending_delayed)
+
+
+@_effect(Leftover)
+def _apply_leftover(work: _Work, action: Leftover) -> None:
+    work.hands[action.seat] -= 1
+    work.see(action.card)
+    leftovers = list(work.leftovers)
+    leftovers[action.seat] = (*leftovers[action.seat], action.card)
+    work.leftovers = tuple(leftovers)
+    if not any(work.hands):
+        work.phase = Phase.HAND_OVER
+
+
+@_effect(EndHand)
+def _apply_end(work: _Work, action: EndHand) -> None:
+    work.blocked = True
+    work.event(EventCode.BLOCKED, "The table ends the blocked hand")
+    work.end_hand(None)
 
 
 def apply(state: GameState, action: Action) -> Verdict:
@@ -712,84 +1265,10 @@ def apply(state: GameState, action: Action) -> Verdict:
         setup = state.setup
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left
         new_hand = deal(setup, hand.number + 1, dealer)
-        event = Event("new-hand", f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
+        event = Event(EventCode.NEW_HAND, f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
         return Accepted(state._replace(hand=new_hand), (event,))
     work = _Work(state)
-    if isinstance(action, Play):
-        _apply_play(work, action)
-    elif isinstance(action, Discard):
-        work.set(window=None)
-        if not work.get("drawn"):
-            work.draw(action.seat)
-        work.hands[action.seat] -= 1
-        work.see(action.card)
-        work.set(discard=(*work.discard, action.card))
-        work.event("discard", f"{work.name(action.seat)} discards {action.card.kind.title}", seat=action.seat,
-                   card=action.card)
-        work.advance(action.seat)
-    elif isinstance(action, CoupFourre):
-        _apply_coup_fourre(work, action)
-    elif isinstance(action, FastRemedy):
-        window = state.hand.window
-        assert window is not None
-        side = work.sides[window.side]
-        if action.card.kind is CardKind.END_OF_LIMIT:
-            work.sides[window.side] = side._replace(speed=(*side.speed, action.card))
-        else:
-            work.sides[window.side] = side._replace(battle=(*side.battle, action.card))
-        work.hands[action.seat] -= 1
-        work.see(action.card)
-        work.set(window=None)
-        work.draw(action.seat)  # 001 "Fast Play": draw a new card to replace it; play goes on as before
-        turn = int(work.get("turn"))
-        if work.hands[turn] == 0 and not work.get("drawn") and not work.can_draw():
-            work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
-        work.event("fast-remedy", f"{work.name(action.seat)}: {action.card.kind.title} at once", seat=action.seat,
-                   card=action.card)
-    elif isinstance(action, TakeDiscard):
-        work.set(discard=work.discard[:-1], seen=work.seen - {action.card}, drawn=True, window=None)
-        work.hands[action.seat] += 1
-        work.event("take-discard", f"{work.name(action.seat)} takes the {action.card.kind.title}", seat=action.seat,
-                   card=action.card)
-    elif isinstance(action, Swap):
-        work.set(window=None)
-        work.hands[action.seat] -= len(action.cards)
-        work.see(*action.cards)
-        work.set(discard=work.discard + action.cards)
-        for _ in action.cards:
-            work.draw(action.seat)
-        work.event("swap", f"{work.name(action.seat)} swaps {len(action.cards)} cards", seat=action.seat)
-        work.advance(action.seat)
-    elif isinstance(action, StartRoll):
-        own = state.setup.side_of(action.seat)
-        side = work.sides[own]
-        work.sides[own] = side._replace(battle=(*side.battle, action.card))
-        work.see(action.card)
-        started = state.hand.started | {action.seat}
-        work.set(started=started)
-        if len(started) == state.setup.seats:
-            work.set(phase=Phase.PLAY)
-    elif isinstance(action, Extension):
-        if action.extend:
-            work.set(trip=1000, extension_by=action.seat, decider=None, phase=Phase.PLAY)
-            work.event("extension", f"{work.name(action.seat)} extends the trip to 1000", seat=action.seat)
-            work.advance(action.seat)
-        else:
-            own = state.setup.side_of(action.seat)
-            work.event("trip-completed", f"{state.setup.side_name(own)} stops at {state.hand.trip}", side=own)
-            work.end_hand(own, bool(state.hand.pending_delayed))
-    elif isinstance(action, Leftover):
-        work.hands[action.seat] -= 1
-        work.see(action.card)
-        leftovers = list(state.hand.leftovers)
-        leftovers[action.seat] = (*leftovers[action.seat], action.card)
-        work.set(leftovers=tuple(leftovers))
-        if not any(work.hands):
-            work.set(phase=Phase.HAND_OVER)
-    elif isinstance(action, EndHand):
-        work.set(blocked=True)
-        work.event("blocked", "The table ends the blocked hand")
-        work.end_hand(None)
+    _EFFECTS[type(action)](work, action)
     return _finish(work)
 
 
@@ -804,5 +1283,5 @@ def counted_draw(state: GameState) -> GameState:
         return state
     work = _Work(state)
     work.draw(hand.turn)
-    work.set(drawn=True)
+    work.drawn = True
     return state._replace(hand=work.freeze())

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from engine.actions import (
     Action,
+    ActionKind,
     CoupFourre,
     Discard,
     EndHand,
@@ -29,8 +30,13 @@ from engine.cards import Card, CardKind, iter_deck
 from engine.game import Game
 from engine.options import EmptyDrawPile
 from engine.record import read_record, write_record
-from engine.rules import Accepted, legal_actions, validate
-from engine.state import HAND_SIZE, Event, GameSetup, GameState, Phase
+from engine.rules import Accepted, kind_refusal, legal_actions, validate
+from engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
+
+TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DISCARD})
+COUP_KINDS = frozenset({ActionKind.COUP_FOURRE})
+FAST_KINDS = frozenset({ActionKind.FAST_REMEDY})
+TAKE_KINDS = frozenset({ActionKind.TAKE_DISCARD})
 
 #: A hand that runs this many actions without end is reported as a failure.
 RUNAWAY_ACTIONS = 3000
@@ -125,11 +131,17 @@ class Bot:
 
     def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
-        legal = legal_actions(state, seat, hand)
-        plays = [action for action in legal if isinstance(action, Play)]
-        discards = [action for action in legal if isinstance(action, Discard)]
-        usable = {action.card for action in legal}
-        stuck = [card for card in hand if card not in usable]
+        plays: list[Play] = []
+        discards: list[Discard] = []
+        usable: set[Card] = set()
+        for action in legal_actions(state, seat, hand, TURN_KINDS):
+            if isinstance(action, Play):
+                plays.append(action)
+                usable.add(action.card)
+            elif isinstance(action, Discard):
+                discards.append(action)
+                usable.add(action.card)
+        stuck = [card for card in hand if card not in usable] if len(usable) < len(hand) else []
         if plays and self.rng.random() < 0.1:
             return self.rng.choice(plays), stuck
         best = max(plays, key=self._priority, default=None)
@@ -143,6 +155,7 @@ class Bot:
         return best, stuck
 
     def _priority(self, play: Play) -> float:
+        """A taste, not a rule: the engine has already said the play is legal."""
         kind = play.card.kind
         if kind.is_remedy:
             return 50
@@ -157,11 +170,16 @@ class Bot:
 class Simulation:
     """Plays hands of one table setup, checking the referee against the physical cards."""
 
-    def __init__(self, setup: GameSetup, rng: random.Random, verify_replay: bool = False) -> None:
+    def __init__(
+        self, setup: GameSetup, rng: random.Random, verify_replay: bool = False, keep_games: bool = True
+    ) -> None:
         self.setup = setup
         self.rng = rng
         self.bot = Bot(rng)
         self.verify_replay = verify_replay
+        #: Keep every finished Game in the report (tests and the bench replay them); ``bornes
+        #: simulate`` does not, so its memory stays flat however many hands it plays.
+        self.keep_games = keep_games
         self.report = SimulationReport()
         self.steps_in_hand = 0
         self.stale = 0
@@ -191,7 +209,8 @@ class Simulation:
             self._push(game, table, action)
         if self.verify_replay:
             self._verify_replay(game)
-        self.report.games_played.append(game)
+        if self.keep_games:
+            self.report.games_played.append(game)
 
     def reset_hand(self) -> None:
         self.steps_in_hand = 0
@@ -210,45 +229,44 @@ class Simulation:
             return EndHand() if validate(state, EndHand()) is None else None
         if phase is Phase.START_ROLLS:
             seat = state.to_act()[0]
-            return StartRoll(seat, table.start_rolls[seat])
+            return legal_actions(state, seat, (table.start_rolls[seat],))[0]
         if phase is Phase.EXTENSION:
             seat = state.to_act()[0]
-            return Extension(seat, self.rng.random() < 0.5)
+            yes, no = legal_actions(state, seat)
+            return yes if self.rng.random() < 0.5 else no
         if phase is Phase.LEFTOVERS:
             seat = state.to_act()[0]
-            return Leftover(seat, table.hands[seat][0])
+            return legal_actions(state, seat, table.hands[seat][:1])[0]
         if state.hand.exhausted and self.stale > 6 * self.setup.seats and validate(state, EndHand()) is None:
             return EndHand()  # nobody can move any more: the table agrees to stop
         return self._turn_action(state, table)
 
     def _turn_action(self, state: GameState, table: PhysicalTable) -> Action | None:
         hand = state.hand
-        options = self.setup.options
         window = hand.window
         if window is not None:
-            # Answers to the hazard just played, from the attacker's left (000 §7).
-            for step in range(1, self.setup.seats + 1):
-                seat = (window.attacker + step) % self.setup.seats
-                if self.setup.side_of(seat) != window.side:
-                    continue
-                for card in table.hands[seat]:
-                    if card.kind is window.hazard.kind.safety:
-                        return CoupFourre(seat, card)
-                if options.fast_play and self.rng.random() < 0.7:
-                    for card in table.hands[seat]:
-                        if card.kind is window.hazard.kind.remedy:
-                            return FastRemedy(seat, card)
+            # Answers to the hazard just played, from the attacker's left (000 §7): the engine says
+            # who may answer and with which card.
+            seats = self.setup.seats
+            callers = sorted(state.window_callers(), key=lambda s: (s - window.attacker) % seats)
+            for seat in callers:
+                cards = table.hands[seat]
+                coups = legal_actions(state, seat, cards, COUP_KINDS)
+                if coups:
+                    return coups[0]
+                if kind_refusal(state, seat, ActionKind.FAST_REMEDY) is None and self.rng.random() < 0.7:
+                    fast = legal_actions(state, seat, cards, FAST_KINDS)
+                    if fast:
+                        return fast[0]
         seat = hand.turn
         if not hand.drawn:
-            if options.fast_play and self.rng.random() < 0.05 and table.hands[seat]:
+            if kind_refusal(state, seat, ActionKind.SWAP) is None and self.rng.random() < 0.05 and table.hands[seat]:
                 count = self.rng.randint(1, len(table.hands[seat]))
                 swap = Swap(seat, tuple(self.rng.sample(table.hands[seat], count)))
                 if validate(state, swap) is None:
                     return swap
-            if options.draw_from_discard and hand.discard and self.rng.random() < 0.15:
-                take = TakeDiscard(seat, hand.discard[-1])
-                if validate(state, take) is None:
-                    return take
+            if kind_refusal(state, seat, ActionKind.TAKE_DISCARD) is None and self.rng.random() < 0.15:
+                return legal_actions(state, seat, (), TAKE_KINDS)[0]
             if table.draw(seat):
                 self.report.reshuffles += 1
         # validate() judges a turn's cards after its draw (a reshuffle included), so the bot
@@ -278,14 +296,23 @@ class Simulation:
         self.report.actions += 1
         self._mirror(before, table, action)
         codes = {event.code for event in events}
-        self.report.trips += "trip-completed" in codes
-        self.report.coups_fourres += "coup-fourre" in codes
+        self.report.trips += EventCode.TRIP_COMPLETED in codes
+        self.report.coups_fourres += EventCode.COUP_FOURRE in codes
         self.report.extensions += isinstance(action, Extension) and action.extend
         if isinstance(action, NextHand):
             self.reset_hand()
-        moved = sum(side.miles for side in after.hand.sides) != sum(side.miles for side in before.hand.sides)
+        moved = False
+        for now, then in zip(after.hand.sides, before.hand.sides, strict=True):
+            if now.miles != then.miles:
+                moved = True
+                break
         self.stale = 0 if moved else self.stale + 1
-        problems = self.check(after, table)
+        # A cheap check of what one action can change, and the full sweep of every card whenever a
+        # hand ends or starts.
+        if after.phase is Phase.HAND_OVER or after.phase is Phase.GAME_OVER or isinstance(action, NextHand):
+            problems = self.check(after, table)
+        else:
+            problems = self.check_step(after, table, action)
         for problem in problems:
             self.failures_add(after, f"after {action.notation()}: {problem}")
         return problems
@@ -326,6 +353,38 @@ class Simulation:
         elif isinstance(action, NextHand):
             table.new_hand((before.hand.dealer + 1) % self.setup.seats)
         # Extension and EndHand move no cards.
+
+    def check_step(self, state: GameState, table: PhysicalTable, action: Action) -> list[str]:
+        """What one action can have put out of step: the counts of every pile, the top discard, and
+        where the action's own cards are. The full :meth:`check` runs at each hand's end."""
+        hand = state.hand
+        problems: list[str] = []
+        if hand.draw_pile != len(table.pile):
+            problems.append(f"draw pile {hand.draw_pile} != {len(table.pile)}")
+        discard = hand.discard
+        if len(discard) != len(table.discard) or (discard and discard[-1] != table.discard[-1]):
+            problems.append("discard pile differs")
+        hands = hand.hands
+        for seat, held in enumerate(table.hands):
+            if hands[seat] != len(held):
+                problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
+                break
+        on_table = 0
+        for side in hand.sides:
+            on_table += len(side.battle) + len(side.speed) + len(side.distance) + len(side.safeties)
+        if on_table != len(table.table):
+            problems.append("table cards differ")
+        if len(hand.seen) != len(table.table) + len(table.discard) + len(table.shown):
+            problems.append("the referee's seen cards differ from the table and discards")
+        cards: tuple[Card, ...] = ()
+        if isinstance(action, Swap):
+            cards = action.cards
+        elif isinstance(action, Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover):
+            cards = (action.card,)
+        for card in cards:
+            if (card in hand.seen) != (card in table.table or card in table.shown or card in table.discard):
+                problems.append(f"the referee and the table disagree about {card.code()}")
+        return problems
 
     def check(self, state: GameState, table: PhysicalTable) -> list[str]:
         """The engine's public view must match the physical cards exactly: what differs."""
@@ -373,6 +432,8 @@ class Simulation:
         self.report.failures.append(f"game {self.report.games} hand {state.hand.number}: {message}")
 
 
-def simulate(setup: GameSetup, hands: int, seed: int, verify_replay: bool = False) -> SimulationReport:
+def simulate(
+    setup: GameSetup, hands: int, seed: int, verify_replay: bool = False, keep_games: bool = True
+) -> SimulationReport:
     """Play ``hands`` hands of ``setup`` with bots from a seeded shuffle."""
-    return Simulation(setup, random.Random(seed), verify_replay).run(hands)
+    return Simulation(setup, random.Random(seed), verify_replay, keep_games).run(hands)

@@ -12,17 +12,54 @@ per field) where a named tuple takes 0.4 µs. Values fixed for a game stay froze
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from engine.actions import seat_letter
 from engine.cards import Card, CardKind, deck_counts
 from engine.options import Edition, RuleOptions, edition
+from engine.reasons import Reason, Refusal
 
 HAND_SIZE = 6
+#: A player's name fits the score sheet's column and the record's ``Players`` tag.
+MAX_NAME_LENGTH = 12
+
 
 class SetupError(ValueError):
     """A table that the edition does not allow (seat count, names, dealer)."""
+
+
+def check_name(name: str) -> Refusal | None:
+    """Why ``name`` cannot be a player's name, or ``None``: the one rule for names.
+
+    1–12 printable characters, not only spaces, and none of ``;`` (it separates the names in a
+    record's ``Players`` tag) or ``"`` (it closes the tag).
+    """
+    if not name.strip() or len(name) > MAX_NAME_LENGTH or not name.isprintable() or any(ch in name for ch in ';"'):
+        return Refusal(
+            Reason.BAD_NAME,
+            lambda: f"player name {name!r} must be 1–{MAX_NAME_LENGTH} printable characters without ; or \"",
+        )
+    return None
+
+
+def check_names(names: Iterable[str]) -> Refusal | None:
+    """Why these names cannot sit at one table: a bad name, or the same name twice (each side's
+    score sheet is keyed by its name, so two Anns would lose one column). Case does not tell
+    two players apart: "Ann" and "ANN" look the same on the table's screen."""
+    seen: set[str] = set()
+    for name in names:
+        refusal = check_name(name)
+        if refusal is not None:
+            return refusal
+        key = name.strip().casefold()
+        if key in seen:
+            return Refusal(
+                Reason.DUPLICATE_NAME, f"two players are called {name.strip()!r}: each needs a name of their own"
+            )
+        seen.add(key)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +106,9 @@ class GameSetup:
             raise SetupError(f"{ed.name} has no partnership game for {seats} players")
         if not teams and seats not in ed.solo_seats:
             raise SetupError(f"{ed.name} plays {seats} players in partnerships only")
-        for name in names:
-            if not name or len(name) > 12 or any(ch in name for ch in ';"\n') or not name.isprintable():
-                raise SetupError(f"player name {name!r} must be 1–12 printable characters without ; or \"")
+        refusal = check_names(names)
+        if refusal is not None:
+            raise SetupError(refusal.message)
         if not 0 <= dealer < seats:
             raise SetupError(f"dealer must be a seat from A to {seat_letter(seats - 1)}")
         return cls(ed.name, options if options is not None else ed.options, names, teams, dealer)
@@ -194,6 +231,23 @@ class Phase(enum.Enum):
     GAME_OVER = "game-over"
 
 
+class Why(enum.Enum):
+    """Why a seat may act now."""
+
+    IN_TURN = "in-turn"  # its turn: play, discard, take the top discard, swap
+    HAZARD_WINDOW = "hazard-window"  # its side was just attacked: coup fourré or Fast Play remedy
+    EXTENSION_DECISION = "extension-decision"  # it reached the short trip and decides the extension
+    START_ROLL = "start-roll"  # it still lays its starting Roll ("pour les plus jeunes")
+    LEFTOVERS = "leftovers"  # the hand is over and it still shows the cards left in its hand
+
+
+class Actor(NamedTuple):
+    """A seat that may act now, and why."""
+
+    seat: int
+    why: Why
+
+
 class CoupFourreWindow(NamedTuple):
     """A hazard just played: its side may answer with the safety until the next card is played."""
 
@@ -289,22 +343,39 @@ class GameState(NamedTuple):
     def phase(self) -> Phase:
         return Phase.GAME_OVER if self.over else self.hand.phase
 
-    def to_act(self) -> tuple[int, ...]:
-        """The seats that may act now (the coup-fourré callers come after the seat in turn)."""
+    def acting(self) -> tuple[Actor, ...]:
+        """Who may act now and why, like boardgame.io's active players: the seat in turn, then the
+        seats of an attacked side that may answer the hazard just played (a seat in turn on that
+        side is listed twice, once for each reason), the decider of an extension, the seats still
+        to lay a starting Roll or to show their leftovers. ``end`` and ``next`` belong to the whole
+        table and are not listed here."""
         hand = self.hand
         phase = self.phase
         if phase is Phase.PLAY:
-            seats = [hand.turn]
-            if hand.window is not None:
-                seats += [s for s in self.setup.side_seats(hand.window.side) if s != hand.turn and hand.hands[s]]
-            return tuple(seats)
+            actors = [Actor(hand.turn, Why.IN_TURN)]
+            window = hand.window
+            if window is not None:
+                actors += [Actor(s, Why.HAZARD_WINDOW) for s in self.setup.side_seats(window.side) if hand.hands[s]]
+            return tuple(actors)
         if phase is Phase.EXTENSION and hand.decider is not None:
-            return (hand.decider,)
+            return (Actor(hand.decider, Why.EXTENSION_DECISION),)
         if phase is Phase.START_ROLLS:
-            return tuple(s for s in range(self.setup.seats) if s not in hand.started)
+            return tuple(Actor(s, Why.START_ROLL) for s in range(self.setup.seats) if s not in hand.started)
         if phase is Phase.LEFTOVERS:
-            return tuple(s for s in range(self.setup.seats) if hand.hands[s])
+            return tuple(Actor(s, Why.LEFTOVERS) for s in range(self.setup.seats) if hand.hands[s])
         return ()
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that may act now, each once (the coup-fourré callers come after the seat in turn)."""
+        seats: list[int] = []
+        for actor in self.acting():
+            if actor.seat not in seats:
+                seats.append(actor.seat)
+        return tuple(seats)
+
+    def window_callers(self) -> tuple[int, ...]:
+        """The seats that may answer the hazard just played (coup fourré, Fast Play remedy), in seat order."""
+        return tuple(actor.seat for actor in self.acting() if actor.why is Why.HAZARD_WINDOW)
 
     def side(self, side: int) -> SideState:
         return self.hand.sides[side]
@@ -313,10 +384,34 @@ class GameState(NamedTuple):
         return self.hand.sides[self.setup.side_of(seat)]
 
 
+class EventCode(enum.StrEnum):
+    """What happened, as a stable code: logs, JSON and the table flow compare these."""
+
+    DISTANCE = "distance"
+    HAZARD = "hazard"
+    REMEDY = "remedy"
+    SAFETY = "safety"
+    COUP_FOURRE = "coup-fourre"
+    FAST_REMEDY = "fast-remedy"
+    DISCARD = "discard"
+    TAKE_DISCARD = "take-discard"
+    SWAP = "swap"
+    RESHUFFLED = "reshuffled"
+    DRAW_PILE_EMPTY = "draw-pile-empty"
+    EXTENSION_ASKED = "extension-asked"
+    EXTENSION = "extension"
+    TRIP_COMPLETED = "trip-completed"
+    BLOCKED = "blocked"
+    SHOW_LEFTOVERS = "show-leftovers"
+    HAND_OVER = "hand-over"
+    GAME_OVER = "game-over"
+    NEW_HAND = "new-hand"
+
+
 class Event(NamedTuple):
     """Something that happened, as data: the table flow turns these into screens and sounds."""
 
-    code: str
+    code: EventCode
     message: str
     seat: int | None = None
     side: int | None = None

@@ -9,7 +9,7 @@ from engine.state import Event, GameState, battle_status
 
 
 def event_dict(event: Event) -> dict[str, object]:
-    data: dict[str, object] = {"code": event.code, "message": event.message}
+    data: dict[str, object] = {"code": event.code.value, "message": event.message}
     if event.seat is not None:
         data["seat"] = seat_letter(event.seat)
     if event.card is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
-from engine.rules import hazard_targets
+from engine.rules import target_choices
 from engine.simulate import PhysicalTable, Simulation
 from engine.state import GameState, Phase
 from firmware.flow import Mode, Outcome, TableFlow, Verdict
@@ -44,7 +44,7 @@ class BotHands:
         """The taps a person would make for ``action`` in ``state``."""
         ui = self.flow.ui
         if isinstance(action, Play):
-            targets = hazard_targets(state, action.seat, action.card.kind) if action.card.kind.is_hazard else ()
+            targets = target_choices(state, action.seat, action.card)
             outcome = self.tap(action.card.code())
             if len(targets) > 1 and ui.mode is Mode.TARGET and ui.pending is not None:
                 assert action.target is not None

@@ -24,6 +24,7 @@ from drivers.files import UnreadableFile, exists_or_dangling, read_bounded
 from drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
 from drivers.parts import PANELS as PANEL_SIZES
 from engine.options import EDITIONS, OptionError, RuleOptions
+from engine.state import MAX_NAME_LENGTH, check_name, check_names
 from firmware.errors import EX_CONFIG, UserError
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ INTERFACES = ("i2c", "spi")
 PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
-MAX_NAME_LENGTH = 12  # what fits beside a score on a 128-pixel-wide OLED
 MAX_PATH_LENGTH = 4096  # PATH_MAX on Linux
 CONFIG_LIMIT = 1024 * 1024  # a config is a few KiB; anything near this is not a config
 
@@ -462,13 +462,14 @@ class _Validator:
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise self.bad("game.names", value, 'is not a list of names like ["Anne", "Bruno"]')
         for name in value:
-            if not name.strip() or len(name) > MAX_NAME_LENGTH or not name.isprintable():
+            if check_name(name) is not None:  # the engine's rule for names, the one the table applies
                 raise self.bad(
                     "game.names",
                     value,
-                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters",
+                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters"
+                    ' without ; or "',
                 )
-        if len(set(value)) != len(value):
+        if check_names(value) is not None:
             raise self.bad("game.names", value, "has the same name twice")
         if len(value) < players:
             raise self.bad(

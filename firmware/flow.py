@@ -42,8 +42,8 @@ from engine.cards import Card, CardCodeError, full_deck
 from engine.game import Game
 from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
-from engine.rules import Accepted, hazard_targets, validate
-from engine.state import GameSetup, GameState, Phase, SetupError
+from engine.rules import Accepted, answer_action, play_action, target_choices, validate
+from engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
 from firmware.store import MemoryStore, Store
 
 
@@ -327,12 +327,12 @@ class TableFlow:
         self.game.commit(action, verdict)
         codes = {event.code for event in verdict.events}
         sound = Sound.ACCEPT
-        if "coup-fourre" in codes:
+        if EventCode.COUP_FOURRE in codes:
             sound = Sound.COUP_FOURRE
-        if "hand-over" in codes or "game-over" in codes:
+        if EventCode.HAND_OVER in codes or EventCode.GAME_OVER in codes:
             sound = Sound.HAND_END
             self.ui.sheet_page = 0
-        if "extension-asked" in codes:
+        if EventCode.EXTENSION_ASKED in codes:
             self.ui.extension_yes = True
         if verdict.state.over:
             self.store.finish(self.game)
@@ -380,8 +380,8 @@ class TableFlow:
             verdict = self.game.check(take)
             if isinstance(verdict, Accepted):
                 return self._commit(take, verdict)  # 001: the top discard, taken instead of a draw
-        if card.kind.is_hazard and self.ui.seat_chosen is None:
-            targets = hazard_targets(state, hand.turn, card.kind)
+        if self.ui.seat_chosen is None:
+            targets = target_choices(state, hand.turn, card)
             if len(targets) > 1:
                 probe = validate(state, Play(hand.turn, card, state.setup.side_seats(targets[0])[0]))
                 if probe is not None:  # refused whatever the target (the card, the attacker): say why now
@@ -389,9 +389,7 @@ class TableFlow:
                 self.ui.pending = Pending(card, targets)
                 self.ui.mode = Mode.TARGET
                 return self._say("prompt", f"{card.kind.title} on whom? NEXT, then OK", Sound.ATTENTION)
-        if card.kind.is_hazard and self.ui.seat_chosen is not None:
-            return self._commit(Play(hand.turn, card, self.ui.seat_chosen))
-        return self._commit(Play(hand.turn, card))
+        return self._commit(play_action(state, hand.turn, card, self.ui.seat_chosen))
 
     def _answer_hazard(self, card: Card) -> Outcome:
         """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""
@@ -399,26 +397,24 @@ class TableFlow:
         assert state is not None
         hand = state.hand
         window = hand.window
-        fast = state.options.fast_play and card.kind.is_remedy
         if window is None:
             self.ui.cf_armed = False
             return self._commit(CoupFourre(hand.turn, card))  # the engine explains there is no window
-        setup = state.setup
-        callers = tuple(s for s in setup.side_seats(window.side) if hand.hands[s] > 0)
+        callers = state.window_callers()
         if self.ui.seat_chosen is not None and self.ui.seat_chosen in callers:
             callers = (self.ui.seat_chosen,)
         if len(callers) > 1:
             # Ask which partner only when the referee cannot know (docs/rules.md, Decisions).
-            probe = FastRemedy(callers[0], card) if fast else CoupFourre(callers[0], card)
+            probe = answer_action(state, callers[0], card)
             refusal = validate(state, probe)
             if refusal is not None:
                 self._disarm()
                 return self._refusal(refusal)
-            self.ui.pending = Pending(card, callers, fast=fast)
+            self.ui.pending = Pending(card, callers, fast=isinstance(probe, FastRemedy))
             self.ui.mode = Mode.PARTNER
             return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
         seat = callers[0] if callers else hand.turn
-        return self._commit(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
+        return self._commit(answer_action(state, seat, card))
 
     # -- buttons ------------------------------------------------------------------------------
 
@@ -675,6 +671,10 @@ class TableFlow:
                 return self._say("prompt", "", None)
             # A blank (or the twelfth letter) ends the name: what follows is dropped.
             finished = text[: ui.name_cursor + 1].strip().title() or self.draft.names[ui.name_index]
+            names = [finished if i == ui.name_index else n for i, n in enumerate(self.draft.names)]
+            refusal = check_names(names)  # the engine's rule: no bad name, no name twice
+            if refusal is not None:
+                return self._refusal(refusal)
             self.draft.names[ui.name_index] = finished
             ui.mode = Mode.SETUP
             return self._say("prompt", f"Name: {finished}", None)

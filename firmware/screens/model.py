@@ -30,7 +30,7 @@ BATTLE_HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _cards.BATTLE_HAZ
 #: The four safeties, in the order screens show them.
 SAFETIES: tuple[str, ...] = tuple(kind.value for kind in _cards.SAFETY_KINDS)
 #: Every hazard (CardKind values), for prompts.
-HAZARDS: tuple[str, ...] = (*BATTLE_HAZARDS, _cards.CardKind.SPEED_LIMIT.value)
+HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _cards.HAZARD_KINDS)
 
 #: Human titles of the hazard and safety kinds (the names printed on the cards).
 KIND_TITLES: dict[str, str] = {

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Leftover, parse_action
+from engine.actions import Leftover, Play, parse_action
 from engine.cards import Card, CardKind
 from engine.reasons import Refusal
+from engine.rules import legal_actions
 from engine.state import Phase
 from tests.engine.helpers import ANY_KINDS, filler, miles, new_game, play, refused, run_down, seat, side, turn, until
 
@@ -227,9 +228,26 @@ def test_attack_needs_own_roll_option_001_FAQ() -> None:
     game = new_game("hasbro-2016", attack_needs_own_roll=True)
     play(game, "A play MB-ROLL-01")
     refused(game, "B play MB-STOP-01 > A", "attacker-not-started")
-    refused(game, "B play MB-SPEEDLIMIT-01 > A", "attacker-not-started")
+    refused(game, "B play MB-ACCIDENT-01 > A", "attacker-not-started")
     game = new_game("hasbro-2016")
     play(game, "A play MB-ROLL-01", "B play MB-STOP-01 > A")
+
+
+def test_speed_limit_before_ones_own_roll_with_attack_needs_own_roll_001_FAQ() -> None:
+    """001 "FAQ", "Can you play Hazard/Speed Limit cards on other players when you can't play a
+    Distance card yourself?": "It seems like most versions of Mille Bornes allow you to play Speed
+    Limit cards against other players even when you can’t play Distance cards yourself. This
+    includes when you haven’t played a Drive/Roll card to start the round, or a Hazard card is
+    impacting you." So `attack_needs_own_roll=yes` stops hazards, never a Speed Limit (D29)."""
+    game = new_game("hasbro-2016", attack_needs_own_roll=True)
+    play(game, "A play MB-ROLL-01")
+    refused(game, "B play MB-STOP-01 > A", "attacker-not-started")
+    held = [Card(CardKind.SPEED_LIMIT, 1), Card(CardKind.STOP, 1)]
+    plays = [a.notation() for a in legal_actions(game.state, seat("B"), held) if isinstance(a, Play)]
+    assert plays == ["B play MB-SPEEDLIMIT-01 > A"]  # the generator asks the same check
+    play(game, "B play MB-SPEEDLIMIT-01 > A")
+    assert side(game, "A").limited
+    assert side(game, "B").battle == ()
 
 
 # -- remedies -----------------------------------------------------------------------------------
@@ -978,3 +996,35 @@ def test_card_code_parsing_rejects_bad_codes() -> None:
     for bad in ("MB-D100-00", "MB-D101-01", "D100-01", "MB-D100-7", "mb-d100-07"):
         with pytest.raises(CardCodeError):
             Card.from_code(bad)
+
+
+# -- who may act, and what a scan means ----------------------------------------------------------------
+
+
+def test_acting_names_the_seat_in_turn_and_the_seats_that_may_answer_a_hazard() -> None:
+    """OpenSpiel's current player and boardgame.io's active players: the engine says who may act and why."""
+    from engine.actions import ActionKind, CoupFourre, FastRemedy
+    from engine.rules import answer_action, kind_refusal, target_choices
+    from engine.state import Why
+
+    a, b = seat("A"), seat("B")
+    game = new_game("winning-moves", 2)
+    play(game, "A play MB-ROLL-01", "B play MB-ROLL-02")
+    state = game.state
+    assert [(x.seat, x.why) for x in state.acting()] == [(a, Why.IN_TURN)]
+    assert kind_refusal(state, b, ActionKind.COUP_FOURRE) is not None  # no hazard to answer
+    assert target_choices(state, a, Card(CardKind.STOP, 1)) == (1,)
+    assert target_choices(state, a, Card(CardKind.D25, 1)) == ()
+    play(game, "A play MB-STOP-01")
+    state = game.state
+    assert [(x.seat, x.why) for x in state.acting()] == [(b, Why.IN_TURN), (b, Why.HAZARD_WINDOW)]
+    assert state.window_callers() == (b,) and state.to_act() == (b,)
+    ace = Card(CardKind.RIGHT_OF_WAY, 1)
+    assert answer_action(state, b, ace) == CoupFourre(b, ace)
+    assert answer_action(state, b, Card(CardKind.ROLL, 3)) == CoupFourre(b, Card(CardKind.ROLL, 3))
+    fast = new_game("hasbro-2016", 2, fast_play=True)
+    play(fast, "A play MB-ROLL-01", "B play MB-STOP-01 > A")
+    assert isinstance(answer_action(fast.state, a, Card(CardKind.ROLL, 3)), FastRemedy)
+    held = [Card(CardKind.ROLL, 3), ace, Card(CardKind.D25, 1)]
+    answers = legal_actions(fast.state, a, held, {ActionKind.COUP_FOURRE, ActionKind.FAST_REMEDY})
+    assert [x.notation() for x in answers] == ["A coup MB-RIGHTOFWAY-01", "A fast MB-ROLL-03"]

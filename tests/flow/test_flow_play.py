@@ -191,9 +191,13 @@ def test_no_target_prompt_for_a_hazard_the_engine_refuses_anyway() -> None:
 
 def test_no_target_prompt_when_the_attacker_has_not_started() -> None:
     flow = table(names="Ann,Bob,Cid", attack_needs_own_roll="yes")
-    out = drive(flow, "scan MB-SPEEDLIMIT-01")[0]
+    accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02")  # two rolling opponents for the third seat
+    out = drive(flow, "scan MB-STOP-01")[0]
     assert (out.verdict, out.reason) == ("refused", "attacker-not-started")
     assert flow.ui.mode is Mode.PLAY
+    # 001 "FAQ": a Speed Limit is allowed before one's own first Roll, so it asks "on whom?".
+    out = drive(flow, "scan MB-SPEEDLIMIT-01")[0]
+    assert out.verdict == "prompt" and flow.ui.mode is Mode.TARGET
 
 
 # -- coups fourrés ------------------------------------------------------------------------------

@@ -6,9 +6,12 @@ that reads the engine's public state to decide what a screen says.
 
 from __future__ import annotations
 
-from engine.actions import Action, Play
+from engine.actions import Action
+from engine.scoring import score_hand
 from engine.state import GameState, Phase, ScoreSheet, battle_status
 from firmware.flow import Mode, TableFlow
+from firmware.i18n import _
+from firmware.words import taken_back
 from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -33,9 +36,25 @@ def side_label(state: GameState, side: int) -> str:
     return "+".join(setup.names[s] for s in setup.side_seats(side))
 
 
-def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
+#: The score-sheet rows that count while a hand is being played (the bonuses come at its end).
+RUNNING_ROWS = ("Milestones", "Safeties", "Coups fourrés")
+
+
+def hand_points(state: GameState) -> tuple[int, ...]:
+    """Each side's points of this hand so far, as the engine's scoring counts them (milestones,
+    safeties, coups fourrés), so a coup fourré shows at once and the screen never does its own sums."""
+    sheet = score_hand(state.setup, state.hand, state.totals)
+    labels = [label for label, _values in sheet.rows]
+    return tuple(
+        sum(sheet.row(label)[side] for label in RUNNING_ROWS if label in labels)
+        for side in range(state.setup.side_count)
+    )
+
+
+def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -> TableView:
     setup = state.setup
     hand = state.hand
+    running = hand_points(state)
     turn_side = setup.side_of(hand.turn)
     sides = tuple(
         SideView(
@@ -46,6 +65,7 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
             limited=side.limited,
             safeties=tuple((card.kind.value, card.kind in side.coups) for card in side.safeties),
             score=state.totals[index],
+            hand_points=running[index],
             is_turn=index == turn_side and state.phase is Phase.PLAY,
             seats="+".join(setup.side_letters(index)) if setup.teams else "",
         )
@@ -56,20 +76,22 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
     if flow is not None:
         ui = flow.ui
         if ui.message:
-            message = FeedbackView(ui.message, ui.refused)
+            message = FeedbackView(ui.message, ui.refused, ui.short)
         elif ui.discard_armed:  # an armed button stays visible until it is spent
-            message = FeedbackView("DISCARD: scan the card")
+            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
         elif ui.cf_armed:
-            message = FeedbackView("Coup fourré: scan the safety")
+            message = FeedbackView(_("Coup fourré: scan the safety"), short=(_("Coup fourré! Scan it"),))
         elif ui.seat_chosen is not None:
-            message = FeedbackView(f"{setup.names[ui.seat_chosen]} chosen: scan the card")
+            name = setup.names[ui.seat_chosen]
+            message = FeedbackView(_("{name} chosen: scan the card").format(name=name),
+                                   short=(_("{name}: scan").format(name=name),))
         status = ui.status
     turn_name = setup.names[hand.turn]
     if state.phase is Phase.START_ROLLS:
-        turn_name = f"{setup.names[state.to_act()[0]]}: Roll"
+        turn_name = _("{name}: Roll").format(name=setup.names[state.to_act()[0]])
     elif state.phase is Phase.LEFTOVERS:
         seat = state.to_act()[0]
-        turn_name = f"{setup.names[seat]}: show {hand.hands[seat]}"
+        turn_name = _("{name}: show {count}").format(name=setup.names[seat], count=hand.hands[seat])
     return TableView(
         sides=sides,
         draw_pile=hand.draw_pile,
@@ -79,6 +101,7 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
         turn_name=turn_name,
         message=message,
         status=status,
+        page=page,
     )
 
 
@@ -150,10 +173,8 @@ def _screen(flow: TableFlow) -> ScreenView:
 
 
 def describe_action(state: GameState, action: Action) -> str:
-    """A short line for an action: names instead of seat letters for a play."""
-    if isinstance(action, Play):
-        return f"{state.setup.names[action.seat]}: {action.card.kind.title}"
-    return action.notation()
+    """An action in words ("100 miles by Ann"), for the undo prompt."""
+    return taken_back(state.setup, action)[0]
 
 
 def format_sheet(state: GameState, sheet: ScoreSheet) -> str:

@@ -11,7 +11,6 @@ from engine.scoring import score_hand
 from engine.state import GameState, Phase, ScoreSheet, battle_status
 from firmware.flow import Mode, TableFlow
 from firmware.i18n import _
-from firmware.words import taken_back
 from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -28,6 +27,7 @@ from firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
+from firmware.words import taken_back
 
 
 def side_label(state: GameState, side: int) -> str:
@@ -67,7 +67,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
             score=state.totals[index],
             hand_points=running[index],
             is_turn=index == turn_side and state.phase is Phase.PLAY,
-            seats="+".join(setup.side_letters(index)) if setup.teams else "",
+            seats="+".join(setup.side_letters(index)),
         )
         for index, side in enumerate(hand.sides)
     )

@@ -51,6 +51,7 @@ class Canvas:
         self.image = Image.new("L", size, BLACK)
         self.draw = ImageDraw.Draw(self.image)
         self.boxes: list[Box] = []
+        self._unfit: set[str] = set()  # phrasings chosen only because nothing shorter was offered
 
     def record(self, kind: str, rect: tuple[int, int, int, int], text: str = "", cut: bool = False) -> None:
         self.boxes.append(Box(kind, rect, text, cut))
@@ -69,6 +70,7 @@ class Canvas:
         for option in options:
             if self.fits(option, font, width):
                 return option
+        self._unfit.add(fonts.printable(options[-1]))
         return options[-1]
 
     def choose_font(self, phrasings: Sequence[str] | str, fonts_: Sequence[str], width: int) -> tuple[str, str]:
@@ -78,6 +80,7 @@ class Canvas:
             for option in options:
                 if self.fits(option, font, width):
                     return option, font
+        self._unfit.add(fonts.printable(options[-1]))
         return options[-1], fonts_[-1]
 
     def fit(self, text: str, font: str, width: int) -> str:
@@ -99,7 +102,7 @@ class Canvas:
         self.draw.text(xy, text, font=fonts.font(font), fill=fill)
         rect = self._ink(xy, text, font)
         if rect is not None:
-            self.record("text", rect, text, cut)
+            self.record("text", rect, text, cut or text in self._unfit)
 
     def text(self, xy: tuple[int, int], text: str, font: str, fill: int = WHITE, width: int | None = None) -> int:
         """Draw text at its cell's top-left corner; returns the x just after it.
@@ -213,7 +216,8 @@ class Canvas:
         self.image.paste(other.image, xy)
         dx, dy = xy
         for b in other.boxes:
-            self.boxes.append(Box(b.kind, (b.rect[0] + dx, b.rect[1] + dy, b.rect[2] + dx, b.rect[3] + dy), b.text, b.cut))
+            moved = (b.rect[0] + dx, b.rect[1] + dy, b.rect[2] + dx, b.rect[3] + dy)
+            self.boxes.append(Box(b.kind, moved, b.text, b.cut))
 
     def finish(self) -> Image.Image:
         """The image in the panel's mode."""
@@ -227,7 +231,8 @@ class Canvas:
 def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
     """What is wrong with a screen's layout: overlaps, marks off the panel, cut texts. Empty when right.
 
-    Ink marks must not share a pixel's rectangle. A background (``fill``) must either hold an
+    Ink marks must not share a pixel's rectangle, and two texts on one line need two clear
+    columns between them ("Chloé 1000" must not read "Chloé1000"). A background (``fill``) must either hold an
     ink mark whole or stay clear of it, and two backgrounds must nest or stay apart.
     """
     width, height = size
@@ -250,6 +255,10 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
             problems.append(f"cut: {name(b)}")
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
+            if a.kind == "text" and b.kind == "text" and a.rect[1] <= b.rect[3] and b.rect[1] <= a.rect[3]:
+                gap = max(a.rect[0], b.rect[0]) - min(a.rect[2], b.rect[2]) - 1
+                if 0 <= gap < 2:  # two texts on one line need a space between them, or they read as one
+                    problems.append(f"texts run together: {name(a)} and {name(b)}")
             if not meets(a.rect, b.rect):
                 continue
             if a.ink and b.ink:

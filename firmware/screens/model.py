@@ -67,7 +67,7 @@ class SideView:
     score: int = 0  # running score of the game, before this hand
     hand_points: int = 0  # points of this hand so far (milestones, safeties, coups fourrés), from the engine
     is_turn: bool = False
-    seats: str = ""  # the seats that make up the side, e.g. "A+C"; empty for a single player
+    seats: str = ""  # the seat letters of the side ("A+C", or "B"): the short name when the full one cannot fit
 
 
 @dataclass(frozen=True, slots=True)

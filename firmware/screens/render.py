@@ -311,19 +311,38 @@ def _sheet_font(size: tuple[int, int]) -> tuple[str, int]:
     return font, fonts.cell(font)[1] + 1
 
 
+_SHEET_TOP = TITLE_H + 10  # below the title and the names
+
+
+def _sheet_layout(view: ScoreSheetView, size: tuple[int, int]) -> list[list[tuple[int, int]]]:
+    """The pages of the sheet: (row index, y) for each row. A total row has a faint rule above it,
+    with a clear pixel row on each side, so the rule never touches a figure."""
+    _font, line_h = _sheet_font(size)
+    pages: list[list[tuple[int, int]]] = [[]]
+    y = _SHEET_TOP
+    for index, label in enumerate(view.rows):
+        need = line_h + (2 if label in _TOTAL_ROWS else 0)
+        if pages[-1] and y + need > size[1]:
+            pages.append([])
+            y = _SHEET_TOP
+        if label in _TOTAL_ROWS and pages[-1]:
+            y += 2
+        pages[-1].append((index, y))
+        y += line_h
+    return pages
+
+
 def score_sheet_pages(view: ScoreSheetView, size: tuple[int, int] = SMALL) -> int:
     """How many pages the score sheet needs on a panel of ``size``."""
-    _font, line_h = _sheet_font(size)
-    per_page = max(1, (size[1] - TITLE_H - 11) // line_h)
-    return max(1, -(-len(view.rows) // per_page))
+    return len(_sheet_layout(view, size))
 
 
 def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
-    font, line_h = _sheet_font((c.width, c.height))
-    per_page = max(1, (c.height - TITLE_H - 11) // line_h)
-    pages = score_sheet_pages(view, (c.width, c.height))
-    page = view.page % pages  # NEXT and BACK cycle through the pages, both ways
-    _title(c, view.title, f"{page + 1}/{pages}")
+    size = (c.width, c.height)
+    font, _line_h = _sheet_font(size)
+    pages = _sheet_layout(view, size)
+    page = view.page % len(pages)  # NEXT and BACK cycle through the pages, both ways
+    _title(c, view.title, f"{page + 1}/{len(pages)}")
     wide = c.width >= 256
     columns = view.columns
     label_w = 84 if wide else 34
@@ -334,16 +353,10 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
         shorter = [name, "+".join(part[:1] for part in name.split("+")) if "+" in name else name[:1]]
         chosen, name_font = c.choose_font(shorter, ("small", "tiny"), col_w - 3)
         c.text_right(right, names_y, chosen, name_font)
-    top = names_y + 10
-    rows = view.rows[page * per_page : (page + 1) * per_page]
-    for offset, label in enumerate(rows):
-        row = page * per_page + offset
-        y = top + offset * line_h
+    for offset, (row, y) in enumerate(pages[page]):
+        label = view.rows[row]
         if label in _TOTAL_ROWS and offset:
-            c.hline_dim(0, c.width - 1, y - 1)
-            y += 1
-        elif any(r in _TOTAL_ROWS for r in rows[:offset]):
-            y += 1
+            c.hline_dim(0, c.width - 1, y - 2)
         shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - 2)
         c.text((0, y), shown, font)
         for index, (_name, values) in enumerate(columns):

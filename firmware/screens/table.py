@@ -52,12 +52,16 @@ def _points(side: SideView) -> list[str]:
 
 
 def _names(side: SideView) -> list[str]:
-    """The side's name, then shorter forms: the seat letters of a partnership, then initials."""
+    """The side's name, then shorter forms: a first name alone, then the seat letters (as on the seat
+    buttons), so a long name is never cut mid-word."""
     options = [side.name]
+    parts = side.name.split("+")
+    if len(parts) == 1:
+        words = side.name.replace("-", " ").split()
+        if len(words) > 1:
+            options.append(words[0])
     if side.seats:
         options.append(side.seats)
-    if "+" in side.name:
-        options.append("+".join(part[:1] for part in side.name.split("+")))
     return options
 
 
@@ -65,13 +69,13 @@ def _name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequen
     """The name in the largest font of ``choices`` that fits, inverted on the side to play; its bottom y."""
     text, font = c.choose_font(_names(side), choices, width - 2)
     cell_h = {"tiny": 6, "small": 8, "text": 10, "bold7": 13}[font]
+    box_h = cell_h if font == "tiny" else cell_h + 1  # the tiny line is packed tight in compact cells
     fill = WHITE
     if side.is_turn:
-        c.box((x, y, x + c.text_width(text, font) + 1, y + cell_h))
+        c.box((x, y, x + c.text_width(text, font) + 1, y + box_h - 1))
         fill = BLACK
-    c.text((x + 1, y + 1 if font == "tiny" else y), text, font, fill=fill)
-    return y + cell_h
-
+    c.text((x + 1, y), text, font, fill=fill)
+    return y + box_h
 
 def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1) -> None:
     """The four safety slots; a coup fourré is drawn inverted, an empty slot as a faint dot."""
@@ -115,13 +119,18 @@ def wide_row(c: Canvas, side: SideView, y: int) -> None:
 
 def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     """A side in a 64×28 cell: name and points, then miles and state, then safeties."""
-    points = c.choose(_points(side)[2:], "tiny", 40)
-    left = c.text_right(x + 62, y + 1, points, "tiny")
-    _name(c, side, x, y, left - x - 2, ("tiny",))
-    c.text_right(x + 36, y + 5, str(side.miles), "big")
-    c.icon((x + 39, y + 7), icons.hazard_icon(side.battle))
+    name_w = min(c.text_width(name, "tiny") for name in _names(side)) + 2
+    points = _points(side)[-1]
+    for option in _points(side)[1:]:  # the roomiest points that leave the name its room
+        if c.text_width(option, "tiny") + name_w + 3 <= 62:
+            points = option
+            break
+    left = c.text_right(x + 62, y, points, "tiny")
+    _name(c, side, x, y, left - x - 3, ("tiny",))
+    c.text_right(x + 36, y + 4, str(side.miles), "big")
+    c.icon((x + 39, y + 6), icons.hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 52, y + 7), icons.hazard_icon("SPEEDLIMIT"))
+        c.icon((x + 52, y + 6), icons.hazard_icon("SPEEDLIMIT"))
     _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0)
 
 
@@ -144,16 +153,10 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
     if view.status:
         c.banner(0, HEADER_H - 1, view.status, "small")
         return
-    wide = c.width >= 256
     if view.play_out:
         piles = [_("Play out"), _("Out")]
     else:
         piles = [_("Draw {count}").format(count=view.draw_pile), f"{view.draw_pile}"]
-    pile = c.choose(piles, "small", 50 if wide else 30)
-    if page:
-        pile = f"{page} {pile}"
-    right = c.text_right(c.width, 0, pile, "small")
-    room = right - 4
     if view.message is not None and not view.message.refused:
         options = [view.message.text, *view.message.short]
     else:
@@ -167,6 +170,13 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
             _("{name} to play").format(name=name),
             name,
         ]
+    # The longest pile phrasing that leaves room for some phrasing of the message, then that message.
+    for pile in piles:
+        shown = f"{page} {pile}" if page else pile
+        room = c.width - c.text_width(shown, "small") - 4
+        if any(c.fits(option, "small", room) for option in options) or pile == piles[-1]:
+            break
+    c.text_right(c.width, 0, shown, "small")
     c.text((0, 0), c.choose(options, "small", room), "small")
 
 

@@ -10,7 +10,7 @@ The panel below the 8-pixel header is cut into cells, one per side, each 28 pixe
   battle and limit icons, the safeties in a row of 10-pixel icons.
 
 Two sides take two roomy rows (wide rows on 256). Three or four take a 2×2 grid: roomy cells
-on 256, compact ones on 128. Five or six take compact cells: all at once on 256 (4×2); on 128
+on 256, compact ones on 128. Five or six take compact cells: all at once on 256 (3×2); on 128
 two pages of four that alternate, each with the side to play. Every text is chosen from
 phrasings written for the room it has, so nothing is ever cut.
 """
@@ -119,25 +119,28 @@ def wide_row(c: Canvas, side: SideView, y: int) -> None:
 
 def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     """A side in a 64×28 cell: name and points, then miles and state, then safeties."""
-    name_w = min(c.text_width(name, "tiny") for name in _names(side)) + 2
     points = _points(side)[-1]
-    for option in _points(side)[1:]:  # the roomiest points that leave the name its room
-        if c.text_width(option, "tiny") + name_w + 3 <= 62:
-            points = option
+    done = False
+    for name in _names(side):  # the fullest name first, then the roomiest points beside it
+        for option in _points(side)[1:]:
+            if c.text_width(option, "tiny") + c.text_width(name, "tiny") + 5 <= 62:
+                points, done = option, True
+                break
+        if done:
             break
     left = c.text_right(x + 62, y, points, "tiny")
     _name(c, side, x, y, left - x - 3, ("tiny",))
     c.text_right(x + 36, y + 4, str(side.miles), "big")
-    c.icon((x + 39, y + 6), icons.hazard_icon(side.battle))
+    c.icon((x + 38, y + 6), icons.hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 52, y + 6), icons.hazard_icon("SPEEDLIMIT"))
+        c.icon((x + 50, y + 6), icons.hazard_icon("SPEEDLIMIT"))
     _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0)
 
 
 def table_pages(view: TableView, width: int) -> list[tuple[int, ...]]:
-    """Which sides each page shows: one page, unless six compact cells cannot fit (128 wide, 5+ sides)."""
+    """Which sides each page shows: one page, unless the sides need more cells than fit (128 wide, 5+ sides)."""
     count = len(view.sides)
-    per_page = 4 if width < 256 else 8
+    per_page = 4 if width < 256 else 6
     if count <= per_page:
         return [tuple(range(count))]
     turn = next((i for i, s in enumerate(view.sides) if s.is_turn), 0)
@@ -170,14 +173,17 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
             _("{name} to play").format(name=name),
             name,
         ]
-    # The longest pile phrasing that leaves room for some phrasing of the message, then that message.
-    for pile in piles:
-        shown = f"{page} {pile}" if page else pile
-        room = c.width - c.text_width(shown, "small") - 4
-        if any(c.fits(option, "small", room) for option in options) or pile == piles[-1]:
+    # The longest message that fits beside some phrasing of the pile, with the longest such pile.
+    chosen = (options[-1], f"{page} {piles[-1]}" if page else piles[-1])
+    for option in options:
+        fitting = [p for p in piles if c.text_width(option, "small") + 4 + c.text_width(
+            f"{page} {p}" if page else p, "small") <= c.width]
+        if fitting:
+            chosen = (option, f"{page} {fitting[0]}" if page else fitting[0])
             break
-    c.text_right(c.width, 0, shown, "small")
-    c.text((0, 0), c.choose(options, "small", room), "small")
+    message, shown = chosen
+    right = c.text_right(c.width, 0, shown, "small")
+    c.text((0, 0), c.choose(message, "small", right - 4), "small")
 
 
 def render_table(c: Canvas, view: TableView) -> None:
@@ -201,7 +207,8 @@ def render_table(c: Canvas, view: TableView) -> None:
             row, column = divmod(place, 2)
             roomy_cell(c, view.sides[index], column * 128, HEADER_H + row * CELL_H)
         return
-    columns = c.width // 64
+    columns = 2 if c.width < 256 else 3  # on 256, three roomier columns keep cells well apart
+    pitch = c.width // columns
     for place, index in enumerate(shown):
         row, column = divmod(place, columns)
-        compact_cell(c, view.sides[index], column * 64, HEADER_H + row * CELL_H)
+        compact_cell(c, view.sides[index], column * pitch + (pitch - 64) // 2, HEADER_H + row * CELL_H)

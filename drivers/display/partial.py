@@ -17,9 +17,11 @@ from typing import Any
 from PIL import Image
 from luma.oled import device as oled
 
-#: Command bytes to open a window (ssd1306: COLUMNADDR a b, PAGEADDR c d; sh1106: page, col lo, col hi).
-WINDOW_COST = 6
-PAGE_COST = 3
+#: Bytes on an I2C bus to open a window: the command transaction (address, control and COLUMNADDR
+#: a b PAGEADDR c d on the ssd1306; page, column low, column high on the sh1106) plus the address
+#: and control bytes of the data transaction that follows.
+WINDOW_COST = 2 + 6 + 2
+PAGE_COST = 2 + 3 + 2
 
 
 def page_bytes(image: Image.Image) -> bytes:
@@ -36,18 +38,26 @@ def page_bytes(image: Image.Image) -> bytes:
     return bytes(out)
 
 
-def changed_columns(old: bytes, new: bytes, width: int) -> list[tuple[int, int, int] | None]:
-    """For each page, (page, first, last) changed column, or None when the page is the same."""
-    runs: list[tuple[int, int, int] | None] = []
+def changed_runs(old: bytes, new: bytes, width: int, gap: int) -> list[tuple[int, int, int]]:
+    """(page, first column, last column) runs that changed; runs closer than ``gap`` columns are
+    merged, since opening a window costs about that many bytes."""
+    runs: list[tuple[int, int, int]] = []
     for page in range(len(new) // width):
         a = old[page * width:(page + 1) * width]
         b = new[page * width:(page + 1) * width]
         if a == b:
-            runs.append(None)
             continue
-        first = next(i for i in range(width) if a[i] != b[i])
-        last = next(i for i in range(width - 1, -1, -1) if a[i] != b[i])
-        runs.append((page, first, last))
+        start = last = -1
+        for column in range(width):
+            if a[column] == b[column]:
+                continue
+            if start >= 0 and column - last > gap:
+                runs.append((page, start, last))
+                start = -1
+            if start < 0:
+                start = column
+            last = column
+        runs.append((page, start, last))
     return runs
 
 
@@ -56,21 +66,26 @@ class _PageDiff:
 
     _previous: bytes | None = None
 
-    def _windows(self, frame: bytes, width: int, per_page_cost: int) -> list[tuple[int, int, int, int]]:
-        """(first page, last page, first column, last column) windows covering every change."""
+    def _windows(self, frame: bytes, width: int, cost: int) -> list[tuple[int, int, int, int]]:
+        """(first page, last page, first column, last column) windows covering every change.
+
+        ``cost`` is what opening one window costs in bytes on the bus: changed runs of a page
+        closer than that are sent as one, and if one window over everything is cheaper than
+        the runs, that is sent instead.
+        """
         pages = len(frame) // width
         if self._previous is None:
             return [(0, pages - 1, 0, width - 1)]
-        runs = [r for r in changed_columns(self._previous, frame, width) if r is not None]
+        runs = changed_runs(self._previous, frame, width, cost)
         if not runs:
             return []
-        per_page = [(p, p, a, b) for p, a, b in runs]
         first_page, last_page = runs[0][0], runs[-1][0]
         left, right = min(r[1] for r in runs), max(r[2] for r in runs)
-        one = (first_page, last_page, left, right)
-        cost_one = WINDOW_COST + (last_page - first_page + 1) * (right - left + 1)
-        cost_each = sum(per_page_cost + b - a + 1 for _p, _q, a, b in per_page)
-        return [one] if cost_one <= cost_each and per_page_cost == WINDOW_COST else per_page
+        cost_one = cost + (last_page - first_page + 1) * (right - left + 1)
+        cost_each = sum(cost + b - a + 1 for _p, a, b in runs)
+        if cost_one <= cost_each:
+            return [(first_page, last_page, left, right)]
+        return [(p, p, a, b) for p, a, b in runs]
 
 
 class ssd1306(oled.ssd1306, _PageDiff):  # noqa: N801 - luma's own class names
@@ -103,8 +118,8 @@ class sh1106(oled.sh1106, _PageDiff):  # noqa: N801
         assert image.mode == self.mode and image.size == self.size
         frame = page_bytes(self.preprocess(image))
         width = self._w
-        for page, _last, left, right in self._windows(frame, width, PAGE_COST):
-            for p in range(page, _last + 1):
+        for first_page, last_page, left, right in self._windows(frame, width, PAGE_COST):
+            for p in range(first_page, last_page + 1):
                 column = self._page_address_offset + left
                 self.command(0xB0 + p, column & 0x0F, 0x10 | (column >> 4))
                 self.data(list(frame[p * width + left:p * width + right + 1]))

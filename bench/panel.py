@@ -54,6 +54,7 @@ class PanelFigures:
     taps: int
     full_frame: int  # wire bytes of one whole frame (stock luma driver)
     per_tap: list[int]  # wire bytes sent for each accepted tap
+    shape: str = ""  # the table, in words
 
     def quantile(self, q: float) -> float:
         ordered = sorted(self.per_tap)
@@ -119,21 +120,25 @@ def measure(panel: str = "ssd1306", players: int = 4, games: int = 3, seed: int 
                 taps += 1
             per_tap.append(bus.take())
         display.close()
-    return PanelFigures(panel, size, taps, full, per_tap)
+    setup = script.setup
+    shape = (f"{players} players in {setup.side_count} partnerships" if setup.teams
+             else f"{players} players")
+    return PanelFigures(panel, size, taps, full, per_tap, shape)
 
 
-def rows(players: int = 4, games: int = 3) -> list[tuple[str, str, str, bool | None]]:
+def rows(players: int = 4, games: int = 3, whole_frame: bool = True) -> list[tuple[str, str, str, bool | None]]:
     """(figure, measured, budget, met) rows for the bench table."""
     out: list[tuple[str, str, str, bool | None]] = []
     for panel in ("ssd1306", "ssd1322"):
         f = measure(panel, players, games)
         w, h = f.size
         median, p99 = f.median, f.quantile(0.99)
-        out.append((f"panel {panel} {w}×{h}: one whole frame (stock luma driver)",
-                    f"{f.full_frame} B = {i2c_ms(f.full_frame):.1f} ms I2C @400k", "—", None))
+        if whole_frame:
+            out.append((f"panel {panel} {w}×{h}: one whole frame (stock luma driver)",
+                        f"{f.full_frame} B = {i2c_ms(f.full_frame):.1f} ms I2C @400k", "—", None))
         budgeted = panel == "ssd1306"
-        out.append((f"  bytes per accepted tap, {len(f.per_tap)} actions of {games} {players}-player games "
-                    f"(median / p99)",
+        out.append((f"  {panel}: bytes per accepted tap, {len(f.per_tap)} actions, {games} games of "
+                    f"{f.shape} (median / p99)",
                     f"{median:.0f} B = {median / f.full_frame:.0%} ({i2c_ms(median):.1f} ms) / "
                     f"{p99:.0f} B = {p99 / f.full_frame:.0%} ({i2c_ms(p99):.1f} ms)",
                     f"median ≤ {BUDGET:.0%} of a frame" if budgeted else "—",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PIL import Image
 from luma.oled import device as oled
+from PIL import Image
 
 #: Bytes on an I2C bus to open a window: the command transaction (address, control and COLUMNADDR
 #: a b PAGEADDR c d on the ssd1306; page, column low, column high on the sh1106) plus the address
@@ -88,7 +88,7 @@ class _PageDiff:
         return [(p, p, a, b) for p, a, b in runs]
 
 
-class ssd1306(oled.ssd1306, _PageDiff):  # noqa: N801 - luma's own class names
+class ssd1306(oled.ssd1306, _PageDiff):  # type: ignore[misc]  # luma is untyped
     """luma's ssd1306 (horizontal addressing), sending only the changed window(s)."""
 
     def display(self, image: Image.Image) -> None:
@@ -105,13 +105,13 @@ class ssd1306(oled.ssd1306, _PageDiff):  # noqa: N801 - luma's own class names
         self._previous = frame
 
 
-class ssd1309(oled.ssd1309, _PageDiff):  # noqa: N801
+class ssd1309(oled.ssd1309, _PageDiff):  # type: ignore[misc]  # luma is untyped
     """luma's ssd1309, sending only the changed window(s) (same addressing as the ssd1306)."""
 
     display = ssd1306.display
 
 
-class sh1106(oled.sh1106, _PageDiff):  # noqa: N801
+class sh1106(oled.sh1106, _PageDiff):  # type: ignore[misc]  # luma is untyped
     """luma's sh1106 (page addressing only), sending only each page's changed columns."""
 
     def display(self, image: Image.Image) -> None:

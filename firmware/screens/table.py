@@ -2,9 +2,9 @@
 
 The panel below the 8-pixel header is cut into cells, one per side, each 28 pixels high:
 
-* roomy cells (128 wide): the name (after an arrow on the side to play), the game total and this hand's points, the miles in
-  20-pixel type, the battle state and the speed limit as 11-pixel icons, the four safety slots
-  as 10-pixel icons in a square, and a miles bar;
+* roomy cells (128 wide): the name (after an arrow on the side to play), the game total and
+  this hand's points, the miles in 20-pixel type, the battle state and the speed limit as
+  11-pixel icons, the four safety slots as 10-pixel icons in a square, and a miles bar;
 * wide rows (256 wide, two sides): the same with doubled battle and safety icons;
 * compact cells (64 wide): the name and points in one line, miles in 15-pixel type beside the
   battle and limit icons, the safeties in a row of 10-pixel icons.

@@ -234,14 +234,17 @@ class TableFlow:
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
             self.ui.status = _("Reader lost")
-            return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION)
+            return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
+                             short=(_("Reader lost"),))
         if isinstance(event, ReaderBack):
             self.ui.status = None
             return self._say("ignored", _("Reader back"), None)
         if isinstance(event, ReaderProblem):
-            text = (_("One card at a time") if event.kind == "one-card-at-a-time"
-                    else _("Reader: {problem}").format(problem=event.kind))
-            return self._say("refused", text, Sound.REFUSE, reason=event.kind)
+            if event.kind == "one-card-at-a-time":
+                text, short = _("One card at a time"), _("One card")
+            else:  # a garbled or unanswered read: the card was not seen, whatever the cause
+                text, short = _("The reader did not get that card: scan it again"), _("Scan it again")
+            return self._say("refused", text, Sound.REFUSE, reason=event.kind, short=(short,))
         if isinstance(event, UnknownScanned):
             if self.ui.mode is Mode.DECK_CHECK:
                 self.ui.deck_unknown.append(event.raw)
@@ -488,14 +491,14 @@ class TableFlow:
             self.ui.discard_armed = False
             if self.ui.cf_armed:
                 return self._say("prompt", _("Coup fourré! Scan your safety"), Sound.ATTENTION,
-                                 short=(_("Coup fourré! Scan it"),))
+                                 short=(_("Coup fourré! Scan it"), _("Scan the safety")))
             return self._say("prompt", _("Coup fourré cancelled"), None, short=(_("Cancelled"),))
         if name == "DISCARD":
             if long and state.options.fast_play:
                 self.ui.mode = Mode.SWAP
                 self.ui.swap_cards = []
                 return self._say("prompt", _("Swap: scan the cards, then OK"), Sound.ATTENTION,
-                                 short=(_("Swap: scan, then OK"),))
+                                 short=(_("Swap: scan, then OK"), _("Swap: scan cards")))
             self.ui.discard_armed = not self.ui.discard_armed
             self.ui.cf_armed = False
             if self.ui.discard_armed:

@@ -80,7 +80,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         elif ui.discard_armed:  # an armed button stays visible until it is spent
             message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
         elif ui.cf_armed:
-            message = FeedbackView(_("Coup fourré: scan the safety"), short=(_("Coup fourré! Scan it"),))
+            message = FeedbackView(_("Coup fourré: scan the safety"), short=(_("Coup fourré! Scan it"), _("Scan the safety")))
         elif ui.seat_chosen is not None:
             name = setup.names[ui.seat_chosen]
             message = FeedbackView(_("{name} chosen: scan the card").format(name=name),

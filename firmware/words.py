@@ -24,16 +24,22 @@ from engine.actions import (
 )
 from engine.cards import Card, CardKind
 from engine.state import GameSetup
-from firmware.i18n import N_, _, ngettext, pgettext
+from firmware.i18n import _, ngettext, pgettext
 
 Phrasings = tuple[str, ...]
 
+def NC_(context: str, message: str) -> str:
+    """Mark a text with a context for the catalogue without translating it yet."""
+    return message
+
+
 #: Card titles, marked for the catalogue (context "card"), so a translation names the cards.
 CARD_TITLES: tuple[str, ...] = (
-    N_("25 miles"), N_("50 miles"), N_("75 miles"), N_("100 miles"), N_("200 miles"),
-    N_("Accident"), N_("Out of Gas"), N_("Flat Tire"), N_("Speed Limit"), N_("Stop"),
-    N_("Repairs"), N_("Gasoline"), N_("Spare Tire"), N_("End of Limit"), N_("Roll"),
-    N_("Driving Ace"), N_("Extra Tank"), N_("Puncture-Proof"), N_("Right of Way"),
+    NC_("card", "25 miles"), NC_("card", "50 miles"), NC_("card", "75 miles"), NC_("card", "100 miles"),
+    NC_("card", "200 miles"), NC_("card", "Accident"), NC_("card", "Out of Gas"), NC_("card", "Flat Tire"),
+    NC_("card", "Speed Limit"), NC_("card", "Stop"), NC_("card", "Repairs"), NC_("card", "Gasoline"),
+    NC_("card", "Spare Tire"), NC_("card", "End of Limit"), NC_("card", "Roll"), NC_("card", "Driving Ace"),
+    NC_("card", "Extra Tank"), NC_("card", "Puncture-Proof"), NC_("card", "Right of Way"),
 )
 
 

@@ -22,24 +22,10 @@ from collections.abc import Sequence
 from firmware.i18n import _
 from firmware.screens import icons
 from firmware.screens.canvas import BLACK, WHITE, Canvas
-from firmware.screens.model import NEEDS_ROLL, NOT_STARTED, ROLLING, SAFETIES, SideView, TableView
+from firmware.screens.model import SAFETIES, SideView, TableView
 
 HEADER_H = 8
 CELL_H = 28
-
-
-def battle_label(battle: str) -> str:
-    """The battle state in words, for layouts with room beside the icon."""
-    labels = {
-        ROLLING: _("Rolling"),
-        NOT_STARTED: _("Needs a Roll"),
-        NEEDS_ROLL: _("Needs a Roll"),
-        "STOP": _("Stopped"),
-        "OUTOFGAS": _("Out of gas"),
-        "FLATTIRE": _("Flat tire"),
-        "ACCIDENT": _("Accident"),
-    }
-    return labels.get(battle, battle)
 
 
 def _points(side: SideView) -> list[str]:

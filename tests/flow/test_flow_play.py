@@ -458,7 +458,7 @@ def _deck(game: object) -> list[Card]:
     ("event", "verdict", "reason", "message"),
     [
         (UnknownScanned("04A1B2C3", "tag not enrolled"), "refused", "unknown-card", "Unknown card: 04A1B2C3"),
-        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "Reader: garbage"),
+        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "The reader did not get that card: scan it again"),
         (ReaderProblem("one-card-at-a-time", "2 tags"), "refused", "one-card-at-a-time", "One card at a time"),
         (ReaderLost("/dev/ttyUSB0: unplugged"), "ignored", None, "Reader lost: /dev/ttyUSB0: unplugged"),
         (ReaderBack("/dev/ttyUSB0"), "ignored", None, "Reader back"),

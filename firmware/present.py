@@ -6,6 +6,8 @@ that reads the engine's public state to decide what a screen says.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.actions import Action
 from engine.scoring import score_hand
 from engine.state import GameState, Phase, ScoreSheet, battle_status
@@ -80,7 +82,8 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         elif ui.discard_armed:  # an armed button stays visible until it is spent
             message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
         elif ui.cf_armed:
-            message = FeedbackView(_("Coup fourré: scan the safety"), short=(_("Coup fourré! Scan it"), _("Scan the safety")))
+            message = FeedbackView(_("Coup fourré: scan the safety"),
+                                   short=(_("Coup fourré! Scan it"), _("Scan the safety")))
         elif ui.seat_chosen is not None:
             name = setup.names[ui.seat_chosen]
             message = FeedbackView(_("{name} chosen: scan the card").format(name=name),
@@ -115,9 +118,14 @@ def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView
     return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=f"Hand {sheet.hand}")
 
 
-def screen(flow: TableFlow) -> ScreenView:
-    """What the OLED shows right now. A refusal shows until the next input, over any screen."""
+def screen(flow: TableFlow, page: int = 0) -> ScreenView:
+    """What the OLED shows right now. A refusal shows until the next input, over any screen.
+
+    ``page`` picks which sides a table too big for one panel shows (the side to play is on all).
+    """
     view = _screen(flow)
+    if page and isinstance(view, TableView):
+        view = replace(view, page=page)
     # The table shows refusals itself; the deck report is its own explanation.
     if flow.ui.refused and flow.ui.message and not isinstance(view, TableView) and flow.ui.mode is not Mode.DECK_REPORT:
         return StatusView("Refused", flow.ui.message)

@@ -23,7 +23,6 @@ from engine.state import GameSetup
 from firmware import i18n
 from firmware.commands.screens import game_screens
 from firmware.flow import TableFlow
-from firmware.present import screen
 from firmware.screens import SMALL, WIDE
 from firmware.screens.model import FeedbackView, ScreenView, StatusView, TableView, UndoPrompt
 from firmware.screens.render import layout_problems, render
@@ -146,8 +145,8 @@ def test_a_translation_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     english = render(sample_tables()["table-3"], SMALL)
     with mo.open("rb") as handle:
         monkeypatch.setitem(i18n._current, i18n.TABLE_DOMAIN, gettext.GNUTranslations(handle))
-    from firmware.words import card_name
     from engine.cards import CardKind
+    from firmware.words import card_name
 
     assert card_name(CardKind.RIGHT_OF_WAY) == "Prioritaire"
     french = render(sample_tables()["table-3"], SMALL)

@@ -128,7 +128,7 @@ def screen(flow: TableFlow, page: int = 0) -> ScreenView:
         view = replace(view, page=page)
     # The table shows refusals itself; the deck report is its own explanation.
     if flow.ui.refused and flow.ui.message and not isinstance(view, TableView) and flow.ui.mode is not Mode.DECK_REPORT:
-        return StatusView("Refused", flow.ui.message)
+        return StatusView(_("Refused"), flow.ui.message)
     return view
 
 
@@ -141,9 +141,9 @@ def _screen(flow: TableFlow) -> ScreenView:
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=f"Name of seat {chr(65 + ui.name_index)}", text=ui.name_text, cursor=ui.name_cursor)
     if mode is Mode.DECK_CHECK:
-        return StatusView("Deck check", f"{len(ui.deck_seen)}/106 scanned. OK when done")
+        return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
     if mode is Mode.DECK_REPORT:
-        return MenuView(title="Deck check", items=tuple(flow.report_lines()), selected=ui.cursor, hint="OK: back")
+        return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=ui.cursor, hint=_("OK: back"))
     state = flow.state
     assert state is not None
     setup = state.setup
@@ -160,12 +160,13 @@ def _screen(flow: TableFlow) -> ScreenView:
     if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
         return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
     if mode is Mode.END_CONFIRM:
-        return StatusView("End the hand?", "Nobody can go on. OK ends, BACK plays on")
+        return StatusView(_("End the hand?"), _("Nobody can go on. OK ends, BACK plays on"))
     if mode is Mode.SWAP:
-        return StatusView("Swap cards", f"{len(ui.swap_cards)} scanned. OK swaps, BACK cancels")
+        count = len(ui.swap_cards)
+        return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
     phase = state.phase
     if phase is Phase.GAME_OVER:
-        winner = "Tie" if state.winner is None else side_label(state, state.winner)
+        winner = "Tie" if state.winner is None else side_label(state, state.winner)  # "Tie": the renderer's cue
         totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
         return GameOverView(winner=winner, totals=totals, partners=setup.teams and state.winner is not None)
     if phase is Phase.HAND_OVER and state.sheets:

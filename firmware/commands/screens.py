@@ -8,10 +8,10 @@ from pathlib import Path
 from engine.actions import Action, Play
 from firmware.errors import EX_IOERR, UserError
 from firmware.flow import Outcome
-from firmware.screens.model import ScreenView, TableView
+from firmware.screens.model import MenuView, ScreenView, TableView
 
 NAME = "screens"
-HELP = "render every screen of a sample game (2, 3 and 4 sides, 128x64 and 256x64) into PNG files"
+HELP = "render every screen of a sample game (2 to 6 sides, 128x64 and 256x64) into PNG files"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -129,9 +129,10 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     keep()
     from firmware.flow import Mode, SetupStep
 
-    for step in SetupStep:  # every setup menu, each item under the cursor once
-        flow.ui.mode, flow.ui.step = Mode.SETUP, step
-        for cursor in range(len(flow.menu_items()[1])):
+    for step in SetupStep:  # every setup screen, each menu item under the cursor once
+        flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, step, 0
+        shown = screen(flow)
+        for cursor in range(len(shown.items) if isinstance(shown, MenuView) else 1):
             flow.ui.cursor = cursor
             keep()
     flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, SetupStep.MAIN, 0

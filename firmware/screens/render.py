@@ -183,9 +183,8 @@ def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
     c.box((0, 0, c.width - 1, 12))
     c.text_center(0, _("REFUSED"), "bold7", fill=BLACK)
     text = message.text
-    if message.short and _largest_fit(c, text, c.width - 2, c.height - 22, ("small",))[1] and not all(
-            c.fits(word, "small", c.width - 2) for word in text.split()):
-        text = message.short[-1]
+    if message.short and not all(c.fits(word, "small", c.width - 2) for word in text.split()):
+        text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
     _paragraph(c, text, 14, c.height - 8)
     if view.turn_name:
         _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))

@@ -73,13 +73,18 @@ class Canvas:
         self._unfit.add(fonts.printable(options[-1]))
         return options[-1]
 
-    def choose_font(self, phrasings: Sequence[str] | str, fonts_: Sequence[str], width: int) -> tuple[str, str]:
-        """The largest font of ``fonts_`` (largest first) in which some phrasing fits, and that phrasing."""
+    def choose_font(self, phrasings: Sequence[str] | str, fonts_: Sequence[str], width: int,
+                    words_first: bool = False) -> tuple[str, str]:
+        """The largest font of ``fonts_`` (largest first) in which some phrasing fits, and that phrasing.
+
+        With ``words_first``, the fullest phrasing that fits in any of the fonts wins instead.
+        """
         options = [phrasings] if isinstance(phrasings, str) else list(phrasings)
-        for font in fonts_:
-            for option in options:
-                if self.fits(option, font, width):
-                    return option, font
+        pairs = ([(o, f) for o in options for f in fonts_] if words_first
+                 else [(o, f) for f in fonts_ for o in options])
+        for option, font in pairs:
+            if self.fits(option, font, width):
+                return option, font
         self._unfit.add(fonts.printable(options[-1]))
         return options[-1], fonts_[-1]
 

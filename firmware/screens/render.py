@@ -72,10 +72,10 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
     c.box((0, 0, c.width - 1, TITLE_H - 1))
     if right_text:
         right = c.text_right(c.width - 2, 1, right_text, "text", fill=BLACK)
-        chosen, font = c.choose_font(text, ("text", "small"), right - 6)
+        chosen, font = c.choose_font(text, ("text", "small"), right - 6, words_first=True)
         c.text((2, 1 if font == "text" else 2), chosen, font, fill=BLACK)
     else:
-        chosen, font = c.choose_font(text, ("text", "small"), c.width - 4)
+        chosen, font = c.choose_font(text, ("text", "small"), c.width - 4, words_first=True)
         c.text_center(1 if font == "text" else 2, chosen, font, fill=BLACK)
 
 

@@ -27,8 +27,8 @@ def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
         sim = Simulation(setup, random.Random(seed))
         physical = PhysicalTable(setup, sim.rng)
         physical.new_hand(game.state.hand.dealer)
-        bots = BotHands(flow, lambda payload: flow.handle(resolver.resolve(payload)),
-                        lambda button: flow.handle(ButtonPressed(button, long=True)))
+        bots = BotHands(flow, lambda payload, f=flow: f.handle(resolver.resolve(payload)),
+                        lambda button, f=flow: f.handle(ButtonPressed(button, long=True)))
         miles_seen = False
         while game.state.phase is not Phase.HAND_OVER and not game.state.over:
             state = game.state

@@ -88,3 +88,18 @@ def test_the_check_finds_what_it_should() -> None:
     assert layout_problems([Box("text", (0, 0, 10, 7), "Scan the card to", cut=True)], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (5, 5, 15, 15))], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (2, 2, 8, 8))], SMALL) == []
+
+
+def test_miles_are_at_least_ten_pixels_tall() -> None:
+    """Each side's miles, in digits a family reads across the table (lit pixels, not the font's cell)."""
+    from firmware.screens.render import draw
+    from firmware.screens.samples import sample_tables
+
+    for name, view in sample_tables().items():
+        if view.message is not None and view.message.refused:
+            continue
+        for size in SIZES:
+            canvas = draw(view, size)
+            miles = {str(side.miles) for side in view.sides}
+            heights = [b.rect[3] - b.rect[1] + 1 for b in canvas.boxes if b.kind == "text" and b.text in miles]
+            assert heights and min(heights) >= 10, (name, size, heights)

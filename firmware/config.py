@@ -118,6 +118,8 @@ class GameConfig:
     dealer: int = 0
     #: Rule-option overrides as text, already validated against the edition.
     options: Mapping[str, str] = field(default_factory=dict)
+    #: The file names the table (edition and players): setup opens on its one-press summary.
+    named: bool = False
 
     def rule_options(self) -> RuleOptions:
         """The edition's preset with this table's overrides applied."""
@@ -415,6 +417,7 @@ class _Validator:
             names=names,
             dealer=dealer,
             options=self.options(t.get("options", {}), edition_name),
+            named="edition" in t and "players" in t,
         )
 
     def names(self, t: Mapping[str, Any], players: int) -> tuple[str, ...]:

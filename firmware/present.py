@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from engine.actions import Action, Play
 from engine.state import GameState, Phase, ScoreSheet, battle_status
-from firmware.flow import Mode, TableFlow
+from firmware.flow import Mode, SetupStep, TableFlow
+from firmware.i18n import _
+from firmware.rule_labels import RULES_HINT
 from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -19,6 +21,7 @@ from firmware.screens.model import (
     PartnerPrompt,
     ScoreSheetView,
     ScreenView,
+    SetupSummaryView,
     SideView,
     StatusView,
     TableView,
@@ -104,11 +107,17 @@ def screen(flow: TableFlow) -> ScreenView:
 def _screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
     mode = ui.mode
+    if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
+        sides, edition, detail = flow.summary()
+        return SetupSummaryView(sides=sides, edition=edition, detail=detail, hint=_("OK to start, NEXT to change"))
     if mode is Mode.SETUP:
         title, items = flow.menu_items()
+        if ui.step is SetupStep.OPTIONS:
+            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(RULES_HINT))
         return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
-        return NameEditView(title=f"Name of seat {chr(65 + ui.name_index)}", text=ui.name_text, cursor=ui.name_cursor)
+        return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
+                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter  CF Aa  OK next"))
     if mode is Mode.DECK_CHECK:
         return StatusView("Deck check", f"{len(ui.deck_seen)}/106 scanned. OK when done")
     if mode is Mode.DECK_REPORT:

@@ -34,8 +34,23 @@ def cell(name: str) -> tuple[int, int]:
     return width, height
 
 
+_REPLACEMENTS = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."}
+
+
+def _glyph(char: str) -> str:
+    """One character as the font's 8-bit index: Latin-1 as is, else its Windows-1252 slot, else '?'."""
+    if ord(char) < 256:
+        return char
+    try:
+        return chr(char.encode("cp1252")[0])  # Œ œ Ÿ € … live in 0x80-0x9F of the fonts (see LICENSE-fonts.txt)
+    except UnicodeEncodeError:
+        return "?"
+
+
 def printable(text: str) -> str:
-    """The text with anything outside Latin-1 replaced, since the fonts only have Latin-1 glyphs."""
-    replacements = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."}
-    text = "".join(replacements.get(char, char) for char in text)
-    return text.encode("latin-1", "replace").decode("latin-1")
+    """The text as the fonts' 256 glyphs index it: Latin-1 plus the Windows-1252 extras (Œ, œ, Ÿ).
+
+    French names need œ and Ÿ, which Latin-1 lacks; the shipped fonts carry them in the
+    0x80-0x9F slots, where Windows-1252 puts them. Applying it twice changes nothing.
+    """
+    return "".join(_glyph(char) for char in "".join(_REPLACEMENTS.get(char, char) for char in text))

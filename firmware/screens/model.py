@@ -146,6 +146,16 @@ class MenuView:
 
 
 @dataclass(frozen=True, slots=True)
+class SetupSummaryView:
+    """The configured table in one screen, so that one OK starts the game."""
+
+    sides: str  # "Ann, Bob, Chloé" or "Ann+Chloé, Bob+Dee"
+    edition: str  # a short edition name: "Winning Moves"
+    detail: str = ""  # "Ann deals"
+    hint: str = "OK to start, NEXT to change"
+
+
+@dataclass(frozen=True, slots=True)
 class NameEditView:
     """Typing a name with buttons: NEXT/BACK change the letter under the cursor, OK moves on."""
 
@@ -191,6 +201,7 @@ ScreenView = (
     | UndoPrompt
     | MenuView
     | NameEditView
+    | SetupSummaryView
     | ScoreSheetView
     | GameOverView
     | StatusView

@@ -24,6 +24,7 @@ from firmware.screens.model import (
     PartnerPrompt,
     ScoreSheetView,
     ScreenView,
+    SetupSummaryView,
     StatusView,
     TableView,
     TargetPrompt,
@@ -213,6 +214,16 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
     _hint(c, view.hint)
 
 
+def _setup_summary(c: Canvas, view: SetupSummaryView) -> None:
+    """Edition in the title bar, the sides as large as they fit, who deals, and the two buttons."""
+    _title(c, view.edition)
+    detail_top = c.height - 7 - fonts.cell("small")[1]
+    _paragraph(c, view.sides, TITLE_H + 1, detail_top - 1, choices=("big", "bold7", "text", "small", "tiny"))
+    if view.detail:
+        c.text_center(detail_top, view.detail, "small")
+    _hint(c, view.hint)
+
+
 #: Short labels for the official rows when the panel is narrow.
 _SHORT_ROWS: dict[str, str] = {
     "Milestones": "Miles",
@@ -303,6 +314,7 @@ _DRAWERS: dict[type, Callable[[Canvas, Any], None]] = {
     ExtensionPrompt: _extension,
     UndoPrompt: _undo,
     MenuView: _menu,
+    SetupSummaryView: _setup_summary,
     NameEditView: _name_edit,
     ScoreSheetView: _score_sheet,
     GameOverView: _game_over,

@@ -97,7 +97,7 @@ class Appliance:
             options=g.rule_options(),
             store=self.store,
             game=game,
-            configured=g.named,
+            configured=config.table_named,
         )
         if game is not None:
             log.info("%s", self.flow.announce_resume().message)

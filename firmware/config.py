@@ -118,8 +118,6 @@ class GameConfig:
     dealer: int = 0
     #: Rule-option overrides as text, already validated against the edition.
     options: Mapping[str, str] = field(default_factory=dict)
-    #: The file names the table (edition and players): setup opens on its one-press summary.
-    named: bool = False
 
     def rule_options(self) -> RuleOptions:
         """The edition's preset with this table's overrides applied."""
@@ -148,6 +146,8 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
+    #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
+    table_named: bool = field(default=False, compare=False)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -345,6 +345,7 @@ class _Validator:
             state=StateConfig(dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             source=self.name,
+            table_named={"edition", "players"} <= set(data.get("game", {})),
         )
 
     def reader(self, t: Mapping[str, Any]) -> ReaderConfig:
@@ -417,7 +418,6 @@ class _Validator:
             names=names,
             dealer=dealer,
             options=self.options(t.get("options", {}), edition_name),
-            named="edition" in t and "players" in t,
         )
 
     def names(self, t: Mapping[str, Any], players: int) -> tuple[str, ...]:

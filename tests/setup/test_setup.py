@@ -54,9 +54,9 @@ def test_house_rules_are_said_on_the_summary() -> None:
 
 def test_the_config_names_the_table_only_with_edition_and_players(tmp_path: Path) -> None:
     named = parse_config('[game]\nedition = "winning-moves"\nplayers = 2\nnames = ["Ann", "Bob"]\n')
-    assert named.game.named
-    assert not parse_config("[game]\nplayers = 2\n").game.named
-    assert not parse_config("").game.named
+    assert named.table_named
+    assert not parse_config("[game]\nplayers = 2\n").table_named
+    assert not parse_config("").table_named
     assert not TableFlow().configured and TableFlow().ui.step is SetupStep.MAIN
 
 

@@ -418,7 +418,9 @@ class TableFlow:
                 return self._refusal(refusal)
             self.ui.pending = Pending(card, callers, fast=fast)
             self.ui.mode = Mode.PARTNER
-            return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
+            first, second = (setup.names[s] for s in callers[:2])
+            asked = _("Who called it? OK: {first}, NEXT: {second}").format(first=first, second=second)
+            return self._say("prompt", asked, Sound.ATTENTION)
         seat = callers[0] if callers else hand.turn
         return self._commit(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
 
@@ -527,7 +529,10 @@ class TableFlow:
         pending = self.ui.pending
         state = self.state
         assert pending is not None and state is not None
-        if name == "NEXT":
+        if name == "NEXT" and self.ui.mode is Mode.PARTNER and len(pending.choices) == 2:
+            pending.selected = 1  # two partners: OK names the first, NEXT the second, in one press
+            name = "OK"
+        elif name == "NEXT":
             pending.selected = (pending.selected + 1) % len(pending.choices)
             return self._say("prompt", "", None)
         if name == "BACK":

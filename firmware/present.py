@@ -134,7 +134,11 @@ def _screen(flow: TableFlow) -> ScreenView:
             hazard=pending.card.kind.value,
         )
     if mode is Mode.PARTNER and pending is not None:
-        return PartnerPrompt(names=tuple(setup.names[s] for s in pending.choices), selected=pending.selected)
+        names = tuple(setup.names[s] for s in pending.choices)
+        if len(names) == 2:  # one press answers: OK the first partner, NEXT the second
+            return PartnerPrompt(names=names, selected=pending.selected,
+                                 hint=_("OK {first}   NEXT {second}").format(first=names[0], second=names[1]))
+        return PartnerPrompt(names=names, selected=pending.selected)
     if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
         return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
     if mode is Mode.END_CONFIRM:

@@ -116,6 +116,7 @@ class PartnerPrompt:
 
     names: tuple[str, ...]
     selected: int = 0
+    hint: str = "NEXT choose   OK confirm"
 
 
 @dataclass(frozen=True, slots=True)

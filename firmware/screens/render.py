@@ -158,7 +158,7 @@ def _target(c: Canvas, view: TargetPrompt) -> None:
 def _partner(c: Canvas, view: PartnerPrompt) -> None:
     _title(c, "Coup fourre by?")
     _list(c, view.names, view.selected, TITLE_H + 2, c.height - 7)
-    _hint(c, "NEXT choose   OK confirm")
+    _hint(c, view.hint)
 
 
 def _extension(c: Canvas, view: ExtensionPrompt) -> None:

@@ -91,7 +91,7 @@ def sample_screens() -> dict[str, ScreenView]:
     screens.update({
         "prompt-coup-fourre": CoupFourrePrompt("Bob", "ACCIDENT", seconds_left=5),
         "prompt-target": TargetPrompt("Stop", ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
-        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0),
+        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0, hint="OK Bob   NEXT Dmitri"),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
         "prompt-undo": UndoPrompt("Bob: Accident on Ann"),
         "menu-edition": MenuView("Edition", ("Classic (Parker)", "Hasbro 2016", "1000 Bornes (FR)",

@@ -191,12 +191,12 @@ def test_partner_prompt_when_both_partners_hold_cards() -> None:
     flow = four_players_with_a_stop_on_ann_and_cid()
     before = flow.game.state  # type: ignore[union-attr]
     out = drive(flow, "press CF", "scan MB-RIGHTOFWAY-01")[1]
-    assert (out.verdict, out.message) == ("prompt", "Who called it? NEXT, then OK")
+    assert (out.verdict, out.message) == ("prompt", "Who called it? OK: Ann, NEXT: Cid")
     assert flow.game.state is before  # type: ignore[union-attr]
     view = screen(flow)
     assert isinstance(view, PartnerPrompt) and view.names == ("Ann", "Cid") and view.selected == 0
-    accept(flow, "press NEXT")
-    out = drive(flow, "press OK")[0]
+    assert view.hint == "OK Ann   NEXT Cid"
+    out = drive(flow, "press NEXT")[0]  # one press: NEXT is the second partner
     assert out.action == CoupFourre(2, Card(CardKind.RIGHT_OF_WAY, 1))
     assert "Ann, Bob lose their turn" in out.message
     assert flow.state is not None and flow.state.hand.turn == 2  # Cid's extra turn

@@ -114,18 +114,16 @@ def _wait_for_reader(events: queue.Queue[Any]) -> None:
 
 
 def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
-    import shutil
-
     from drivers.display import open_display
+    from drivers.display.terminal import too_small
 
-    columns, lines = shutil.get_terminal_size((0, 0))
-    roomy = columns >= 64 and lines >= 20  # the terminal view draws the 128x64 panel in half blocks
-    panel = args.display or ("gif" if args.gif else ("terminal" if tty and roomy else "dummy"))
-    if tty and not roomy and args.display is None and not args.gif:
-        print(f"bornes demo: the terminal is {columns}x{lines}; 64x20 or more shows the OLED. Playing unseen.")
+    size = (256, 64) if args.wide else (128, 64)
+    small = too_small(size)  # the terminal view draws the panel 1:1 in half blocks, a log below
+    panel = args.display or ("gif" if args.gif else ("terminal" if tty and small is None else "dummy"))
+    if tty and small is not None and args.display is None and not args.gif:
+        print(f"bornes demo: {small}. Playing unseen.")
     if args.gif and args.display not in (None, "gif"):
         raise UserError("--gif records the OLED by itself: leave out --display", EX_USAGE)
-    size = (256, 64) if args.wide else (128, 64)
     frames = os.path.join(scratch, "frames")
     return open_display(panel, size=size, gif_path=args.gif or "bornes.gif", capture_dir=frames)
 

@@ -172,13 +172,16 @@ def _hold_ok(
     from drivers.buttons import Buttons
     from drivers.pins import load, make_pin_factory
     from firmware import notify
-    from firmware.appliance import open_display_from_config
+    from firmware.appliance import desktop_panel, open_display_from_config
     from firmware.screens.model import StatusView
     from firmware.screens.render import render
 
     events: queue.Queue[object] = queue.Queue()
     queues.append(events)
-    display = open_display_from_config(config, args.display)
+    panel = args.display
+    if panel is None and args.emulate and config.display.is_hardware:
+        panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
+    display = open_display_from_config(config, panel)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
     buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
     try:

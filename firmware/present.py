@@ -117,7 +117,7 @@ def _screen(flow: TableFlow) -> ScreenView:
         return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
-                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter  CF Aa  OK next"))
+                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))
     if mode is Mode.DECK_CHECK:
         return StatusView("Deck check", f"{len(ui.deck_seen)}/106 scanned. OK when done")
     if mode is Mode.DECK_REPORT:

@@ -163,7 +163,7 @@ class NameEditView:
     title: str
     text: str
     cursor: int
-    hint: str = "NEXT/BACK letter  OK next"
+    hint: str = "NEXT/BACK letter CF Aa OK next"  # CF switches é/É
 
 
 @dataclass(frozen=True, slots=True)

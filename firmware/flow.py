@@ -575,14 +575,18 @@ class TableFlow:
     # -- setup menus --------------------------------------------------------------------------
 
     def _draft_of(self, state: GameState) -> SetupDraft:
-        """The table that just played, dealt by the next seat: the draft of the next game."""
+        """The table that just played, as it started: the draft of the next game.
+
+        The same first dealer too, so a new game after a game over is the game a restart of the
+        referee would offer (a configured table starts from its config either way).
+        """
         setup = state.setup
         return SetupDraft(
             edition=setup.edition,
             players=setup.seats,
             teams=setup.teams,
             names=list(setup.names),
-            dealer=(setup.dealer + 1) % setup.seats,
+            dealer=setup.dealer,
             options=setup.options,
         )
 

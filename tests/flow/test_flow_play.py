@@ -317,10 +317,10 @@ def test_game_over_ok_returns_to_setup_and_the_journal_marks_the_game_finished(t
         unchanged(flow, "press UNDO", "nothing-to-undo")
         accept(flow, "press OK")
         assert flow.game is None and flow.ui.mode is Mode.SETUP
-        view = screen(flow)  # the same table again, dealt by the next seat: one OK starts it
-        assert isinstance(view, SetupSummaryView) and view.sides == "Ann, Bob" and view.detail == "Ann deals"
+        view = screen(flow)  # the same table again: one OK starts it
+        assert isinstance(view, SetupSummaryView) and view.sides == "Ann, Bob" and view.detail == "Bob deals"
         accept(flow, "press OK")
-        assert flow.game is not None and flow.game.setup.names == ("Ann", "Bob") and flow.game.setup.dealer == 0
+        assert flow.game is not None and flow.game.setup.names == ("Ann", "Bob") and flow.game.setup.dealer == 1
 
 
 # -- undo ---------------------------------------------------------------------------------------

@@ -146,6 +146,8 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
+    #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
+    table_named: bool = field(default=False, compare=False)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -343,6 +345,7 @@ class _Validator:
             state=StateConfig(dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             source=self.name,
+            table_named={"edition", "players"} <= set(data.get("game", {})),
         )
 
     def reader(self, t: Mapping[str, Any]) -> ReaderConfig:

@@ -44,7 +44,7 @@ from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, hazard_targets, validate
 from engine.state import GameSetup, GameState, Phase, SetupError
-from firmware.i18n import _
+from firmware.i18n import N_, _
 from firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
 from firmware.rule_labels import edition_short, option_choices, option_lines
 from firmware.store import MemoryStore, Store
@@ -101,7 +101,7 @@ class SetupStep(enum.Enum):
     OPTIONS = "options"
 
 
-MAIN_ITEMS = ("New game", "Check a deck")
+MAIN_ITEMS = (N_("New game"), N_("Check a deck"))
 #: The box a deck check compares against: every playing card of the classic deck.
 FULL_DECK: tuple[Card, ...] = full_deck()
 FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
@@ -623,7 +623,8 @@ class TableFlow:
         draft = self.draft
         dealer = _("{name} deals").format(name=draft.names[draft.dealer])
         changed = draft.options != EDITIONS[draft.edition].options
-        detail = f"{dealer} · {_('house rules')}" if changed else dealer
+        house = _("house rules")
+        detail = f"{dealer} · {house}" if changed else dealer
         return sides_text(draft.names, draft.teams), edition_short(draft.edition), detail
 
     def menu_items(self) -> tuple[str, list[str]]:
@@ -634,15 +635,16 @@ class TableFlow:
             sides, edition, _detail = self.summary()
             return edition, [sides]
         if step is SetupStep.MAIN:
-            return "Mille Bornes", list(MAIN_ITEMS)
+            return "Mille Bornes", [_(item) for item in MAIN_ITEMS]
         if step is SetupStep.EDITION:
-            return "Edition", [EDITIONS[name].title for name in EDITIONS]
+            return _("Edition"), [EDITIONS[name].title for name in EDITIONS]
         if step is SetupStep.PLAYERS:
-            return "Players", [f"{n} {'in teams' if teams else 'players'}" for n, teams in _players_menu(draft.edition)]
+            return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
+                                  for n, teams in _players_menu(draft.edition)]
         if step is SetupStep.NAMES:
-            return "Names", ["Continue", *draft.names]
+            return _("Names"), [_("Continue"), *draft.names]
         if step is SetupStep.DEALER:
-            return "Who deals?", list(draft.names)
+            return _("Who deals?"), list(draft.names)
         return _("Rules"), [_("Start the game"), *option_lines(draft.options, draft.edition)]
 
     def _setup_button(self, name: str, long: bool) -> Outcome:

@@ -116,8 +116,7 @@ def test_every_table_text_is_in_the_catalogue() -> None:
     from babel.messages.pofile import read_po
 
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "NC_": ((1, "c"), 2)}
-    sources = [ROOT / "firmware" / "words.py", ROOT / "firmware" / "flow.py", ROOT / "firmware" / "present.py",
-               *sorted((ROOT / "firmware" / "screens").glob("*.py"))]
+    sources = sorted((ROOT / "firmware").rglob("*.py"))  # as firmware/locale/README.md extracts them
     wanted = set()
     for source in sources:
         for _line, message, _comments, context in extract_from_file("python", str(source), keywords=keywords):

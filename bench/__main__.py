@@ -62,7 +62,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--flat-hands", type=int,
                         help="hands of the `bornes simulate` memory run (default 100000; 10000 with --quick)")
     parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
-                                       "flat, startup, journal")
+                                       "flat, startup, journal, panel, gestures")
     return parser.parse_args(argv)
 
 
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
     flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,flat,startup,journal").split(","))
+    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,flat,startup,journal,panel,gestures").split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -204,16 +204,30 @@ def main(argv: list[str] | None = None) -> int:
                         f"{short_kib / MB:.1f} / {long_kib / MB:.1f} MB ({per_thousand:+.3f} MB)",
                         "streams: ≤ 0.1 MB", per_thousand <= 0.1))
 
+    def panel() -> None:
+        from bench.panel import rows as panel_rows
+
+        for players in (2, 4, 6):
+            rows.extend(Row(*row) for row in panel_rows(players, 2 if args.quick else 3, whole_frame=players == 2))
+
+    def gestures() -> None:
+        from bench.gestures import rows as gesture_rows
+
+        for g in gesture_rows():
+            rows.append(Row(f"inputs per gesture: {g.kind} ({g.seen} seen)",
+                            f"{g.most} (median {g.median:g})", f"≤ {g.budget}", g.met))
+
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
                        ("memory", memory), ("simulate", simulate), ("flat", flat), ("startup", startup),
-                       ("journal", journal)):
+                       ("journal", journal), ("panel", panel), ("gestures", gestures)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")
     print(f"command: python -m bench {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
           + f"  ({time.perf_counter() - started:.0f} s)")
     print()
-    widths = [max(len(r.figure) for r in rows), max(len(r.measured) for r in rows), max(len(r.budget) for r in rows)]
+    widths = [max(len(r.figure) for r in rows), max(len(r.measured) for r in rows),
+              max(len("budget"), *(len(r.budget) for r in rows))]
     header = ("figure", "measured", "budget", "met?")
     print(f"| {header[0]:<{widths[0]}} | {header[1]:<{widths[1]}} | {header[2]:<{widths[2]}} | met? |")
     print(f"|{'-' * (widths[0] + 2)}|{'-' * (widths[1] + 2)}|{'-' * (widths[2] + 2)}|------|")

@@ -30,7 +30,7 @@ from engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from engine.cards import HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
+from engine.cards import CLASSIC_COUNTS, HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
 from engine.options import EmptyDrawPile, RuleOptions, Scoring
 from engine.reasons import Reason, Refusal
 from engine.scoring import game_result, score_hand
@@ -158,6 +158,10 @@ def _card_refusal(state: GameState, card: Card) -> Refusal | None:
     """The card must exist in this deck and must not be on the table or in the discard pile."""
     setup = state.setup
     if not setup.in_deck(card):
+        in_a_box = CLASSIC_COUNTS.get(card.kind, 0)
+        if card.copy > in_a_box:  # no box has this copy: not a short-deck removal
+            return Refusal(Reason.NOT_IN_DECK,
+                           lambda: f"No such card: {card.kind.title} #{card.copy} (a deck has {in_a_box})")
         extra = " (taken out for 2–3 players)" if setup.short_deck else ""
         return Refusal(Reason.NOT_IN_DECK, lambda: f"{card.describe()} is not in this deck{extra}")
     if card in state.hand.seen:

@@ -28,6 +28,17 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+def version() -> str:
+    """The installed package's version (pyproject.toml), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("bornes")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser: every command listed from the table, arguments added only for the chosen one.
 
@@ -36,6 +47,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
     for name, help_text in COMMANDS.items():

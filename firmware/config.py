@@ -161,6 +161,8 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
+    #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
+    table_named: bool = field(default=False, compare=False)
 
     def load_pin_map(self) -> PinMap:
         """The pin map of ``pins.map``, checked against the display this config drives: the one
@@ -375,6 +377,7 @@ class _Validator:
             ),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             source=self.name,
+            table_named={"edition", "players"} <= set(data.get("game", {})),
         )
 
     def reader(self, t: Mapping[str, Any]) -> ReaderConfig:

@@ -44,7 +44,11 @@ from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, answer_action, play_action, target_choices, validate
 from engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
+from firmware.i18n import N_, _
+from firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
+from firmware.rule_labels import edition_short, option_choices, option_lines
 from firmware.store import MemoryStore, Store
+from firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
 
 
 class Sound(enum.Enum):
@@ -100,6 +104,7 @@ class Mode(enum.Enum):
 
 
 class SetupStep(enum.Enum):
+    SUMMARY = "summary"  # the configured table in one line: OK starts it, NEXT changes it
     MAIN = "main"
     EDITION = "edition"
     PLAYERS = "players"
@@ -108,11 +113,10 @@ class SetupStep(enum.Enum):
     OPTIONS = "options"
 
 
-MAIN_ITEMS = ("New game", "Check a deck")
+MAIN_ITEMS = (N_("New game"), N_("Check a deck"))
 #: The box a deck check compares against: every playing card of the classic deck.
 FULL_DECK: tuple[Card, ...] = full_deck()
 FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
-NAME_LETTERS = " ABCDEFGHIJKLMNOPQRSTUVWXYZ-'"
 
 
 @dataclass
@@ -158,6 +162,7 @@ class FlowState:
     deck_unknown: list[str] = field(default_factory=list)
     deck_duplicates: int = 0
     message: str | None = None
+    short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
     status: str | None = None
 
@@ -173,15 +178,12 @@ def _players_menu(edition_name: str) -> list[tuple[int, bool]]:
     return items
 
 
-def option_choices(options: RuleOptions, name: str) -> list[str]:
-    """The values an option can take, as text, for the options menu."""
-    current = options.as_strings()[name]
-    if current in ("yes", "no"):
-        return ["yes", "no"]
-    value = getattr(options, name)
-    if isinstance(value, enum.Enum):
-        return [str(member.value) for member in type(value)]
-    return [current]
+def sides_text(names: list[str] | tuple[str, ...], teams: bool) -> str:
+    """"Ann, Bob, Chloé", or partners joined: "Ann+Chloé, Bob+Dee" (partners sit alternately)."""
+    if not teams:
+        return ", ".join(names)
+    sides = len(names) // 2
+    return ", ".join("+".join(names[seat] for seat in range(side, len(names), sides)) for side in range(sides))
 
 
 class TableFlow:
@@ -197,11 +199,15 @@ class TableFlow:
         options: RuleOptions | None = None,
         store: Store | None = None,
         game: Game | None = None,
+        configured: bool = False,
     ) -> None:
         self.defaults = (edition, players, names, dealer, options)
         self.store: Store = store or MemoryStore()
         self.game = game
-        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP)
+        #: The config names the table (edition, players, names): setup opens on its summary.
+        self.configured = configured
+        first_step = SetupStep.SUMMARY if configured else SetupStep.MAIN
+        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
         self.draft = self._default_draft()
 
     # -- starting -----------------------------------------------------------------------------
@@ -227,8 +233,19 @@ class TableFlow:
         self.store.start(game)
         self.game = game
         self.ui = FlowState(mode=Mode.PLAY, status=self.ui.status)
-        starter = setup.names[game.state.hand.turn]
-        return self._say("accepted", f"New game: {setup.names[setup.dealer]} deals, {starter} starts", Sound.ACCEPT)
+        said = new_game_words(setup, game.state.hand.turn)
+        return self._say("accepted", said[0], Sound.ACCEPT, short=said[1:])
+
+    def announce_resume(self) -> Outcome:
+        """After a restart mid-game: say so on the table, with the hand and whose turn it is."""
+        state = self.state
+        assert state is not None
+        names = state.setup.names
+        seats = state.to_act() if state.phase is not Phase.PLAY else (state.hand.turn,)
+        hand, name = state.hand.number, names[seats[0]] if seats else names[state.hand.turn]
+        message = _("Game resumed: hand {hand}, {name}'s turn").format(hand=hand, name=name)
+        shorter = (_("Resumed: hand {hand}, {name}").format(hand=hand, name=name), _("Game resumed"))
+        return self._say("prompt", message, Sound.ATTENTION, short=shorter)
 
     @property
     def state(self) -> GameState | None:
@@ -242,18 +259,23 @@ class TableFlow:
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
-            self.ui.status = "Reader lost"
-            return self._say("ignored", f"Reader lost: {event.detail}", Sound.ATTENTION)
+            self.ui.status = _("Reader lost")
+            return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
+                             short=(_("Reader lost"),))
         if isinstance(event, ReaderBack):
             self.ui.status = None
-            return self._say("ignored", "Reader back", None)
+            return self._say("ignored", _("Reader back"), None)
         if isinstance(event, ReaderProblem):
-            text = "One card at a time" if event.kind == "one-card-at-a-time" else f"Reader: {event.kind}"
-            return self._say("refused", text, Sound.REFUSE, reason=event.kind)
+            if event.kind == "one-card-at-a-time":
+                text, short = _("One card at a time"), _("One card")
+            else:  # a garbled or unanswered read: the card was not seen, whatever the cause
+                text, short = _("The reader did not get that card: scan it again"), _("Scan it again")
+            return self._say("refused", text, Sound.REFUSE, reason=event.kind, short=(short,))
         if isinstance(event, UnknownScanned):
             if self.ui.mode is Mode.DECK_CHECK:
                 self.ui.deck_unknown.append(event.raw)
-            return self._say("refused", f"Unknown card: {event.raw[:24]}", Sound.REFUSE, reason="unknown-card")
+            return self._say("refused", _("Unknown card: {code}").format(code=event.raw[:24]), Sound.REFUSE,
+                             reason="unknown-card", short=(_("Unknown card"),))
         if isinstance(event, ControlScanned):
             return self._button(event.name, False)
         if isinstance(event, ButtonPressed):
@@ -272,12 +294,14 @@ class TableFlow:
             try:
                 return self._card(Card.from_code(words[0].upper()))
             except CardCodeError:
-                return self._say("refused", f"Unknown card: {words[0][:24]}", Sound.REFUSE, reason="unknown-card")
+                return self._say("refused", _("Unknown card: {code}").format(code=words[0][:24]), Sound.REFUSE,
+                                 reason="unknown-card", short=(_("Unknown card"),))
         long = words[0].lower() == "long" and len(words) > 1
         name = (words[1] if long else words[0]).upper()
         if button_name(name) is not None:
             return self._button(name, long)
-        return self._say("refused", f"Not a card or button: {text.strip()[:24]}", Sound.REFUSE, reason="bad-input")
+        return self._say("refused", _("Not a card or button: {text}").format(text=text.strip()[:24]), Sound.REFUSE,
+                         reason="bad-input", short=(_("Not a card or button"),))
 
     # -- feedback helpers ---------------------------------------------------------------------
 
@@ -289,10 +313,12 @@ class TableFlow:
         *,
         reason: str | None = None,
         action: Action | None = None,
+        short: tuple[str, ...] = (),
     ) -> Outcome:
         outcome = Outcome(Verdict(verdict), message, sound, reason, action)
         if message:
             self.ui.message = message
+            self.ui.short = short
             self.ui.refused = outcome.refused
         return outcome
 
@@ -336,8 +362,9 @@ class TableFlow:
             self.ui.extension_yes = True
         if verdict.state.over:
             self.store.finish(self.game)
-        message = verdict.events[-1].message if verdict.events else action.notation()
-        return self._say("accepted", message, sound, action=action)
+        said = action_words(self.game.state.setup, action)
+        message = verdict.events[-1].message if verdict.events else said[0]
+        return self._say("accepted", message, sound, action=action, short=said)
 
     # -- cards --------------------------------------------------------------------------------
 
@@ -346,9 +373,10 @@ class TableFlow:
         if mode is Mode.DECK_CHECK:
             return self._deck_scan(card)
         if mode in (Mode.SETUP, Mode.NAME_EDIT, Mode.DECK_REPORT):
-            return self._say("refused", "Start a game first: press OK", Sound.REFUSE, reason="no-game")
+            return self._say("refused", _("Start a game first: press OK"), Sound.REFUSE, reason="no-game")
         if mode in (Mode.TARGET, Mode.PARTNER, Mode.UNDO_CONFIRM, Mode.END_CONFIRM):
-            return self._say("refused", "Answer the question first (OK or BACK)", Sound.REFUSE, reason="prompt-open")
+            return self._say("refused", _("Answer the question first (OK or BACK)"), Sound.REFUSE,
+                             reason="prompt-open")
         state = self.state
         assert state is not None and self.game is not None
         hand = state.hand
@@ -358,7 +386,9 @@ class TableFlow:
             if refusal is not None:  # only this card is refused; the swap goes on
                 return self._refusal(refusal)
             self.ui.swap_cards.append(card)
-            return self._say("prompt", f"Swap {len(self.ui.swap_cards)} cards: OK when done", None)
+            count = len(self.ui.swap_cards)
+            return self._say("prompt", _("Swap {count} cards: OK when done").format(count=count), None,
+                             short=(_("Swap {count}: OK").format(count=count),))
         chosen = self.ui.seat_chosen
         if phase is Phase.START_ROLLS:
             return self._commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
@@ -388,7 +418,8 @@ class TableFlow:
                     return self._commit(Play(hand.turn, card), probe)
                 self.ui.pending = Pending(card, targets)
                 self.ui.mode = Mode.TARGET
-                return self._say("prompt", f"{card.kind.title} on whom? NEXT, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("{card} on whom? NEXT, then OK").format(card=card_name(card)),
+                                 Sound.ATTENTION, short=(_("{card} on whom?").format(card=card_name(card)),))
         return self._commit(play_action(state, hand.turn, card, self.ui.seat_chosen))
 
     def _answer_hazard(self, card: Card) -> Outcome:
@@ -412,7 +443,11 @@ class TableFlow:
                 return self._refusal(refusal)
             self.ui.pending = Pending(card, callers, fast=isinstance(probe, FastRemedy))
             self.ui.mode = Mode.PARTNER
-            return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
+            first, second = (state.setup.names[s] for s in callers[:2])
+            asked = _("Who called it? OK: {first}, NEXT: {second}").format(first=first, second=second)
+            return self._say("prompt", asked, Sound.ATTENTION,
+                             short=(_("OK: {first}, NEXT: {second}").format(first=first, second=second),
+                                    _("Who called it?")))
         seat = callers[0] if callers else hand.turn
         return self._commit(answer_action(state, seat, card))
 
@@ -433,12 +468,12 @@ class TableFlow:
             if name == "OK":
                 return self._undo()
             self.ui.mode = Mode.PLAY
-            return self._say("ignored", "Undo cancelled", None)
+            return self._say("ignored", _("Undo cancelled"), None)
         if mode is Mode.END_CONFIRM:
             self.ui.mode = Mode.PLAY
             if name == "OK":
                 return self._commit(EndHand())
-            return self._say("ignored", "The hand goes on", None)
+            return self._say("ignored", _("The hand goes on"), None)
         if mode is Mode.SWAP:
             return self._swap_button(name)
         state = self.state
@@ -446,16 +481,18 @@ class TableFlow:
         phase = state.phase
         if name == "UNDO":
             if not self.game.can_undo():
-                return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+                return self._say("refused", _("Nothing to undo in this hand"), Sound.REFUSE,
+                                 reason="nothing-to-undo", short=(_("Nothing to undo"),))
             self._disarm()
             self.ui.mode = Mode.UNDO_CONFIRM
-            return self._say("prompt", f"Undo {self.game.log[-1].notation()}? OK / BACK", Sound.ATTENTION)
+            asked = undo_question(state.setup, self.game.log[-1])
+            return self._say("prompt", asked[0], Sound.ATTENTION, short=asked[1:])
         if phase is Phase.GAME_OVER:
-            if name == "OK":
+            if name == "OK":  # the same table again, one more OK away
+                self.draft = self._draft_of(state)
                 self.game = None
-                self.ui = FlowState(status=self.ui.status)
-                self.draft = self._default_draft()
-                return self._say("prompt", "New game", None)
+                self.ui = FlowState(status=self.ui.status, step=SetupStep.SUMMARY)
+                return self._say("prompt", _("New game"), None)
             return self._say("ignored", "", None)
         if phase is Phase.HAND_OVER:
             if name == "NEXT":
@@ -479,24 +516,28 @@ class TableFlow:
             self.ui.cf_armed = not self.ui.cf_armed
             self.ui.discard_armed = False
             if self.ui.cf_armed:
-                return self._say("prompt", "Coup fourré! Scan your safety", Sound.ATTENTION)
-            return self._say("prompt", "Coup fourré cancelled", None)
+                return self._say("prompt", _("Coup fourré! Scan your safety"), Sound.ATTENTION,
+                                 short=(_("Coup fourré! Scan it"), _("Scan the safety")))
+            return self._say("prompt", _("Coup fourré cancelled"), None, short=(_("Cancelled"),))
         if name == "DISCARD":
             if long and state.options.fast_play:
                 self.ui.mode = Mode.SWAP
                 self.ui.swap_cards = []
-                return self._say("prompt", "Swap: scan the cards, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("Swap: scan the cards, then OK"), Sound.ATTENTION,
+                                 short=(_("Swap: scan, then OK"), _("Swap: scan cards")))
             self.ui.discard_armed = not self.ui.discard_armed
             self.ui.cf_armed = False
-            return self._say("prompt", "Scan the card to discard" if self.ui.discard_armed else "Discard cancelled",
-                             None)
+            if self.ui.discard_armed:
+                return self._say("prompt", _("Scan the card to discard"), None, short=(_("Discard: scan it"),))
+            return self._say("prompt", _("Discard cancelled"), None, short=(_("Cancelled"),))
         if name == "BACK":
             if long and phase is Phase.PLAY:
                 self.ui.mode = Mode.END_CONFIRM
-                return self._say("prompt", "End this blocked hand? OK / BACK", Sound.ATTENTION)
+                return self._say("prompt", _("End this blocked hand? OK / BACK"), Sound.ATTENTION,
+                                 short=(_("End the hand?"),))
             self.ui.cf_armed = self.ui.discard_armed = False
             self.ui.seat_chosen = None
-            return self._say("prompt", "Cancelled", None)
+            return self._say("prompt", _("Cancelled"), None)
         return self._say("ignored", "", None)
 
     def _seat_button(self, name: str) -> Outcome:
@@ -504,7 +545,8 @@ class TableFlow:
         assert state is not None
         seat = seat_of_button(name)
         if seat is None or not 0 <= seat < state.setup.seats:
-            return self._say("refused", f"No {name} at this table", Sound.REFUSE, reason="no-such-seat")
+            return self._say("refused", _("No {button} at this table").format(button=name), Sound.REFUSE,
+                             reason="no-such-seat", short=(_("No such seat"),))
         pending = self.ui.pending
         if self.ui.mode is Mode.TARGET and pending is not None:
             side = state.setup.side_of(seat)
@@ -515,20 +557,23 @@ class TableFlow:
             pending.selected = pending.choices.index(seat)
             return self._choice_button("OK")
         self.ui.seat_chosen = seat
-        return self._say("prompt", f"{state.setup.names[seat]} chosen", None)
+        return self._say("prompt", _("{name} chosen").format(name=state.setup.names[seat]), None)
 
     def _choice_button(self, name: str) -> Outcome:
         pending = self.ui.pending
         state = self.state
         assert pending is not None and state is not None
-        if name == "NEXT":
+        if name == "NEXT" and self.ui.mode is Mode.PARTNER and len(pending.choices) == 2:
+            pending.selected = 1  # two partners: OK names the first, NEXT the second, in one press
+            name = "OK"
+        elif name == "NEXT":
             pending.selected = (pending.selected + 1) % len(pending.choices)
             return self._say("prompt", "", None)
         if name == "BACK":
             self.ui.pending = None
             self.ui.cf_armed = False
             self.ui.mode = Mode.PLAY
-            return self._say("prompt", "Cancelled: take the card back", None)
+            return self._say("prompt", _("Cancelled: take the card back"), None, short=(_("Cancelled"),))
         if name != "OK":
             return self._say("ignored", "", None)
         choice = pending.choices[pending.selected]
@@ -546,57 +591,91 @@ class TableFlow:
         if name in ("BACK", "OK"):
             self.ui.mode = Mode.PLAY
             self.ui.swap_cards = []
-            return self._say("prompt", "Swap cancelled", None)
+            return self._say("prompt", _("Swap cancelled"), None, short=(_("Cancelled"),))
         return self._say("ignored", "", None)
 
     def _undo(self) -> Outcome:
         assert self.game is not None
         self.ui.mode = Mode.PLAY
         if not self.game.can_undo():
-            return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+            return self._say("refused", _("Nothing to undo in this hand"), Sound.REFUSE, reason="nothing-to-undo",
+                             short=(_("Nothing to undo"),))
         last = self.game.log[-1]
+        setup = self.game.state.setup
         self._disarm()
         self.store.undo(self.game)  # durable first, like every change
         self.game.undo()
         self.ui.extension_yes = True  # a reopened extension question starts on "yes", as it first did
-        return self._say("accepted", f"Undone: {last.notation()}", Sound.ACCEPT)
+        said = undone_words(setup, last)
+        return self._say("accepted", said[0], Sound.ACCEPT, short=said[1:])
 
     # -- setup menus --------------------------------------------------------------------------
+
+    def _draft_of(self, state: GameState) -> SetupDraft:
+        """The table that just played, as it started: the draft of the next game.
+
+        The same first dealer too, so a new game after a game over is the game a restart of the
+        referee would offer (a configured table starts from its config either way).
+        """
+        setup = state.setup
+        return SetupDraft(
+            edition=setup.edition,
+            players=setup.seats,
+            teams=setup.teams,
+            names=list(setup.names),
+            dealer=setup.dealer,
+            options=setup.options,
+        )
+
+    def summary(self) -> tuple[str, str, str]:
+        """The one-press setup screen: the sides, the edition and who deals."""
+        draft = self.draft
+        dealer = _("{name} deals").format(name=draft.names[draft.dealer])
+        changed = draft.options != EDITIONS[draft.edition].options
+        house = _("house rules")
+        detail = f"{dealer} · {house}" if changed else dealer
+        return sides_text(draft.names, draft.teams), edition_short(draft.edition), detail
 
     def menu_items(self) -> tuple[str, list[str]]:
         """The title and items of the current setup menu."""
         draft = self.draft
         step = self.ui.step
+        if step is SetupStep.SUMMARY:
+            sides, edition, _detail = self.summary()
+            return edition, [sides]
         if step is SetupStep.MAIN:
-            return "Mille Bornes", list(MAIN_ITEMS)
+            return "Mille Bornes", [_(item) for item in MAIN_ITEMS]
         if step is SetupStep.EDITION:
-            return "Edition", [EDITIONS[name].title for name in EDITIONS]
+            return _("Edition"), [EDITIONS[name].title for name in EDITIONS]
         if step is SetupStep.PLAYERS:
-            return "Players", [f"{n} {'in teams' if teams else 'players'}" for n, teams in _players_menu(draft.edition)]
+            return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
+                                  for n, teams in _players_menu(draft.edition)]
         if step is SetupStep.NAMES:
-            return "Names", ["Continue", *draft.names]
+            return _("Names"), [_("Continue"), *draft.names]
         if step is SetupStep.DEALER:
-            return "Who deals?", list(draft.names)
-        names = list(draft.options.as_strings().items())
-        return "Rules", ["Start the game", *[f"{k}: {v}" for k, v in names]]
+            return _("Who deals?"), list(draft.names)
+        return _("Rules"), [_("Start the game"), *option_lines(draft.options, draft.edition)]
 
     def _setup_button(self, name: str, long: bool) -> Outcome:
         if self.ui.mode is Mode.NAME_EDIT:
-            return self._name_button(name)
-        _title, items = self.menu_items()
+            return self._name_button(name, long)
         ui = self.ui
+        if ui.step is SetupStep.SUMMARY:
+            return self._summary_button(name)
+        _title, items = self.menu_items()
         if name == "NEXT":
             ui.cursor = (ui.cursor + 1) % len(items)
             return self._say("prompt", "", None)
         if name == "BACK":
             previous = {
+                SetupStep.MAIN: SetupStep.SUMMARY,
                 SetupStep.EDITION: SetupStep.MAIN,
                 SetupStep.PLAYERS: SetupStep.EDITION,
                 SetupStep.NAMES: SetupStep.PLAYERS,
                 SetupStep.DEALER: SetupStep.NAMES,
                 SetupStep.OPTIONS: SetupStep.DEALER,
             }
-            if ui.step in previous and (long or ui.cursor == 0):
+            if ui.step in previous and (long or ui.cursor == 0) and (ui.step is not SetupStep.MAIN or self.configured):
                 ui.step = previous[ui.step]
                 ui.cursor = 0
             else:
@@ -634,7 +713,7 @@ class TableFlow:
             else:
                 ui.mode = Mode.NAME_EDIT
                 ui.name_index = ui.cursor - 1
-                ui.name_text = draft.names[ui.name_index].upper()[:12]
+                ui.name_text = draft.names[ui.name_index][:MAX_NAME_LENGTH]  # as configured: "Chloé" stays Chloé
                 ui.name_cursor = 0
         elif step is SetupStep.DEALER:
             draft.dealer = ui.cursor
@@ -649,35 +728,60 @@ class TableFlow:
                     return self._say("refused", str(error), Sound.REFUSE, reason="bad-setup")
                 return self.start_game(setup)
             option = list(draft.options.as_strings())[ui.cursor - 1]
-            choices = option_choices(draft.options, option)
+            choices = option_choices(draft.options, option, EDITIONS[draft.edition].options)
             current = draft.options.as_strings()[option]
             following = choices[(choices.index(current) + 1) % len(choices)]
             draft.options = draft.options.with_strings({option: following})
         return self._say("prompt", "", None)
 
-    def _name_button(self, name: str) -> Outcome:
+    def _summary_button(self, name: str) -> Outcome:
+        """The configured table: OK starts it at once, NEXT opens the menus to change it."""
+        if name == "OK":
+            draft = self.draft
+            try:
+                setup = GameSetup.create(
+                    draft.edition, draft.names, teams=draft.teams, dealer=draft.dealer, options=draft.options
+                )
+            except SetupError as error:
+                return self._say("refused", str(error), Sound.REFUSE, reason="bad-setup")
+            return self.start_game(setup)
+        if name == "NEXT":
+            self.ui.step, self.ui.cursor = SetupStep.MAIN, 0
+            return self._say("prompt", "", None)
+        return self._say("ignored", "", None)
+
+    def _name_button(self, name: str, long: bool = False) -> Outcome:
+        """NEXT/BACK change the letter under the cursor, CF switches é/É, DISCARD deletes it,
+        OK moves on (OK on a blank, or a long OK, ends the name)."""
         ui = self.ui
         text = ui.name_text.ljust(ui.name_cursor + 1)
         letter = text[ui.name_cursor]
-        index = NAME_LETTERS.find(letter) if letter in NAME_LETTERS else 0
         if name in ("NEXT", "BACK"):
             step = 1 if name == "NEXT" else -1
-            letter = NAME_LETTERS[(index + step) % len(NAME_LETTERS)]
-            ui.name_text = text[: ui.name_cursor] + letter + text[ui.name_cursor + 1 :]
+            letter = next_letter(letter, step, capital=ui.name_cursor == 0)
+            ui.name_text = (text[: ui.name_cursor] + letter + text[ui.name_cursor + 1 :]).rstrip()
+            return self._say("prompt", "", None)
+        if name == "CF":
+            ui.name_text = (text[: ui.name_cursor] + switch_case(letter) + text[ui.name_cursor + 1 :]).rstrip()
+            return self._say("prompt", "", None)
+        if name == "DISCARD":
+            ui.name_text = (text[: ui.name_cursor] + text[ui.name_cursor + 1 :]).rstrip()
+            ui.name_cursor = min(ui.name_cursor, max(0, len(ui.name_text) - 1)) if ui.name_text else 0
             return self._say("prompt", "", None)
         if name == "OK":
-            if ui.name_cursor + 1 < 12 and text[ui.name_cursor] != " ":
+            if not long and ui.name_cursor + 1 < MAX_NAME_LENGTH and letter != " ":
                 ui.name_cursor += 1
                 return self._say("prompt", "", None)
-            # A blank (or the twelfth letter) ends the name: what follows is dropped.
-            finished = text[: ui.name_cursor + 1].strip().title() or self.draft.names[ui.name_index]
+            # A blank (or the twelfth letter) ends the name: what follows is dropped. A long OK keeps it all.
+            kept = text if long else text[: ui.name_cursor + 1]
+            finished = kept.strip() or self.draft.names[ui.name_index]
             names = [finished if i == ui.name_index else n for i, n in enumerate(self.draft.names)]
             refusal = check_names(names)  # the engine's rule: no bad name, no name twice
             if refusal is not None:
                 return self._refusal(refusal)
             self.draft.names[ui.name_index] = finished
             ui.mode = Mode.SETUP
-            return self._say("prompt", f"Name: {finished}", None)
+            return self._say("prompt", _("Name: {name}").format(name=finished), None)
         return self._say("ignored", "", None)
 
     # -- deck check ---------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from firmware.flow import Outcome, Sound, TableFlow, Verdict
 from firmware.i18n import _
 from firmware.journal import JournalBusy, JournalCorrupt, JournalError, JournalFull, JournalIOError, JournalUnwritable
 from firmware.present import screen
+from firmware.screens.model import TableView
 from firmware.screens.render import render
+from firmware.screens.table import table_pages
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -32,6 +34,9 @@ log = logging.getLogger("bornes")
 
 #: Put this on the queue to stop the loop (SIGTERM does it).
 STOP = object()
+
+#: Seconds each page of a table too big for one panel stays up before the next (5+ sides on 128×64).
+PAGE_SECONDS = 3.0
 
 _PATTERNS = {
     Sound.ACCEPT: "ACCEPT",
@@ -111,10 +116,11 @@ class Referee:
         self.size: tuple[int, int] = display.size if display is not None else (128, 64)
         self.mode: str | None = display.mode if display is not None else None
         self._last_view: object = None
+        self.page = 0  # which page of a many-sided table is up; turned while nobody taps
 
     def draw(self) -> None:
         """Render the current screen; the display skips frames that did not change."""
-        view = screen(self.flow)
+        view = screen(self.flow, self.page)
         if view == self._last_view:
             return  # same view, same pixels: not even a render
         started = time.perf_counter()
@@ -145,6 +151,7 @@ class Referee:
             log.info("accepted %s", outcome.action.notation())
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
+        self.page = 0  # the first page right after a tap (the side to play is on every page)
         self.draw()
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
@@ -168,6 +175,9 @@ class Referee:
             timeout = interval if interval else 5.0
             if self.display is not None and self.display.degraded:
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
+            paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
+            if paged:
+                timeout = min(timeout, PAGE_SECONDS)
             try:
                 event = self.events.get(timeout=timeout)
             except queue.Empty:
@@ -176,6 +186,9 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
+            elif paged:
+                self.page += 1
+                self.draw()
             if self.display is not None:
                 self.display.tick()
             if interval and time.monotonic() >= next_ping:

@@ -9,6 +9,7 @@ library.
 from __future__ import annotations
 
 import argparse
+import gettext
 import io
 import sys
 from datetime import UTC, datetime
@@ -36,12 +37,30 @@ def compiled(po_path: Path) -> bytes:
     return out.getvalue()
 
 
+#: Header fields Babel fills with "now" when a ``.po`` has none: not part of what a catalogue says.
+_DATED = ("POT-Creation-Date:", "PO-Revision-Date:")
+
+
+def _meaning(mo: bytes) -> dict[object, object]:
+    """Every translation in a ``.mo``, with the header's date lines left out.
+
+    Comparing bytes made the check depend on the clock (Babel stamps a header without a
+    POT-Creation-Date with the time of compiling), so it failed minutes after a commit. What
+    the check compares is what gettext reads: a msgstr changed in the ``.po`` still makes the
+    ``.mo`` stale.
+    """
+    catalog = dict(gettext.GNUTranslations(io.BytesIO(mo))._catalog)  # type: ignore[attr-defined]
+    header = str(catalog.pop("", ""))
+    catalog[""] = "\n".join(line for line in header.splitlines() if not line.startswith(_DATED))
+    return catalog
+
+
 def stale(locale_dir: Path = LOCALE_DIR) -> list[Path]:
-    """The ``.mo`` files that are missing or differ from their ``.po``."""
+    """The ``.mo`` files that are missing or say something else than their ``.po``."""
     return [
         po.with_suffix(".mo")
         for po in sorted(locale_dir.glob("*/LC_MESSAGES/*.po"))
-        if not po.with_suffix(".mo").exists() or po.with_suffix(".mo").read_bytes() != compiled(po)
+        if not po.with_suffix(".mo").exists() or _meaning(po.with_suffix(".mo").read_bytes()) != _meaning(compiled(po))
     ]
 
 

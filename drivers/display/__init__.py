@@ -5,7 +5,9 @@
 view, PNG per frame, GIF recording) or for luma's dummy device (tests). The referee hands it a
 PIL image per change; the display:
 
-* sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them);
+* sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them), and
+  otherwise only the part that changed (:mod:`drivers.display.partial`; luma's own
+  ``diff_to_previous`` framebuffer on the ssd1322);
 * on an ``OSError`` from the device (the I2C "[Errno 121] Remote I/O error", a panel pulled
   off) marks itself degraded, drops the luma device and retries on later frames or
   :meth:`Display.tick` with exponential backoff, re-creating the device; it never raises
@@ -17,6 +19,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +33,8 @@ from drivers.parts import EMULATORS, PANELS
 
 log = logging.getLogger(__name__)
 
+#: ssd1322 change detection: 4×4 segments of 64×16 pixels (luma's default is 2×2).
+SSD1322_SEGMENTS = 16
 Clock = Callable[[], float]
 
 
@@ -228,6 +234,14 @@ def open_display(
 
         return Display(lambda: dummy(width=width, height=height, rotate=rotate, mode=mode), size, name="dummy",
                        clock=clock)
+    if panel == "terminal" and terminal_style == "asciiblock":
+        return _terminal_display(size, rotate, clock)
+    if panel == "pygame":
+        problem = _no_window_reason()
+        if problem is not None:
+            raise UserError(problem, EX_CONFIG)
+    # pygame greets on import; a referee's terminal and journald are no place for banners.
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import luma.emulator.device as emulator
     except ImportError:
@@ -237,21 +251,22 @@ def open_display(
     make: Callable[[], Any]
     if panel == "pygame":
         def make() -> Any:
-            return emulator.pygame(transform="scale2x" if scale == 2 else "none", **common)
+            device = emulator.pygame(transform="scale2x" if scale == 2 else "none", **common)
+            driver = device._pygame.display.get_driver()
+            if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
+                device.cleanup()
+                raise RuntimeError(f"SDL found no screen (video driver {driver!r}): use --display terminal")
+            return device
     elif panel == "terminal":
         if terminal_style not in ("asciiblock", "asciiart"):
             raise UserError("terminal_style must be asciiblock or asciiart", EX_CONFIG)
         cls = getattr(emulator, terminal_style)
-        import sys
-
         if not sys.stdout.isatty():
             raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
 
         def make() -> Any:
             return cls(transform="none", **{**common, "scale": 1})
     elif panel == "capture":
-        import os
-
         os.makedirs(capture_dir, exist_ok=True)
         template = os.path.join(capture_dir, "frame_{0:06}.png")
 
@@ -263,6 +278,33 @@ def open_display(
     display = Display(make, size, name=panel, clock=clock)
     if display.degraded:
         raise UserError(f"cannot open the {panel} display: {display.last_error}", EX_CONFIG)
+    return display
+
+
+def _no_window_reason() -> str | None:
+    """Why a pygame window cannot open here, before SDL quietly opens an invisible one."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return None  # chosen on purpose (tests use "dummy")
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "--display pygame needs a desktop session (DISPLAY and WAYLAND_DISPLAY are not set): " \
+               "use --display terminal"
+    return None
+
+
+def _terminal_display(size: tuple[int, int], rotate: int, clock: Clock) -> Display:
+    """The panel 1:1 in this terminal, or one line saying how big the terminal must be."""
+    from drivers.display.terminal import TerminalPanel, too_small
+
+    if not sys.stdout.isatty():
+        raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
+    problem = too_small(size)
+    if problem is not None:
+        raise UserError(problem, EX_CONFIG)
+    width, height = size
+    display = Display(lambda: TerminalPanel(width=width, height=height, rotate=rotate), size, name="terminal",
+                      clock=clock)
+    if display.degraded:
+        raise UserError(f"cannot open the terminal display: {display.last_error}", EX_CONFIG)
     return display
 
 
@@ -280,9 +322,14 @@ def _real_factory(panel: str, interface: str, i2c_port: int, i2c_address: int, s
         else:
             serial = spi(port=spi_port, device=spi_device, gpio_DC=spi_dc, gpio_RST=spi_reset,
                          bus_speed_hz=spi_bus_hz)
-        cls = getattr(oled, panel)
         if panel == "ssd1322":
-            return cls(serial, width=256, height=64, rotate=rotate, mode="RGB")
-        return cls(serial, width=128, height=64, rotate=rotate)
+            # luma's greyscale driver sends only the changed regions; 16 segments keep them tight.
+            from luma.core.framebuffer import diff_to_previous
+
+            return oled.ssd1322(serial, width=256, height=64, rotate=rotate, mode="RGB",
+                                framebuffer=diff_to_previous(num_segments=SSD1322_SEGMENTS))
+        from drivers.display.partial import PARTIAL
+
+        return PARTIAL[panel](serial, width=128, height=64, rotate=rotate)  # only the changed pages and columns
 
     return make

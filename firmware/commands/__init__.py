@@ -22,7 +22,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay a game record and print every action's verdict and every hand's score sheet",
     "run": "run the referee: readers, buttons, display and the game journal",
     "scan-test": "print every card the reader decodes, live (checks a new reader; Ctrl-C to stop)",
-    "screens": "render every screen of a sample game (2, 3 and 4 sides, 128x64 and 256x64) into PNG files",
+    "screens": "render every screen of a sample game (2 to 6 sides, 128x64 and 256x64) into PNG files",
     "simulate": "deal real hidden hands to bots and referee them, checking invariants after every action",
     "tags": "program NTAG213 stickers with card codes through a PN532 (tags write), or show one (tags read)",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import queue
 import signal
@@ -10,10 +11,11 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from firmware.config import Config
+    from firmware.console import Console
 
 # Only the standard library at import: ``run`` installs its signal handlers before it loads the
 # rest (the referee, screens and PIL take most of the start), so a SIGTERM at any point of a
@@ -33,22 +35,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--display", metavar="PANEL", help="override display.panel (dummy, terminal, pygame, ...)")
     parser.add_argument("--no-reader", action="store_true", help="do not open the card reader")
+    parser.add_argument(
+        "--port",
+        metavar="DEVICE",
+        help="the card reader's serial port (overrides reader.port); with --emulate, a real USB scanner "
+             "such as /dev/ttyUSB0 feeds the emulated table beside the keyboard",
+    )
 
 
 def setup_logging(level: str) -> None:
     logging.basicConfig(format="bornes: %(message)s", stream=sys.stdout, level=level.upper(), force=True)
 
 
-def _stdin_keys(events: object, stop: threading.Event) -> None:
-    """--emulate: each typed line is an input; end of input stops the referee."""
+def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:
+    """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops."""
     from drivers.events import KeyTyped
+    from firmware.console import Console
     from firmware.referee import STOP
 
-    assert isinstance(events, queue.Queue)
-    for line in sys.stdin:
+    console = console or Console()
+    for line in console.lines():
         if stop.is_set():
             return
-        events.put(KeyTyped(line.rstrip("\n")))
+        events.put(KeyTyped(line))
     events.put(STOP)
 
 
@@ -78,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     from firmware.statelock import StateLock
 
     config = load_config(args.config)
+    if args.port:
+        config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
     setup_logging(config.log.level)
     log.info("starting with %s", config.source or "built-in defaults")
     if stop.is_set():
@@ -120,7 +131,7 @@ def _run_locked(
         try:
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
-                with_reader=not (args.no_reader or args.emulate), journal=journal,
+                with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
             )
             break
         except GameDoesNotReplay as error:  # the Appliance closed what it had opened
@@ -133,13 +144,49 @@ def _run_locked(
     queues.append(appliance.events)
     if stop.is_set():
         appliance.events.put(STOP)
+    console: Console | None = None
     if args.emulate:
-        threading.Thread(target=_stdin_keys, args=(appliance.events, stop), daemon=True, name="keys").start()
+        console = _start_console(appliance, config, args)
+        threading.Thread(target=_stdin_keys, args=(appliance.events, stop, console), daemon=True,
+                         name="keys").start()
     try:
         appliance.referee.run(stop)
     finally:
         appliance.close()
+        if console is not None:
+            console.close()
     return _stopped()
+
+
+def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
+    """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
+    from drivers.display.terminal import panel_rows
+    from firmware.console import Console, input_words
+    from firmware.i18n import _
+
+    display = appliance.display
+    rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
+    console = Console(panel_rows=rows)
+    console.start()
+    if console.interactive:  # log lines go above the prompt from now on
+        handler = console.handler()
+        root = logging.getLogger()
+        for old in list(root.handlers):
+            root.removeHandler(old)
+        root.addHandler(handler)
+    console.say(input_words())
+    if args.port:
+        console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))
+    flow = appliance.flow
+    if flow.game is not None and flow.ui.message:
+        console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
+
+    def hint(event: object, outcome: Any) -> None:
+        if outcome.reason == "bad-input":
+            console.say(_("(type help to see the cards and buttons you can type)"))
+
+    appliance.referee.on_outcome = hint
+    return console
 
 
 def _stopped() -> int:
@@ -159,14 +206,17 @@ def _hold_ok(
     from drivers.buttons import Buttons
     from drivers.pins import make_pin_factory
     from firmware import notify
-    from firmware.appliance import open_display_from_config
+    from firmware.appliance import desktop_panel, open_display_from_config
     from firmware.referee import wait_for_long_ok
     from firmware.screens.model import StatusView
     from firmware.screens.render import render
 
     events: queue.Queue[object] = queue.Queue()
     queues.append(events)
-    display = open_display_from_config(config, args.display)
+    panel = args.display
+    if panel is None and args.emulate and config.display.is_hardware:
+        panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
+    display = open_display_from_config(config, panel)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
     buttons = Buttons(config.load_pin_map(), events, pin_factory=factory)
     try:

@@ -52,8 +52,9 @@ class SideView:
     limited: bool = False  # a Speed Limit is showing
     safeties: tuple[tuple[str, bool], ...] = ()  # (safety value, played as a coup fourré)
     score: int = 0  # running score of the game, before this hand
+    hand_points: int = 0  # points of this hand so far (milestones, safeties, coups fourrés), from the engine
     is_turn: bool = False
-    seats: str = ""  # the seats that make up the side, e.g. "A+C"; empty for a single player
+    seats: str = ""  # the seat letters of the side ("A+C", or "B"): the short name when the full one cannot fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +63,17 @@ class FeedbackView:
 
     text: str
     refused: bool = False
+    short: tuple[str, ...] = ()  # shorter phrasings of the same text, for a narrow panel
 
 
 @dataclass(frozen=True, slots=True)
 class TableView:
-    """The whole table at a glance: 2, 3 or 4 sides plus the game's header."""
+    """The whole table at a glance: 2 to 6 sides plus the game's header.
+
+    The header shows the message (or whose turn it is) in the longest phrasing that fits the
+    panel. ``page`` alternates the sides when they need more than one page; the side to play
+    is on every page.
+    """
 
     sides: tuple[SideView, ...]
     draw_pile: int
@@ -76,6 +83,7 @@ class TableView:
     turn_name: str = ""
     message: FeedbackView | None = None  # stays until the next input
     status: str | None = None  # a short warning such as "reader lost"
+    page: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +111,8 @@ class PartnerPrompt:
 
     names: tuple[str, ...]
     selected: int = 0
+    #: The hint line's phrasings, longest first ("OK Ann   NEXT Cid"); empty: "NEXT choose   OK confirm".
+    hint: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +143,23 @@ class MenuView:
 
 
 @dataclass(frozen=True, slots=True)
+class SetupSummaryView:
+    """The configured table in one screen, so that one OK starts the game."""
+
+    sides: str  # "Ann, Bob, Chloé" or "Ann+Chloé, Bob+Dee"
+    edition: str  # a short edition name: "Winning Moves"
+    detail: str = ""  # "Ann deals"
+    hint: str = "OK to start, NEXT to change"
+
+
+@dataclass(frozen=True, slots=True)
 class NameEditView:
     """Typing a name with buttons: NEXT/BACK change the letter under the cursor, OK moves on."""
 
     title: str
     text: str
     cursor: int
-    hint: str = "NEXT/BACK letter  OK next"
+    hint: str = "NEXT/BACK letter CF Aa OK next"  # CF switches é/É
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +198,7 @@ ScreenView = (
     | UndoPrompt
     | MenuView
     | NameEditView
+    | SetupSummaryView
     | ScoreSheetView
     | GameOverView
     | StatusView

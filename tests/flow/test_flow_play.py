@@ -19,9 +19,9 @@ from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
     GameOverView,
-    MenuView,
     PartnerPrompt,
     ScoreSheetView,
+    SetupSummaryView,
     StatusView,
     TableView,
     TargetPrompt,
@@ -255,12 +255,12 @@ def test_partner_prompt_when_both_partners_hold_cards() -> None:
     flow = four_players_with_a_stop_on_ann_and_cid()
     before = flow.game.state  # type: ignore[union-attr]
     out = drive(flow, "press CF", "scan MB-RIGHTOFWAY-01")[1]
-    assert (out.verdict, out.message) == ("prompt", "Who called it? NEXT, then OK")
+    assert (out.verdict, out.message) == ("prompt", "Who called it? OK: Ann, NEXT: Cid")
     assert flow.game.state is before  # type: ignore[union-attr]
     view = screen(flow)
     assert isinstance(view, PartnerPrompt) and view.names == ("Ann", "Cid") and view.selected == 0
-    accept(flow, "press NEXT")
-    out = drive(flow, "press OK")[0]
+    assert view.hint[0] == "OK Ann   NEXT Cid"
+    out = drive(flow, "press NEXT")[0]  # one press: NEXT is the second partner
     assert out.action == CoupFourre(2, Card(CardKind.RIGHT_OF_WAY, 1))
     assert "Ann, Bob lose their turn" in out.message
     assert flow.state is not None and flow.state.hand.turn == 2  # Cid's extra turn
@@ -381,7 +381,10 @@ def test_game_over_ok_returns_to_setup_and_the_journal_marks_the_game_finished(t
         unchanged(flow, "press UNDO", "nothing-to-undo")
         accept(flow, "press OK")
         assert flow.game is None and flow.ui.mode is Mode.SETUP
-        assert isinstance(screen(flow), MenuView)
+        view = screen(flow)  # the same table again: one OK starts it
+        assert isinstance(view, SetupSummaryView) and view.sides == "Ann, Bob" and view.detail == "Bob deals"
+        accept(flow, "press OK")
+        assert flow.game is not None and flow.game.setup.names == ("Ann", "Bob") and flow.game.setup.dealer == 1
 
 
 # -- undo ---------------------------------------------------------------------------------------
@@ -393,12 +396,12 @@ def test_undo_asks_first_and_goes_back_to_the_start_of_the_hand_only(tmp_path: P
         flow = table(store=store)
         accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-D100-01")
         out = drive(flow, "press UNDO")[0]
-        assert out.verdict == "prompt" and out.message == "Undo A play MB-D100-01? OK / BACK"
+        assert out.verdict == "prompt" and out.message == "Undo 100 miles by Ann? OK / BACK"
         assert isinstance(screen(flow), UndoPrompt)
         before = flow.game.state  # type: ignore[union-attr]
         assert drive(flow, "press BACK")[0].message == "Undo cancelled"
         assert flow.game.state is before  # type: ignore[union-attr]
-        for expected in ("A play MB-D100-01", "B play MB-ROLL-02", "A play MB-ROLL-01"):
+        for expected in ("100 miles by Ann", "Roll by Bob", "Roll by Ann"):
             out = drive(flow, "press UNDO", "press OK")[1]
             assert (out.verdict, out.message) == ("accepted", f"Undone: {expected}")
             assert journal.current_game().lines == [a.notation() for a in flow.game.log]  # type: ignore[union-attr]
@@ -412,7 +415,7 @@ def test_undo_stops_at_the_start_of_the_hand() -> None:
     flow = at_700()
     drive(flow, "press NEXT", "press OK")  # extension no: hand over
     out = drive(flow, "press UNDO", "press OK")[1]  # the hand's last action can still be undone
-    assert out.message == "Undone: A extension no"
+    assert out.message == "Undone: no extension by Ann"
     assert flow.state is not None and flow.state.phase is Phase.EXTENSION
     view = screen(flow)
     assert isinstance(view, ExtensionPrompt)
@@ -552,7 +555,7 @@ def _deck(game: object) -> list[Card]:
     ("event", "verdict", "reason", "message"),
     [
         (UnknownScanned("04A1B2C3", "tag not enrolled"), "refused", "unknown-card", "Unknown card: 04A1B2C3"),
-        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "Reader: garbage"),
+        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "The reader did not get that card: scan it again"),
         (ReaderProblem("one-card-at-a-time", "2 tags"), "refused", "one-card-at-a-time", "One card at a time"),
         (ReaderLost("/dev/ttyUSB0: unplugged"), "ignored", None, "Reader lost: /dev/ttyUSB0: unplugged"),
         (ReaderBack("/dev/ttyUSB0"), "ignored", None, "Reader back"),

@@ -86,7 +86,7 @@ def test_the_code_comes_from_the_wheel_and_its_requirements_are_met(installed: P
         installed_folder = Path(module_file).parent
         source_folder = REPO / installed_folder.name
         wanted = {p.relative_to(source_folder) for p in source_folder.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po")}
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po", ".md")}
         got = {p.relative_to(installed_folder) for p in installed_folder.rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}
         assert wanted <= got, f"missing from the wheel: {sorted(map(str, wanted - got))}"

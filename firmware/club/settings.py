@@ -104,22 +104,22 @@ def broker_settings(data: dict[str, Any], name: str) -> BrokerSettings:
     return BrokerSettings(**values)
 
 
-def with_overrides(settings: Any, **overrides: Any) -> Any:
+def with_overrides(settings: Any, broker: dict[str, Any] | None, overrides: dict[str, Any]) -> Any:
     """Command-line values (None = not given) win over the file."""
     given = {key: value for key, value in overrides.items() if value is not None}
-    broker_keys = {f.name for f in fields(BrokerSettings)}
-    broker = replace(settings.broker, **{k: v for k, v in given.items() if k in broker_keys})
-    return replace(settings, broker=broker, **{k: v for k, v in given.items() if k not in broker_keys})
+    broker_given = {key: value for key, value in (broker or {}).items() if value is not None}
+    return replace(settings, broker=replace(settings.broker, **broker_given), **given)
 
 
-def load_bridge(path: str | None, **overrides: Any) -> BridgeSettings:
+def load_bridge(path: str | None, broker: dict[str, Any] | None = None, **overrides: Any) -> BridgeSettings:
     data = read_toml(path)
     name = path or "bridge settings"
     section = dict(data.get("bridge", {}))
     values = _pick(BridgeSettings, section, f"{name} [bridge]", skip=("broker",))
     values.setdefault("club", "")
     values.setdefault("table", "")
-    settings: BridgeSettings = with_overrides(BridgeSettings(broker=broker_settings(data, name), **values), **overrides)
+    settings: BridgeSettings = with_overrides(BridgeSettings(broker=broker_settings(data, name), **values), broker,
+                                              overrides)
     try:
         check_id("club", settings.club)
         check_id("table", settings.table)
@@ -130,7 +130,7 @@ def load_bridge(path: str | None, **overrides: Any) -> BridgeSettings:
     return settings
 
 
-def load_board(path: str | None, **overrides: Any) -> BoardSettings:
+def load_board(path: str | None, broker: dict[str, Any] | None = None, **overrides: Any) -> BoardSettings:
     data = read_toml(path)
     name = path or "club settings"
     section = dict(data.get("club", {}))
@@ -139,7 +139,10 @@ def load_board(path: str | None, **overrides: Any) -> BoardSettings:
     password = _secret(section, "organiser_password", f"{name} [club]")
     if password:
         values["organiser_password"] = password
-    settings: BoardSettings = with_overrides(BoardSettings(broker=broker_settings(data, name), **values), **overrides)
+    settings: BoardSettings = with_overrides(BoardSettings(broker=broker_settings(data, name), **values), broker,
+                                             overrides)
+    if not settings.broker.username:
+        settings = replace(settings, broker=replace(settings.broker, username="board"))
     try:
         check_id("club", settings.club)
     except ValueError as error:

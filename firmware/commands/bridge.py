@@ -46,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot read {args.password_file}: {error.strerror}", EX_CONFIG) from None
     settings = load_bridge(
         args.settings, club=args.club, table=args.table, journal=args.journal, state=args.state,
-        control=args.control, host=args.host, port=args.port, password=password, tls_ca=args.tls_ca,
-        poll=args.poll, resend=args.resend, all_history=args.all_history,
+        control=args.control, poll=args.poll,
+        resend=args.resend, all_history=args.all_history,
+        broker={"host": args.host, "port": args.port, "password": password, "tls_ca": args.tls_ca},
     )
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     bridge = Bridge(settings)

@@ -48,17 +48,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(
         args.settings, club=args.club, database=args.database, listen=args.listen, port=args.port,
-        host=args.host, username=args.username, password=_read(args.password_file), tls_ca=args.tls_ca,
         organiser_password=_read(args.organiser_password_file),
+        broker={"host": args.host, "port": args.broker_port, "username": args.username,
+                "password": _read(args.password_file), "tls_ca": args.tls_ca},
     )
-    if args.broker_port is not None:
-        from dataclasses import replace
-
-        settings = replace(settings, broker=replace(settings.broker, port=args.broker_port))
-    if not settings.broker.username:
-        from dataclasses import replace
-
-        settings = replace(settings, broker=replace(settings.broker, username="board"))
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     store = ClubStore(settings.database)
     board = Board(settings, store)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import getpass
 import json
 import os
 import random
@@ -84,7 +85,8 @@ class Mosquitto:
         acl = (REPO / "config" / "mosquitto" / "bornes.acl").read_text().replace("myclub", club)
         (directory / "acl").write_text(acl)
         (directory / "mosquitto.conf").write_text(
-            "per_listener_settings false\nallow_anonymous false\n"
+            # Run as ourselves: as root, mosquitto would switch to its own user, who cannot read a private tmp dir.
+            f"user {getpass.getuser()}\nper_listener_settings false\nallow_anonymous false\n"
             f"password_file {passwd}\nacl_file {directory / 'acl'}\n"
             f"listener {self.port} 127.0.0.1\npersistence false\nmax_packet_size 131072\n"
             "max_queued_messages 20000\nlog_dest stderr\nlog_type error\nlog_type warning\n"

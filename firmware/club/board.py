@@ -21,6 +21,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from engine.game import Game, ReplayError
+from engine.record import RecordError, read_record
 from firmware.club import topics
 from firmware.club.bridge import make_client
 from firmware.club.settings import BoardSettings
@@ -29,6 +31,33 @@ from firmware.club.store import ClubStore
 log = logging.getLogger("bornes.club")
 
 SESSION_EXPIRY = 24 * 3600  # the broker keeps the board's queued messages while it restarts
+
+
+def verify_result(body: dict[str, Any]) -> list[str]:
+    """Replay the result's record through the engine and check the result says what the game says.
+
+    The engine is the one judge: a result whose record does not replay to a finished game with
+    these sides, totals and winner is refused, whoever sent it. Returns the record's action lines.
+    """
+    try:
+        setup, lines = read_record(body["record"])
+    except (RecordError, ValueError) as error:
+        raise topics.BadMessage(f"result message: the record does not read ({error})") from None
+    broken = next((line for line in lines if line.action is None), None)
+    if broken is not None:
+        raise topics.BadMessage(f"result message: record line {broken.number} does not read ({broken.error})")
+    try:
+        state = Game(setup, [line.action for line in lines if line.action is not None]).state
+    except ReplayError as error:
+        raise topics.BadMessage(f"result message: the record does not replay ({error})") from None
+    sides = [{"players": [setup.names[s] for s in setup.side_seats(i)], "total": total}
+             for i, total in enumerate(state.totals)]
+    claimed = [{"players": side.get("players"), "total": side.get("total")} for side in body["sides"]
+               if isinstance(side, dict)]
+    if not state.over or claimed != sides or body.get("winner") != state.winner or body["tie"] != state.tie \
+            or body["edition"] != setup.edition:
+        raise topics.BadMessage("result message: the sides, totals or winner differ from the record's game")
+    return [line.text for line in lines]
 
 
 class Board:
@@ -106,8 +135,9 @@ class Board:
                 self.counts["repeats" if verdict == "repeat" else "actions"] += 1
             elif address.leaf == topics.RESULT:
                 data = topics.decode(payload, "result", topics.RESULT_FIELDS)
+                lines = verify_result(data)
                 try:
-                    fresh = self.store.add_result(address.table, data)
+                    fresh = self.store.add_result(address.table, data, lines)
                 except ValueError as error:
                     raise topics.BadMessage(str(error)) from None
                 self.counts["results" if fresh else "result_repeats"] += 1

@@ -92,7 +92,7 @@ def result_body(record: GameRecord, game: Any) -> dict[str, Any]:
         {"name": setup.side_name(i), "players": [setup.names[s] for s in setup.side_seats(i)], "total": total}
         for i, total in enumerate(state.totals)
     ]
-    record_text = record.header.rstrip("\n") + "\n" + "".join(f"{line}\n" for line in record.lines)
+    record_text = record.header.rstrip("\n") + "\n\n" + "".join(f"{line}\n" for line in record.lines)
     return {
         "game": record.game_id,
         "created": record.created,

@@ -1,9 +1,10 @@
 """Follow a table's journal as a reader: notice changes cheaply, and turn a game into live data.
 
 The journal belongs to the referee; this side opens it read-only through journal.py's public
-read functions and never writes it. A change is noticed by the size and time of the database
-and its WAL (two ``stat`` calls per poll, nothing read until they move), so an idle table costs
-next to nothing.
+read functions and never writes it. A change is noticed by SQLite's ``PRAGMA data_version`` on a
+read-only connection of our own (it reads no table, so a schema migration cannot break it), plus
+the file's identity (a journal moved aside and started afresh). Size and time alone are not
+enough: once the WAL has wrapped, a commit can leave both as they were within one clock tick.
 
 NOTE: issue 13 owns ``firmware/live.py`` (the shared follower and table snapshot). This module is
 the small subset the bridge needs, written before that landed; fold it into live.py when merged.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,15 +26,13 @@ from engine.rules import Accepted
 from engine.views import table_dict
 from firmware.journal import FILENAME, GameInfo, GameRecord, Journal, JournalError
 
-Signature = tuple[tuple[int, int, int] | None, ...]
 
-
-def _stat(path: Path) -> tuple[int, int, int] | None:
+def _stat(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_dev)
 
 
 class JournalFollower:
@@ -42,13 +42,36 @@ class JournalFollower:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / FILENAME
         self._journal: Journal | None = None
-        self._seen: Signature | None = None
+        self._probe: sqlite3.Connection | None = None
+        self._probe_inode: int | None = None
+        self._seen: tuple[int | None, int] | None = None
 
-    def signature(self) -> Signature:
-        return (_stat(self.path), _stat(Path(f"{self.path}-wal")))
+    def signature(self) -> tuple[int | None, int]:
+        identity = _stat(self.path)
+        inode = identity[0] if identity else None
+        if identity is None:
+            self._close_probe()
+            return (None, -1)
+        try:
+            if self._probe is None or self._probe_inode != inode:
+                self._close_probe()
+                self._probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                              isolation_level=None, timeout=1.0)
+                self._probe_inode = inode
+            version = int(self._probe.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            self._close_probe()
+            return (inode, -1)
+        return (inode, version)
+
+    def _close_probe(self) -> None:
+        if self._probe is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._probe.close()
+            self._probe = None
 
     def changed(self) -> bool:
-        """True once per change of the files (and the first time)."""
+        """True once per commit to the journal (and the first time)."""
         now = self.signature()
         if now == self._seen:
             return False
@@ -73,6 +96,7 @@ class JournalFollower:
         self._seen = None
 
     def close(self) -> None:
+        self._close_probe()
         if self._journal is not None:
             with contextlib.suppress(JournalError):
                 self._journal.close()

@@ -213,8 +213,12 @@ class ClubStore:
             db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", (table, game, created, seq, line))
             return "new" if row is None else "replaced"
 
-    def add_result(self, table: str, body: dict[str, Any]) -> bool:
-        """Store a finished game once; False if it was already stored (a repeat). Links it to its assignment."""
+    def add_result(self, table: str, body: dict[str, Any], lines: list[str] | None = None) -> bool:
+        """Store a finished game once; False if it was already stored (a repeat). Links it to its assignment.
+
+        ``lines`` (the record's actions) also complete the game's actions: an action message the
+        broker lost in a crash after acknowledging it is filled in from the record.
+        """
         sides = body["sides"]
         for side in sides:
             if not (isinstance(side, dict) and isinstance(side.get("players"), list)
@@ -243,6 +247,12 @@ class ClubStore:
                        (table, body["game"], body["created"], body.get("finished"), body["edition"],
                         int(body["teams"]), json.dumps(sides, ensure_ascii=False), winner, int(body["tie"]),
                         body.get("hands"), body["record"], time.time(), assignment))
+            if lines is not None:
+                key = (table, body["game"], body["created"])
+                db.execute("DELETE FROM actions WHERE table_id = ? AND game = ? AND created = ? AND seq >= ?",
+                           (*key, len(lines)))
+                db.executemany("INSERT OR REPLACE INTO actions VALUES (?, ?, ?, ?, ?)",
+                               [(*key, seq, line) for seq, line in enumerate(lines)])
             return True
 
     def reject(self, topic: str, problem: str) -> None:

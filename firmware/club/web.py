@@ -250,6 +250,11 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         )
         return page(_("Organiser"), body)
 
+    async def rejects_json(request: Request) -> Response:
+        if not allowed(request):
+            return refuse()
+        return JSONResponse({"rejects": store.rejects(), "counts": board.counts})
+
     async def read_body(request: Request) -> dict[str, Any]:
         raw = await request.body()
         if len(raw) > MAX_FORM:
@@ -336,6 +341,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         Route("/results.json", results_json),
         Route("/results.csv", results_csv),
         Route("/organiser", organiser_page),
+        Route("/organiser/rejects.json", rejects_json),
         Route("/organiser/entrants", organiser(add_entrant), methods=["POST"]),
         Route("/organiser/settings", organiser(settings), methods=["POST"]),
         Route("/organiser/rounds", organiser(new_round), methods=["POST"]),

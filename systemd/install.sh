@@ -4,6 +4,8 @@
 #
 #   sudo systemd/install.sh              install or upgrade (safe to run again)
 #   sudo systemd/install.sh --uart       also enable the header UART for an RDM6300/PN532 reader
+#   sudo systemd/install.sh --bridge     also publish this table to the club's broker (docs/club.md)
+#   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the service (keeps config and games)
 #
@@ -25,9 +27,11 @@ APT_PACKAGES=(python3-venv python3-dev python3-lgpio libopenjp2-7 libjpeg62-turb
 DRY_RUN=0
 UNINSTALL=0
 UART=0
+BRIDGE=0
+CLUB=0
 
 usage() {
-    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -35,6 +39,8 @@ while [[ $# -gt 0 ]]; do
         --dry-run) DRY_RUN=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --uart) UART=1 ;;
+        --bridge) BRIDGE=1 ;;
+        --club) CLUB=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -81,7 +87,9 @@ if [[ $UNINSTALL -eq 1 ]]; then
     step "stop and disable the bornes service"
     if have systemctl; then
         run systemctl disable --now bornes.service || true
+        run systemctl disable --now bornes-bridge.service bornes-club.service 2>/dev/null || true
     fi
+    run rm -f /etc/systemd/system/bornes-bridge.service /etc/systemd/system/bornes-club.service
     step "remove the unit $UNIT and the udev rule $RULE"
     run rm -f "$UNIT" "$RULE"
     if have systemctl; then run systemctl daemon-reload; fi
@@ -176,6 +184,23 @@ if have systemctl; then
 else
     printf '    systemctl not found: enable bornes.service yourself\n'
 fi
+
+# Club nights (docs/club.md): both off unless asked for.
+for part in bridge club; do
+    if [[ $part == bridge && $BRIDGE -eq 0 ]] || [[ $part == club && $CLUB -eq 0 ]]; then
+        continue
+    fi
+    step "install the club extra, $ETC/$part.toml (only if absent) and bornes-$part.service"
+    run "$VENV/bin/pip" install --upgrade "$REPO[club]"
+    copy_once "$REPO/config/$part.sample.toml" "$ETC/$part.toml" 0644  # no secret in it: see $part.secret
+    run install -D -m 0644 "$REPO/systemd/bornes-$part.service" "/etc/systemd/system/bornes-$part.service"
+    if have systemctl; then
+        run systemctl daemon-reload
+        run systemctl enable "bornes-$part.service"
+        run systemctl restart "bornes-$part.service"
+    fi
+    printf '    put the broker password in %s and edit %s (docs/club.md)\n' "$ETC/$part.secret" "$ETC/$part.toml"
+done
 
 step "done: check the hardware with  sudo -u $USER_NAME $VENV/bin/bornes doctor"
 if [[ $UART -eq 1 ]]; then

@@ -1,0 +1,70 @@
+"""The bridge and board units pass systemd-analyze verify; the sample settings load; install.sh knows them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware.club.settings import SettingsError, load_board, load_bridge
+
+REPO = Path(__file__).resolve().parents[2]
+ANALYZE = shutil.which("systemd-analyze")
+
+
+@pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed")
+@pytest.mark.parametrize("name", ["bornes-bridge.service", "bornes-club.service"])
+def test_unit_verifies(name: str, tmp_path: Path) -> None:
+    text = (REPO / "systemd" / name).read_text()
+    true = shutil.which("true")
+    assert true is not None and "ExecStart=/opt/bornes/venv/bin/bornes " in text
+    copy = tmp_path / name
+    copy.write_text(text.replace("ExecStart=/opt/bornes/venv/bin/bornes", f"ExecStart={true}"))
+    result = subprocess.run([str(ANALYZE), "verify", "--man=no", "--generators=no", str(copy)],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+
+
+def test_bridge_is_off_by_default_and_installed_on_request() -> None:
+    script = (REPO / "systemd" / "install.sh").read_text()
+    assert "--bridge) BRIDGE=1" in script and "--club) CLUB=1" in script
+    dry = subprocess.run(["bash", str(REPO / "systemd" / "install.sh"), "--dry-run"], capture_output=True, text=True)
+    assert dry.returncode == 0 and "bornes-bridge" not in dry.stdout
+    dry = subprocess.run(["bash", str(REPO / "systemd" / "install.sh"), "--dry-run", "--bridge"],
+                         capture_output=True, text=True)
+    assert "systemctl enable bornes-bridge.service" in dry.stdout
+
+
+def test_the_referee_stays_off_the_network() -> None:
+    assert "PrivateNetwork=yes" in (REPO / "systemd" / "bornes.service").read_text()
+
+
+def test_sample_settings_load(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret\n")
+    for name in ("bridge", "club"):
+        text = (REPO / "config" / f"{name}.sample.toml").read_text()
+        text = text.replace(f"/etc/bornes/{name}.secret", str(secret)).replace("/etc/bornes/organiser.secret",
+                                                                              str(secret))
+        (tmp_path / f"{name}.toml").write_text(text)
+    bridge = load_bridge(str(tmp_path / "bridge.toml"))
+    assert (bridge.club, bridge.table, bridge.broker.username, bridge.broker.password) == ("myclub", "t1", "t1", "s3cret")
+    board = load_board(str(tmp_path / "club.toml"), broker={"port": 1999})
+    assert (board.port, board.broker.port, board.organiser_password) == (8080, 1999, "s3cret")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[bridge]\nclub = 'c'\ntable = 'board'\n", "table id 'board'"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\npoll = 'fast'\n", "poll must be a number"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\nwho = 1\n", "unknown key 'who'"),
+    ("[bridge\n", "bridge.toml"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\n[broker]\npassword_file = '/nonexistent/x'\n", "cannot read password_file"),
+])
+def test_bad_settings_are_one_line(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bridge.toml"
+    path.write_text(text)
+    with pytest.raises(SettingsError) as caught:
+        load_bridge(str(path))
+    assert words in str(caught.value) and "\n" not in str(caught.value)

@@ -120,9 +120,9 @@ class Board:
                 if not payload:
                     return  # a retained message being cleared
                 data = topics.decode(payload, "live", topics.LIVE_FIELDS)
+                self._push({"table": address.table, "live": data})  # the pages first: they wait for it
                 text = json.dumps(data, ensure_ascii=False)
                 self.store.set_live(address.table, text, float(data.get("at") or time.time()))
-                self._push({"table": address.table, "live": data})
             elif address.leaf == topics.STATUS:
                 if not payload:
                     return

@@ -136,9 +136,13 @@ class ClubStore:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")  # a result the board confirmed must survive a power cut
+        # Actions and statuses are re-sent by the bridges if lost; a result is written with FULL (see add_result).
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
+        # The live tables are kept in memory only: the broker retains each table's latest and hands
+        # it back when the board reconnects, and writing ~20 updates a second to disk buys nothing.
+        self._live: dict[str, tuple[str, float]] = {}
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -190,10 +194,12 @@ class ClubStore:
     # -- what the tables send ----------------------------------------------------------------------
 
     def set_live(self, table: str, live: str, at: float) -> None:
-        with self._tx() as db:
-            db.execute("INSERT INTO tables (table_id, live, live_at, seen) VALUES (?, ?, ?, ?) ON CONFLICT (table_id)"
-                       " DO UPDATE SET live = excluded.live, live_at = excluded.live_at, seen = excluded.seen",
-                       (table, live, at, time.time()))
+        with self._lock:
+            known = table in self._live
+            self._live[table] = (live, at)
+        if not known:
+            with self._tx() as db:
+                db.execute("INSERT OR IGNORE INTO tables (table_id, seen) VALUES (?, ?)", (table, time.time()))
 
     def set_status(self, table: str, status: str) -> None:
         with self._tx() as db:
@@ -229,6 +235,15 @@ class ClubStore:
         if winner is not None and not (isinstance(winner, int) and 0 <= winner < len(sides)):
             raise ValueError("result message: winner is not a side")
         names = sorted(p for side in sides for p in side["players"])
+        with self._lock:
+            self._db.execute("PRAGMA synchronous=FULL")  # the receipt goes out after this: it must be on disk
+            try:
+                return self._add_result(table, body, lines, sides, winner, names)
+            finally:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+
+    def _add_result(self, table: str, body: dict[str, Any], lines: list[str] | None, sides: list[Any],
+                    winner: int | None, names: list[str]) -> bool:
         with self._tx() as db:
             if db.execute("SELECT 1 FROM results WHERE table_id = ? AND game = ? AND created = ?",
                           (table, body["game"], body["created"])).fetchone():
@@ -263,9 +278,11 @@ class ClubStore:
     # -- reading -----------------------------------------------------------------------------------
 
     def tables(self) -> list[dict[str, Any]]:
-        rows = self._rows("SELECT table_id, live, status, seen FROM tables ORDER BY table_id")
-        return [{"table": t, "live": json.loads(live) if live else None,
-                 "status": json.loads(status) if status else None, "seen": seen} for t, live, status, seen in rows]
+        rows = self._rows("SELECT table_id, status, seen FROM tables ORDER BY table_id")
+        with self._lock:
+            live = dict(self._live)
+        return [{"table": t, "live": json.loads(live[t][0]) if t in live else None,
+                 "status": json.loads(status) if status else None, "seen": seen} for t, status, seen in rows]
 
     def results(self, *, counted_only: bool = False) -> list[dict[str, Any]]:
         sql = ("SELECT r.table_id, r.game, r.created, r.finished, r.edition, r.teams, r.sides, r.winner, r.tie,"

@@ -581,6 +581,8 @@ def bench_rows(quick: bool = False) -> list[tuple[str, str, str, bool | None]]:
     """Rows for bench/__main__.py: (figure, measured, budget, met)."""
     import tempfile
 
+    if not (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
+        return [("club: not measured (apt-get install mosquitto mosquitto-clients)", "—", "—", None)]
     with tempfile.TemporaryDirectory(prefix="bornes-club-bench-") as tmp:
         figures = measure_club(Path(tmp), games=1 if quick else 2, idle_s=5.0 if quick else 20.0)
     lat = figures.latencies

@@ -332,7 +332,9 @@ class Bridge:
         except (JournalError, ValueError) as error:
             message = str(error)
             if message != self.journal_problem:
-                log.error("%s", message)
+                # A table that has not played yet is normal; anything else (damage, a replay error) is not.
+                level = logging.INFO if "does not exist yet" in message else logging.ERROR
+                log.log(level, "%s", message)
                 self.journal_problem = message
                 self._publish_status()
             self.follower.reopen()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.actions import parse_action
+from engine.cards import CardKind
 from engine.game import Game
 from engine.record import read_header
 from engine.rules import Accepted
@@ -145,11 +146,27 @@ class LiveTable:
         return list(self._replay.words) if self._replay else []
 
 
+BATTLE_WORDS = {"rolling": "rolling", "not started": "not started", "needs roll": "needs a Roll"}
+
+
+def battle_words(status: str) -> str:
+    """``battle_status`` as the card's printed title ("Out of Gas"), for pages that know no engine."""
+    if status in BATTLE_WORDS:
+        return BATTLE_WORDS[status]
+    try:
+        return CardKind(status).title
+    except ValueError:
+        return status
+
+
 def live_dict(record: GameRecord | None, game: Game | None, words: list[str]) -> dict[str, object]:
     """The live message's body: what a club page needs to draw the table."""
     if record is None or game is None:
         return {"state": "idle", "game": None}
     setup = game.setup
+    table = table_dict(game.state)
+    for side in table["sides"]:  # type: ignore[attr-defined]
+        side["battle_words"] = battle_words(side["battle"])
     return {
         "state": "playing" if record.status == "in-progress" else record.status,
         "game": record.game_id,
@@ -158,6 +175,6 @@ def live_dict(record: GameRecord | None, game: Game | None, words: list[str]) ->
         "edition": setup.edition,
         "teams": setup.teams,
         "names": list(setup.names),
-        "table": table_dict(game.state),
+        "table": table,
         "last": words,
     }

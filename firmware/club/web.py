@@ -34,18 +34,23 @@ _ = translations("en", WEB_DOMAIN).gettext
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}
 header{background:#1d4d2b;color:#fff;padding:.6em 1em}header a{color:#fff;margin-right:1em}
-main{padding:1em}h1{font-size:1.3em;margin:.2em 0}table{border-collapse:collapse;margin:.5em 0}
+main{padding:1em}h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1em 0 .3em}
+table{border-collapse:collapse;margin:.5em 0}.card table{width:100%;font-size:.95em}.num{white-space:nowrap}
+.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}
+header b{margin-right:1.5em}
 td,th{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#e6e6df}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:.8em}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:.8em}
 .card{background:#fff;border-radius:8px;padding:.6em .8em;box-shadow:0 1px 3px #0002}
 .card h2{font-size:1.1em;margin:0 0 .3em}.off{opacity:.55}.turn{font-weight:bold}
 .words{color:#555;font-size:.85em}.bad{color:#a00}form{margin:.6em 0}input,select{margin:.2em}
 """
 
 
-def page(title: str, body: str, script: str = "") -> HTMLResponse:
-    nav = "".join(f'<a href="{href}">{escape(label)}</a>' for href, label in (
-        ("/", _("Tables")), ("/standings", _("Standings")), ("/rounds", _("Rounds")), ("/organiser", _("Organiser"))))
+def page(title: str, body: str, script: str = "", brand: str = "") -> HTMLResponse:
+    links = (("/", _("Tables")), ("/standings", _("Standings")), ("/rounds", _("Rounds")),
+             ("/organiser", _("Organiser")))
+    nav = (f"<b>{escape(brand)}</b>" if brand else "") + "".join(
+        f'<a href="{href}">{escape(label)}</a>' for href, label in links)
     html = (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{escape(title)}</title>'
             f"<style>{STYLE}</style></head><body><header>{nav}</header><main><h1>{escape(title)}</h1>{body}</main>"
@@ -61,9 +66,12 @@ function card(t){
   let h='<h2>'+esc(t.table)+(st.online===false?' (offline)':'')+'</h2>';
   if(!s){return h+'<p>'+(live.state==='idle'?'waiting for a game':'no news yet')+'</p>';}
   h+='<p>'+esc(live.edition)+' · hand '+s.hand+' · game '+live.game+' · '+live.actions+' actions'
-    +(s.over?' · <b>over</b>':'')+'</p><table><tr><th>side</th><th>miles</th><th>battle</th><th>score</th></tr>';
+    +(s.over?' · <b>over</b>':'')+'</p><table><tr><th>side</th><th>miles</th><th>battle</th><th>safeties</th>'
+    +'<th>score</th></tr>';
   s.sides.forEach(x=>{h+='<tr'+(s.turn&&x.seats.includes(s.turn)&&!s.over?' class="turn"':'')+'><td>'+esc(x.name)
-    +'</td><td>'+x.miles+(x.limited?' (50)':'')+'</td><td>'+esc(x.battle)+'</td><td>'+x.score+'</td></tr>';});
+    +'</td><td>'+x.miles+(x.limited?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
+    +'</td><td class="num">'+x.safeties.length+(x.coups_fourres.length?' ('+x.coups_fourres.length+' CF)':'')
+    +'</td><td class="num">'+x.score+'</td></tr>';});
   h+='</table><div class="words">'+(live.last||[]).slice(-3).map(esc).join('<br>')+'</div>';
   return h;
 }
@@ -112,6 +120,9 @@ def _csv(rows: list[list[Any]]) -> Response:
 
 
 def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starlette:
+    def show(title: str, body: str, script: str = "") -> HTMLResponse:
+        return page(title, body, script, brand=board.settings.title)
+
     def allowed(request: Request) -> bool:
         if not organiser_password:
             return False
@@ -134,7 +145,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
     async def tables_page(request: Request) -> Response:
         data = {t["table"]: t for t in store.tables()}
         body = '<div class="grid" id="tables"></div>' + _json_script(data)
-        return page(_("Every table, live"), body, TABLES_SCRIPT)
+        return show(_("Every table, live"), body, TABLES_SCRIPT)
 
     async def api_tables(request: Request) -> Response:
         return JSONResponse(store.tables())
@@ -165,7 +176,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         if standings["teams"]:
             body += f"<h2>{_('Teams')}</h2>" + _standings_table([x.as_dict() for x in standings["teams"]])
         body += f'<p><a href="/standings.csv">{_("standings as CSV")}</a></p>'
-        return page(_("Standings"), body)
+        return show(_("Standings"), body)
 
     async def standings_json(request: Request) -> Response:
         standings = store.standings()
@@ -202,7 +213,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             body += "".join(f"<tr><td>{escape(r['table'])}</td><td>{_result_line(r)}</td></tr>" for r in others)
             body += "</table>"
         body += f'<p><a href="/results.csv">{_("results as CSV")}</a></p>'
-        return page(_("Rounds and results"), body or _("No round yet."))
+        return show(_("Rounds and results"), body or _("No round yet."))
 
     async def results_csv(request: Request) -> Response:
         rows: list[list[Any]] = [["round", "table", "game", "finished", "edition", "side", "players", "total",
@@ -248,7 +259,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             f'<form method="post" action="/organiser/close"><button>{_("Close the open round")}</button></form>'
             f"<h2>{_('Messages refused')}</h2><ul>{rejects}</ul>"
         )
-        return page(_("Organiser"), body)
+        return show(_("Organiser"), body)
 
     async def rejects_json(request: Request) -> Response:
         if not allowed(request):
@@ -281,7 +292,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
                 message = str(error).strip("'\"") or type(error).__name__
                 if request.headers.get("content-type", "").startswith("application/json"):
                     return JSONResponse({"ok": False, "error": message}, status_code=400)
-                return page(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
+                return show(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
             if request.headers.get("content-type", "").startswith("application/json"):
                 return JSONResponse({"ok": True, **(answer or {})})
             return RedirectResponse("/organiser", status_code=303)

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     board.start()
     try:
         uvicorn.run(create_app(board, store, settings.organiser_password), host=settings.listen, port=settings.port,
-                    log_level="warning", access_log=False)
+                    log_level="warning", access_log=False, timeout_graceful_shutdown=2)  # open event streams
     finally:
         board.stop()
         store.close()

@@ -2,7 +2,7 @@
 
 Two rounds (round-robin, then Swiss computed by the board) are played from the board's
 assignments, which reach each table through the broker, its bridge and the referee's control
-socket. The broker is SIGKILLed and restarted once in each round and one bridge is SIGKILLed
+socket. The broker is SIGKILLed and restarted once in each round, the board once, and one bridge is SIGKILLed
 mid-game; afterwards every result is on the board exactly once, every action too, and the
 standings equal those recomputed from the eight journals.
 """
@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.club import CLUB, Club, club_night, organiser_headers, play_game, setup_from, table_password
+from bench.club import CLUB, Club, club_night, organiser_headers, play_game, setup_from, table_password, wait_port
 from firmware.journal import FINISHED, Journal
 from tests.club.conftest import require_mosquitto
 
@@ -136,6 +136,11 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     club.broker.kill()
     time.sleep(0.7)
     club.broker.start()
+    first.wait_actions(450)  # and the board itself is SIGKILLed: the broker keeps its session's messages
+    club.board.kill()
+    time.sleep(0.5)
+    club.board.start()
+    wait_port(club.web_port, 20)
     first.finish()
     wait_for("round 1's eight results", lambda: len(results(club)) == 8)
     organise(club, "/organiser/close", {})

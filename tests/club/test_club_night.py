@@ -20,7 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.club import CLUB, Club, club_night, organiser_headers, play_game, setup_from, table_password, wait_port
+from bench.club import (
+    BOARD_PASSWORD,
+    CLUB,
+    Club,
+    club_night,
+    organiser_headers,
+    play_game,
+    setup_from,
+    table_password,
+    wait_port,
+)
 from firmware.journal import FINISHED, Journal
 from tests.club.conftest import require_mosquitto
 
@@ -265,6 +275,27 @@ def test_malformed_and_oversized_messages_are_logged_and_survived(club: Club) ->
     finally:
         client.disconnect()
         client.loop_stop()
+    # And the other way: garbage on a table's assignment and receipt topics (only the board may write
+    # there, but a board of another version might): the bridge logs it and goes on.
+    board = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="odd-board", protocol=mqtt.MQTTv5)
+    board.username_pw_set("board", BOARD_PASSWORD)
+    board.connect("127.0.0.1", club.broker.port)
+    board.loop_start()
+    try:
+        board.publish(f"bornes/{CLUB}/t1/assignment", b'{"v":1,"type":"assignment","id":7}', qos=1,
+                      retain=True).wait_for_publish(5)
+        board.publish(f"bornes/{CLUB}/t1/receipt", b"\x00" * 10, qos=1).wait_for_publish(5)
+        wait_for("the bridge's complaint", lambda: "ignored a message on bornes/bench/t1/receipt"
+                 in club.bridges["t1"].text(), timeout=10)
+        board.publish(f"bornes/{CLUB}/t1/assignment", b"", qos=1, retain=True).wait_for_publish(5)  # withdrawn
+    finally:
+        board.disconnect()
+        board.loop_stop()
+    bridge_log = club.bridges["t1"].text()
+    assert "ignored a message on bornes/bench/t1/assignment: assignment message: field 'id'" in bridge_log
+    assert club.bridges["t1"].process is not None and club.bridges["t1"].process.poll() is None
+    assert "Traceback" not in bridge_log and len(club.controls["t1"].setups) == 2
+
     problems = rejects(club)
     assert any("over the 65536-byte limit" in r["problem"] for r in problems)
     assert any("not JSON" in r["problem"] for r in problems)

@@ -71,3 +71,20 @@ def test_bad_settings_are_one_line(tmp_path: Path, text: str, words: str) -> Non
     with pytest.raises(SettingsError) as caught:
         load_bridge(str(path))
     assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["bridge", "--club", "lyon"], "table id '' must be"),
+    (["bridge", "--club", "lyon", "--table", "t1", "--password-file", "/nonexistent"], "cannot read /nonexistent"),
+    (["club", "--club", "a/b"], "club id 'a/b' must be"),
+])
+def test_commands_refuse_bad_settings_in_one_line(args: list[str], words: str) -> None:
+    import contextlib
+    import io
+
+    from firmware.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(args)
+    assert code == 78 and words in err.getvalue() and err.getvalue().count("\n") == 1

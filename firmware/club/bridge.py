@@ -112,7 +112,7 @@ def result_body(record: GameRecord, game: Any) -> dict[str, Any]:
 class _Game:
     position: Position
     sent: int = 0  # actions handed to paho (it keeps resending them until acknowledged)
-    acks: set[int] = field(default_factory=set)
+    acks: dict[int, str] = field(default_factory=dict)  # acknowledged beyond the contiguous position
     result_sent_at: float | None = None
 
 
@@ -129,7 +129,7 @@ class Bridge:
         self.stopping = threading.Event()
         self.games: dict[tuple[int, str], _Game] = {}
         self.done: set[tuple[int, str]] = set()  # confirmed or abandoned and fully sent: nothing more to do
-        self.inflight: dict[int, tuple[tuple[int, str], int]] = {}  # mid -> (game key, seq)
+        self.inflight: dict[int, tuple[tuple[int, str], int, str]] = {}  # mid -> (game key, seq, line)
         self.connected = False
         self.last_live: bytes | None = None
         self.pending_assignment: dict[str, Any] | None = None
@@ -249,18 +249,18 @@ class Bridge:
         target = self.inflight.pop(mid, None)
         if target is None:
             return
-        key, seq = target
+        key, seq, line = target
         if failed:  # e.g. "Not authorized": the ACL is wrong; resending will not help until it is fixed
             log.error("broker refused action %s of game %s: %s", seq, key[0], reason)
             return
         entry = self.games.get(key)
         if entry is None:
             return
-        entry.acks.add(seq)
+        entry.acks[seq] = line
         position = entry.position
         moved = False
         while position.acked in entry.acks:
-            entry.acks.discard(position.acked)
+            position.tail = entry.acks.pop(position.acked)
             position.acked += 1
             moved = True
         if moved:
@@ -353,12 +353,8 @@ class Bridge:
                 entry = self.games[key] = _Game(self.outbox.position(*key))
                 entry.sent = entry.position.acked
             position = entry.position
-            if info.actions < position.acked:  # undone after being acknowledged: the board replaces them
-                position.acked = entry.sent = info.actions
-                entry.acks.clear()
-                self.outbox.save([position])
             needs_result = info.status == FINISHED and not position.confirmed and entry.result_sent_at is None
-            needs_actions = entry.sent != info.actions
+            needs_actions = entry.sent != info.actions or info.actions < position.acked
             if not (needs_result or needs_actions or info is latest):
                 if position.confirmed or (info.status == ABANDONED and position.acked == info.actions):
                     self.games.pop(key, None)
@@ -367,6 +363,19 @@ class Bridge:
             record = self.follower.load(info.game_id)
             if record is None or record.created != info.created:
                 continue
+            if len(record.lines) < position.acked:  # undone after being acknowledged: the board replaces them
+                position.acked = entry.sent = len(record.lines)
+                position.tail = record.lines[-1] if record.lines else ""
+                entry.acks.clear()
+                self.outbox.save([position])
+            if position.acked and record.lines[position.acked - 1] != position.tail:
+                # Undone and played again since it was acknowledged (perhaps while this bridge was down):
+                # send the whole game again; the board keeps what it has and replaces what differs.
+                position.acked = entry.sent = 0
+                position.tail = ""
+                entry.acks.clear()
+                self.outbox.save([position])
+                needs_actions = True
             game = self.live.update(record) if (info is latest or needs_result) else None
             if info is latest:
                 self._publish_live(record, game)
@@ -376,7 +385,7 @@ class Bridge:
                     payload = topics.encode("action", game=record.game_id, created=record.created, seq=seq,
                                             line=record.lines[seq], at=time.time())
                     info_ = self.client.publish(self.topic(topics.ACTION), payload, qos=1)
-                    self.inflight[info_.mid] = (key, seq)
+                    self.inflight[info_.mid] = (key, seq, record.lines[seq])
                 entry.sent = len(record.lines)
             if needs_result and game is not None and game.state.over:
                 body = result_body(record, game)

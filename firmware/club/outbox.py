@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS games (
     created TEXT NOT NULL,
     acked INTEGER NOT NULL DEFAULT 0,      -- actions 0..acked-1 acknowledged by the broker (QoS 1)
     confirmed INTEGER NOT NULL DEFAULT 0,  -- the board has stored this game's result (its receipt)
+    tail TEXT NOT NULL DEFAULT '',         -- the text of action acked-1: an undo while away shows as a change
     PRIMARY KEY (game_id, created)
 );
 """
@@ -32,6 +33,7 @@ class Position:
     created: str
     acked: int = 0
     confirmed: bool = False
+    tail: str = ""
 
 
 class Outbox:
@@ -55,19 +57,19 @@ class Outbox:
 
     def position(self, game_id: int, created: str) -> Position:
         row = self._db.execute(
-            "SELECT acked, confirmed FROM games WHERE game_id = ? AND created = ?", (game_id, created)
+            "SELECT acked, confirmed, tail FROM games WHERE game_id = ? AND created = ?", (game_id, created)
         ).fetchone()
         if row is None:
             return Position(game_id, created)
-        return Position(game_id, created, int(row[0]), bool(row[1]))
+        return Position(game_id, created, int(row[0]), bool(row[1]), str(row[2]))
 
     def save(self, positions: list[Position]) -> None:
         if not positions:
             return
         self._db.execute("BEGIN")
         self._db.executemany(
-            "INSERT OR REPLACE INTO games (game_id, created, acked, confirmed) VALUES (?, ?, ?, ?)",
-            [(p.game_id, p.created, p.acked, int(p.confirmed)) for p in positions],
+            "INSERT OR REPLACE INTO games (game_id, created, acked, confirmed, tail) VALUES (?, ?, ?, ?, ?)",
+            [(p.game_id, p.created, p.acked, int(p.confirmed), p.tail) for p in positions],
         )
         self._db.execute("COMMIT")
 

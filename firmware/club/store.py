@@ -219,6 +219,12 @@ class ClubStore:
             db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)", (table, game, created, seq, line))
             return "new" if row is None else "replaced"
 
+    def trim_actions(self, table: str, game: int, created: str, count: int) -> None:
+        """The table has ``count`` actions now: any beyond were undone."""
+        with self._tx() as db:
+            db.execute("DELETE FROM actions WHERE table_id = ? AND game = ? AND created = ? AND seq >= ?",
+                       (table, game, created, count))
+
     def add_result(self, table: str, body: dict[str, Any], lines: list[str] | None = None) -> bool:
         """Store a finished game once; False if it was already stored (a repeat). Links it to its assignment.
 

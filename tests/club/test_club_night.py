@@ -320,3 +320,36 @@ def test_pages_refuse_without_the_organiser_password(club: Club) -> None:
 
 def test_units_and_paths(club: Club) -> None:
     assert Path(club.directory / "t1" / "bridge" / "bridge.sqlite3").exists(), "the outbox is the bridge's own file"
+
+
+def board_lines(club: Club, table: str) -> list[str]:
+    db = sqlite3.connect(f"file:{club.directory / 'club.sqlite3'}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT game, created FROM actions WHERE table_id = ? ORDER BY game DESC LIMIT 1",
+                         (table,)).fetchone()
+        if row is None:
+            return []
+        return [line for (line,) in db.execute(
+            "SELECT line FROM actions WHERE table_id = ? AND game = ? AND created = ? ORDER BY seq", (table, *row))]
+    finally:
+        db.close()
+
+
+def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
+    from firmware.commands.feed import feed
+    from firmware.flow import TableFlow
+    from firmware.store import JournalStore
+
+    with Journal.open(club.journal("t8")) as journal:
+        store = JournalStore(journal)
+        flow = TableFlow(store=store, game=store.resume())
+        feed("setup edition=winning-moves names=Undo,Redo option.game_target=0\n"
+             "scan MB-ROLL-01\nscan MB-ROLL-02\nscan MB-D25-01\n", flow)
+        wait_for("three actions", lambda: len(board_lines(club, "t8")) == 3 and "D25-01" in board_lines(club, "t8")[2])
+        verdicts = feed("press UNDO\npress OK\n", flow)
+        assert verdicts[-1]["verdict"] == "accepted", verdicts
+        wait_for("the undo", lambda: len(board_lines(club, "t8")) == 2)
+        feed("scan MB-D50-01\n", flow)
+        wait_for("the new third action", lambda: len(board_lines(club, "t8")) == 3)
+        assert board_lines(club, "t8")[2].endswith("MB-D50-01")
+        assert board_lines(club, "t8") == journal.current_game().lines  # type: ignore[union-attr]

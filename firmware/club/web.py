@@ -15,6 +15,7 @@ import csv
 import hmac
 import io
 import json
+import urllib.parse
 from collections.abc import AsyncIterator
 from html import escape
 from typing import Any
@@ -24,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from engine.options import EDITIONS
 from firmware.club.board import Board
 from firmware.club.store import ClubStore, TournamentError
 from firmware.i18n import WEB_DOMAIN, translations
@@ -241,11 +243,21 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         rejects = "".join(f"<li class='bad'>{escape(r['topic'])}: {escape(r['problem'])}</li>"
                           for r in store.rejects()[:10])
         known = ", ".join(t["table"] for t in store.tables())
+        editions = "".join(f'<option{" selected" if name == store.edition() else ""}>{escape(name)}</option>'
+                           for name in EDITIONS)
+        options = " ".join(f"{k}={v}" for k, v in store.options().items())
+        open_rounds = [r["number"] for r in store.rounds() if not r["closed"]]
+        state = (_("Round {number} is open.").format(number=open_rounds[-1]) if open_rounds
+                 else _("No round is open."))
         body = (
-            f"<p>{_('Edition')}: {escape(store.edition())}; {_('options')}: {escape(json.dumps(store.options()))}</p>"
+            f"<h2>{_('Rules for every table')}</h2>"
+            f'<form method="post" action="/organiser/settings"><select name="edition">{editions}</select>'
+            f'<input name="options" value="{escape(options)}" placeholder="game_target=1000" size="30">'
+            f'<button>{_("Save")}</button></form>'
+            f"<p>{escape(state)}</p>"
             f"<h2>{_('Entrants')}</h2><ul>{entrants}</ul>"
             f'<form method="post" action="/organiser/entrants"><input name="name" placeholder="{_("name")}" required>'
-            f'<input name="members" placeholder="{_("partners, comma-separated (teams)")}">'
+            f'<input name="members" placeholder="{_("partners: A, B (teams)")}">'
             f'<button>{_("Add")}</button></form>'
             f"<h2>{_('Next round')}</h2>"
             f'<form method="post" action="/organiser/rounds"><select name="pairing">'
@@ -278,8 +290,12 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             if not isinstance(data, dict):
                 raise TournamentError(_("the request is not a JSON object"))
             return data
-        form = await request.form()
-        return {key: str(value) for key, value in form.items()}
+        # The organiser's forms are urlencoded: parsed here, so the board needs no multipart library.
+        try:
+            fields = urllib.parse.parse_qs(raw.decode(), keep_blank_values=True, max_num_fields=50)
+        except (UnicodeDecodeError, ValueError):
+            raise TournamentError(_("the form cannot be read")) from None
+        return {key: values[-1] for key, values in fields.items()}
 
     def organiser(action: Any) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -289,10 +305,12 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
                 data = await read_body(request)
                 answer = action(data)
             except (TournamentError, ValueError, TypeError, KeyError) as error:
-                message = str(error).strip("'\"") or type(error).__name__
+                message = f"missing {error}" if isinstance(error, KeyError) else (str(error) or type(error).__name__)
                 if request.headers.get("content-type", "").startswith("application/json"):
                     return JSONResponse({"ok": False, "error": message}, status_code=400)
-                return show(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
+                answer = show(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
+                answer.status_code = 400
+                return answer
             if request.headers.get("content-type", "").startswith("application/json"):
                 return JSONResponse({"ok": True, **(answer or {})})
             return RedirectResponse("/organiser", status_code=303)

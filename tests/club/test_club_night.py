@@ -316,6 +316,13 @@ def test_pages_refuse_without_the_organiser_password(club: Club) -> None:
     assert httpx.post(club.url("/organiser/rounds"), json={"pairing": "swiss"}, timeout=5).status_code == 401
     reply = httpx.post(club.url("/organiser/rounds"), headers=organiser_headers(), content=b"x" * 20_000, timeout=5)
     assert reply.status_code == 400 and "too large" in reply.text
+    # The organiser's page posts plain forms.
+    auth = ("organiser", ORGANISER_PASSWORD)
+    reply = httpx.post(club.url("/organiser/entrants"), auth=auth, data={"name": "Anne"}, timeout=5)
+    assert reply.status_code == 400 and "there is already an entrant called &#x27;Anne&#x27;" in reply.text
+    reply = httpx.post(club.url("/organiser/entrants"), auth=auth, data={"name": "Lions", "members": "Zoé, Yann"},
+                       timeout=5)
+    assert reply.status_code == 303 and "Lions (Zoé, Yann)" in httpx.get(club.url("/organiser"), auth=auth).text
 
 
 def test_units_and_paths(club: Club) -> None:

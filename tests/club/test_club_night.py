@@ -23,6 +23,7 @@ import pytest
 from bench.club import (
     BOARD_PASSWORD,
     CLUB,
+    ORGANISER_PASSWORD,
     Club,
     club_night,
     organiser_headers,

@@ -32,7 +32,7 @@ def test_no_journal_yet_then_a_game_appears(tmp_path: Path) -> None:
     with JournalFollower(tmp_path) as follower:
         assert follower.snapshot()["status"] == "none"
         with Journal.open(tmp_path) as journal:
-            game_id, _game_ = _game(journal)
+            game_id = _game(journal)[0]
             assert follower.wait(timeout=2.0)
             snap = follower.snapshot()
             assert snap["game_id"] == game_id and snap["action_count"] == 0

@@ -300,6 +300,28 @@ def replay(header: str, lines: list[str]) -> tuple[Game, list[GameState]]:
     return game, states
 
 
+class _StillJournal(Journal):
+    """The journal while no referee has it open, read by a process that may not write its folder.
+
+    A WAL database needs its ``-shm`` index, which the writer makes and removes when it closes. A
+    reader without write access to the folder (``bornes web`` has ``ReadOnlyPaths``) cannot make it,
+    so while there is no ``-wal`` file, and hence no writer, the file cannot change and is opened
+    ``immutable``. The follower reopens it normally as soon as a ``-wal`` appears.
+    """
+
+    @staticmethod
+    def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        try:
+            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"journal {path}: cannot open: {error}") from None
+
+
+def _wal_exists(path: Path) -> bool:
+    return Path(f"{path}-wal").exists()
+
+
 @dataclass
 class _Followed:
     """The game being followed, replayed as far as the journal goes."""
@@ -375,6 +397,7 @@ class JournalFollower:
         self.path = self.state_dir / FILENAME
         self._watch = _Inotify(self.state_dir)
         self._journal: Journal | None = None
+        self._still = False  # opened immutable, because no referee had it open
         self._probe: sqlite3.Connection | None = None
         self._data_version: int | None = None
         self._recheck_at: float | None = None
@@ -430,6 +453,9 @@ class JournalFollower:
         elif recheck:
             self._recheck_step *= 2
         self._recheck_at = now + self._recheck_step if now + self._recheck_step < self._recheck_end else None
+        if self._still and _wal_exists(self.path):
+            self._close_journal()  # a referee opened it: follow its commits from now on
+            force = True
         if not self._open():
             return self._set(empty_snapshot(self.language, self.error or ""))
         version = self._version()
@@ -451,7 +477,15 @@ class JournalFollower:
             self.error = None
             return False
         try:
-            self._journal = Journal.open(self.state_dir, readonly=True)
+            try:
+                self._journal = Journal.open(self.state_dir, readonly=True)
+            except JournalError:
+                if _wal_exists(self.path) or os.access(self.state_dir, os.W_OK):
+                    raise
+                self._journal = _StillJournal.open(self.state_dir, readonly=True)
+                self._still = True
+                self.error = None
+                return True
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
             self._probe = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0, check_same_thread=False)
         except (JournalError, sqlite3.Error) as error:
@@ -479,6 +513,7 @@ class JournalFollower:
                 self._probe.close()
         self._journal = None
         self._probe = None
+        self._still = False
         self._data_version = None
 
     def _reload(self) -> bool:

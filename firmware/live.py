@@ -322,6 +322,20 @@ def _wal_exists(path: Path) -> bool:
     return Path(f"{path}-wal").exists()
 
 
+def open_readonly(state_dir: str | os.PathLike[str]) -> Journal:
+    """The journal for reading only, whether or not a referee has it open (see :class:`_StillJournal`).
+
+    Raises :class:`JournalError` (one line) when there is none yet or it cannot be read.
+    """
+    try:
+        return Journal.open(state_dir, readonly=True)
+    except JournalError:
+        path = Path(state_dir) / FILENAME
+        if not path.exists() or _wal_exists(path) or os.access(state_dir, os.W_OK):
+            raise
+        return _StillJournal.open(state_dir, readonly=True)
+
+
 @dataclass
 class _Followed:
     """The game being followed, replayed as far as the journal goes."""

@@ -155,11 +155,18 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
 # -- the snapshot ----------------------------------------------------------------------------------
 
 
+#: The score sheet rows a side has already earned while a hand is being played; the others (trip,
+#: safe trip, shut-out…) are only awarded when the hand ends.
+EARNED_ROWS = ("Milestones", "Safeties", "Coups fourrés")
+
+
 def hand_points(state: GameState) -> tuple[int, ...]:
     """Points each side has earned in the hand so far, by the engine's own score sheet rules."""
     if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER) and state.sheets:
         return state.sheets[-1].total_for_deal
-    return score_hand(state.setup, state.hand, state.totals).total_for_deal
+    sheet = score_hand(state.setup, state.hand, state.totals)
+    count = state.setup.side_count
+    return tuple(sum(values[i] for label, values in sheet.rows if label in EARNED_ROWS) for i in range(count))
 
 
 def snapshot(

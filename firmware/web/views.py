@@ -305,9 +305,9 @@ def viewer_page(stored: StoredGame, step: int, snap: dict[str, Any], t: Words, p
 
     controls = (
         '<nav class="stepper">'
-        f'{link(0, "⏮", "Home")}{link(step - 1, "◀ " + t("back"), "ArrowLeft")}'
+        f'{link(0, "«", "Home")}{link(step - 1, "◀ " + t("back"), "ArrowLeft")}'
         f'<span class="where">{h(t("action {step} of {last}", step=step, last=last))}</span>'
-        f'{link(step + 1, t("next") + " ▶", "ArrowRight")}{link(last, "⏭", "End")}</nav>'
+        f'{link(step + 1, t("next") + " ▶", "ArrowRight")}{link(last, "»", "End")}</nav>'
     )
     current = ""
     if step > 0:

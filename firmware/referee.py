@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
+from engine.options import EDITIONS
 from firmware import notify
+from firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
 from firmware.flow import Outcome, Sound, TableFlow
 from firmware.present import screen
 from firmware.screens.render import render
@@ -70,14 +72,31 @@ class Referee:
         self.size: tuple[int, int] = getattr(display, "size", (128, 64))
         self.mode: str | None = getattr(display, "mode", None)
         self._last_view: object = None
+        #: The PIN a phone must type, shown over the table after a pairing request (firmware/control.py).
+        self.pairing = Pairing()
+        self.pairing_shown = False
+
+    def _view(self) -> object:
+        if self.pairing_shown and self.pairing.active():
+            from firmware.screens.pairing import PairingView
+
+            assert self.pairing.pin is not None
+            return PairingView(self.pairing.pin, self.pairing.url, int(self.pairing.remaining()))
+        self.pairing_shown = False
+        return screen(self.flow)
 
     def draw(self) -> None:
         """Render the current screen; the display skips frames that did not change."""
-        view = screen(self.flow)
+        view = self._view()
         if view == self._last_view:
             return  # same view, same pixels: not even a render
         started = time.perf_counter()
-        image = render(view, self.size, self.mode)
+        if type(view).__name__ == "PairingView":
+            from firmware.screens.pairing import render_pairing
+
+            image = render_pairing(view, self.size, self.mode)  # type: ignore[arg-type]
+        else:
+            image = render(view, self.size, self.mode)  # type: ignore[arg-type]
         rendered = time.perf_counter()
         if self.display is not None:
             self.display.show(image)  # never raises: a failing panel retries with backoff
@@ -85,9 +104,41 @@ class Referee:
         self.timings.render = rendered - started
         self.timings.display = time.perf_counter() - rendered
 
-    def step(self, event: InputEvent) -> Outcome:
+    def control(self, event: ControlEvent) -> Outcome:
+        """A message from the control socket, applied here in the one loop; its sender gets the verdict."""
+        if isinstance(event, PairingAsked):
+            self.pairing.start(event.url)
+            self.pairing_shown = True
+            log.info("pairing: PIN shown on the panel for %s", event.url)
+            outcome = Outcome("prompt", "Pairing", Sound.ATTENTION)
+        elif isinstance(event, PinOffered):
+            problem = self.pairing.check(event.pin)
+            log.info("pairing: %s", problem or "a phone is paired")
+            if problem is None:
+                self.pairing_shown = False
+                outcome = Outcome("accepted", "Phone paired", Sound.ACCEPT)
+            else:
+                outcome = Outcome("refused", problem, None, "wrong-pin")
+        else:
+            options = EDITIONS[event.edition].options.with_strings(event.options)
+            outcome = self.flow.propose(event.edition, event.names, event.teams, event.dealer, options)
+            self.pairing_shown = False
+            log.info("%s: %s", event.describe(), outcome.message)
+        event.answer.set_result(outcome.message if outcome.verdict == "refused" else None)
+        return outcome
+
+    def step(self, event: InputEvent | ControlEvent) -> Outcome:
         """One input, start to finish."""
         started = time.perf_counter()
+        if isinstance(event, SetupProposed | PairingAsked | PinOffered):
+            outcome = self.control(event)
+            self.draw()
+            if outcome.sound is not None and self.feedback is not None:
+                from drivers.feedback import Pattern
+
+                self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+            return outcome
+        self.pairing_shown = False  # any input at the table puts the table back on the panel
         try:
             outcome = self.flow.handle(event)
         except Exception as error:  # a bug must not stop the table: report it and carry on
@@ -123,6 +174,8 @@ class Referee:
             timeout = interval if interval else 5.0
             if self.display is not None and getattr(self.display, "degraded", False):
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
+            if self.pairing_shown:
+                timeout = min(timeout, 1.0)  # the seconds left tick down, and the PIN expires
             try:
                 event = self.events.get(timeout=timeout)
             except queue.Empty:
@@ -131,6 +184,8 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
+            elif self.pairing_shown:
+                self.draw()
             if self.display is not None and hasattr(self.display, "tick"):
                 self.display.tick()
             if interval and time.monotonic() >= next_ping:

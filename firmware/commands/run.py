@@ -55,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     setup_logging(config.log.level)
+    from firmware import i18n
+    from firmware.config import table_language
+
+    i18n.use(table_language(config))
     log.info("starting with %s", config.source or "built-in defaults")
     stop = threading.Event()
     queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
@@ -90,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
                 with_reader=not (args.no_reader or args.emulate), journal=journal,
+                control=True,
             )
             break
         except GameDoesNotReplay as error:  # the Appliance closed what it had opened

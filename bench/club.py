@@ -170,7 +170,7 @@ def bridge_child(directory: Path, table: str, broker: Mosquitto, *, club: str = 
     args = ["bridge", "--club", club, "--table", table, "--journal", str(directory / table / "journal"),
             "--state", str(directory / table / "bridge"), "--control", str(directory / table / "control.sock"),
             "--host", "127.0.0.1", "--port", str(broker.port), "--password-file", str(secret),
-            "--poll", "0.05", "--resend", str(resend)]
+            "--resend", str(resend)]
     # As the systemd unit starts it: the command's own module (bornes-bridge.service).
     return Child(args[1:], directory / f"bridge-{table}.log", module="firmware.commands.bridge")
 
@@ -316,6 +316,8 @@ class Club:
         self.web_port = free_port()
         self.board = board_child(self.directory, self.broker, self.web_port)
         self.bridges = {t: bridge_child(self.directory, t, self.broker) for t in self.tables}
+        for table in self.tables:  # the referee's state directory exists before its bridge starts, as on a Pi
+            self.journal(table).mkdir(parents=True, exist_ok=True)
         self.controls = {}
 
     def start(self) -> None:
@@ -442,8 +444,8 @@ def measure_club(directory: Path, *, tables: int = 8, games: int = 1, pace: floa
                     if line.startswith("data: "):
                         event = json.loads(line[6:])
                         live = event.get("live") or {}
-                        if isinstance(live.get("actions"), int):
-                            shown[event["table"]].append((live["game"], live["actions"], time.time()))
+                        if isinstance(live.get("action_count"), int) and live.get("game_id"):
+                            shown[event["table"]].append((live["game_id"], live["action_count"], time.time()))
 
         listener = threading.Thread(target=listen, daemon=True)
         listener.start()

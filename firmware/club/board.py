@@ -123,7 +123,7 @@ class Board:
                 self._push({"table": address.table, "live": data})  # the pages first: they wait for it
                 text = json.dumps(data, ensure_ascii=False)
                 self.store.set_live(address.table, text, float(data.get("at") or time.time()))
-                game, created, count = data.get("game"), data.get("created"), data.get("actions")
+                game, created, count = data.get("game_id"), data.get("created"), data["action_count"]
                 if isinstance(game, int) and isinstance(created, str) and isinstance(count, int):
                     self.store.trim_actions(address.table, game, created, count)  # an undo at the table
             elif address.leaf == topics.STATUS:

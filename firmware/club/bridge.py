@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import queue
+import select
 import socket
 import ssl
 import threading
@@ -31,10 +33,11 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from firmware.club import topics
-from firmware.club.follower import JournalFollower, LiveTable, live_dict
 from firmware.club.outbox import Outbox, Position
 from firmware.club.settings import BridgeSettings, BrokerSettings
+from firmware.errors import EX_CONFIG, UserError
 from firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
+from firmware.live import JournalFollower, replay
 
 log = logging.getLogger("bornes.bridge")
 
@@ -42,6 +45,7 @@ SINCE_KEY = "publish-after-game"  # games up to this id were history before the 
 ASSIGNMENT_KEY = "last-assignment"
 CONTROL_TIMEOUT = 3.0
 CONTROL_RETRY = 5.0
+TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
 
 
 def make_client(client_id: str, broker: BrokerSettings) -> mqtt.Client:
@@ -117,14 +121,22 @@ class _Game:
 
 
 class Bridge:
-    """The loop: wait for a broker event or the poll interval, then publish what the journal gained."""
+    """The loop: wait for a journal change or a broker event, then publish what the journal gained."""
 
     def __init__(self, settings: BridgeSettings) -> None:
         self.settings = settings
         self.club, self.table = settings.club, settings.table
-        self.follower = JournalFollower(settings.journal)
+        try:
+            # firmware/live.py (shared with the phone pages): inotify on the journal's folder plus
+            # SQLite's data_version, so an idle table costs no timer and no query.
+            self.follower = JournalFollower(settings.journal, language=settings.language)
+        except OSError as error:
+            raise UserError(f"cannot follow the journal in {settings.journal}: {error.strerror or error}"
+                            " (is the referee installed?)", EX_CONFIG) from None
         self.outbox = Outbox(settings.state)
-        self.live = LiveTable()
+        self._wake_read, self._wake_write = os.pipe()  # paho's thread wakes the loop through this
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
         self.events: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.stopping = threading.Event()
         self.games: dict[tuple[int, str], _Game] = {}
@@ -137,6 +149,7 @@ class Bridge:
         self.assignment_status: dict[str, Any] | None = None
         self.journal_problem = ""
         self.since = self._since()
+        self.history: list[GameInfo] = []
         self.client = make_client(f"bornes-bridge-{self.club}-{self.table}", settings.broker)
         self.client.will_set(self.topic(topics.STATUS), topics.encode("status", online=False), qos=1, retain=True)
         self.client.on_connect = self._on_connect
@@ -153,8 +166,9 @@ class Bridge:
             return int(stored)
         since = 0
         if not self.settings.all_history:
+            journal = self.follower.journal
             try:
-                done = [g.game_id for g in self.follower.history() if g.status != "in-progress"]
+                done = [g.game_id for g in journal.history() if g.status != "in-progress"] if journal else []
             except JournalError:
                 done = []
             since = max(done, default=0)
@@ -163,20 +177,28 @@ class Bridge:
 
     # -- paho's thread: only puts events on the queue ----------------------------------------------
 
+    def _post(self, event: tuple[Any, ...]) -> None:
+        self.events.put(event)
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):  # a full pipe is awake enough
+            os.write(self._wake_write, b"\0")
+
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
                     properties: Properties | None) -> None:
-        self.events.put(("connect", reason.is_failure, str(reason)))
+        self._post(("connect", reason.is_failure, str(reason)))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
                        properties: Properties | None) -> None:
-        self.events.put(("disconnect", str(reason)))
+        self._post(("disconnect", str(reason)))
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode,
                     properties: Properties | None) -> None:
-        self.events.put(("puback", mid, reason.is_failure, str(reason)))
+        self._post(("puback", mid, reason.is_failure, str(reason)))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.events.put(("message", message.topic, bytes(message.payload)))
+        self._post(("message", message.topic, bytes(message.payload)))
 
     # -- the main loop -------------------------------------------------------------------------------
 
@@ -187,26 +209,32 @@ class Bridge:
         self.client.connect_async(broker.host, broker.port, keepalive=broker.keepalive)
         self.client.loop_start()
         try:
+            self.sync()
             while not self.stopping.is_set():
-                try:
-                    event = self.events.get(timeout=self.settings.poll)
-                except queue.Empty:
-                    event = None
+                delay = self.follower.recheck_delay()
+                timeout = TICK if delay is None else min(delay, TICK)
+                ready, _, _ = select.select([self.follower.fileno(), self._wake_read], [], [], timeout)
+                if self._wake_read in ready:
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(self._wake_read, 4096)
                 dirty = False
-                while event is not None:
-                    dirty |= self._handle(event)
+                while True:
                     try:
-                        event = self.events.get_nowait()
+                        dirty |= self._handle(self.events.get_nowait())
                     except queue.Empty:
-                        event = None
-                if self.follower.changed() or dirty:
+                        break
+                due = delay is not None and self.follower.recheck_delay() == 0.0
+                changed = self.follower.refresh(recheck=due and self.follower.fileno() not in ready)
+                if changed or dirty:
                     self.sync()
                 self._tick()
         finally:
             self.close()
 
     def stop(self) -> None:
+        """Safe from a signal handler: sets a flag and wakes the loop."""
         self.stopping.set()
+        self._wake()
 
     def close(self) -> None:
         if self.connected:
@@ -217,6 +245,9 @@ class Bridge:
         self.client.loop_stop()
         self.follower.close()
         self.outbox.close()
+        for fd in (self._wake_read, self._wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _handle(self, event: tuple[Any, ...]) -> bool:
         kind = event[0]
@@ -337,10 +368,14 @@ class Bridge:
                 log.log(level, "%s", message)
                 self.journal_problem = message
                 self._publish_status()
-            self.follower.reopen()
 
     def _sync(self) -> None:
-        history = self.follower.history()
+        journal = self.follower.journal
+        if journal is None:  # no game played yet at this table
+            self.history = []
+            self._publish_live()
+            return
+        history = self.history = journal.history()
         latest: GameInfo | None = history[-1] if history else None
         for info in history:
             if info.game_id <= self.since:
@@ -360,7 +395,7 @@ class Bridge:
                     self.games.pop(key, None)
                     self.done.add(key)
                 continue
-            record = self.follower.load(info.game_id)
+            record = journal.load(info.game_id)
             if record is None or record.created != info.created:
                 continue
             if len(record.lines) < position.acked:  # undone after being acknowledged: the board replaces them
@@ -376,9 +411,8 @@ class Bridge:
                 entry.acks.clear()
                 self.outbox.save([position])
                 needs_actions = True
-            game = self.live.update(record) if (info is latest or needs_result) else None
             if info is latest:
-                self._publish_live(record, game)
+                self._publish_live()
             if needs_actions:
                 entry.sent = min(entry.sent, len(record.lines))
                 for seq in range(entry.sent, len(record.lines)):
@@ -387,17 +421,20 @@ class Bridge:
                     info_ = self.client.publish(self.topic(topics.ACTION), payload, qos=1)
                     self.inflight[info_.mid] = (key, seq, record.lines[seq])
                 entry.sent = len(record.lines)
-            if needs_result and game is not None and game.state.over:
+            game = replay(record.header, record.lines)[0] if needs_result else None
+            if game is not None and game.state.over:
                 body = result_body(record, game)
                 self.client.publish(self.topic(topics.RESULT), topics.encode("result", **body), qos=1)
                 entry.result_sent_at = time.monotonic()
         if latest is None:
-            self._publish_live(None, None)
+            self._publish_live()
 
-    def _publish_live(self, record: GameRecord | None, game: Any) -> None:
+    def _publish_live(self) -> None:
+        """The follower's snapshot (the same the phone pages show), with the game's start time."""
         if not self.connected:
             return  # live state is not queued: the latest one is published on reconnect
-        body = live_dict(record, game, self.live.words())
+        body = self.follower.snapshot()
+        body["created"] = next((g.created for g in self.history if g.game_id == body.get("game_id")), None)
         payload = topics.encode("live", **body)
         if payload == self.last_live:
             return

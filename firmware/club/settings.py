@@ -38,7 +38,7 @@ class BridgeSettings:
     journal: str = "/var/lib/bornes"  # the referee's state directory, read only
     state: str = "/var/lib/bornes-bridge"  # the bridge's own outbox position
     control: str = "/run/bornes/control.sock"  # the referee's control socket (assignments)
-    poll: float = 0.05  # seconds between two looks at the journal's size and time
+    language: str = "en"  # the language of the live table's words ("fr": Feu Vert, km…)
     resend: float = 10.0  # seconds before an unconfirmed result is sent again
     all_history: bool = False  # also publish games finished before this bridge first ran
 

@@ -102,7 +102,7 @@ ACTION_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": str
 RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "game": int, "created": str, "edition": str, "teams": bool, "sides": list, "tie": bool, "record": str,
 }
-LIVE_FIELDS: dict[str, type | tuple[type, ...]] = {"state": str}
+LIVE_FIELDS: dict[str, type | tuple[type, ...]] = {"status": str, "sides": list, "action_count": int}
 STATUS_FIELDS: dict[str, type | tuple[type, ...]] = {"online": bool}
 ASSIGNMENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": str, "edition": str, "names": list, "teams": (bool, type(None)), "dealer": int, "options": dict,

@@ -61,26 +61,27 @@ def page(title: str, body: str, script: str = "", brand: str = "") -> HTMLRespon
 
 
 TABLES_SCRIPT = """<script>
+// Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
 function card(t){
-  const live=t.live||{}, st=t.status||{}, s=live.table;
+  const s=t.live||{}, st=t.status||{};
   let h='<h2>'+esc(t.table)+(st.online===false?' (offline)':'')+'</h2>';
-  if(!s){return h+'<p>'+(live.state==='idle'?'waiting for a game':'no news yet')+'</p>';}
-  h+='<p>'+esc(live.edition)+' · hand '+s.hand+' · game '+live.game+' · '+live.actions+' actions'
-    +(s.over?' · <b>over</b>':'')+'</p><table><tr><th>side</th><th>miles</th><th>battle</th><th>safeties</th>'
-    +'<th>score</th></tr>';
-  s.sides.forEach(x=>{h+='<tr'+(s.turn&&x.seats.includes(s.turn)&&!s.over?' class="turn"':'')+'><td>'+esc(x.name)
-    +'</td><td>'+x.miles+(x.limited?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
-    +'</td><td class="num">'+x.safeties.length+(x.coups_fourres.length?' ('+x.coups_fourres.length+' CF)':'')
-    +'</td><td class="num">'+x.score+'</td></tr>';});
-  h+='</table><div class="words">'+(live.last||[]).slice(-3).map(esc).join('<br>')+'</div>';
+  if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||'no news yet')+'</p>';}
+  h+='<p>'+esc(s.edition_title||s.edition)+' · hand '+s.hand+' · '+s.action_count+' actions</p>'
+    +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>side</th><th>'+esc(s.unit||'miles')
+    +'</th><th>battle</th><th>safeties</th><th>hand</th><th>total</th></tr>';
+  s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)+'</td><td>'+x.miles
+    +(x.limit?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)+'</td><td>'
+    +x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':'')).join('<br>')+'</td><td class="num">'
+    +x.hand_points+'</td><td class="num">'+x.total+'</td></tr>';});
+  h+='</table><div class="words">'+(s.last_actions||[]).slice(-3).map(a=>esc(a.text)).join('<br>')+'</div>';
   return h;
 }
 function draw(){
   const grid=document.getElementById('tables');
   grid.innerHTML=Object.keys(data).sort().map(k=>'<div class="card'+((data[k].status||{}).online===false?' off':'')
-    +'" id="t-'+esc(k)+'" data-actions="'+((data[k].live||{}).actions??'')+'">'+card(data[k])+'</div>').join('');
+    +'" id="t-'+esc(k)+'" data-actions="'+((data[k].live||{}).action_count??'')+'">'+card(data[k])+'</div>').join('');
 }
 draw();
 const es=new EventSource('/events');

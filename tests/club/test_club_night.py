@@ -206,7 +206,8 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     assert "Chloé" in pages["/standings"].text and "Round 2 (swiss, open)" in pages["/rounds"].text
     assert pages["/results.csv"].text.count("\n") == 1 + 32
     live = {t["table"]: t["live"] for t in httpx.get(club.url("/api/tables"), timeout=5).json()}
-    assert all(live[t]["state"] == "finished" and live[t]["game"] == 2 for t in TABLES)
+    assert all(live[t]["status"] == "finished" and live[t]["game_id"] == 2 for t in TABLES)
+    assert all(isinstance(live[t]["created"], str) for t in TABLES), "the game's start time travels with it"
 
 
 def test_a_table_cannot_write_another_tables_topics(club: Club) -> None:

@@ -60,7 +60,7 @@ def test_sample_settings_load(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text, words", [
     ("[bridge]\nclub = 'c'\ntable = 'board'\n", "table id 'board'"),
-    ("[bridge]\nclub = 'c'\ntable = 't1'\npoll = 'fast'\n", "poll must be a number"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\nresend = 'soon'\n", "resend must be a number"),
     ("[bridge]\nclub = 'c'\ntable = 't1'\nwho = 1\n", "unknown key 'who'"),
     ("[bridge\n", "bridge.toml"),
     ("[bridge]\nclub = 'c'\ntable = 't1'\n[broker]\npassword_file = '/nonexistent/x'\n", "cannot read password_file"),

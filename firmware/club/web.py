@@ -38,7 +38,7 @@ body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}
 header{background:#1d4d2b;color:#fff;padding:.6em 1em}header a{color:#fff;margin-right:1em}
 main{padding:1em}h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0}.card table{width:100%;font-size:.95em}.num{white-space:nowrap}
-.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}
+.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}.safe{font-size:.8em;color:#1d4d2b;font-weight:normal}
 header b{margin-right:1.5em}
 td,th{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#e6e6df}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:.8em}
@@ -70,10 +70,11 @@ function card(t){
   if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||'no news yet')+'</p>';}
   h+='<p>'+esc(s.edition_title||s.edition)+' · hand '+s.hand+' · '+s.action_count+' actions</p>'
     +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>side</th><th>'+esc(s.unit||'miles')
-    +'</th><th>battle</th><th>safeties</th><th>hand</th><th>total</th></tr>';
-  s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)+'</td><td>'+x.miles
-    +(x.limit?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)+'</td><td>'
-    +x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':'')).join('<br>')+'</td><td class="num">'
+    +'</th><th>battle</th><th>hand</th><th>total</th></tr>';
+  s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
+    +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':''))
+      .join(', ')+'</span>':'')+'</td><td>'+x.miles
+    +(x.limit?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)+'</td><td class="num">'
     +x.hand_points+'</td><td class="num">'+x.total+'</td></tr>';});
   h+='</table><div class="words">'+(s.last_actions||[]).slice(-3).map(a=>esc(a.text)).join('<br>')+'</div>';
   return h;

@@ -305,6 +305,7 @@ class Club:
 
     directory: Path
     tables: list[str]
+    stand_ins: bool = True  # answer each control socket with a ControlSocket (False: bring a real referee)
     broker: Mosquitto = field(init=False)
     board: Child = field(init=False)
     bridges: dict[str, Child] = field(init=False)
@@ -324,12 +325,16 @@ class Club:
         self.broker.start()
         self.board.start()
         for table in self.tables:
-            self.controls[table] = ControlSocket(self.directory / table / "control.sock")
+            if self.stand_ins:
+                self.controls[table] = ControlSocket(self.control(table))
             self.bridges[table].start()
         wait_port(self.web_port, 20)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.web_port}{path}"
+
+    def control(self, table: str) -> Path:
+        return self.directory / table / "control.sock"
 
     def journal(self, table: str) -> Path:
         return self.directory / table / "journal"
@@ -344,8 +349,8 @@ class Club:
 
 
 @contextlib.contextmanager
-def club_night(directory: Path, tables: list[str]) -> Iterator[Club]:
-    club = Club(directory, tables)
+def club_night(directory: Path, tables: list[str], *, stand_ins: bool = True) -> Iterator[Club]:
+    club = Club(directory, tables, stand_ins)
     try:
         club.start()
         yield club

@@ -44,7 +44,8 @@ log = logging.getLogger("bornes.bridge")
 SINCE_KEY = "publish-after-game"  # games up to this id were history before the bridge first ran
 ASSIGNMENT_KEY = "last-assignment"
 CONTROL_TIMEOUT = 3.0
-CONTROL_RETRY = 5.0
+CONTROL_RETRY = 5.0  # seconds: the referee is not listening (stopped, restarting)
+REFUSED_RETRY = 15.0  # seconds: the referee said no (a game is in progress): ask again until it says yes
 TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
 
 
@@ -340,11 +341,19 @@ class Bridge:
                 self.assignment_status = {"id": data["id"], "ok": False, "error": str(problem)}
                 self._publish_status()
             return
-        self.pending_assignment = None
-        self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])
+        changed = self.assignment_status != {"id": data["id"], "ok": ok, "error": error}
         self.assignment_status = {"id": data["id"], "ok": ok, "error": error}
-        log.info("assignment %s handed to the referee: %s", data["id"], "accepted" if ok else f"refused ({error})")
-        self._publish_status()
+        if ok:
+            self.pending_assignment = None
+            self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])  # a reconnect will not propose it again
+            log.info("assignment %s handed to the referee: accepted", data["id"])
+        else:
+            # Usually "a game is in progress": the table takes it once that game is over.
+            self.assignment_retry = time.monotonic() + REFUSED_RETRY
+            if changed:
+                log.info("assignment %s refused by the referee for now: %s", data["id"], error)
+        if changed:
+            self._publish_status()
 
     def _publish_status(self) -> None:
         if not self.connected:

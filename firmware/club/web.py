@@ -38,7 +38,8 @@ body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}
 header{background:#1d4d2b;color:#fff;padding:.6em 1em}header a{color:#fff;margin-right:1em}
 main{padding:1em}h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0}.card table{width:100%;font-size:.95em}.num{white-space:nowrap}
-.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}.safe{font-size:.8em;color:#1d4d2b;font-weight:normal}
+.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}
+.safe{font-size:.8em;color:#1d4d2b;font-weight:normal}
 header b{margin-right:1.5em}
 td,th{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#e6e6df}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:.8em}

@@ -362,3 +362,46 @@ def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
         wait_for("the new third action", lambda: len(board_lines(club, "t8")) == 3)
         assert board_lines(club, "t8")[2].endswith("MB-D50-01")
         assert board_lines(club, "t8") == journal.current_game().lines  # type: ignore[union-attr]
+
+
+def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
+    """Chromium (the distribution's) at a club projector's size: a card changes after a card is played."""
+    import tempfile
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from firmware.commands.feed import feed
+    from firmware.flow import TableFlow
+    from firmware.store import JournalStore
+    from tests.web.server import chromium_or_skip, screenshot_dir
+
+    binary, driver_path = chromium_or_skip()
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}", "--window-size=1280,900"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get(club.url("/"))
+
+        def t8_actions() -> str:
+            return str(driver.execute_script("return document.getElementById('t-t8').dataset.actions"))
+
+        wait_for("the table cards", lambda: driver.execute_script("return document.querySelectorAll('.card').length")
+                 == len(TABLES))
+        before = t8_actions()
+        driver.execute_script("window.notReloaded = true")
+        with Journal.open(club.journal("t8")) as journal:
+            store = JournalStore(journal)
+            flow = TableFlow(store=store, game=store.resume())
+            assert feed("scan MB-D25-02\n", flow)[-1]["verdict"] == "accepted"
+        wait_for("the card to change", lambda: t8_actions() == str(int(before) + 1), timeout=10)
+        assert driver.execute_script("return window.notReloaded") is True
+        text = driver.execute_script("return document.getElementById('t-t8').innerText")
+        assert "Undo" in text and "Redo" in text
+        driver.save_screenshot(str(screenshot_dir() / "club-tables.png"))
+    finally:
+        driver.quit()

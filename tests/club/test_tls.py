@@ -48,6 +48,10 @@ def test_a_bridge_publishes_over_tls(tmp_path: Path) -> None:
         bridge.args += ["--tls-ca", str(cert)]
         (tmp_path / "t1" / "journal").mkdir(parents=True)
         bridge.start()
+        deadline = time.monotonic() + 15
+        while "connected to the broker" not in bridge.text():  # up (and past its first look at the journal)
+            assert time.monotonic() < deadline, bridge.text()
+            time.sleep(0.05)
         setup = GameSetup.create("winning-moves", ["Anne", "Bruno"],
                                  options=EDITIONS["winning-moves"].options.replace(game_target=0))
         play_game(tmp_path / "t1" / "journal", setup, seed=3)
@@ -56,7 +60,6 @@ def test_a_bridge_publishes_over_tls(tmp_path: Path) -> None:
         while "'bornes/bench/t1/result'" not in (tmp_path / "mosquitto.log").read_text():
             assert time.monotonic() < deadline, bridge.text()
             time.sleep(0.1)
-        assert "connected to the broker" in bridge.text()
     finally:
         if bridge is not None:
             bridge.stop()

@@ -329,6 +329,13 @@ class Club:
                 self.controls[table] = ControlSocket(self.control(table))
             self.bridges[table].start()
         wait_port(self.web_port, 20)
+        # Every bridge up before any game: a bridge publishes the games after its first start, not
+        # those already finished when it first looked (docs/club.md, all_history).
+        deadline = time.monotonic() + 20
+        while not all("connected to the broker" in child.text() for child in self.bridges.values()):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the bridges did not connect to the broker within 20 s")
+            time.sleep(0.05)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.web_port}{path}"

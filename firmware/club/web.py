@@ -118,6 +118,11 @@ def _result_line(result: dict[str, Any]) -> str:
     return " – ".join(parts)
 
 
+def _record_link(result: dict[str, Any]) -> str:
+    query = urllib.parse.urlencode({"table": result["table"], "game": result["game"], "created": result["created"]})
+    return f' <a href="/record?{escape(query)}">{escape(_("record"))}</a>'
+
+
 def _csv(rows: list[list[Any]]) -> Response:
     out = io.StringIO()
     csv.writer(out).writerows(rows)
@@ -208,8 +213,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             for a in round_["assignments"]:
                 result = by_assignment.get(a["id"])
                 who = " vs ".join(escape(e) for e in a["entrants"]) if a["table"] else escape(a["entrants"][0])
-                outcome = _result_line(result) if result else (_("bye") if not a["table"] else (
-                    _("playing") if a["published"] else _("not published")))
+                outcome = _result_line(result) + _record_link(result) if result else (
+                    _("bye") if not a["table"] else (_("playing") if a["published"] else _("not published")))
                 body += f"<tr><td>{escape(a['table'] or '—')}</td><td>{who}</td><td>{outcome}</td></tr>"
             body += "</table>"
         others = [r for r in results if not r["assignment"]]
@@ -219,6 +224,20 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             body += "</table>"
         body += f'<p><a href="/results.csv">{_("results as CSV")}</a></p>'
         return show(_("Rounds and results"), body or _("No round yet."))
+
+    async def record(request: Request) -> Response:
+        """A counted game's record, as the table's journal holds it (docs/record.md): replays anywhere."""
+        params = request.query_params
+        try:
+            game = int(params.get("game", ""))
+        except ValueError:
+            return Response(_("game must be a number\n"), status_code=400, media_type="text/plain")
+        text = store.record(params.get("table", ""), game, params.get("created", ""))
+        if text is None:
+            return Response(_("no such game\n"), status_code=404, media_type="text/plain")
+        name = f"{params.get('table')}-game-{game}.txt"
+        return Response(text, media_type="text/plain; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def results_csv(request: Request) -> Response:
         rows: list[list[Any]] = [["round", "table", "game", "finished", "edition", "side", "players", "total",
@@ -372,6 +391,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         Route("/rounds.json", rounds_json),
         Route("/results.json", results_json),
         Route("/results.csv", results_csv),
+        Route("/record", record),
         Route("/organiser", organiser_page),
         Route("/organiser/rejects.json", rejects_json),
         Route("/organiser/entrants", organiser(add_entrant), methods=["POST"]),

@@ -224,13 +224,19 @@ for part in bridge club; do
     step "install the club extra, $ETC/$part.toml (only if absent) and bornes-$part.service"
     run "$VENV/bin/pip" install --upgrade "$REPO[club]"
     copy_once "$REPO/config/$part.sample.toml" "$ETC/$part.toml" 0644  # no secret in it: see $part.secret
+    # The passwords: root's files, handed to the unit as systemd credentials (empty until filled in).
+    secrets=("$ETC/$part.secret")
+    if [[ $part == club ]]; then secrets+=("$ETC/organiser.secret"); fi
+    for secret in "${secrets[@]}"; do
+        if [[ ! -e "$secret" ]]; then run install -m 0600 /dev/null "$secret"; fi
+    done
     run install -D -m 0644 "$REPO/systemd/bornes-$part.service" "/etc/systemd/system/bornes-$part.service"
     if have systemctl; then
         run systemctl daemon-reload
         run systemctl enable "bornes-$part.service"
         run systemctl restart "bornes-$part.service"
     fi
-    printf '    put the broker password in %s and edit %s (docs/club.md)\n' "$ETC/$part.secret" "$ETC/$part.toml"
+    printf '    put the password(s) in %s and edit %s (docs/club.md)\n' "${secrets[*]}" "$ETC/$part.toml"
 done
 
 step "done: check the hardware with  sudo -u $USER_NAME $VENV/bin/bornes doctor"

@@ -82,3 +82,19 @@ def test_commands_refuse_bad_settings_in_one_line(args: list[str], words: str) -
     with contextlib.redirect_stderr(err):
         code = main(args)
     assert code == 78 and words in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+@pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed")
+@pytest.mark.parametrize("name", ["bornes-bridge.service", "bornes-club.service"])
+def test_unit_exposure_is_at_most_2(name: str, tmp_path: Path) -> None:
+    import re
+
+    text = (REPO / "systemd" / name).read_text()
+    start = next(line for line in text.splitlines() if line.startswith("ExecStart="))
+    copy = tmp_path / name
+    copy.write_text(text.replace(start.split()[0], f"ExecStart={shutil.which('true')}"))
+    result = subprocess.run([str(ANALYZE), "security", "--offline=yes", "--no-pager", str(copy)],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout + result.stderr)
+    assert found is not None, result.stdout + result.stderr
+    assert float(found.group(1)) <= 2.0

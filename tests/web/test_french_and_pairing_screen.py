@@ -16,7 +16,7 @@ from firmware.web import views
 WEB = Path(__file__).resolve().parents[2] / "firmware" / "web"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CALL = re.compile(r"""(?<![\w.])(?:t|words)\((["'])(.+?)\1""")
-CONTEXT_CALL = re.compile(r"""\bt\.p\((["'])(.+?)\1""")
+
 
 
 def test_every_web_text_has_a_french_translation() -> None:
@@ -33,8 +33,8 @@ def test_every_web_text_has_a_french_translation() -> None:
 
 
 def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
-    from tests.web.server import feed
     from firmware.live import JournalFollower
+    from tests.web.server import feed
 
     feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\n", tmp_path)
     with JournalFollower(tmp_path, language="fr") as follower:

@@ -17,10 +17,12 @@ from firmware import commands
 from firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
 
 
-def _command_modules() -> list[ModuleType]:
+def _command_modules(only: str | None = None) -> list[ModuleType]:
+    """Every command module, or just ``only``: a long-running command (``bornes web``) then loads
+    none of the others' libraries (Pillow, the drivers), which would sit in its memory for days."""
     found = []
     for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or (only is not None and info.name != only):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "run"):
@@ -28,19 +30,24 @@ def _command_modules() -> list[ModuleType]:
     return sorted(found, key=lambda m: m.NAME)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
+    for module in _command_modules(only):
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(_run=module.run)
     return parser
 
 
+#: Commands that run for days, started with only their own module loaded.
+LEAN_COMMANDS = ("web",)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -109,8 +109,11 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
         return card_name(kind, language)
 
     if isinstance(action, Play):
-        if action.target is not None:
-            target = setup.side_name(setup.side_of(action.target))
+        target_side = None if action.target is None else setup.side_of(action.target)
+        if target_side is None and action.card.kind.is_hazard and setup.side_count == 2:
+            target_side = 1 - setup.side_of(action.seat)  # the only opponent: the record leaves it implicit
+        if target_side is not None:
+            target = setup.side_name(target_side)
             return t.gettext("{player} plays {card} on {target}").format(
                 player=names[action.seat], card=card(action.card.kind), target=target
             )

@@ -10,7 +10,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from firmware.config import add_config_argument, load_config, table_language
+from firmware.config import ControlConfig, add_config_argument, load_config, table_language
 from firmware.errors import EX_CONFIG, UserError
 
 NAME = "web"
@@ -38,9 +38,14 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     logging.basicConfig(level=config.log.level.upper(), format="%(levelname)s %(name)s: %(message)s")
     g = config.game
+    state_dir = Path(args.state_dir or config.state.dir)
+    control_socket = Path(args.control_socket or config.control.socket)
+    emulated = state_dir / "control.sock"  # where `bornes run --emulate` puts it on a laptop
+    if not args.control_socket and config.control.socket == ControlConfig().socket and emulated.is_socket():
+        control_socket = emulated
     settings = Settings(
-        state_dir=Path(args.state_dir or config.state.dir),
-        control_socket=Path(args.control_socket or config.control.socket),
+        state_dir=state_dir,
+        control_socket=control_socket,
         language=table_language(config),
         defaults={"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
                   "options": dict(g.options)},

@@ -86,15 +86,21 @@ class Hub:
         return f"event: table\ndata: {data}\n\n".encode()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Follow the journal in a thread of its own (SQLite connections stay in the thread that made them)."""
         self._loop = loop
-        self._follower = JournalFollower(self.settings.state_dir, language=self.settings.language)
-        self._publish(self._follower.snapshot())
-        self._thread = threading.Thread(target=self._follow, name="journal-follower", daemon=True)
+        started = threading.Event()
+        self._thread = threading.Thread(target=self._follow, args=(started,), name="journal-follower", daemon=True)
         self._thread.start()
+        started.wait(10.0)
 
-    def _follow(self) -> None:
-        follower = self._follower
-        assert follower is not None and self._loop is not None
+    def _follow(self, started: threading.Event) -> None:
+        assert self._loop is not None
+        try:
+            follower = self._follower = JournalFollower(self.settings.state_dir, language=self.settings.language)
+            snap = follower.snapshot()
+            self._loop.call_soon_threadsafe(self._deliver, snap, self._encode(snap))
+        finally:
+            started.set()
         while not self._stop.is_set():
             try:
                 changed = follower.wait(timeout=1.0)
@@ -107,9 +113,6 @@ class Hub:
                 message = self._encode(snap)
                 with contextlib.suppress(RuntimeError):  # the loop closed while shutting down
                     self._loop.call_soon_threadsafe(self._deliver, snap, message)
-
-    def _publish(self, snap: dict[str, Any]) -> None:
-        self._deliver(snap, self._encode(snap))
 
     def _deliver(self, snap: dict[str, Any], message: bytes) -> None:
         self.snapshot = snap
@@ -332,6 +335,17 @@ def create_app(settings: Settings) -> Starlette:
     async def table_json(request: Request) -> Response:
         return JSONResponse(hub().snapshot)
 
+    async def health(request: Request) -> Response:
+        """For ``python -m bench`` and a person checking on the Pi: how often the journal was read."""
+        current = hub()
+        follower = current._follower
+        return JSONResponse({
+            "pages_connected": len(current.clients),
+            "updates_published": current.published,
+            "journal_reads": follower.reads if follower is not None else 0,
+            "journal_error": follower.error if follower is not None else None,
+        })
+
     async def sheet_current(request: Request) -> Response:
         latest = library.latest_id()
         found = library.load(latest) if latest is not None else None
@@ -530,6 +544,7 @@ def create_app(settings: Settings) -> Starlette:
     routes = [
         Route("/", guarded(table)),
         Route("/api/table", guarded(table_json)),
+        Route("/api/health", guarded(health)),
         Route("/events", EventStream(hub)),
         Route("/sheet", guarded(sheet_current)),
         Route("/history", guarded(history)),

@@ -95,11 +95,11 @@ def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any)
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= PHONE[0], f"{name} is {width}px wide: it scrolls sideways on a phone"
         assert _shot(browser, name).stat().st_size > 1000
-    # Nothing on any page comes from anywhere but the Pi.
-    foreign = browser.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)"
-        ".filter(u => !u.startsWith(location.origin))")
-    assert foreign == []
+        # Nothing on any page comes from anywhere but the Pi.
+        foreign = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(u => !u.startsWith(location.origin))")
+        assert foreign == [], name
 
 
 def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[Web, Table], browser: Any) -> None:

@@ -56,11 +56,6 @@ def bornes_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "firmware.cli"]
 
 
-def python_command() -> str:
-    venv = REPO / ".venv" / "bin" / "python"
-    return str(venv) if venv.exists() else sys.executable
-
-
 def wait_port(port: int, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -131,13 +126,11 @@ class Child:
     args: list[str]
     log: Path
     process: subprocess.Popen[bytes] | None = None
-    module: str = ""  # run ``python -m module`` instead of the ``bornes`` entry point
 
     def start(self) -> None:
         with open(self.log, "ab") as out:
             env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            command = [python_command(), "-m", self.module] if self.module else bornes_command()
-            self.process = subprocess.Popen([*command, *self.args], stdout=out, stderr=out, env=env, cwd=REPO)
+            self.process = subprocess.Popen([*bornes_command(), *self.args], stdout=out, stderr=out, env=env, cwd=REPO)
 
     @property
     def pid(self) -> int:
@@ -171,8 +164,7 @@ def bridge_child(directory: Path, table: str, broker_port: int, *, club: str = C
             "--state", str(directory / table / "bridge"), "--control", str(directory / table / "control.sock"),
             "--host", "127.0.0.1", "--port", str(broker_port), "--password-file", str(secret),
             "--resend", str(resend)]
-    # As the systemd unit starts it: the command's own module (bornes-bridge.service).
-    return Child(args[1:], directory / f"bridge-{table}.log", module="firmware.commands.bridge")
+    return Child(args, directory / f"bridge-{table}.log")  # as bornes-bridge.service starts it
 
 
 def board_child(directory: Path, broker: Mosquitto, web_port: int, *, club: str = CLUB) -> Child:

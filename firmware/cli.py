@@ -42,7 +42,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 #: Commands that run for days, started with only their own module loaded.
-LEAN_COMMANDS = ("web",)
+LEAN_COMMANDS = ("web", "bridge", "club")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

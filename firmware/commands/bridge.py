@@ -61,22 +61,3 @@ def run(args: argparse.Namespace) -> int:
     bridge.run()
     return 0
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m firmware.commands.bridge``: the same command without loading every other command's
-    modules (screens, drivers, PIL), which keeps the bridge's resident memory about 5 MB smaller.
-    The systemd unit starts it this way."""
-    parser = argparse.ArgumentParser(prog="bornes bridge", description=HELP)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except UserError as error:
-        print(f"bornes: {error}", file=sys.stderr)
-        return error.exit_code
-    except KeyboardInterrupt:
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

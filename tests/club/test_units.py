@@ -98,3 +98,34 @@ def test_unit_exposure_is_at_most_2(name: str, tmp_path: Path) -> None:
     found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout + result.stderr)
     assert found is not None, result.stdout + result.stderr
     assert float(found.group(1)) <= 2.0
+
+
+def test_the_sample_mosquitto_conf_starts_a_broker(tmp_path: Path) -> None:
+    """config/mosquitto/bornes.conf as shipped (paths moved into a tmp dir, port made free) runs."""
+    import getpass
+    import time
+
+    from bench.club import free_port, wait_port
+    from tests.club.conftest import require_mosquitto
+
+    require_mosquitto()
+    port = free_port()
+    passwd = tmp_path / "bornes.passwd"
+    subprocess.run([shutil.which("mosquitto_passwd") or "mosquitto_passwd", "-c", "-b", str(passwd), "board", "x"],
+                   check=True, capture_output=True)
+    (tmp_path / "bornes.acl").write_text((REPO / "config" / "mosquitto" / "bornes.acl").read_text())
+    text = (REPO / "config" / "mosquitto" / "bornes.conf").read_text()
+    text = (text.replace("/etc/mosquitto/", f"{tmp_path}/").replace("/var/lib/mosquitto/", f"{tmp_path}/")
+            .replace("listener 1883", f"listener {port} 127.0.0.1"))
+    conf = tmp_path / "bornes.conf"
+    conf.write_text(f"user {getpass.getuser()}\n{text}")
+    broker = subprocess.Popen([shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", str(conf)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_port(port, 10)
+        time.sleep(0.2)
+        assert broker.poll() is None
+    finally:
+        broker.terminate()
+        output = broker.communicate(timeout=10)[0].decode(errors="replace")
+    assert "Error" not in output, output

@@ -15,6 +15,7 @@ import csv
 import hmac
 import io
 import json
+import time
 import urllib.parse
 from collections.abc import AsyncIterator
 from html import escape
@@ -31,6 +32,9 @@ from firmware.club.store import ClubStore, TournamentError
 from firmware.i18n import WEB_DOMAIN, translations
 
 MAX_FORM = 16 * 1024
+MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)
+WRONG_TRIES = 5  # wrong organiser passwords from one address…
+WRONG_WINDOW = 60.0  # …within this many seconds, and that address waits until the window has passed
 _ = translations("en", WEB_DOMAIN).gettext
 
 STYLE = """
@@ -130,11 +134,13 @@ def _csv(rows: list[list[Any]]) -> Response:
 
 
 def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starlette:
+    wrong: dict[str, list[float]] = {}  # client address -> times of its recent wrong passwords
+
     def show(title: str, body: str, script: str = "") -> HTMLResponse:
         return page(title, body, script, brand=board.settings.title)
 
     def allowed(request: Request) -> bool:
-        if not organiser_password:
+        if not organiser_password or throttled(request):
             return False
         header = request.headers.get("authorization", "")
         if not header.lower().startswith("basic "):
@@ -142,10 +148,25 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         try:
             _user, _, given = base64.b64decode(header[6:]).decode().partition(":")
         except (binascii.Error, UnicodeDecodeError):
-            return False
-        return hmac.compare_digest(given.encode(), organiser_password.encode())
+            given = ""
+        if hmac.compare_digest(given.encode(), organiser_password.encode()):
+            return True
+        wrong.setdefault(client(request), []).append(time.monotonic())
+        return False
 
-    def refuse() -> Response:
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    def throttled(request: Request) -> bool:
+        now = time.monotonic()
+        recent = [t for t in wrong.get(client(request), []) if now - t < WRONG_WINDOW]
+        wrong[client(request)] = recent
+        return len(recent) >= WRONG_TRIES
+
+    def refuse(request: Request) -> Response:
+        if throttled(request):
+            return Response(_("Too many wrong passwords: wait a minute.\n"), status_code=429,
+                            media_type="text/plain", headers={"Retry-After": str(int(WRONG_WINDOW))})
         if not organiser_password:
             return Response(_("The organiser pages are off: set organiser_password in the club settings.\n"),
                             status_code=403, media_type="text/plain")
@@ -161,6 +182,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
         return JSONResponse(store.tables())
 
     async def events(request: Request) -> Response:
+        if len(board.listeners) >= MAX_LISTENERS:
+            return Response(_("Too many pages open: try again later.\n"), status_code=503, media_type="text/plain")
         listener: asyncio.Queue[str] = asyncio.Queue()
         board.listeners.add(listener)
 
@@ -259,7 +282,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
 
     async def organiser_page(request: Request) -> Response:
         if not allowed(request):
-            return refuse()
+            return refuse(request)
         entrants = "".join(f"<li>{escape(n)}{' (' + escape(', '.join(m)) + ')' if len(m) > 1 else ''}</li>"
                            for n, m in store.entrants())
         rejects = "".join(f"<li class='bad'>{escape(r['topic'])}: {escape(r['problem'])}</li>"
@@ -297,7 +320,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
 
     async def rejects_json(request: Request) -> Response:
         if not allowed(request):
-            return refuse()
+            return refuse(request)
         return JSONResponse({"rejects": store.rejects(), "counts": board.counts})
 
     async def read_body(request: Request) -> dict[str, Any]:
@@ -322,7 +345,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
     def organiser(action: Any) -> Any:
         async def endpoint(request: Request) -> Response:
             if not allowed(request):
-                return refuse()
+                return refuse(request)
             try:
                 data = await read_body(request)
                 answer = action(data)

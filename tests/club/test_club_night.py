@@ -338,6 +338,11 @@ def test_pages_refuse_without_the_organiser_password(club: Club) -> None:
     reply = httpx.post(club.url("/organiser/entrants"), auth=auth, data={"name": "Lions", "members": "Zoé, Yann"},
                        timeout=5)
     assert reply.status_code == 303 and "Lions (Zoé, Yann)" in httpx.get(club.url("/organiser"), auth=auth).text
+    # Guessing the password: the fifth wrong try in a minute shuts the door; even the right one then waits.
+    codes = [httpx.get(club.url("/organiser"), auth=("organiser", f"guess{i}"), timeout=5).status_code
+             for i in range(6)]
+    assert codes == [401] * 4 + [429] * 2
+    assert httpx.get(club.url("/organiser"), auth=auth, timeout=5).status_code == 429
 
 
 def test_units_and_paths(club: Club) -> None:

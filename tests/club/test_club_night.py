@@ -162,6 +162,12 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     second = Round(club, 2).start()
     second.wait_actions(20, table="t3")
     club.bridges["t3"].kill()
+
+    def t3_status() -> dict[str, Any]:
+        tables = {t["table"]: t for t in httpx.get(club.url("/api/tables"), timeout=5).json()}
+        return dict(tables["t3"]["status"] or {})
+
+    wait_for("t3 shown offline (its last will)", lambda: t3_status().get("online") is False, timeout=10)
     second.wait_actions(300)
     club.broker.kill()
     time.sleep(0.7)

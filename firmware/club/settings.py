@@ -13,6 +13,7 @@ from typing import Any
 
 from firmware.club.topics import check_id
 from firmware.errors import EX_CONFIG, UserError
+from firmware.i18n import LANGUAGES
 
 
 class SettingsError(UserError):
@@ -52,6 +53,7 @@ class BoardSettings:
     port: int = 8080
     organiser_password: str = ""  # empty: organiser pages refused (read-only board)
     title: str = "Mille Bornes club night"
+    language: str = "en"  # the pages' language: "en" or "fr"
 
 
 def read_toml(path: str | None) -> dict[str, Any]:
@@ -111,6 +113,11 @@ def with_overrides(settings: Any, broker: dict[str, Any] | None, overrides: dict
     return replace(settings, broker=replace(settings.broker, **broker_given), **given)
 
 
+def _check_language(name: str, language: str) -> None:
+    if language not in LANGUAGES:
+        raise SettingsError(f"{name}: language {language!r} is not one of {', '.join(LANGUAGES)}")
+
+
 def load_bridge(path: str | None, broker: dict[str, Any] | None = None, **overrides: Any) -> BridgeSettings:
     data = read_toml(path)
     name = path or "bridge settings"
@@ -125,6 +132,7 @@ def load_bridge(path: str | None, broker: dict[str, Any] | None = None, **overri
         check_id("table", settings.table)
     except ValueError as error:
         raise SettingsError(f"{name}: {error}") from None
+    _check_language(name, settings.language)
     if not settings.broker.username:  # the ACL identifies a table by its user name
         settings = replace(settings, broker=replace(settings.broker, username=settings.table))
     return settings
@@ -147,4 +155,5 @@ def load_board(path: str | None, broker: dict[str, Any] | None = None, **overrid
         check_id("club", settings.club)
     except ValueError as error:
         raise SettingsError(f"{name}: {error}") from None
+    _check_language(name, settings.language)
     return settings

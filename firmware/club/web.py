@@ -29,13 +29,26 @@ from starlette.routing import Route
 from engine.options import EDITIONS
 from firmware.club.board import Board
 from firmware.club.store import ClubStore, TournamentError
-from firmware.i18n import WEB_DOMAIN, translations
+from firmware.i18n import translations
 
 MAX_FORM = 16 * 1024
 MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)
 WRONG_TRIES = 5  # wrong organiser passwords from one address…
 WRONG_WINDOW = 60.0  # …within this many seconds, and that address waits until the window has passed
-_ = translations("en", WEB_DOMAIN).gettext
+CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/locale/<lang>/LC_MESSAGES/bornes-club.po
+_language = "en"
+_catalogue = translations(_language, CLUB_DOMAIN)
+
+
+def _(message: str) -> str:
+    return _catalogue.gettext(message)
+
+
+def use_language(language: str) -> None:
+    """The pages' language (one board, one language: ``language`` in the club settings)."""
+    global _language, _catalogue
+    _catalogue = translations(language, CLUB_DOMAIN)
+    _language = language
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}
@@ -58,7 +71,7 @@ def page(title: str, body: str, script: str = "", brand: str = "") -> HTMLRespon
              ("/organiser", _("Organiser")))
     nav = (f"<b>{escape(brand)}</b>" if brand else "") + "".join(
         f'<a href="{href}">{escape(label)}</a>' for href, label in links)
-    html = (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+    html = (f'<!doctype html><html lang="{_language}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{escape(title)}</title>'
             f"<style>{STYLE}</style></head><body><header>{nav}</header><main><h1>{escape(title)}</h1>{body}</main>"
             f"{script}</body></html>")
@@ -68,18 +81,20 @@ def page(title: str, body: str, script: str = "", brand: str = "") -> HTMLRespon
 TABLES_SCRIPT = """<script>
 // Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
+const L = JSON.parse(document.getElementById('labels').textContent);
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
 function card(t){
   const s=t.live||{}, st=t.status||{};
-  let h='<h2>'+esc(t.table)+(st.online===false?' (offline)':'')+'</h2>';
-  if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||'no news yet')+'</p>';}
-  h+='<p>'+esc(s.edition_title||s.edition)+' · hand '+s.hand+' · '+s.action_count+' actions</p>'
-    +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>side</th><th>'+esc(s.unit||'miles')
-    +'</th><th>battle</th><th>hand</th><th>total</th></tr>';
+  let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+'</h2>';
+  if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
+  h+='<p>'+esc(s.edition_title||s.edition)+' · '+esc(L.hand)+' '+s.hand+' · '+s.action_count+' '+esc(L.actions)+'</p>'
+    +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>'+esc(L.side)+'</th><th>'+esc(s.unit||'miles')
+    +'</th><th>'+esc(L.battle)+'</th><th>'+esc(L.hand)+'</th><th>'+esc(L.total)+'</th></tr>';
   s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
     +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':''))
       .join(', ')+'</span>':'')+'</td><td>'+x.miles
-    +(x.limit?'<br><small>limit 50</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)+'</td><td class="num">'
+    +(x.limit?'<br><small>'+esc(L.limit)+'</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
+    +'</td><td class="num">'
     +x.hand_points+'</td><td class="num">'+x.total+'</td></tr>';});
   h+='</table><div class="words">'+(s.last_actions||[]).slice(-3).map(a=>esc(a.text)).join('<br>')+'</div>';
   return h;
@@ -96,9 +111,9 @@ es.onmessage=e=>{const m=JSON.parse(e.data);const t=data[m.table]||(data[m.table
 </script>"""
 
 
-def _json_script(value: Any) -> str:
+def _json_script(value: Any, name: str = "tables-data") -> str:
     text = json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
-    return f'<script type="application/json" id="tables-data">{text}</script>'
+    return f'<script type="application/json" id="{name}">{text}</script>'
 
 
 def _standings_table(lines: list[dict[str, Any]]) -> str:
@@ -133,7 +148,8 @@ def _csv(rows: list[list[Any]]) -> Response:
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
 
 
-def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starlette:
+def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en") -> Starlette:
+    use_language(language)
     wrong: dict[str, list[float]] = {}  # client address -> times of its recent wrong passwords
 
     def show(title: str, body: str, script: str = "") -> HTMLResponse:
@@ -175,7 +191,9 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
 
     async def tables_page(request: Request) -> Response:
         data = {t["table"]: t for t in store.tables()}
-        body = '<div class="grid" id="tables"></div>' + _json_script(data)
+        labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
+                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50")}
+        body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
         return show(_("Every table, live"), body, TABLES_SCRIPT)
 
     async def api_tables(request: Request) -> Response:
@@ -245,8 +263,10 @@ def create_app(board: Board, store: ClubStore, organiser_password: str) -> Starl
             body += f"<h2>{_('Games outside the schedule (not counted)')}</h2><table>"
             body += "".join(f"<tr><td>{escape(r['table'])}</td><td>{_result_line(r)}</td></tr>" for r in others)
             body += "</table>"
+        if not body:
+            body = f"<p>{escape(_('No round yet.'))}</p>"
         body += f'<p><a href="/results.csv">{_("results as CSV")}</a></p>'
-        return show(_("Rounds and results"), body or _("No round yet."))
+        return show(_("Rounds and results"), body)
 
     async def record(request: Request) -> Response:
         """A counted game's record, as the table's journal holds it (docs/record.md): replays anywhere."""

@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", help="file holding the board's broker password")
     parser.add_argument("--organiser-password-file", help="file holding the organiser pages' password")
     parser.add_argument("--tls-ca", help="CA certificate: connect to the broker with TLS")
+    parser.add_argument("--language", help="the pages' language (en, fr)")
 
 
 def _read(path: str | None) -> str | None:
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(
         args.settings, club=args.club, database=args.database, listen=args.listen, port=args.port,
-        organiser_password=_read(args.organiser_password_file),
+        organiser_password=_read(args.organiser_password_file), language=args.language,
         broker={"host": args.host, "port": args.broker_port, "username": args.username,
                 "password": _read(args.password_file), "tls_ca": args.tls_ca},
     )
@@ -57,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     board = Board(settings, store)
     board.start()
     try:
-        uvicorn.run(create_app(board, store, settings.organiser_password), host=settings.listen, port=settings.port,
-                    log_level="warning", access_log=False, timeout_graceful_shutdown=2)  # open event streams
+        app = create_app(board, store, settings.organiser_password, settings.language)
+        uvicorn.run(app, host=settings.listen, port=settings.port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=2)  # open event streams
     finally:
         board.stop()
         store.close()

@@ -1,0 +1,47 @@
+"""The board's pages on their own (Starlette's test client, no broker): languages and empty states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from firmware.club.board import Board
+from firmware.club.settings import SettingsError, load_board
+from firmware.club.store import ClubStore
+from firmware.club.web import create_app, use_language
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Board:
+    settings = load_board(None, club="lyon", database=str(tmp_path / "club.sqlite3"))
+    return Board(settings, ClubStore(settings.database))
+
+
+def test_french_pages(board: Board) -> None:
+    try:
+        client = TestClient(create_app(board, board.store, "pw", language="fr"))
+        board.store.add_entrant("Zoé")
+        page = client.get("/standings")
+        assert page.status_code == 200 and '<html lang="fr">' in page.text
+        assert "Classement" in page.text and "points de match" in page.text
+        tables = client.get("/").text
+        assert "Toutes les tables, en direct" in tables and '"hand": "manche"' in tables
+        assert client.get("/organiser", auth=("o", "pw")).text.count("Ronde suivante") == 1
+        assert "Pas encore de ronde." in client.get("/rounds").text
+    finally:
+        use_language("en")
+
+
+def test_english_by_default_and_empty_pages_say_so(board: Board) -> None:
+    client = TestClient(create_app(board, board.store, ""))
+    assert "No round yet." in client.get("/rounds").text
+    assert client.get("/organiser").status_code == 403, "no organiser password: the organiser pages are off"
+    assert client.get("/standings.csv").text.splitlines() == [
+        "kind,rank,name,played,wins,ties,losses,byes,match_points,points"]
+
+
+def test_unknown_language_is_one_line() -> None:
+    with pytest.raises(SettingsError, match="language 'de' is not one of en, fr"):
+        load_board(None, club="lyon", language="de")

@@ -1,16 +1,33 @@
-"""The board's pages on their own (Starlette's test client, no broker): languages and empty states."""
+"""The board's pages on their own (the ASGI app called through httpx, no broker): languages, empty states."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
-from starlette.testclient import TestClient
 
 from firmware.club.board import Board
 from firmware.club.settings import SettingsError, load_board
 from firmware.club.store import ClubStore
 from firmware.club.web import create_app, use_language
+
+
+class PageClient:
+    """Requests straight into the ASGI app (no server, no lifespan: these pages need neither)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def get(self, path: str, **options: Any) -> httpx.Response:
+        async def fetch() -> httpx.Response:
+            transport = httpx.ASGITransport(app=self.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://board") as client:
+                return await client.get(path, **options)
+
+        return asyncio.run(fetch())
 
 
 @pytest.fixture
@@ -21,7 +38,7 @@ def board(tmp_path: Path) -> Board:
 
 def test_french_pages(board: Board) -> None:
     try:
-        client = TestClient(create_app(board, board.store, "pw", language="fr"))
+        client = PageClient(create_app(board, board.store, "pw", language="fr"))
         board.store.add_entrant("Zoé")
         page = client.get("/standings")
         assert page.status_code == 200 and '<html lang="fr">' in page.text
@@ -35,7 +52,7 @@ def test_french_pages(board: Board) -> None:
 
 
 def test_english_by_default_and_empty_pages_say_so(board: Board) -> None:
-    client = TestClient(create_app(board, board.store, ""))
+    client = PageClient(create_app(board, board.store, ""))
     assert "No round yet." in client.get("/rounds").text
     assert client.get("/organiser").status_code == 403, "no organiser password: the organiser pages are off"
     assert client.get("/standings.csv").text.splitlines() == [

@@ -43,8 +43,11 @@ def test_french_pages(board: Board) -> None:
         page = client.get("/standings")
         assert page.status_code == 200 and '<html lang="fr">' in page.text
         assert "Classement" in page.text and "points de match" in page.text
-        tables = client.get("/").text
-        assert "Toutes les tables, en direct" in tables and '"hand": "manche"' in tables
+        tables = client.get("/")
+        assert "Toutes les tables, en direct" in tables.text and '"hand": "manche"' in tables.text
+        assert "script-src" not in tables.headers["content-security-policy"], "default-src 'self': no inline code"
+        assert "<script>" not in tables.text and "<style>" not in tables.text
+        assert client.get("/club.js").headers["content-type"].startswith("text/javascript")
         assert client.get("/organiser", auth=("o", "pw")).text.count("Ronde suivante") == 1
         assert "Pas encore de ronde." in client.get("/rounds").text
     finally:

@@ -229,13 +229,15 @@ def history_page(rows: Sequence[tuple[GameInfo, list[str], dict[str, Any]]], pla
         total_text = " · ".join(f"{h(k)} {h(v)}" for k, v in totals.items())
         items.append(
             f'<tr><td><a href="/games/{info.game_id}/view">{info.game_id}</a></td>'
-            f"<td>{h(info.created[:16].replace('T', ' '))}</td><td>{h(', '.join(names))}</td>"
-            f"<td>{h(status_words.get(info.status, info.status))}</td><td>{h(winner)}</td><td>{total_text}</td>"
+            f"<td class=\"wide\">{h(info.created[:16].replace('T', ' '))}</td><td>{h(', '.join(names))}</td>"
+            f"<td>{h(status_words.get(info.status, info.status))}</td><td>{h(winner)}</td>"
+            f'<td class="wide">{total_text}</td>'
             f'<td><a href="/games/{info.game_id}/sheet">{h(t("sheet"))}</a></td></tr>'
         )
     table = (
-        f'<table class="history"><thead><tr><th>#</th><th>{h(t("Started (UTC)"))}</th><th>{h(t("Players"))}</th>'
-        f'<th>{h(t("Status"))}</th><th>{h(t("Winner"))}</th><th>{h(t("Totals"))}</th><th></th></tr></thead>'
+        f'<table class="history"><thead><tr><th>#</th><th class="wide">{h(t("Started (UTC)"))}</th>'
+        f'<th>{h(t("Players"))}</th><th>{h(t("Status"))}</th><th>{h(t("Winner"))}</th>'
+        f'<th class="wide">{h(t("Totals"))}</th><th></th></tr></thead>'
         f'<tbody>{"".join(items)}</tbody></table>'
         if items else notice(t("No games."))
     )

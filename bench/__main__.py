@@ -58,7 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--idle", type=float, help="seconds of idle measurement (default 30; 5 with --quick)")
     parser.add_argument("--hands", type=int, help="hands per `bornes simulate` run (default 1000; 200 with --quick)")
     parser.add_argument("--games", type=int, help="games in the soak (default 10)")
-    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, web, club")
+    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, panel,"
+                        " web, club")
     return parser.parse_args(argv)
 
 
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     hands = args.hands or (200 if args.quick else 1000)
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,web,club").split(","))
+    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,panel,web,club").split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -155,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         for label, value in parts:
             rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
 
+    def panel() -> None:
+        from bench.panel import rows as panel_rows
+
+        for players in (2, 4, 6):
+            rows.extend(Row(*row) for row in panel_rows(players, 2 if args.quick else 3, whole_frame=players == 2))
+
     def web() -> None:
         from bench.web import web_rows
 
@@ -166,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(Row(*row) for row in bench_rows(quick=args.quick))
 
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate), ("web", web), ("club", club)):
+                       ("memory", memory), ("simulate", simulate), ("panel", panel), ("web", web),
+                       ("club", club)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

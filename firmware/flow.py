@@ -44,7 +44,9 @@ from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, hazard_targets, validate
 from engine.state import GameSetup, GameState, Phase, SetupError
+from firmware.i18n import _
 from firmware.store import MemoryStore, Store
+from firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
 
 
 class Sound(enum.Enum):
@@ -146,6 +148,7 @@ class FlowState:
     deck_unknown: list[str] = field(default_factory=list)
     deck_duplicates: int = 0
     message: str | None = None
+    short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
     status: str | None = None
 
@@ -215,8 +218,8 @@ class TableFlow:
         self.store.start(game)
         self.game = game
         self.ui = FlowState(mode=Mode.PLAY, status=self.ui.status)
-        starter = setup.names[game.state.hand.turn]
-        return self._say("accepted", f"New game: {setup.names[setup.dealer]} deals, {starter} starts", Sound.ACCEPT)
+        said = new_game_words(setup, game.state.hand.turn)
+        return self._say("accepted", said[0], Sound.ACCEPT, short=said[1:])
 
     def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
                 options: RuleOptions) -> Outcome:
@@ -244,18 +247,23 @@ class TableFlow:
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
-            self.ui.status = "Reader lost"
-            return self._say("ignored", f"Reader lost: {event.detail}", Sound.ATTENTION)
+            self.ui.status = _("Reader lost")
+            return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
+                             short=(_("Reader lost"),))
         if isinstance(event, ReaderBack):
             self.ui.status = None
-            return self._say("ignored", "Reader back", None)
+            return self._say("ignored", _("Reader back"), None)
         if isinstance(event, ReaderProblem):
-            text = "One card at a time" if event.kind == "one-card-at-a-time" else f"Reader: {event.kind}"
-            return self._say("refused", text, Sound.REFUSE, reason=event.kind)
+            if event.kind == "one-card-at-a-time":
+                text, short = _("One card at a time"), _("One card")
+            else:  # a garbled or unanswered read: the card was not seen, whatever the cause
+                text, short = _("The reader did not get that card: scan it again"), _("Scan it again")
+            return self._say("refused", text, Sound.REFUSE, reason=event.kind, short=(short,))
         if isinstance(event, UnknownScanned):
             if self.ui.mode is Mode.DECK_CHECK:
                 self.ui.deck_unknown.append(event.raw)
-            return self._say("refused", f"Unknown card: {event.raw[:24]}", Sound.REFUSE, reason="unknown-card")
+            return self._say("refused", _("Unknown card: {code}").format(code=event.raw[:24]), Sound.REFUSE,
+                             reason="unknown-card", short=(_("Unknown card"),))
         if isinstance(event, ControlScanned):
             return self._button(event.name, False)
         if isinstance(event, ButtonPressed):
@@ -274,12 +282,14 @@ class TableFlow:
             try:
                 return self._card(Card.from_code(words[0].upper()))
             except CardCodeError:
-                return self._say("refused", f"Unknown card: {words[0][:24]}", Sound.REFUSE, reason="unknown-card")
+                return self._say("refused", _("Unknown card: {code}").format(code=words[0][:24]), Sound.REFUSE,
+                                 reason="unknown-card", short=(_("Unknown card"),))
         long = words[0].lower() == "long" and len(words) > 1
         name = (words[1] if long else words[0]).upper()
         if button_name(name) is not None:
             return self._button(name, long)
-        return self._say("refused", f"Not a card or button: {text.strip()[:24]}", Sound.REFUSE, reason="bad-input")
+        return self._say("refused", _("Not a card or button: {text}").format(text=text.strip()[:24]), Sound.REFUSE,
+                         reason="bad-input", short=(_("Not a card or button"),))
 
     # -- feedback helpers ---------------------------------------------------------------------
 
@@ -291,9 +301,11 @@ class TableFlow:
         *,
         reason: str | None = None,
         action: Action | None = None,
+        short: tuple[str, ...] = (),
     ) -> Outcome:
         if message:
             self.ui.message = message
+            self.ui.short = short
             self.ui.refused = verdict == "refused"
         return Outcome(verdict, message, sound, reason, action)
 
@@ -337,8 +349,9 @@ class TableFlow:
             self.ui.extension_yes = True
         if verdict.state.over:
             self.store.finish(self.game)
-        message = verdict.events[-1].message if verdict.events else action.notation()
-        return self._say("accepted", message, sound, action=action)
+        said = action_words(self.game.state.setup, action)
+        message = verdict.events[-1].message if verdict.events else said[0]
+        return self._say("accepted", message, sound, action=action, short=said)
 
     # -- cards --------------------------------------------------------------------------------
 
@@ -347,9 +360,10 @@ class TableFlow:
         if mode is Mode.DECK_CHECK:
             return self._deck_scan(card)
         if mode in (Mode.SETUP, Mode.NAME_EDIT, Mode.DECK_REPORT):
-            return self._say("refused", "Start a game first: press OK", Sound.REFUSE, reason="no-game")
+            return self._say("refused", _("Start a game first: press OK"), Sound.REFUSE, reason="no-game")
         if mode in (Mode.TARGET, Mode.PARTNER, Mode.UNDO_CONFIRM, Mode.END_CONFIRM):
-            return self._say("refused", "Answer the question first (OK or BACK)", Sound.REFUSE, reason="prompt-open")
+            return self._say("refused", _("Answer the question first (OK or BACK)"), Sound.REFUSE,
+                             reason="prompt-open")
         state = self.state
         assert state is not None and self.game is not None
         hand = state.hand
@@ -359,7 +373,9 @@ class TableFlow:
             if refusal is not None:  # only this card is refused; the swap goes on
                 return self._refusal(refusal)
             self.ui.swap_cards.append(card)
-            return self._say("prompt", f"Swap {len(self.ui.swap_cards)} cards: OK when done", None)
+            count = len(self.ui.swap_cards)
+            return self._say("prompt", _("Swap {count} cards: OK when done").format(count=count), None,
+                             short=(_("Swap {count}: OK").format(count=count),))
         chosen = self.ui.seat_chosen
         if phase is Phase.START_ROLLS:
             return self._commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
@@ -389,7 +405,8 @@ class TableFlow:
                     return self._commit(Play(hand.turn, card), probe)
                 self.ui.pending = Pending(card, targets)
                 self.ui.mode = Mode.TARGET
-                return self._say("prompt", f"{card.kind.title} on whom? NEXT, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("{card} on whom? NEXT, then OK").format(card=card_name(card)),
+                                 Sound.ATTENTION, short=(_("{card} on whom?").format(card=card_name(card)),))
         if card.kind.is_hazard and self.ui.seat_chosen is not None:
             return self._commit(Play(hand.turn, card, self.ui.seat_chosen))
         return self._commit(Play(hand.turn, card))
@@ -417,7 +434,8 @@ class TableFlow:
                 return self._refusal(refusal)
             self.ui.pending = Pending(card, callers, fast=fast)
             self.ui.mode = Mode.PARTNER
-            return self._say("prompt", "Who called it? NEXT, then OK", Sound.ATTENTION)
+            return self._say("prompt", _("Who called it? NEXT, then OK"), Sound.ATTENTION,
+                             short=(_("Who called it?"),))
         seat = callers[0] if callers else hand.turn
         return self._commit(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
 
@@ -438,12 +456,12 @@ class TableFlow:
             if name == "OK":
                 return self._undo()
             self.ui.mode = Mode.PLAY
-            return self._say("ignored", "Undo cancelled", None)
+            return self._say("ignored", _("Undo cancelled"), None)
         if mode is Mode.END_CONFIRM:
             self.ui.mode = Mode.PLAY
             if name == "OK":
                 return self._commit(EndHand())
-            return self._say("ignored", "The hand goes on", None)
+            return self._say("ignored", _("The hand goes on"), None)
         if mode is Mode.SWAP:
             return self._swap_button(name)
         state = self.state
@@ -451,16 +469,18 @@ class TableFlow:
         phase = state.phase
         if name == "UNDO":
             if not self.game.can_undo():
-                return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+                return self._say("refused", _("Nothing to undo in this hand"), Sound.REFUSE,
+                                 reason="nothing-to-undo", short=(_("Nothing to undo"),))
             self._disarm()
             self.ui.mode = Mode.UNDO_CONFIRM
-            return self._say("prompt", f"Undo {self.game.log[-1].notation()}? OK / BACK", Sound.ATTENTION)
+            asked = undo_question(state.setup, self.game.log[-1])
+            return self._say("prompt", asked[0], Sound.ATTENTION, short=asked[1:])
         if phase is Phase.GAME_OVER:
             if name == "OK":
                 self.game = None
                 self.ui = FlowState(status=self.ui.status)
                 self.draft = self._default_draft()
-                return self._say("prompt", "New game", None)
+                return self._say("prompt", _("New game"), None)
             return self._say("ignored", "", None)
         if phase is Phase.HAND_OVER:
             if name == "NEXT":
@@ -484,24 +504,28 @@ class TableFlow:
             self.ui.cf_armed = not self.ui.cf_armed
             self.ui.discard_armed = False
             if self.ui.cf_armed:
-                return self._say("prompt", "Coup fourré! Scan your safety", Sound.ATTENTION)
-            return self._say("prompt", "Coup fourré cancelled", None)
+                return self._say("prompt", _("Coup fourré! Scan your safety"), Sound.ATTENTION,
+                                 short=(_("Coup fourré! Scan it"), _("Scan the safety")))
+            return self._say("prompt", _("Coup fourré cancelled"), None, short=(_("Cancelled"),))
         if name == "DISCARD":
             if long and state.options.fast_play:
                 self.ui.mode = Mode.SWAP
                 self.ui.swap_cards = []
-                return self._say("prompt", "Swap: scan the cards, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("Swap: scan the cards, then OK"), Sound.ATTENTION,
+                                 short=(_("Swap: scan, then OK"), _("Swap: scan cards")))
             self.ui.discard_armed = not self.ui.discard_armed
             self.ui.cf_armed = False
-            return self._say("prompt", "Scan the card to discard" if self.ui.discard_armed else "Discard cancelled",
-                             None)
+            if self.ui.discard_armed:
+                return self._say("prompt", _("Scan the card to discard"), None, short=(_("Discard: scan it"),))
+            return self._say("prompt", _("Discard cancelled"), None, short=(_("Cancelled"),))
         if name == "BACK":
             if long and phase is Phase.PLAY:
                 self.ui.mode = Mode.END_CONFIRM
-                return self._say("prompt", "End this blocked hand? OK / BACK", Sound.ATTENTION)
+                return self._say("prompt", _("End this blocked hand? OK / BACK"), Sound.ATTENTION,
+                                 short=(_("End the hand?"),))
             self.ui.cf_armed = self.ui.discard_armed = False
             self.ui.seat_chosen = None
-            return self._say("prompt", "Cancelled", None)
+            return self._say("prompt", _("Cancelled"), None)
         return self._say("ignored", "", None)
 
     def _seat_button(self, name: str) -> Outcome:
@@ -509,7 +533,8 @@ class TableFlow:
         assert state is not None
         seat = seat_of_button(name)
         if seat is None or not 0 <= seat < state.setup.seats:
-            return self._say("refused", f"No {name} at this table", Sound.REFUSE, reason="no-such-seat")
+            return self._say("refused", _("No {button} at this table").format(button=name), Sound.REFUSE,
+                             reason="no-such-seat", short=(_("No such seat"),))
         pending = self.ui.pending
         if self.ui.mode is Mode.TARGET and pending is not None:
             side = state.setup.side_of(seat)
@@ -520,7 +545,7 @@ class TableFlow:
             pending.selected = pending.choices.index(seat)
             return self._choice_button("OK")
         self.ui.seat_chosen = seat
-        return self._say("prompt", f"{state.setup.names[seat]} chosen", None)
+        return self._say("prompt", _("{name} chosen").format(name=state.setup.names[seat]), None)
 
     def _choice_button(self, name: str) -> Outcome:
         pending = self.ui.pending
@@ -533,7 +558,7 @@ class TableFlow:
             self.ui.pending = None
             self.ui.cf_armed = False
             self.ui.mode = Mode.PLAY
-            return self._say("prompt", "Cancelled: take the card back", None)
+            return self._say("prompt", _("Cancelled: take the card back"), None, short=(_("Cancelled"),))
         if name != "OK":
             return self._say("ignored", "", None)
         choice = pending.choices[pending.selected]
@@ -551,20 +576,23 @@ class TableFlow:
         if name in ("BACK", "OK"):
             self.ui.mode = Mode.PLAY
             self.ui.swap_cards = []
-            return self._say("prompt", "Swap cancelled", None)
+            return self._say("prompt", _("Swap cancelled"), None, short=(_("Cancelled"),))
         return self._say("ignored", "", None)
 
     def _undo(self) -> Outcome:
         assert self.game is not None
         self.ui.mode = Mode.PLAY
         if not self.game.can_undo():
-            return self._say("refused", "Nothing to undo in this hand", Sound.REFUSE, reason="nothing-to-undo")
+            return self._say("refused", _("Nothing to undo in this hand"), Sound.REFUSE, reason="nothing-to-undo",
+                             short=(_("Nothing to undo"),))
         last = self.game.log[-1]
+        setup = self.game.state.setup
         self._disarm()
         self.store.undo(self.game)  # durable first, like every change
         self.game.undo()
         self.ui.extension_yes = True  # a reopened extension question starts on "yes", as it first did
-        return self._say("accepted", f"Undone: {last.notation()}", Sound.ACCEPT)
+        said = undone_words(setup, last)
+        return self._say("accepted", said[0], Sound.ACCEPT, short=said[1:])
 
     # -- setup menus --------------------------------------------------------------------------
 

@@ -6,9 +6,13 @@ that reads the engine's public state to decide what a screen says.
 
 from __future__ import annotations
 
-from engine.actions import Action, Play
+from dataclasses import replace
+
+from engine.actions import Action
+from engine.scoring import score_hand
 from engine.state import GameState, Phase, ScoreSheet, battle_status
 from firmware.flow import Mode, TableFlow
+from firmware.i18n import _
 from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -25,6 +29,7 @@ from firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
+from firmware.words import taken_back
 
 
 def side_label(state: GameState, side: int) -> str:
@@ -33,9 +38,25 @@ def side_label(state: GameState, side: int) -> str:
     return "+".join(setup.names[s] for s in setup.side_seats(side))
 
 
-def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
+#: The score-sheet rows that count while a hand is being played (the bonuses come at its end).
+RUNNING_ROWS = ("Milestones", "Safeties", "Coups fourrés")
+
+
+def hand_points(state: GameState) -> tuple[int, ...]:
+    """Each side's points of this hand so far, as the engine's scoring counts them (milestones,
+    safeties, coups fourrés), so a coup fourré shows at once and the screen never does its own sums."""
+    sheet = score_hand(state.setup, state.hand, state.totals)
+    labels = [label for label, _values in sheet.rows]
+    return tuple(
+        sum(sheet.row(label)[side] for label in RUNNING_ROWS if label in labels)
+        for side in range(state.setup.side_count)
+    )
+
+
+def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -> TableView:
     setup = state.setup
     hand = state.hand
+    running = hand_points(state)
     turn_side = setup.side_of(hand.turn)
     sides = tuple(
         SideView(
@@ -46,8 +67,9 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
             limited=side.limited,
             safeties=tuple((card.kind.value, card.kind in side.coups) for card in side.safeties),
             score=state.totals[index],
+            hand_points=running[index],
             is_turn=index == turn_side and state.phase is Phase.PLAY,
-            seats="+".join(setup.side_letters(index)) if setup.teams else "",
+            seats="+".join(setup.side_letters(index)),
         )
         for index, side in enumerate(hand.sides)
     )
@@ -56,20 +78,23 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
     if flow is not None:
         ui = flow.ui
         if ui.message:
-            message = FeedbackView(ui.message, ui.refused)
+            message = FeedbackView(ui.message, ui.refused, ui.short)
         elif ui.discard_armed:  # an armed button stays visible until it is spent
-            message = FeedbackView("DISCARD: scan the card")
+            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
         elif ui.cf_armed:
-            message = FeedbackView("Coup fourré: scan the safety")
+            message = FeedbackView(_("Coup fourré: scan the safety"),
+                                   short=(_("Coup fourré! Scan it"), _("Scan the safety")))
         elif ui.seat_chosen is not None:
-            message = FeedbackView(f"{setup.names[ui.seat_chosen]} chosen: scan the card")
+            name = setup.names[ui.seat_chosen]
+            message = FeedbackView(_("{name} chosen: scan the card").format(name=name),
+                                   short=(_("{name}: scan").format(name=name),))
         status = ui.status
     turn_name = setup.names[hand.turn]
     if state.phase is Phase.START_ROLLS:
-        turn_name = f"{setup.names[state.to_act()[0]]}: Roll"
+        turn_name = _("{name}: Roll").format(name=setup.names[state.to_act()[0]])
     elif state.phase is Phase.LEFTOVERS:
         seat = state.to_act()[0]
-        turn_name = f"{setup.names[seat]}: show {hand.hands[seat]}"
+        turn_name = _("{name}: show {count}").format(name=setup.names[seat], count=hand.hands[seat])
     return TableView(
         sides=sides,
         draw_pile=hand.draw_pile,
@@ -79,6 +104,7 @@ def table_view(state: GameState, flow: TableFlow | None = None) -> TableView:
         turn_name=turn_name,
         message=message,
         status=status,
+        page=page,
     )
 
 
@@ -92,12 +118,17 @@ def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView
     return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=f"Hand {sheet.hand}")
 
 
-def screen(flow: TableFlow) -> ScreenView:
-    """What the OLED shows right now. A refusal shows until the next input, over any screen."""
+def screen(flow: TableFlow, page: int = 0) -> ScreenView:
+    """What the OLED shows right now. A refusal shows until the next input, over any screen.
+
+    ``page`` picks which sides a table too big for one panel shows (the side to play is on all).
+    """
     view = _screen(flow)
+    if page and isinstance(view, TableView):
+        view = replace(view, page=page)
     # The table shows refusals itself; the deck report is its own explanation.
     if flow.ui.refused and flow.ui.message and not isinstance(view, TableView) and flow.ui.mode is not Mode.DECK_REPORT:
-        return StatusView("Refused", flow.ui.message)
+        return StatusView(_("Refused"), flow.ui.message)
     return view
 
 
@@ -110,9 +141,9 @@ def _screen(flow: TableFlow) -> ScreenView:
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=f"Name of seat {chr(65 + ui.name_index)}", text=ui.name_text, cursor=ui.name_cursor)
     if mode is Mode.DECK_CHECK:
-        return StatusView("Deck check", f"{len(ui.deck_seen)}/106 scanned. OK when done")
+        return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
     if mode is Mode.DECK_REPORT:
-        return MenuView(title="Deck check", items=tuple(flow.report_lines()), selected=ui.cursor, hint="OK: back")
+        return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=ui.cursor, hint=_("OK: back"))
     state = flow.state
     assert state is not None
     setup = state.setup
@@ -129,12 +160,13 @@ def _screen(flow: TableFlow) -> ScreenView:
     if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
         return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
     if mode is Mode.END_CONFIRM:
-        return StatusView("End the hand?", "Nobody can go on. OK ends, BACK plays on")
+        return StatusView(_("End the hand?"), _("Nobody can go on. OK ends, BACK plays on"))
     if mode is Mode.SWAP:
-        return StatusView("Swap cards", f"{len(ui.swap_cards)} scanned. OK swaps, BACK cancels")
+        count = len(ui.swap_cards)
+        return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
     phase = state.phase
     if phase is Phase.GAME_OVER:
-        winner = "Tie" if state.winner is None else side_label(state, state.winner)
+        winner = "Tie" if state.winner is None else side_label(state, state.winner)  # "Tie": the renderer's cue
         totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
         return GameOverView(winner=winner, totals=totals, partners=setup.teams and state.winner is not None)
     if phase is Phase.HAND_OVER and state.sheets:
@@ -150,10 +182,8 @@ def _screen(flow: TableFlow) -> ScreenView:
 
 
 def describe_action(state: GameState, action: Action) -> str:
-    """A short line for an action: names instead of seat letters for a play."""
-    if isinstance(action, Play):
-        return f"{state.setup.names[action.seat]}: {action.card.kind.title}"
-    return action.notation()
+    """An action in words ("100 miles by Ann"), for the undo prompt."""
+    return taken_back(state.setup, action)[0]
 
 
 def format_sheet(state: GameState, sheet: ScoreSheet) -> str:

@@ -21,12 +21,17 @@ from firmware import notify
 from firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
 from firmware.flow import Outcome, Sound, TableFlow
 from firmware.present import screen
+from firmware.screens.model import TableView
 from firmware.screens.render import render
+from firmware.screens.table import table_pages
 
 log = logging.getLogger("bornes")
 
 #: Put this on the queue to stop the loop (SIGTERM does it).
 STOP = object()
+
+#: Seconds each page of a table too big for one panel stays up before the next (5+ sides on 128×64).
+PAGE_SECONDS = 3.0
 
 _PATTERNS = {
     Sound.ACCEPT: "ACCEPT",
@@ -72,6 +77,7 @@ class Referee:
         self.size: tuple[int, int] = getattr(display, "size", (128, 64))
         self.mode: str | None = getattr(display, "mode", None)
         self._last_view: object = None
+        self.page = 0  # which page of a many-sided table is up; turned while nobody taps
         #: The PIN a phone must type, shown over the table after a pairing request (firmware/control.py).
         self.pairing = Pairing()
         self.pairing_shown = False
@@ -83,7 +89,7 @@ class Referee:
             assert self.pairing.pin is not None
             return PairingView(self.pairing.pin, self.pairing.url, int(self.pairing.remaining()))
         self.pairing_shown = False
-        return screen(self.flow)
+        return screen(self.flow, self.page)
 
     def draw(self) -> None:
         """Render the current screen; the display skips frames that did not change."""
@@ -151,6 +157,7 @@ class Referee:
             log.info("accepted %s", outcome.action.notation())
         elif outcome.verdict == "refused":
             log.info("refused [%s] %s", outcome.reason, outcome.message)
+        self.page = 0  # the first page right after a tap (the side to play is on every page)
         self.draw()
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
@@ -174,6 +181,9 @@ class Referee:
             timeout = interval if interval else 5.0
             if self.display is not None and getattr(self.display, "degraded", False):
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
+            paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
+            if paged:
+                timeout = min(timeout, PAGE_SECONDS)
             if self.pairing_shown:
                 timeout = min(timeout, 1.0)  # the seconds left tick down, and the PIN expires
             try:
@@ -185,6 +195,9 @@ class Referee:
             if event is not None:
                 self.step(event)
             elif self.pairing_shown:
+                self.draw()
+            elif paged:
+                self.page += 1
                 self.draw()
             if self.display is not None and hasattr(self.display, "tick"):
                 self.display.tick()

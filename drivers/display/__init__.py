@@ -5,7 +5,9 @@
 view, PNG per frame, GIF recording) or for luma's dummy device (tests). The referee hands it a
 PIL image per change; the display:
 
-* sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them);
+* sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them), and
+  otherwise only the part that changed (:mod:`drivers.display.partial`; luma's own
+  ``diff_to_previous`` framebuffer on the ssd1322);
 * on an ``OSError`` from the device (the I2C "[Errno 121] Remote I/O error", a panel pulled
   off) marks itself degraded, drops the luma device and retries on later frames or
   :meth:`Display.tick` with exponential backoff, re-creating the device; it never raises
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 
 PANELS: dict[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 64), "ssd1309": (128, 64),
                                       "ssd1322": (256, 64)}
+#: ssd1322 change detection: 4×4 segments of 64×16 pixels (luma's default is 2×2).
+SSD1322_SEGMENTS = 16
 EMULATORS = ("dummy", "pygame", "terminal", "capture", "gif")
 Clock = Callable[[], float]
 
@@ -282,10 +286,15 @@ def _real_factory(panel: str, interface: str, i2c_port: int, i2c_address: int, s
         else:
             serial = spi(port=spi_port, device=spi_device, gpio_DC=spi_dc, gpio_RST=spi_reset,
                          bus_speed_hz=spi_bus_hz)
-        cls = getattr(oled, panel)
         if panel == "ssd1322":
-            return cls(serial, width=256, height=64, rotate=rotate, mode="RGB")
-        return cls(serial, width=128, height=64, rotate=rotate)
+            # luma's greyscale driver sends only the changed regions; 16 segments keep them tight.
+            from luma.core.framebuffer import diff_to_previous
+
+            return oled.ssd1322(serial, width=256, height=64, rotate=rotate, mode="RGB",
+                                framebuffer=diff_to_previous(num_segments=SSD1322_SEGMENTS))
+        from drivers.display.partial import PARTIAL
+
+        return PARTIAL[panel](serial, width=128, height=64, rotate=rotate)  # only the changed pages and columns
 
     return make
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from engine.actions import Action, Play
 from firmware.errors import EX_IOERR, UserError
 from firmware.flow import Outcome
-from firmware.screens.model import ScreenView, TableView
+from firmware.screens.model import MenuView, ScreenView, TableView
 
 NAME = "screens"
-HELP = "render every screen of a sample game (2, 3 and 4 sides, 128x64 and 256x64) into PNG files"
+HELP = "render every screen of a sample game (2 to 6 sides, 128x64 and 256x64) into PNG files"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,8 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also enlarge each pixel N times, for a desktop screen (default 1: panel pixels)")
     parser.add_argument("--size", choices=("128x64", "256x64", "both"), default="both", help="panel size(s)")
     parser.add_argument("--game", type=int, metavar="SEED",
-                        help="instead of the samples: play a seeded 6-player game through the table flow and save "
+                        help="instead of the samples: play a seeded game through the table flow and save "
                              "the first screen of each kind the table meets")
+    parser.add_argument("--edition", default="winning-moves", help="edition of the --game (default winning-moves)")
+    parser.add_argument("--players", type=int, default=6, metavar="N", help="players in the --game (default 6)")
+    parser.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None,
+                        help="partnerships or not in the --game (default: the edition's usual way for N players)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +42,18 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UserError(f"cannot create {out}: {error.strerror}", EX_IOERR) from None
-    views = game_screens(args.game) if args.game is not None else sample_screens()
+    if args.game is not None:
+        from engine.options import EDITIONS
+        from engine.state import SetupError
+
+        if args.edition not in EDITIONS:
+            raise UserError(f"unknown edition {args.edition!r}; choose one of {', '.join(EDITIONS)}")
+        try:
+            views = game_screens(args.game, args.edition, args.players, args.teams)
+        except SetupError as error:
+            raise UserError(str(error)) from None
+    else:
+        views = sample_screens()
     count = 0
     for name, view in views.items():
         for size in sizes:
@@ -55,29 +70,40 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def game_screens(seed: int) -> dict[str, ScreenView]:
-    """Play a real game with bots, straight into the table flow, and keep each kind of screen once."""
+def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, teams: bool | None = None,
+                 every: bool = False, hands: int = 100) -> dict[str, ScreenView]:
+    """Play a real game with bots, straight into the table flow, and keep each kind of screen once.
+
+    With ``every``, keep every distinct screen the table showed (the layout check reads them all).
+    """
     import random
 
     from drivers.events import ButtonPressed
     from drivers.readers.resolver import CardResolver
-    from engine.simulate import Simulation
-    from engine.state import GameSetup
-    from firmware.bots import BotHands, play_table
+    from engine.simulate import PhysicalTable, Simulation
+    from engine.state import GameSetup, Phase
+    from firmware.bots import BotError, BotHands, same_play
     from firmware.flow import TableFlow
     from firmware.present import screen
 
-    names = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
-    setup = GameSetup.create("winning-moves", names)
-    flow = TableFlow(edition=setup.edition, players=setup.seats, names=names)
+    names = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")[:players]
+    setup = GameSetup.create(edition, names, teams=teams)
+    flow = TableFlow(edition=edition, players=players, names=names)
     resolver = CardResolver()
     seen: dict[str, ScreenView] = {}
+    distinct: set[ScreenView] = set()
+    count = 0
 
     def keep() -> None:
+        nonlocal count
         view = screen(flow)
         key = type(view).__name__
         if isinstance(view, TableView) and view.message is not None:
             key += "-refused" if view.message.refused else "-message"
+        if every and view not in distinct:
+            distinct.add(view)
+            count += 1
+            key = f"{key}-{count}"
         seen.setdefault(key, view)
 
     def tap(payload: str) -> Outcome:
@@ -90,14 +116,45 @@ def game_screens(seed: int) -> dict[str, ScreenView]:
         keep()
         return outcome
 
-    def provoke(action: Action, outcome: Outcome) -> None:
+    def provoke(action: Action) -> None:
         """Once, mid-game, the inputs that change nothing: a card scanned twice, UNDO then BACK, an idle NEXT."""
-        if "TableView-refused" not in seen and isinstance(action, Play):
+        state = flow.state
+        if ("TableView-refused" not in seen and isinstance(action, Play) and state is not None
+                and state.phase is Phase.PLAY):
             tap(action.card.code())
             tap("MB-CMD-UNDO")
             tap("MB-CMD-BACK")
             tap("MB-CMD-NEXT")
 
     keep()
-    play_table(flow, BotHands(flow, tap, hold), Simulation(setup, random.Random(seed)), wanted=100, after_step=provoke)
+    from firmware.flow import Mode, SetupStep
+
+    for step in SetupStep:  # every setup screen, each menu item under the cursor once
+        flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, step, 0
+        shown = screen(flow)
+        for cursor in range(len(shown.items) if isinstance(shown, MenuView) else 1):
+            flow.ui.cursor = cursor
+            keep()
+    flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, SetupStep.MAIN, 0
+    flow.start_game(setup)
+    keep()
+    sim = Simulation(setup, random.Random(seed))
+    game = flow.game
+    assert game is not None
+    physical = PhysicalTable(setup, sim.rng)
+    physical.new_hand(game.state.hand.dealer)
+    bots = BotHands(flow, tap, hold)
+    played = 0
+    while not game.state.over and played < hands:
+        state = game.state
+        if state.phase is Phase.HAND_OVER:
+            played += 1
+        action = sim.next_action(state, physical)
+        if action is None:
+            raise BotError("a bot found nothing to do")
+        outcome = bots.perform(state, action)
+        if outcome.verdict != "accepted" or not same_play(outcome.action, action):
+            raise BotError(f"{action.notation()}: {outcome.verdict} {outcome.message}")
+        sim.record(state, game.state, physical, action, ())
+        provoke(action)
     return {f"game-{key}": view for key, view in seen.items()}

@@ -3,9 +3,17 @@
 Everything is drawn on an ``"L"`` image. On a monochrome panel (mode ``"1"``) the dim colour
 is drawn as a dotted pattern and the result is thresholded, so the same layout code serves a
 128×64 ssd1306 and a 256×64 grayscale ssd1322.
+
+Every mark is also recorded as a :class:`Box` (its lit pixels' bounding rectangle, what it is,
+and whether a text had to be cut). The layout check in the tests reads these boxes: no two
+marks overlap, nothing leaves the panel, no text is cut. A screen never cuts a word to fit:
+it asks :meth:`Canvas.choose` for the first of its phrasings (longest first) that fits.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
@@ -13,6 +21,21 @@ from firmware.screens import fonts
 
 WHITE = 255
 BLACK = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """One mark on the screen: ``rect`` is (x0, y0, x1, y1), inclusive, of what it lights."""
+
+    kind: str  # "text", "icon", "rule", "bar", "dot" are ink; "fill" is a background others sit on
+    rect: tuple[int, int, int, int]
+    text: str = ""
+    cut: bool = False  # a text that did not fit its room and lost characters
+
+    @property
+    def ink(self) -> bool:
+        return self.kind != "fill"
+
 
 
 class Canvas:
@@ -27,43 +50,98 @@ class Canvas:
         self.dim = 96 if self.gray else WHITE
         self.image = Image.new("L", size, BLACK)
         self.draw = ImageDraw.Draw(self.image)
+        self.boxes: list[Box] = []
+        self._unfit: set[str] = set()  # phrasings chosen only because nothing shorter was offered
+
+    def record(self, kind: str, rect: tuple[int, int, int, int], text: str = "", cut: bool = False) -> None:
+        self.boxes.append(Box(kind, rect, text, cut))
 
     # --- text -----------------------------------------------------------------------------
 
     def text_width(self, text: str, font: str) -> int:
         return len(fonts.printable(text)) * fonts.cell(font)[0]
 
+    def fits(self, text: str, font: str, width: int) -> bool:
+        return self.text_width(text, font) <= width
+
+    def choose(self, phrasings: Sequence[str] | str, font: str, width: int) -> str:
+        """The first phrasing (longest first) that fits ``width``; the last one if none does (then cut)."""
+        options = [phrasings] if isinstance(phrasings, str) else list(phrasings)
+        for option in options:
+            if self.fits(option, font, width):
+                return option
+        self._unfit.add(fonts.printable(options[-1]))
+        return options[-1]
+
+    def choose_font(self, phrasings: Sequence[str] | str, fonts_: Sequence[str], width: int,
+                    words_first: bool = False) -> tuple[str, str]:
+        """The largest font of ``fonts_`` (largest first) in which some phrasing fits, and that phrasing.
+
+        With ``words_first``, the fullest phrasing that fits in any of the fonts wins instead.
+        """
+        options = [phrasings] if isinstance(phrasings, str) else list(phrasings)
+        pairs = ([(o, f) for o in options for f in fonts_] if words_first
+                 else [(o, f) for f in fonts_ for o in options])
+        for option, font in pairs:
+            if self.fits(option, font, width):
+                return option, font
+        self._unfit.add(fonts.printable(options[-1]))
+        return options[-1], fonts_[-1]
+
     def fit(self, text: str, font: str, width: int) -> str:
-        """The text cut to fit ``width`` pixels, ending in a dot when it had to be cut."""
+        """The text cut to ``width`` pixels (recorded as cut by :meth:`text`; screens avoid this)."""
         text = fonts.printable(text)
         room = max(0, width // fonts.cell(font)[0])
-        if len(text) <= room:
-            return text
-        return text[: max(0, room - 1)] + "." if room > 1 else text[:room]
+        return text if len(text) <= room else text[:room]
+
+    def _ink(self, xy: tuple[int, int], text: str, font: str) -> tuple[int, int, int, int] | None:
+        if not text:
+            return None
+        mask = fonts.font(font).getmask(text)
+        bbox = mask.getbbox()
+        if bbox is None:
+            return None
+        return (xy[0] + bbox[0], xy[1] + bbox[1], xy[0] + bbox[2] - 1, xy[1] + bbox[3] - 1)
+
+    def _put(self, xy: tuple[int, int], text: str, font: str, fill: int, cut: bool = False) -> None:
+        self.draw.text(xy, text, font=fonts.font(font), fill=fill)
+        rect = self._ink(xy, text, font)
+        if rect is not None:
+            self.record("text", rect, text, cut or text in self._unfit)
 
     def text(self, xy: tuple[int, int], text: str, font: str, fill: int = WHITE, width: int | None = None) -> int:
-        """Draw text at its cell's top-left corner; returns the x just after it."""
-        text = self.fit(text, font, width) if width is not None else fonts.printable(text)
-        self.draw.text(xy, text, font=fonts.font(font), fill=fill)
+        """Draw text at its cell's top-left corner; returns the x just after it.
+
+        With ``width``, a text that does not fit is cut and recorded as cut: pass a phrasing
+        chosen with :meth:`choose` instead.
+        """
+        text = fonts.printable(text)
+        cut = False
+        if width is not None:
+            fitted = self.fit(text, font, width)
+            cut = fitted != text
+            text = fitted
+        self._put(xy, text, font, fill, cut)
         return xy[0] + self.text_width(text, font)
 
     def text_right(self, right: int, y: int, text: str, font: str, fill: int = WHITE) -> int:
         """Draw text ending at x = ``right``; returns its left x."""
         text = fonts.printable(text)
         left = right - self.text_width(text, font)
-        self.draw.text((left, y), text, font=fonts.font(font), fill=fill)
+        self._put((left, y), text, font, fill)
         return left
 
     def text_center(
         self, y: int, text: str, font: str, fill: int = WHITE, left: int = 0, right: int | None = None
     ) -> None:
         right = self.width if right is None else right
-        text = self.fit(text, font, right - left)
-        x = left + (right - left - self.text_width(text, font)) // 2
-        self.draw.text((x, y), text, font=fonts.font(font), fill=fill)
+        text = fonts.printable(text)
+        fitted = self.fit(text, font, right - left)
+        x = left + (right - left - self.text_width(fitted, font)) // 2
+        self._put((x, y), fitted, font, fill, cut=fitted != text)
 
     def wrap(self, text: str, font: str, width: int) -> list[str]:
-        """Greedy word wrap to ``width`` pixels; a word longer than a line is cut."""
+        """Greedy word wrap to ``width`` pixels; a word longer than a line is cut (and shows as cut)."""
         room = max(1, width // fonts.cell(font)[0])
         lines: list[str] = []
         line = ""
@@ -74,10 +152,7 @@ class Canvas:
                 continue
             if line:
                 lines.append(line)
-            while len(word) > room:
-                lines.append(word[:room])
-                word = word[room:]
-            line = word
+            line = word  # too long for any line: left whole, so the line is drawn as cut
         if line:
             lines.append(line)
         return lines
@@ -85,7 +160,7 @@ class Canvas:
     def banner(self, y: int, height: int, text: str, font: str, left: int = 0, right: int | None = None) -> None:
         """An inverted bar with centred text: titles and warnings."""
         right = self.width if right is None else right
-        self.draw.rectangle((left, y, right - 1, y + height - 1), fill=WHITE)
+        self.box((left, y, right - 1, y + height - 1))
         cell_h = fonts.cell(font)[1]
         self.text_center(y + (height - cell_h) // 2, text, font, fill=BLACK, left=left, right=right)
 
@@ -93,12 +168,29 @@ class Canvas:
 
     def icon(self, xy: tuple[int, int], mask: Image.Image, fill: int = WHITE) -> None:
         self.draw.bitmap(xy, mask, fill=fill)
+        bbox = mask.getbbox()
+        if bbox is not None:
+            self.record("icon", (xy[0] + bbox[0], xy[1] + bbox[1], xy[0] + bbox[2] - 1, xy[1] + bbox[3] - 1))
+
+    def polygon(self, points: Sequence[tuple[int, int]], fill: int = WHITE) -> None:
+        self.draw.polygon(list(points), fill=fill)
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        self.record("icon", (min(xs), min(ys), max(xs), max(ys)))
 
     def box(self, xy: tuple[int, int, int, int], fill: int = WHITE) -> None:
+        """A filled rectangle that text or icons are drawn on (a background)."""
         self.draw.rectangle(xy, fill=fill)
+        self.record("fill", xy)
 
     def frame(self, xy: tuple[int, int, int, int], fill: int = WHITE) -> None:
+        """An outlined rectangle: a background its contents sit inside."""
         self.draw.rectangle(xy, outline=fill)
+        self.record("fill", xy)
+
+    def dot(self, xy: tuple[int, int]) -> None:
+        self.draw.point(xy, fill=self.dim)
+        self.record("dot", (xy[0], xy[1], xy[0], xy[1]))
 
     def hline_dim(self, x0: int, x1: int, y: int) -> None:
         """A faint line: gray on a grayscale panel, every other dot on a monochrome one."""
@@ -107,6 +199,7 @@ class Canvas:
         else:
             for x in range(x0, x1 + 1, 2):
                 self.draw.point((x, y), fill=WHITE)
+        self.record("rule", (x0, y, x1, y))
 
     def bar(self, x: int, y: int, width: int, height: int, value: int, total: int) -> None:
         """A progress bar: a faint track the full width, filled in proportion to value/total."""
@@ -116,10 +209,20 @@ class Canvas:
             self.draw.rectangle((x, y, x + width - 1, y + height - 1), fill=40)
         else:
             # Track: the last row dotted, plus a tick at each end, so an empty bar still shows its length.
-            self.hline_dim(x, x + width - 1, y + height - 1)
+            for dx in range(0, width, 2):
+                self.draw.point((x + dx, y + height - 1), fill=WHITE)
             self.draw.line((x + width - 1, y, x + width - 1, y + height - 1), fill=WHITE)
         if filled:
             self.draw.rectangle((x, y, x + filled - 1, y + height - 1), fill=WHITE)
+        self.record("bar", (x, y, x + width - 1, y + height - 1))
+
+    def paste(self, other: Canvas, xy: tuple[int, int]) -> None:
+        """Draw a sub-canvas here, boxes and all."""
+        self.image.paste(other.image, xy)
+        dx, dy = xy
+        for b in other.boxes:
+            moved = (b.rect[0] + dx, b.rect[1] + dy, b.rect[2] + dx, b.rect[3] + dy)
+            self.boxes.append(Box(b.kind, moved, b.text, b.cut))
 
     def finish(self) -> Image.Image:
         """The image in the panel's mode."""
@@ -128,3 +231,49 @@ class Canvas:
         if self.mode == "RGB":
             return self.image.convert("RGB")
         return self.image.copy()
+
+
+def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
+    """What is wrong with a screen's layout: overlaps, marks off the panel, cut texts. Empty when right.
+
+    Ink marks must not share a pixel's rectangle, and two texts on one line need two clear
+    columns between them ("Chloé 1000" must not read "Chloé1000"). A background (``fill``) must either hold an
+    ink mark whole or stay clear of it, and two backgrounds must nest or stay apart.
+    """
+    width, height = size
+    problems: list[str] = []
+
+    def name(b: Box) -> str:
+        return f"{b.kind} {b.text!r} {b.rect}" if b.text else f"{b.kind} {b.rect}"
+
+    def meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+        return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+    def inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+        return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
+
+    for b in boxes:
+        x0, y0, x1, y1 = b.rect
+        if x0 < 0 or y0 < 0 or x1 >= width or y1 >= height:
+            problems.append(f"off the panel: {name(b)}")
+        if b.cut:
+            problems.append(f"cut: {name(b)}")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a.kind == "text" and b.kind == "text" and a.rect[1] <= b.rect[3] and b.rect[1] <= a.rect[3]:
+                gap = max(a.rect[0], b.rect[0]) - min(a.rect[2], b.rect[2]) - 1
+                if 0 <= gap < 2:  # two texts on one line need a space between them, or they read as one
+                    problems.append(f"texts run together: {name(a)} and {name(b)}")
+            if not meets(a.rect, b.rect):
+                continue
+            if a.ink and b.ink:
+                problems.append(f"overlap: {name(a)} and {name(b)}")
+            elif a.ink != b.ink:
+                ink, back = (a, b) if a.ink else (b, a)
+                if not inside(ink.rect, back.rect):
+                    problems.append(f"sticks out of its background: {name(ink)} over {name(back)}")
+            elif not (inside(a.rect, b.rect) or inside(b.rect, a.rect)):
+                problems.append(f"backgrounds cross: {name(a)} and {name(b)}")
+    return problems
+
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from PIL import ImageFont
@@ -34,8 +34,10 @@ def cell(name: str) -> tuple[int, int]:
     return width, height
 
 
+_REPLACEMENTS = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."})
+
+
+@lru_cache(maxsize=4096)
 def printable(text: str) -> str:
     """The text with anything outside Latin-1 replaced, since the fonts only have Latin-1 glyphs."""
-    replacements = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."}
-    text = "".join(replacements.get(char, char) for char in text)
-    return text.encode("latin-1", "replace").decode("latin-1")
+    return text.translate(_REPLACEMENTS).encode("latin-1", "replace").decode("latin-1")

@@ -1,7 +1,8 @@
 """Tiny icons for the hazards, the safeties and the battle states, kept as text.
 
 Each icon is rows of ``#`` (lit) and ``.`` (dark), so a person can read and edit it in a diff.
-Hazard and battle icons are 11×11 and safety icons 7×7; roomier layouts scale them by a whole
+Hazard and battle icons are 11×11 and safety icons 10×10, each safety a different silhouette
+(diamond, can, ring, star) so they can be told apart across a table. Roomier layouts scale them by a whole
 number so they stay crisp.
 """
 
@@ -82,77 +83,89 @@ _HAZARD_ICONS: dict[str, str] = {
 ..#.....#..
 ...#####...
 """,
-    # Rolling: a go arrow.
+    # Rolling: a solid go arrow, filling its square.
     "rolling": """
-...........
-....#......
-....##.....
-....###....
-#########..
+.....#.....
+.....##....
+.....###...
+.....####..
 ##########.
-#########..
-....###....
-....##.....
-....#......
-...........
+###########
+##########.
+.....####..
+.....###...
+.....##....
+.....#.....
 """,
-    # Waiting for a Roll (not started, or after a remedy): an empty sign with a go arrow in it.
+    # Waiting for a Roll (not started, or after a remedy): an hourglass, nothing like the arrow.
     "needs roll": """
-...#####...
+###########
+#.........#
+.#.......#.
 ..#.....#..
-.#...#...#.
-#....##...#
-#.######..#
+...#.#.#...
+....#.#....
+...#...#...
+..#..#..#..
+.#..###..#.
 #.#######.#
-#.######..#
-#....##...#
-.#...#...#.
-..#.....#..
-...#####...
+###########
 """,
 }
 _HAZARD_ICONS["not started"] = _HAZARD_ICONS["needs roll"]
 
 _SAFETY_ICONS: dict[str, str] = {
-    # Right of Way: the priority-road diamond.
+    # Right of Way: the priority-road diamond, solid with a hollow ring.
     "RIGHTOFWAY": """
-...#...
-..###..
-.##.##.
-##...##
-.##.##.
-..###..
-...#...
+....##....
+...####...
+..##..##..
+.##.##.##.
+##.####.##
+##.####.##
+.##.##.##.
+..##..##..
+...####...
+....##....
 """,
-    # Extra Tank: a jerrycan with its embossed cross.
+    # Extra Tank: a jerrycan, square with its handle and embossed cross.
     "EXTRATANK": """
-.###...
-#####..
-#...###
-#.#.#.#
-#..#..#
-#.#.#.#
-#######
+.####.....
+.#..#.....
+##########
+#........#
+#.#....#.#
+#..#..#..#
+#...##...#
+#..#..#..#
+#.#....#.#
+##########
 """,
-    # Puncture-Proof: a thick, solid tyre.
+    # Puncture-Proof: a thick round tyre around its hub.
     "PUNCTUREPROOF": """
-..###..
-.#####.
-##...##
-##.#.##
-##...##
-.#####.
-..###..
+...####...
+.########.
+.###..###.
+###....###
+##..##..##
+##..##..##
+###....###
+.###..###.
+.########.
+...####...
 """,
-    # Driving Ace: a steering wheel.
+    # Driving Ace: a star, the ace of the road.
     "DRIVINGACE": """
-..###..
-.#...#.
-#.....#
-#######
-#..#..#
-.#.#.#.
-..###..
+....##....
+....##....
+...####...
+##########
+.########.
+..######..
+..######..
+.###..###.
+.##....##.
+##......##
 """,
 }
 
@@ -179,7 +192,7 @@ def hazard_icon(name: str, scale: int = 1) -> Image.Image:
 
 @cache
 def safety_icon(name: str, scale: int = 1) -> Image.Image:
-    """The 7×7 (times ``scale``) mask for a safety value."""
+    """The 10×10 (times ``scale``) mask for a safety value."""
     icon = _parse(_SAFETY_ICONS[name])
     return icon if scale == 1 else icon.resize((icon.width * scale, icon.height * scale), Image.Resampling.NEAREST)
 

@@ -65,8 +65,9 @@ class SideView:
     limited: bool = False  # a Speed Limit is showing
     safeties: tuple[tuple[str, bool], ...] = ()  # (safety value, played as a coup fourré)
     score: int = 0  # running score of the game, before this hand
+    hand_points: int = 0  # points of this hand so far (milestones, safeties, coups fourrés), from the engine
     is_turn: bool = False
-    seats: str = ""  # the seats that make up the side, e.g. "A+C"; empty for a single player
+    seats: str = ""  # the seat letters of the side ("A+C", or "B"): the short name when the full one cannot fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +76,17 @@ class FeedbackView:
 
     text: str
     refused: bool = False
+    short: tuple[str, ...] = ()  # shorter phrasings of the same text, for a narrow panel
 
 
 @dataclass(frozen=True, slots=True)
 class TableView:
-    """The whole table at a glance: 2, 3 or 4 sides plus the game's header."""
+    """The whole table at a glance: 2 to 6 sides plus the game's header.
+
+    The header shows the message (or whose turn it is) in the longest phrasing that fits the
+    panel. ``page`` alternates the sides when they need more than one page; the side to play
+    is on every page.
+    """
 
     sides: tuple[SideView, ...]
     draw_pile: int
@@ -89,6 +96,7 @@ class TableView:
     turn_name: str = ""
     message: FeedbackView | None = None  # stays until the next input
     status: str | None = None  # a short warning such as "reader lost"
+    page: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,10 @@ from typing import Any
 
 from PIL import Image
 
+from firmware.i18n import N_, _, pgettext
 from firmware.screens import fonts, icons
 from firmware.screens.canvas import BLACK, WHITE, Canvas
+from firmware.screens.canvas import layout_problems as canvas_problems
 from firmware.screens.model import (
     KIND_TITLES,
     CoupFourrePrompt,
@@ -45,71 +47,125 @@ def default_mode(size: tuple[int, int]) -> str:
 
 def render(view: ScreenView, size: tuple[int, int] = SMALL, mode: str | None = None) -> Image.Image:
     """Draw ``view`` on a fresh image of ``size`` in ``mode`` (default: see :func:`default_mode`)."""
+    return draw(view, size, mode).finish()
+
+
+def draw(view: ScreenView, size: tuple[int, int] = SMALL, mode: str | None = None) -> Canvas:
+    """The drawn canvas, with the boxes of every mark (what the layout check reads)."""
     canvas = Canvas(size, mode or default_mode(size))
     drawer = _DRAWERS.get(type(view))
     if drawer is None:
         raise TypeError(f"no screen for {type(view).__name__}")
     drawer(canvas, view)
-    return canvas.finish()
+    return canvas
+
+
+def layout_problems(view: ScreenView, size: tuple[int, int] = SMALL) -> list[str]:
+    """Overlaps, marks off the panel and cut texts of one screen (empty when the layout is right)."""
+    return canvas_problems(draw(view, size).boxes, size)
 
 
 # --- building blocks ----------------------------------------------------------------------
 
 
-def _title(c: Canvas, text: str, right_text: str = "") -> None:
+def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
     c.box((0, 0, c.width - 1, TITLE_H - 1))
     if right_text:
         right = c.text_right(c.width - 2, 1, right_text, "text", fill=BLACK)
-        c.text((2, 1), text, "text", fill=BLACK, width=right - 6)
+        chosen, font = c.choose_font(text, ("text", "small"), right - 6, words_first=True)
+        c.text((2, 1 if font == "text" else 2), chosen, font, fill=BLACK)
     else:
-        c.text_center(1, text, "text", fill=BLACK)
+        chosen, font = c.choose_font(text, ("text", "small"), c.width - 4, words_first=True)
+        c.text_center(1 if font == "text" else 2, chosen, font, fill=BLACK)
 
 
-def _hint(c: Canvas, text: str) -> None:
-    c.text_center(c.height - 6, text, "tiny")
+def _hint(c: Canvas, text: str | Sequence[str]) -> None:
+    c.text_center(c.height - 6, c.choose(text, "tiny", c.width), "tiny")
 
 
 def _largest_fit(c: Canvas, text: str, width: int, height: int, choices: Sequence[str]) -> tuple[str, list[str]]:
     """The largest font in ``choices`` whose word-wrapped text fits the box, and its lines."""
     for name in choices:
         lines = c.wrap(text, name, width)
-        if len(lines) * fonts.cell(name)[1] <= height:
+        if len(lines) * fonts.cell(name)[1] <= height and all(c.fits(line, name, width) for line in lines):
             return name, lines
     name = choices[-1]
-    lines = c.wrap(text, name, width)
-    return name, lines[: max(1, height // fonts.cell(name)[1])]
+    return name, c.wrap(text, name, width)
 
 
 def _paragraph(c: Canvas, text: str, top: int, bottom: int, left: int = 0, right: int | None = None,
                choices: Sequence[str] = ("huge", "big", "bold7", "text", "small")) -> None:
-    """Text as large as it fits in the box, centred both ways."""
+    """Text as large as it fits in the box, centred both ways (a text too long shows as cut)."""
     right = c.width if right is None else right
     name, lines = _largest_fit(c, text, right - left - 2, bottom - top, choices)
     line_h = fonts.cell(name)[1]
-    y = top + (bottom - top - len(lines) * line_h) // 2
-    for line in lines:
+    room = max(1, (bottom - top) // line_h)
+    y = top + max(0, (bottom - top - len(lines) * line_h) // 2)
+    for index, line in enumerate(lines[:room]):
         c.text_center(y, line, name, left=left, right=right)
+        if index == room - 1 and len(lines) > room:
+            c.record("text", (left, y, right - 1, y + line_h - 1), " ".join(lines[room:]), cut=True)
         y += line_h
 
 
+def item_phrasings(item: str) -> tuple[str, ...]:
+    """A menu item, then shorter forms: without its bracketed detail, then before its colon."""
+    options = [item]
+    if " (" in item:
+        options.append(item.split(" (")[0])
+    return tuple(options)
+
+
 def _list(c: Canvas, items: Sequence[str], selected: int, top: int, bottom: int, font: str = "text") -> None:
-    """A scrolling list with the selected item inverted; arrows show there is more."""
+    """A scrolling list with the selected item inverted; arrows show there is more.
+
+    Each item takes the largest font in which one of its phrasings fits the line; an item too
+    long for one line even in the smallest font is wrapped onto two lines, never cut.
+    """
+    width = c.width - 14
     line_h = fonts.cell(font)[1] + 1
-    visible = max(1, (bottom - top) // line_h)
-    selected = max(0, min(selected, len(items) - 1)) if items else 0
-    first = max(0, min(selected - visible // 2, len(items) - visible))
-    for row, index in enumerate(range(first, min(len(items), first + visible))):
-        y = top + row * line_h
+    entries: list[tuple[list[str], str, int]] = []  # lines, font, height
+    for item in items:
+        chosen, item_font = c.choose_font(item_phrasings(item), (font, "small", "tiny"), width)
+        if c.fits(chosen, item_font, width):
+            entries.append(([chosen], item_font, line_h))
+        else:
+            lines = c.wrap(item, "tiny", width)
+            entries.append((lines, "tiny", max(line_h, 7 * len(lines) + 1)))
+    if not entries:
+        return
+    selected = max(0, min(selected, len(entries) - 1))
+    room = bottom - top
+    first = last = selected
+    used = entries[selected][2]
+    above = (room - used) // 2
+    while first > 0 and entries[first - 1][2] <= above:
+        first -= 1
+        above -= entries[first][2]
+        used += entries[first][2]
+    while last + 1 < len(entries) and used + entries[last + 1][2] <= room:
+        last += 1
+        used += entries[last][2]
+    while first > 0 and used + entries[first - 1][2] <= room:
+        first -= 1
+        used += entries[first][2]
+    y = top
+    for index in range(first, last + 1):
+        lines, item_font, height = entries[index]
         fill = WHITE
         if index == selected:
-            c.box((0, y, c.width - 9, y + line_h - 1))
+            c.box((0, y, c.width - 10, y + height - 1))
             fill = BLACK
-        c.text((3, y + 1 if line_h > 9 else y), items[index], font, fill=fill, width=c.width - 14)
+        cell_h = fonts.cell(item_font)[1]
+        for number, line in enumerate(lines):
+            dy = (height - len(lines) * cell_h) // 2 if len(lines) == 1 else 1 + number * 7
+            c.text((3, y + max(0, dy)), line, item_font, fill=fill)
+        y += height
     if first > 0:
-        c.draw.polygon([(c.width - 6, top + 4), (c.width - 2, top + 4), (c.width - 4, top + 1)], fill=WHITE)
-    if first + visible < len(items):
-        b = top + visible * line_h - 2
-        c.draw.polygon([(c.width - 6, b - 3), (c.width - 2, b - 3), (c.width - 4, b)], fill=WHITE)
+        c.polygon([(c.width - 6, top + 4), (c.width - 2, top + 4), (c.width - 4, top + 1)])
+    if last + 1 < len(entries):
+        b = y - 2
+        c.polygon([(c.width - 6, b - 3), (c.width - 2, b - 3), (c.width - 4, b)])
 
 
 # --- screens ------------------------------------------------------------------------------
@@ -125,47 +181,61 @@ def _table(c: Canvas, view: TableView) -> None:
 def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
     """A refused play: the reason in the largest type that fits; it stays until the next input."""
     c.box((0, 0, c.width - 1, 12))
-    c.text_center(0, "REFUSED", "bold7", fill=BLACK)
-    _paragraph(c, message.text, 14, c.height - 8)
-    _hint(c, f"{view.turn_name}: take the card back" if view.turn_name else "take the card back")
+    c.text_center(0, _("REFUSED"), "bold7", fill=BLACK)
+    text = message.text
+    if message.short and not all(c.fits(word, "small", c.width - 2) for word in text.split()):
+        text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
+    _paragraph(c, text, 14, c.height - 8)
+    if view.turn_name:
+        _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))
+    else:
+        _hint(c, _("Take the card back"))
 
 
 def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
-    title = "COUP FOURRE?"
     timer = f"{view.seconds_left}s" if view.seconds_left is not None else ""
-    _title(c, title, timer)
+    _title(c, (_("COUP FOURRÉ?"), _("CF?")), timer)
     c.icon((4, TITLE_H + 6), icons.hazard_icon(view.hazard, 2))
-    hazard = KIND_TITLES.get(view.hazard, view.hazard)
-    c.text((32, TITLE_H + 3), hazard, "bold7", width=c.width - 33)
-    c.text((32, TITLE_H + 17), f"on {view.side_name}", "text", width=c.width - 33)
-    c.text_center(c.height - 17, "Scan your safety now", "small")
-    _hint(c, "or press CF")
+    hazard = card_title(view.hazard)
+    text, font = c.choose_font(hazard, ("bold7", "text", "small"), c.width - 33)
+    c.text((32, TITLE_H + 3), text, font)
+    on, font = c.choose_font((_("on {side}").format(side=view.side_name), view.side_name), ("text", "small", "tiny"),
+                             c.width - 33)
+    c.text((32, TITLE_H + 17), on, font)
+    c.text_center(c.height - 17, c.choose((_("Scan your safety now"), _("Scan the safety")), "small", c.width),
+                  "small")
+    _hint(c, _("or press CF"))
 
 
 def _target(c: Canvas, view: TargetPrompt) -> None:
-    _title(c, f"{view.card_title}: on whom?")
+    title = card_title(view.hazard) if view.hazard else view.card_title
+    _title(c, (_("{card}: on whom?").format(card=title), _("On whom?")))
     left = 0
     if view.hazard is not None and c.width >= 256:
         c.icon((6, TITLE_H + 8), icons.hazard_icon(view.hazard, 2))
         left = 34
     sub = Canvas((c.width - left, c.height - TITLE_H - 8), c.mode)
     _list(sub, view.options, view.selected, 1, sub.height)
-    c.image.paste(sub.image, (left, TITLE_H + 1))
-    _hint(c, "NEXT choose   OK play")
+    c.paste(sub, (left, TITLE_H + 1))
+    _hint(c, (_("NEXT choose   OK play"), _("NEXT / OK")))
 
 
 def _partner(c: Canvas, view: PartnerPrompt) -> None:
-    _title(c, "Coup fourre by?")
+    _title(c, (_("Coup fourré by?"), _("Who?")))
     _list(c, view.names, view.selected, TITLE_H + 2, c.height - 7)
-    _hint(c, "NEXT choose   OK confirm")
+    _hint(c, (_("NEXT choose   OK confirm"), _("NEXT / OK")))
 
 
 def _extension(c: Canvas, view: ExtensionPrompt) -> None:
-    _title(c, "EXTENSION")
-    c.text_center(TITLE_H + 2, f"{view.player_name} reached {view.trip_from}.", "text")
-    c.text_center(TITLE_H + 13, f"Go on to {view.trip_to}?", "bold7")
+    _title(c, _("EXTENSION"))
+    said = (_("{name} reached {miles}.").format(name=view.player_name, miles=view.trip_from),
+            _("{miles} reached.").format(miles=view.trip_from))
+    c.text_center(TITLE_H + 2, c.choose(said, "text", c.width), "text")
+    go_on, font = c.choose_font((_("Go on to {miles}?").format(miles=view.trip_to), _("{miles}?").format(
+        miles=view.trip_to)), ("bold7", "text"), c.width)
+    c.text_center(TITLE_H + 13, go_on, font)
     half = c.width // 2
-    for index, (label, chosen) in enumerate((("YES", view.selected_yes), ("NO", not view.selected_yes))):
+    for index, (label, chosen) in enumerate(((_("YES"), view.selected_yes), (_("NO"), not view.selected_yes))):
         x0 = index * half + 8
         x1 = (index + 1) * half - 9
         y0, y1 = c.height - 19, c.height - 3
@@ -173,13 +243,13 @@ def _extension(c: Canvas, view: ExtensionPrompt) -> None:
             c.box((x0, y0, x1, y1))
         else:
             c.frame((x0, y0, x1, y1))
-        c.text_center(y0 + 2, label, "bold7", fill=BLACK if chosen else WHITE, left=x0, right=x1 + 1)
+        c.text_center(y0 + 2, label, "bold7", fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
 
 
 def _undo(c: Canvas, view: UndoPrompt) -> None:
-    _title(c, "UNDO?")
+    _title(c, _("UNDO?"))
     _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - 8, choices=("big", "bold7", "text", "small"))
-    _hint(c, "OK undo it   BACK keep it")
+    _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep")))
 
 
 def _menu(c: Canvas, view: MenuView) -> None:
@@ -215,18 +285,23 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
 
 #: Short labels for the official rows when the panel is narrow.
 _SHORT_ROWS: dict[str, str] = {
-    "Milestones": "Miles",
-    "Safeties": "Safeties",
-    "Coups fourrés": "Coups f.",
-    "Trip completed": "Trip",
-    "Delayed action": "Delayed",
-    "Safe trip": "Safe",
-    "Shut-out": "Shut-out",
-    "Extension": "Extend",
-    "Total for deal": "Hand",
-    "Brought forward": "Before",
-    "Combined total": "TOTAL",
+    "Milestones": N_("Miles"),
+    "Safeties": N_("Safeties"),
+    "Coups fourrés": N_("Coups f."),
+    "Trip completed": N_("Trip"),
+    "Delayed action": N_("Delayed"),
+    "Safe trip": N_("Safe"),
+    "Shut-out": N_("Shut-out"),
+    "Extension": N_("Extend"),
+    "Miles in hand": N_("In hand"),
+    "Total for deal": N_("Hand"),
+    "Brought forward": N_("Before"),
+    "Combined total": N_("TOTAL"),
 }
+#: The official rows, marked for the catalogue.
+_ROW_TITLES = (N_("Milestones"), N_("Coups fourrés"), N_("Trip completed"), N_("Delayed action"), N_("Safe trip"),
+               N_("Extension"), N_("Miles in hand"), N_("Total for deal"), N_("Brought forward"),
+               N_("Combined total"))
 _TOTAL_ROWS = ("Total for deal", "Combined total")
 
 
@@ -235,19 +310,38 @@ def _sheet_font(size: tuple[int, int]) -> tuple[str, int]:
     return font, fonts.cell(font)[1] + 1
 
 
+_SHEET_TOP = TITLE_H + 10  # below the title and the names
+
+
+def _sheet_layout(view: ScoreSheetView, size: tuple[int, int]) -> list[list[tuple[int, int]]]:
+    """The pages of the sheet: (row index, y) for each row. A total row has a faint rule above it,
+    with a clear pixel row on each side, so the rule never touches a figure."""
+    _font, line_h = _sheet_font(size)
+    pages: list[list[tuple[int, int]]] = [[]]
+    y = _SHEET_TOP
+    for index, label in enumerate(view.rows):
+        need = line_h + (2 if label in _TOTAL_ROWS else 0)
+        if pages[-1] and y + need > size[1]:
+            pages.append([])
+            y = _SHEET_TOP
+        if label in _TOTAL_ROWS and pages[-1]:
+            y += 2
+        pages[-1].append((index, y))
+        y += line_h
+    return pages
+
+
 def score_sheet_pages(view: ScoreSheetView, size: tuple[int, int] = SMALL) -> int:
     """How many pages the score sheet needs on a panel of ``size``."""
-    _, line_h = _sheet_font(size)
-    per_page = max(1, (size[1] - TITLE_H - 9) // line_h)
-    return max(1, -(-len(view.rows) // per_page))
+    return len(_sheet_layout(view, size))
 
 
 def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
-    font, line_h = _sheet_font((c.width, c.height))
-    per_page = max(1, (c.height - TITLE_H - 9) // line_h)
-    pages = score_sheet_pages(view, (c.width, c.height))
-    page = view.page % pages  # NEXT and BACK cycle through the pages, both ways
-    _title(c, view.title, f"{page + 1}/{pages}")
+    size = (c.width, c.height)
+    font, _line_h = _sheet_font(size)
+    pages = _sheet_layout(view, size)
+    page = view.page % len(pages)  # NEXT and BACK cycle through the pages, both ways
+    _title(c, view.title, f"{page + 1}/{len(pages)}")
     wide = c.width >= 256
     columns = view.columns
     label_w = 84 if wide else 34
@@ -255,16 +349,15 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
     names_y = TITLE_H + 1
     for index, (name, _values) in enumerate(columns):
         right = label_w + (index + 1) * col_w - 1
-        c.text_right(right, names_y, c.fit(name, "small", col_w - 2), "small")
-    top = names_y + 9
-    rows = view.rows[page * per_page : (page + 1) * per_page]
-    for offset, label in enumerate(rows):
-        row = page * per_page + offset
-        y = top + offset * line_h
-        shown = label if wide else _SHORT_ROWS.get(label, label)
-        if label in _TOTAL_ROWS:
-            c.hline_dim(0, c.width - 1, y - 1)
-        c.text((0, y), shown, font, width=label_w - 1)
+        shorter = [name, "+".join(part[:1] for part in name.split("+")) if "+" in name else name[:1]]
+        chosen, name_font = c.choose_font(shorter, ("small", "tiny"), col_w - 3)
+        c.text_right(right, names_y, chosen, name_font)
+    for offset, (row, y) in enumerate(pages[page]):
+        label = view.rows[row]
+        if label in _TOTAL_ROWS and offset:
+            c.hline_dim(0, c.width - 1, y - 2)
+        shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - 2)
+        c.text((0, y), shown, font)
         for index, (_name, values) in enumerate(columns):
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
@@ -272,9 +365,16 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
 
 
 def _game_over(c: Canvas, view: GameOverView) -> None:
-    _title(c, "GAME OVER")
-    verb = "win" if view.partners else "wins"
-    c.text_center(TITLE_H + 1, f"{view.winner} {verb}!", "big")
+    _title(c, _("GAME OVER"))
+    if view.winner == "Tie":
+        said: tuple[str, ...] = (_("A tie!"),)
+    elif view.partners:
+        short = "+".join(part[:1] for part in view.winner.split("+"))
+        said = (_("{names} win!").format(names=view.winner), _("{names} win!").format(names=short))
+    else:
+        said = (_("{name} wins!").format(name=view.winner), view.winner)
+    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2)
+    c.text_center(TITLE_H + 1, text, font)
     totals = sorted(view.totals, key=lambda item: -item[1])
     font = "small"
     y = TITLE_H + 18
@@ -284,15 +384,25 @@ def _game_over(c: Canvas, view: GameOverView) -> None:
         col, line = index % columns, index // columns
         x0 = col * col_w
         yy = y + line * 9
-        c.text((x0 + 4, yy), name, font, width=col_w - 34)
-        c.text_right(x0 + col_w - 4, yy, str(total), font)
+        number = str(total)
+        room = col_w - 10 - c.text_width(number, font)
+        shorter = [name, "+".join(part[:1] for part in name.split("+")) if "+" in name else name[:1]]
+        chosen, name_font = c.choose_font(shorter, (font, "tiny"), room)
+        c.text((x0 + 4, yy + (0 if name_font == font else 1)), chosen, name_font)
+        c.text_right(x0 + col_w - 4, yy, number, font)
 
 
 def _status(c: Canvas, view: StatusView) -> None:
     c.box((0, 0, c.width - 1, 14))
-    c.text_center(1, f"! {view.title}", "bold7", fill=BLACK)
+    title, font = c.choose_font(f"! {view.title}", ("bold7", "text", "small"), c.width - 2)
+    c.text_center(1, title, font, fill=BLACK)
     if view.detail:
         _paragraph(c, view.detail, 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
+
+
+def card_title(kind: str) -> str:
+    """A hazard's or safety's title in the players' language."""
+    return pgettext("card", KIND_TITLES.get(kind, kind))
 
 
 _DRAWERS: dict[type, Callable[[Canvas, Any], None]] = {

@@ -6,6 +6,8 @@ view looks like (team names, a coup fourré, a speed limit, an empty draw pile..
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
@@ -26,56 +28,97 @@ from firmware.screens.model import (
     UndoPrompt,
 )
 
-_SIDES: tuple[SideView, ...] = (
-    SideView("Ann", 625, 1000, ROLLING, limited=False, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
-             score=2350, is_turn=True, seats="A+C"),
-    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, safeties=(("EXTRATANK", False),), score=1875, seats="B+D"),
-    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", True), ("EXTRATANK", False),
-             ("RIGHTOFWAY", False), ("DRIVINGACE", False)), score=4200, seats="C"),
-    SideView("Dmitri", 0, 1000, NOT_STARTED, score=0, seats="D"),
+_FOUR: tuple[SideView, ...] = (
+    SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
+             score=2350, hand_points=1125, is_turn=True),
+    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, safeties=(("EXTRATANK", False),), score=1875,
+             hand_points=400),
+    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", True),), score=4200, hand_points=1400),
+    SideView("Dmitri", 0, 1000, NOT_STARTED, score=0),
+)
+_FOUR_TEAMS: tuple[SideView, ...] = (  # eight players, four partnerships (Dujardin)
+    SideView("Ann+Eve", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
+             score=2350, hand_points=1125, seats="A+E"),
+    SideView("Bob+Fay", 300, 1000, "ACCIDENT", limited=True, safeties=(("EXTRATANK", False),), score=1875,
+             hand_points=400, is_turn=True, seats="B+F"),
+    SideView("Chloé+Gus", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", True),), score=4200,
+             hand_points=1400, seats="C+G"),
+    SideView("Dmitri+Hélène", 0, 1000, "FLATTIRE", score=0, seats="D+H"),
 )
 _THREE: tuple[SideView, ...] = (
-    SideView("Ann", 475, 700, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200),
+    SideView("Ann", 475, 700, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200, hand_points=875),
     SideView("Bob", 700, 700, ROLLING, safeties=(("RIGHTOFWAY", False), ("EXTRATANK", False)), score=950,
-             is_turn=True),
-    SideView("Chloé", 150, 700, "OUTOFGAS", score=2100),
+             hand_points=900, is_turn=True),
+    SideView("Chloé", 150, 700, "OUTOFGAS", score=2100, hand_points=150),
+)
+_THREE_TEAMS: tuple[SideView, ...] = (  # six players, three partnerships
+    SideView("Ann+Dmitri", 475, 1000, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200,
+             hand_points=875, seats="A+D"),
+    SideView("Bob+Eve", 700, 1000, ROLLING, safeties=(("RIGHTOFWAY", False), ("EXTRATANK", False)), score=950,
+             hand_points=900, is_turn=True, seats="B+E"),
+    SideView("Chloé+Fay", 150, 1000, "OUTOFGAS", score=2100, hand_points=150, seats="C+F"),
 )
 _TWO: tuple[SideView, ...] = (
     SideView("Ann", 850, 1000, "FLATTIRE", limited=True, safeties=(("EXTRATANK", True), ("RIGHTOFWAY", False)),
-             score=3150, seats="A+C"),
-    SideView("Bob", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False),), score=2875, is_turn=True,
-             seats="B+D"),
+             score=3150, hand_points=1350),
+    SideView("Bob", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False),), score=2875, hand_points=1100,
+             is_turn=True),
+)
+_TWO_TEAMS: tuple[SideView, ...] = (  # four players, two partnerships
+    SideView("Ann+Chloé", 850, 1000, "FLATTIRE", limited=True, safeties=(("EXTRATANK", True),
+             ("RIGHTOFWAY", False), ("DRIVINGACE", False), ("PUNCTUREPROOF", False)), score=3150, hand_points=1650,
+             seats="A+C"),
+    SideView("Bob+Dmitri", 1000, 1000, ROLLING, score=2875, hand_points=1000, is_turn=True, seats="B+D"),
+)
+_SIX: tuple[SideView, ...] = (
+    SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True),), score=350, hand_points=1025),
+    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, score=100, hand_points=300, is_turn=True),
+    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False), ("EXTRATANK", False)), score=200,
+             hand_points=1200),
+    SideView("Dmitri", 0, 1000, NOT_STARTED),
+    SideView("Eve", 450, 1000, "STOP", safeties=(("DRIVINGACE", True),), score=400, hand_points=850),
+    SideView("Fay", 75, 1000, NEEDS_ROLL, limited=True, hand_points=75),
 )
 
-_SIX: tuple[SideView, ...] = (
-    SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True),), score=350),
-    SideView("Bob", 300, 1000, "ACCIDENT", limited=True, score=100, is_turn=True),
-    SideView("Chloé", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", False), ("EXTRATANK", False)), score=200),
-    SideView("Dmitri", 0, 1000, NOT_STARTED),
-    SideView("Eve", 450, 1000, "STOP", safeties=(("DRIVINGACE", True),), score=400),
-    SideView("Fay", 75, 1000, NEEDS_ROLL, limited=True),
-)
+
+def _seated(sides: tuple[SideView, ...]) -> tuple[SideView, ...]:
+    """Give players on their own their seat letter, as the table does."""
+    return tuple(replace(side, seats=side.seats or chr(65 + index)) for index, side in enumerate(sides))
 
 
 def sample_tables() -> dict[str, TableView]:
-    """The table for 2 to 6 sides, plus the play-out, feedback and status variants."""
-    four = TableView(_SIDES, draw_pile=42, hand_number=3, edition_title="Classic", turn_name="Ann")
+    """The table for every shape of game (2 to 6 sides, partnerships too), plus messages and warnings."""
+    tables = _sample_tables()
+    return {name: replace(view, sides=_seated(view.sides)) for name, view in tables.items()}
+
+
+def _sample_tables() -> dict[str, TableView]:
+    four = TableView(_FOUR, draw_pile=42, hand_number=3, edition_title="Hasbro 2016", turn_name="Ann")
     three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title="Classic", turn_name="Bob")
-    two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title="Hasbro 2016",
-                    turn_name="Bob")
+    two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title="Classic", turn_name="Bob")
     return {
         "table-2": two,
+        "table-2-teams": TableView(_TWO_TEAMS, draw_pile=38, hand_number=2, edition_title="Classic",
+                                   turn_name="Bob"),
         "table-3": three,
+        "table-3-teams": TableView(_THREE_TEAMS, draw_pile=55, hand_number=1, edition_title="Classic",
+                                   turn_name="Bob"),
         "table-4": four,
-        "table-6": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob"),
+        "table-4-teams": TableView(_FOUR_TEAMS, draw_pile=12, hand_number=5, edition_title="Dujardin",
+                                   turn_name="Bob"),
         "table-5": TableView(_SIX[:5], draw_pile=31, edition_title="1000 Bornes", turn_name="Bob"),
+        "table-6": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob"),
+        "table-6-page2": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob", page=1),
         "table-2-needs-roll": TableView(
-            (SideView("Ann", 200, 700, NEEDS_ROLL, score=0, is_turn=True), SideView("Bob", 75, 700, "STOP")),
+            (SideView("Ann", 200, 700, NEEDS_ROLL, score=0, hand_points=200, is_turn=True),
+             SideView("Bob", 75, 700, "STOP", hand_points=75)),
             draw_pile=61, turn_name="Ann", edition_title="Classic"),
-        "table-4-accepted": TableView(_SIDES, draw_pile=41, hand_number=3, edition_title="Classic",
-                                      turn_name="Bob", message=FeedbackView("Ann: 75 miles", refused=False)),
-        "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status="reader lost"),
-        "refused": TableView(_SIDES, draw_pile=42, hand_number=3, turn_name="Ann",
+        "table-4-accepted": TableView(_FOUR, draw_pile=41, hand_number=3, edition_title="Classic", turn_name="Bob",
+                                      message=FeedbackView("Coup fourré! Chloé: Puncture-Proof; Dmitri loses the turn",
+                                                           short=("Coup fourré! Chloé: Puncture-Proof",
+                                                                  "Coup fourré! Chloé", "Coup fourré!"))),
+        "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status="Reader lost"),
+        "refused": TableView(_FOUR, draw_pile=42, hand_number=3, turn_name="Ann",
                              message=FeedbackView("Ann needs a Roll before any miles", refused=True)),
         "refused-short": TableView(_TWO, draw_pile=9, turn_name="Bob",
                                    message=FeedbackView("Not your turn", refused=True)),
@@ -90,9 +133,11 @@ def sample_screens() -> dict[str, ScreenView]:
         "prompt-target": TargetPrompt("Stop", ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
         "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
-        "prompt-undo": UndoPrompt("Bob: Accident on Ann"),
-        "menu-edition": MenuView("Edition", ("Classic (Parker)", "Hasbro 2016", "1000 Bornes (FR)",
-                                             "Dujardin 1954", "Custom rules"), selected=1),
+        "prompt-undo": UndoPrompt("Accident by Bob"),
+        "menu-edition": MenuView("Edition", ("Winning Moves Classic (1962 rules)",
+                                             "Parker Brothers (1962 rules, revised 1988)", "Modern edition (2016)",
+                                             "Dujardin (current French edition)",
+                                             "1000 Bornes (translated French rules)"), selected=1),
         "menu-players": MenuView("Players", ("2 players", "3 players", "4 players (teams)", "5 players",
                                              "6 players (teams)"), selected=2),
         "menu-names": NameEditView("Name of seat 3", "Chloé", cursor=2),

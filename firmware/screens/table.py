@@ -1,191 +1,213 @@
-"""The table screen: every side at once, plus whose turn it is, the draw pile and the score.
+"""The table screen: every side at once, whose turn it is, the draw pile and the score.
 
-Rows are laid out by the height they get (2, 3 or 4 sides on a 64-pixel-high panel; 5 or 6 in two
-columns of compact cells) and the
-panel width (128 or 256). Each row shows, left to right: the name (inverted on the side whose
-turn it is) with the running score, the miles in the largest type that fits, the battle
-state as an icon, the speed-limit mark, the four safety slots (a coup fourré is drawn
-inverted), and a miles bar against the trip length along the bottom.
+The panel below the 8-pixel header is cut into cells, one per side, each 28 pixels high:
+
+* roomy cells (128 wide): the name (after an arrow on the side to play), the game total and
+  this hand's points, the miles in 20-pixel type, the battle state and the speed limit as
+  11-pixel icons, the four safety slots as 10-pixel icons in a square, and a miles bar;
+* wide rows (256 wide, two sides): the same with doubled battle and safety icons;
+* compact cells (64 wide): the name and points in one line, miles in 15-pixel type beside the
+  battle and limit icons, the safeties in a row of 10-pixel icons.
+
+Two sides take two roomy rows (wide rows on 256). Three or four take a 2×2 grid: roomy cells
+on 256, compact ones on 128. Five or six take compact cells: all at once on 256 (3×2); on 128
+two pages of four that alternate, each with the side to play. Every text is chosen from
+phrasings written for the room it has, so nothing is ever cut.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
+from firmware.i18n import _
 from firmware.screens import icons
 from firmware.screens.canvas import BLACK, WHITE, Canvas
-from firmware.screens.model import KIND_TITLES, NEEDS_ROLL, NOT_STARTED, ROLLING, SAFETIES, SideView, TableView
+from firmware.screens.model import SAFETIES, SideView, TableView
 
 HEADER_H = 8
-
-#: Short words for the battle state, for layouts with room for a label beside the icon.
-BATTLE_LABELS: dict[str, str] = {
-    ROLLING: "Rolling",
-    NOT_STARTED: "Start?",
-    NEEDS_ROLL: "Roll?",
-    "STOP": "Stop",
-    "OUTOFGAS": "No gas",
-    "FLATTIRE": "Flat",
-    "ACCIDENT": "Accident",
-}
+CELL_H = 28
 
 
-@dataclass(frozen=True)
-class RowLayout:
-    """Where each part of a side's row goes, relative to the row's top-left corner."""
-
-    name_font: str
-    name_w: int  # width of the name box (inverted on the side to play)
-    name_box_h: int
-    score_font: str
-    score_xy: tuple[int, int] | None  # None: the score goes top-right
-    miles_font: str
-    miles_right: int
-    miles_dy: int
-    battle_x: int
-    battle_scale: int
-    label: tuple[int, int, str] | None  # (x, dy, font) for a word beside the battle icon
-    limit_x: int
-    limit_scale: int
-    safety_x: int
-    safety_dy: int
-    safety_pitch: int
-    safety_scale: int
-    cf_margin: int  # margin of the inverted box that marks a coup fourré
-    bar_h: int
-    seats: bool  # room for the seats ("A+C") after the name
+def _points(side: SideView) -> list[str]:
+    """The game total and this hand's points so far, longest phrasing first."""
+    return [
+        _("{total} pts +{hand}").format(total=side.score, hand=side.hand_points),
+        f"{side.score} +{side.hand_points}",
+        f"{side.score}+{side.hand_points}",
+    ]
 
 
-def _layout(row_h: int, wide: bool) -> RowLayout:
-    if row_h >= 26:  # two sides
-        if wide:
-            return RowLayout("bold7", 84, 14, "small", (1, 15), "huge", 132, -1, 138, 2, (166, 0, "bold7"),
-                             226, 2, 167, 15, 12, 1, 1, 3, True)
-        return RowLayout("bold7", 43, 14, "small", (1, 15), "huge", 86, -1, 89, 2, None,
-                         115, 1, 46, 15, 10, 1, 1, 3, False)
-    if row_h >= 17:  # three sides
-        if wide:
-            return RowLayout("text", 70, 10, "tiny", (1, 9), "big", 112, 0, 116, 1, (130, 3, "small"),
-                             172, 1, 188, 3, 11, 1, 1, 2, True)
-        return RowLayout("small", 35, 9, "tiny", (1, 9), "big", 72, 0, 73, 1, None,
-                         85, 1, 97, 4, 8, 1, 0, 2, False)
-    if wide:  # four sides
-        return RowLayout("text", 66, 13, "small", None, "bold7", 96, 0, 100, 1, (114, 3, "small"),
-                         158, 1, 176, 3, 10, 1, 1, 1, True)
-    return RowLayout("small", 35, 13, "tiny", None, "bold7", 65, -1, 67, 1, None,
-                     79, 1, 93, 6, 9, 1, 0, 1, False)
+def _names(side: SideView) -> list[str]:
+    """The side's name, then shorter forms: a first name alone, then the seat letters (as on the seat
+    buttons), so a long name is never cut mid-word."""
+    options = [side.name]
+    parts = side.name.split("+")
+    if len(parts) == 1:
+        words = side.name.replace("-", " ").split()
+        if len(words) > 1:
+            options.append(words[0])
+    if side.seats:
+        options.append(side.seats)
+    return options
 
 
-def draw_side(c: Canvas, side: SideView, y: int, row_h: int) -> None:
-    """One side's row, ``row_h`` pixels high from ``y``."""
-    lay = _layout(row_h, c.width >= 256)
-    name_fill = WHITE
-    if side.is_turn:
-        c.box((0, y, lay.name_w - 2, y + lay.name_box_h - 1))
-        name_fill = BLACK
-    name_cell_h = {"small": 8, "text": 10, "bold7": 13}[lay.name_font]
-    name_y = y + max(0, (lay.name_box_h - name_cell_h) // 2)
-    name = side.name
-    if lay.seats and side.seats:
-        name = f"{side.name} {side.seats}"
-    c.text((1, name_y), name, lay.name_font, fill=name_fill, width=lay.name_w - 3)
-
-    score = f"{side.score}"
-    if lay.score_xy is not None:
-        c.text((lay.score_xy[0], y + lay.score_xy[1]), f"{score} pts", lay.score_font, width=lay.name_w - 2)
-    else:
-        c.text_right(c.width, y, score, lay.score_font)
-
-    c.text_right(lay.miles_right, y + lay.miles_dy, str(side.miles), lay.miles_font)
-
-    icon_h = 11 * lay.battle_scale
-    content_h = row_h - lay.bar_h - 1
-    icon_y = y + max(0, (content_h - icon_h) // 2)
-    c.icon((lay.battle_x, icon_y), icons.hazard_icon(side.battle, lay.battle_scale))
-    if lay.label is not None:
-        label_x, label_dy, label_font = lay.label
-        label = BATTLE_LABELS.get(side.battle, KIND_TITLES.get(side.battle, side.battle))
-        c.text((label_x, y + label_dy), label, label_font, width=lay.limit_x - label_x - 2)
-    if side.limited:
-        limit_h = 11 * lay.limit_scale
-        c.icon((lay.limit_x, y + max(0, (content_h - limit_h) // 2)), icons.hazard_icon("SPEEDLIMIT", lay.limit_scale))
-
-    played = dict(side.safeties)
-    size = 7 * lay.safety_scale
-    for index, kind in enumerate(SAFETIES):
-        x = lay.safety_x + index * lay.safety_pitch
-        top = y + lay.safety_dy
-        if kind not in played:
-            # An empty slot: a faint dot, so the four places stay readable.
-            c.draw.point((x + size // 2, top + size // 2), fill=c.dim)
-            continue
-        mask = icons.safety_icon(kind, lay.safety_scale)
-        if played[kind]:
-            m = lay.cf_margin
-            c.box((x - m, top - m, x + size - 1 + m, top + size - 1 + m))
-            c.icon((x, top), mask, fill=BLACK)
-        else:
-            c.icon((x, top), mask)
-
-    c.bar(0, y + row_h - lay.bar_h - (1 if row_h >= 17 else 0), c.width, lay.bar_h, side.miles, side.trip)
-
-
-def draw_header(c: Canvas, view: TableView) -> None:
-    """The top line: the hand and whose turn (or the last action, or a warning), and the draw pile."""
-    wide = c.width >= 256
-    pile = "PLAY OUT" if view.play_out else (f"Draw {view.draw_pile}" if wide else f"Dr {view.draw_pile}")
-    if view.status:
-        c.banner(0, HEADER_H - 1, f"! {view.status}", "small")
-        return
-    right = c.text_right(c.width, 0, pile, "small")
-    if view.message is not None and not view.message.refused:
-        left = f"> {view.message.text}"
-    else:
-        turn = f"{view.turn_name} to play" if wide else f"{view.turn_name}'s turn"
-        prefix = f"{view.edition_title} - " if wide and view.edition_title else ""
-        left = f"{prefix}Hand {view.hand_number}  {turn}" if wide else f"H{view.hand_number} {turn}"
-    c.text((0, 0), left, "small", width=right - 3)
-
-
-def draw_cell(c: Canvas, side: SideView, x: int, y: int, w: int, h: int) -> None:
-    """A compact side for 5 or 6 players on their own: name and miles, then score, safeties and state."""
-    name_w = w - 30
+def _name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str]) -> int:
+    """The name in the largest font of ``choices`` that fits, inverted on the side to play; its bottom y."""
+    text, font = c.choose_font(_names(side), choices, width - 2)
+    cell_h = {"tiny": 6, "small": 8, "text": 10, "bold7": 13}[font]
+    box_h = cell_h if font == "tiny" else cell_h + 1  # the tiny line is packed tight in compact cells
     fill = WHITE
     if side.is_turn:
-        c.box((x, y, x + name_w - 1, y + 7))
+        c.box((x, y, x + c.text_width(text, font) + 1, y + box_h - 1))
         fill = BLACK
-    c.text((x + 1, y), side.name, "small", fill=fill, width=name_w - 2)
-    c.text_right(x + w - 13, y, str(side.miles), "small")
-    c.icon((x + w - 12, y), icons.hazard_icon(side.battle, 1))
-    c.text((x + 1, y + 9), str(side.score), "tiny", width=22)
+    c.text((x + 1, y), text, font, fill=fill)
+    return y + box_h
+
+
+#: The mark of the side to play in roomy cells: a solid arrow, as readable as an inverted name
+#: but a few columns wide, so passing the turn costs the bus a few bytes instead of two names.
+TURN_MARK = 7
+
+
+def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str]) -> None:
+    """The name after the turn mark's column; the mark (a solid arrow) only on the side to play."""
+    if side.is_turn:
+        c.polygon([(x, y + 1), (x + TURN_MARK - 3, y + 6), (x, y + 11)])
+    text, font = c.choose_font(_names(side), choices, width - TURN_MARK - 1)
+    c.text((x + TURN_MARK, y), text, font)
+
+def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1) -> None:
+    """The four safety slots; a coup fourré is drawn inverted, an empty slot as a faint dot."""
     played = dict(side.safeties)
-    for index, kind in enumerate(SAFETIES):
-        sx = x + 20 + index * 8
+    size = 10 * scale
+    for (x, y), kind in zip(spots, SAFETIES, strict=True):
         if kind not in played:
-            c.draw.point((sx + 3, y + 12), fill=c.dim)
+            c.dot((x + size // 2, y + size // 2))
         elif played[kind]:
-            c.box((sx - 1, y + 8, sx + 7, y + 16))
-            c.icon((sx, y + 9), icons.safety_icon(kind, 1), fill=BLACK)
+            c.box((x - margin, y - margin, x + size - 1 + margin, y + size - 1 + margin))
+            c.icon((x, y), icons.safety_icon(kind, scale), fill=BLACK)
         else:
-            c.icon((sx, y + 9), icons.safety_icon(kind, 1))
+            c.icon((x, y), icons.safety_icon(kind, scale))
+
+
+def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
+    """A side in a 128×28 cell."""
+    _marked_name(c, side, x, y, 45, ("bold7", "small", "tiny"))
+    points, font = c.choose_font(_points(side)[1:], ("small", "tiny"), 44)
+    c.text((x + 1, y + 15), points, font)
+    c.text_right(x + 87, y + 3, str(side.miles), "huge")
+    c.icon((x + 89, y + 2), icons.hazard_icon(side.battle))
     if side.limited:
-        c.text((x + 54, y + 10), "50", "tiny")
-        c.frame((x + 53, y + 9, x + 62, y + 16))
-    c.bar(x, y + h - 1, w - 2, 1, side.miles, side.trip)
+        c.icon((x + 89, y + 15), icons.hazard_icon("SPEEDLIMIT"))
+    _safeties(c, side, ((x + 104, y + 2), (x + 116, y + 2), (x + 104, y + 14), (x + 116, y + 14)), 1)
+    c.bar(x, y + 26, 126, 1, side.miles, side.trip)
+
+
+def wide_row(c: Canvas, side: SideView, y: int) -> None:
+    """A side across the 256-wide panel, 28 high: two-sided games."""
+    _marked_name(c, side, 0, y, 86, ("bold7", "small", "tiny"))
+    points, font = c.choose_font(_points(side), ("small", "tiny"), 86)
+    c.text((1, y + 15), points, font)
+    c.text_right(129, y + 3, str(side.miles), "huge")
+    c.icon((132, y + 2), icons.hazard_icon(side.battle, 2))
+    if side.limited:
+        c.icon((156, y + 2), icons.hazard_icon("SPEEDLIMIT"))
+    _safeties(c, side, [(171 + i * 21, y + 2) for i in range(4)], 2, margin=0)
+    c.bar(0, y + 26, 256, 1, side.miles, side.trip)
+
+
+def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
+    """A side in a 64×28 cell: name and points, then miles and state, then safeties."""
+    points = _points(side)[-1]
+    done = False
+    for name in _names(side):  # the fullest name first, then the roomiest points beside it
+        for option in _points(side)[1:]:
+            if c.text_width(option, "tiny") + c.text_width(name, "tiny") + 5 <= 62:
+                points, done = option, True
+                break
+        if done:
+            break
+    left = c.text_right(x + 62, y, points, "tiny")
+    _name(c, side, x, y, left - x - 3, ("tiny",))
+    c.text_right(x + 36, y + 4, str(side.miles), "big")
+    c.icon((x + 38, y + 6), icons.hazard_icon(side.battle))
+    if side.limited:
+        c.icon((x + 50, y + 6), icons.hazard_icon("SPEEDLIMIT"))
+    _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0)
+
+
+def table_pages(view: TableView, width: int) -> list[tuple[int, ...]]:
+    """Which sides each page shows: one page, unless the sides need more cells than fit (128 wide, 5+ sides)."""
+    count = len(view.sides)
+    per_page = 4 if width < 256 else 6
+    if count <= per_page:
+        return [tuple(range(count))]
+    turn = next((i for i, s in enumerate(view.sides) if s.is_turn), 0)
+    others = [i for i in range(count) if i != turn]
+    pages = []
+    for start in range(0, len(others), per_page - 1):
+        pages.append(tuple(sorted((turn, *others[start:start + per_page - 1]))))
+    return pages
+
+
+def draw_header(c: Canvas, view: TableView, page: str) -> None:
+    """The top line: the last action or prompt (or whose turn), a warning, and the draw pile."""
+    if view.status:
+        c.banner(0, HEADER_H - 1, view.status, "small")
+        return
+    if view.play_out:
+        piles = [_("Play out"), _("Out")]
+    else:
+        piles = [_("Draw {count}").format(count=view.draw_pile), f"{view.draw_pile}"]
+    if view.message is not None and not view.message.refused:
+        options = [view.message.text, *view.message.short]
+    else:
+        name = view.turn_name
+        options = []
+        if view.edition_title:
+            options.append(_("{edition} · Hand {hand} · {name} to play").format(
+                edition=view.edition_title, hand=view.hand_number, name=name))
+        options += [
+            _("Hand {hand} · {name} to play").format(hand=view.hand_number, name=name),
+            _("{name} to play").format(name=name),
+            name,
+        ]
+    # The longest message that fits beside some phrasing of the pile, with the longest such pile.
+    chosen = (options[-1], f"{page} {piles[-1]}" if page else piles[-1])
+    for option in options:
+        fitting = [p for p in piles if c.text_width(option, "small") + 4 + c.text_width(
+            f"{page} {p}" if page else p, "small") <= c.width]
+        if fitting:
+            chosen = (option, f"{page} {fitting[0]}" if page else fitting[0])
+            break
+    message, shown = chosen
+    right = c.text_right(c.width, 0, shown, "small")
+    c.text((0, 0), c.choose(message, "small", right - 4), "small")
 
 
 def render_table(c: Canvas, view: TableView) -> None:
     count = len(view.sides)
-    if not 1 <= count <= 6:
-        raise ValueError(f"the table screen shows 1 to 6 sides, not {count}")
-    draw_header(c, view)
-    if count > 4:  # 5 or 6 players on their own: two columns of three
-        cell_w = c.width // 2
-        cell_h = (c.height - HEADER_H) // 3
+    if not 2 <= count <= 6:
+        raise ValueError(f"the table screen shows 2 to 6 sides, not {count}")
+    pages = table_pages(view, c.width)
+    shown = pages[view.page % len(pages)]
+    draw_header(c, view, f"{view.page % len(pages) + 1}/{len(pages)}" if len(pages) > 1 else "")
+    wide = c.width >= 256
+    if count == 2:
         for index, side in enumerate(view.sides):
-            column, row = divmod(index, 3)
-            draw_cell(c, side, column * cell_w + (1 if column else 0), HEADER_H + row * cell_h, cell_w, cell_h)
+            y = HEADER_H + index * CELL_H
+            if wide:
+                wide_row(c, side, y)
+            else:
+                roomy_cell(c, side, 0, y)
         return
-    row_h = (c.height - HEADER_H) // max(count, 2)
-    for index, side in enumerate(view.sides):
-        draw_side(c, side, HEADER_H + index * row_h, row_h)
+    if wide and count <= 4:
+        for place, index in enumerate(shown):
+            row, column = divmod(place, 2)
+            roomy_cell(c, view.sides[index], column * 128, HEADER_H + row * CELL_H)
+        return
+    columns = 2 if c.width < 256 else 3  # on 256, three roomier columns keep cells well apart
+    pitch = c.width // columns
+    for place, index in enumerate(shown):
+        row, column = divmod(place, columns)
+        compact_cell(c, view.sides[index], column * pitch + (pitch - 64) // 2, HEADER_H + row * CELL_H)

@@ -50,6 +50,13 @@ TOKEN_DAYS = 180
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
 CLIENT_QUEUE = 4
+#: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+}
 STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
 
 
@@ -294,7 +301,7 @@ def create_app(settings: Settings) -> Starlette:
         return pairings.valid(request.cookies.get(COOKIE))
 
     def html(body: str, status: int = 200) -> HTMLResponse:
-        return HTMLResponse(body, status, headers={"cache-control": "no-store"})
+        return HTMLResponse(body, status, headers={"cache-control": "no-store", **SECURITY_HEADERS})
 
     def refuse(status: int, message: str) -> Response:
         return html(views.error_page(words, status, message), status)
@@ -519,7 +526,7 @@ def create_app(settings: Settings) -> Starlette:
         if not resource.is_file():
             return refuse(404, words("Not found."))
         return Response(resource.read_bytes(), media_type=STATIC_TYPES[suffix],
-                        headers={"cache-control": "public, max-age=3600"})
+                        headers={"cache-control": "public, max-age=3600", **SECURITY_HEADERS})
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return refuse(404, words("Not found."))

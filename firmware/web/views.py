@@ -59,7 +59,8 @@ def page(t: Words, title: str, body: str, *, active: str = "", script: str = "",
         f'<a href="{href}"{" aria-current=page" if key == active else ""}>{h(label)}</a>' for key, href, label in nav
     )
     badge = f'<span class="paired" title="{h(t("This phone may set up games"))}">●</span>' if paired else ""
-    scripts = f'<script src="/static/{script}" defer></script>' if script else ""
+    scripts = '<script src="/static/forms.js" defer></script>'
+    scripts += f'<script src="/static/{script}" defer></script>' if script else ""
     return (
         f'<!doctype html><html lang="{h(t.language)}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -216,7 +217,7 @@ def history_page(rows: Sequence[tuple[GameInfo, list[str], dict[str, Any]]], pla
     ]
     form = (
         f'<form class="filter" method="get" action="/history"><label>{h(t("Player"))} '
-        f'<select name="player" onchange="this.form.submit()">{"".join(options)}</select></label>'
+        f'<select name="player" data-autosubmit>{"".join(options)}</select></label>'
         f'<noscript><button>{h(t("Show"))}</button></noscript></form>'
     )
     status_words = {"finished": t("finished"), "abandoned": t("abandoned"), "in-progress": t("in progress")}
@@ -228,13 +229,15 @@ def history_page(rows: Sequence[tuple[GameInfo, list[str], dict[str, Any]]], pla
         total_text = " · ".join(f"{h(k)} {h(v)}" for k, v in totals.items())
         items.append(
             f'<tr><td><a href="/games/{info.game_id}/view">{info.game_id}</a></td>'
-            f"<td>{h(info.created[:16].replace('T', ' '))}</td><td>{h(', '.join(names))}</td>"
-            f"<td>{h(status_words.get(info.status, info.status))}</td><td>{h(winner)}</td><td>{total_text}</td>"
+            f"<td class=\"wide\">{h(info.created[:16].replace('T', ' '))}</td><td>{h(', '.join(names))}</td>"
+            f"<td>{h(status_words.get(info.status, info.status))}</td><td>{h(winner)}</td>"
+            f'<td class="wide">{total_text}</td>'
             f'<td><a href="/games/{info.game_id}/sheet">{h(t("sheet"))}</a></td></tr>'
         )
     table = (
-        f'<table class="history"><thead><tr><th>#</th><th>{h(t("Started (UTC)"))}</th><th>{h(t("Players"))}</th>'
-        f'<th>{h(t("Status"))}</th><th>{h(t("Winner"))}</th><th>{h(t("Totals"))}</th><th></th></tr></thead>'
+        f'<table class="history"><thead><tr><th>#</th><th class="wide">{h(t("Started (UTC)"))}</th>'
+        f'<th>{h(t("Players"))}</th><th>{h(t("Status"))}</th><th>{h(t("Winner"))}</th>'
+        f'<th class="wide">{h(t("Totals"))}</th><th></th></tr></thead>'
         f'<tbody>{"".join(items)}</tbody></table>'
         if items else notice(t("No games."))
     )
@@ -356,8 +359,8 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
         for value, label in counts
     )
     names = "".join(
-        f'<label>{h(t("Seat {seat}", seat=chr(65 + i)))} <input name="name{i}" value="{h(name)}" maxlength="12" '
-        f'autocomplete="off"></label>'
+        f'<label data-seat="{i}">{h(t("Seat {seat}", seat=chr(65 + i)))} '
+        f'<input name="name{i}" value="{h(name)}" maxlength="12" autocomplete="off"></label>'
         for i, name in enumerate(draft["names"][:8])
     )
     dealer = "".join(
@@ -379,7 +382,7 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
     body = (
         f'<h1>{h(t("New game"))}</h1>{notice(message, kind) if message else ""}'
         f'<form method="get" action="/setup" class="edition"><label>{h(t("Edition"))} '
-        f'<select name="edition" onchange="this.form.submit()">{editions}</select></label>'
+        f'<select name="edition" data-autosubmit>{editions}</select></label>'
         f'<noscript><button>{h(t("Change"))}</button></noscript></form>'
         '<form method="post" action="/setup" class="setup">'
         f'<input type="hidden" name="edition" value="{h(edition_name)}">'

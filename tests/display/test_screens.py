@@ -37,7 +37,7 @@ def test_every_screen_renders_in_rgb_too() -> None:
     assert image.mode == "RGB" and image.size == WIDE
 
 
-@pytest.mark.parametrize("count", [2, 3, 4])
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
 def test_each_field_of_a_side_changes_the_picture(count: int) -> None:
     base = SideView("Ann", 300, 1000, ROLLING, score=100)
     table = TableView(tuple(dataclasses.replace(base, name=f"P{i}") for i in range(count)), draw_pile=30)
@@ -48,6 +48,7 @@ def test_each_field_of_a_side_changes_the_picture(count: int) -> None:
         "safety": dataclasses.replace(base, safeties=(("EXTRATANK", False),)),
         "coup fourre": dataclasses.replace(base, safeties=(("EXTRATANK", True),)),
         "score": dataclasses.replace(base, score=150),
+        "hand points": dataclasses.replace(base, hand_points=300),
         "turn": dataclasses.replace(base, is_turn=True),
     }
     for size in (SMALL, WIDE):

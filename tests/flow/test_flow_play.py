@@ -329,12 +329,12 @@ def test_undo_asks_first_and_goes_back_to_the_start_of_the_hand_only(tmp_path: P
         flow = table(store=store)
         accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-D100-01")
         out = drive(flow, "press UNDO")[0]
-        assert out.verdict == "prompt" and out.message == "Undo A play MB-D100-01? OK / BACK"
+        assert out.verdict == "prompt" and out.message == "Undo 100 miles by Ann? OK / BACK"
         assert isinstance(screen(flow), UndoPrompt)
         before = flow.game.state  # type: ignore[union-attr]
         assert drive(flow, "press BACK")[0].message == "Undo cancelled"
         assert flow.game.state is before  # type: ignore[union-attr]
-        for expected in ("A play MB-D100-01", "B play MB-ROLL-02", "A play MB-ROLL-01"):
+        for expected in ("100 miles by Ann", "Roll by Bob", "Roll by Ann"):
             out = drive(flow, "press UNDO", "press OK")[1]
             assert (out.verdict, out.message) == ("accepted", f"Undone: {expected}")
             assert journal.current_game().lines == [a.notation() for a in flow.game.log]  # type: ignore[union-attr]
@@ -348,7 +348,7 @@ def test_undo_stops_at_the_start_of_the_hand() -> None:
     flow = at_700()
     drive(flow, "press NEXT", "press OK")  # extension no: hand over
     out = drive(flow, "press UNDO", "press OK")[1]  # the hand's last action can still be undone
-    assert out.message == "Undone: A extension no"
+    assert out.message == "Undone: no extension by Ann"
     assert flow.state is not None and flow.state.phase is Phase.EXTENSION
     view = screen(flow)
     assert isinstance(view, ExtensionPrompt)
@@ -458,7 +458,7 @@ def _deck(game: object) -> list[Card]:
     ("event", "verdict", "reason", "message"),
     [
         (UnknownScanned("04A1B2C3", "tag not enrolled"), "refused", "unknown-card", "Unknown card: 04A1B2C3"),
-        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "Reader: garbage"),
+        (ReaderProblem("garbage", "12 bytes"), "refused", "garbage", "The reader did not get that card: scan it again"),
         (ReaderProblem("one-card-at-a-time", "2 tags"), "refused", "one-card-at-a-time", "One card at a time"),
         (ReaderLost("/dev/ttyUSB0: unplugged"), "ignored", None, "Reader lost: /dev/ttyUSB0: unplugged"),
         (ReaderBack("/dev/ttyUSB0"), "ignored", None, "Reader back"),

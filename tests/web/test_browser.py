@@ -146,6 +146,7 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
     from selenium.webdriver.support.ui import Select
 
     Select(browser.find_element("name", "players")).select_by_value("3")
+    assert not browser.find_element("name", "name3").is_displayed()  # only the seats of three players
     for index, name in enumerate(["Zoé", "Jérôme", "Anaïs"]):
         field = browser.find_element("name", f"name{index}")
         field.clear()

@@ -118,3 +118,26 @@ def test_parse_message_refuses_a_url_that_is_not_a_web_address() -> None:
 def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="not reachable"):
         send(tmp_path / "absent.sock", {"type": "setup"})
+
+
+def test_a_pin_expires_and_a_new_request_makes_a_new_one() -> None:
+    from firmware.control import Pairing
+
+    pairing = Pairing(seconds=120)
+    first = pairing.start("http://x/", now=1000.0)
+    assert pairing.active(now=1119.0) and not pairing.active(now=1120.0)
+    assert pairing.check(first, now=1121.0) == "no PIN is shown: ask for a new one"
+    second = pairing.start("http://x/", now=2000.0)
+    assert pairing.check(second, now=2001.0) is None
+
+
+def test_a_silent_client_does_not_hold_up_the_others(table: tuple[Path, Referee, Any]) -> None:
+    path, _referee, _events = table
+    silent = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2)]
+    try:
+        for client in silent:
+            client.connect(str(path))  # connects and never sends a line
+        assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    finally:
+        for client in silent:
+            client.close()

@@ -162,6 +162,17 @@ def test_fifty_pages_each_receive_every_update_while_the_journal_is_written(site
     assert web.process.poll() is None
 
 
+def test_pages_tell_the_browser_to_load_nothing_from_elsewhere(site: tuple[Web, Table]) -> None:
+    web, _table = site
+    for path in ("/", "/history", "/stats", "/setup", "/games/1/view"):
+        status, headers, body = web.get(path)
+        assert status == 200
+        policy = headers["content-security-policy"]
+        assert "default-src 'self'" in policy and "script-src 'self';" in policy
+        assert b" on" + b"change=" not in body and b"<script>" not in body  # no inline script to allow
+        assert headers["x-content-type-options"] == "nosniff"
+
+
 def test_downloads(site: tuple[Web, Table], tmp_path: Path) -> None:
     web, _table = site
     status, headers, body = web.get("/games/1/record")

@@ -1,0 +1,52 @@
+"""The points of the hand so far come from the engine's scoring and move during the hand."""
+
+from __future__ import annotations
+
+import random
+
+from drivers.events import ButtonPressed
+from drivers.readers.resolver import CardResolver
+from engine.actions import CoupFourre, Play
+from engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS
+from engine.simulate import PhysicalTable, Simulation
+from engine.state import GameSetup, Phase
+from firmware.bots import BotHands
+from firmware.flow import TableFlow
+from firmware.present import hand_points, table_view
+
+
+def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
+    names = ("Ann", "Bob", "Chloé")
+    resolver = CardResolver()
+    for seed in range(1, 40):
+        setup = GameSetup.create("winning-moves", names)
+        flow = TableFlow(edition="winning-moves", players=3, names=names)
+        flow.start_game(setup)
+        game = flow.game
+        assert game is not None
+        sim = Simulation(setup, random.Random(seed))
+        physical = PhysicalTable(setup, sim.rng)
+        physical.new_hand(game.state.hand.dealer)
+        bots = BotHands(flow, lambda payload, f=flow: f.handle(resolver.resolve(payload)),
+                        lambda button, f=flow: f.handle(ButtonPressed(button, long=True)))
+        miles_seen = False
+        while game.state.phase is not Phase.HAND_OVER and not game.state.over:
+            state = game.state
+            before = table_view(state, flow)
+            action = sim.next_action(state, physical)
+            assert action is not None
+            bots.perform(state, action)
+            sim.record(state, game.state, physical, action, ())
+            after = table_view(game.state, flow)
+            if isinstance(action, Play) and action.card.kind.is_distance:
+                side = setup.side_of(action.seat)
+                assert after.sides[side].hand_points == before.sides[side].hand_points + action.card.kind.miles
+                miles_seen = True
+            if isinstance(action, CoupFourre) and miles_seen:
+                side = setup.side_of(action.seat)
+                gained = after.sides[side].hand_points - before.sides[side].hand_points
+                assert gained == SAFETY_POINTS + COUP_FOURRE_BONUS
+                assert hand_points(game.state)[side] == after.sides[side].hand_points
+                assert after.sides[side].score == before.sides[side].score  # the game total waits for the hand's end
+                return
+    raise AssertionError("no coup fourré in 40 seeded hands")

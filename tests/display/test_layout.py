@@ -1,0 +1,105 @@
+"""The layout check: every screen, proved free of overlaps, marks off the panel and cut texts.
+
+It covers what ``bornes screens`` writes (the samples) and what ``bornes screens --game``
+meets, for every edition × every allowed table (players, partnerships or not) × both panel
+sizes: the first screen of each kind over a whole game, plus every distinct screen of its
+first hand (each tap's table, prompt and message).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine.options import EDITIONS
+from firmware.commands.screens import game_screens
+from firmware.screens import SMALL, WIDE
+from firmware.screens.canvas import Box, layout_problems
+from firmware.screens.model import FeedbackView, SideView, TableView
+from firmware.screens.render import layout_problems as screen_problems
+from firmware.screens.samples import sample_screens
+
+SIZES = (SMALL, WIDE)
+TABLES = [
+    (name, players, teams)
+    for name, edition in EDITIONS.items()
+    for players in edition.seat_counts
+    for teams in (False, True)
+    if players in (edition.team_seats if teams else edition.solo_seats)
+]
+
+
+def _problems(views: dict[str, object]) -> list[str]:
+    found = []
+    for name, view in views.items():
+        for size in SIZES:
+            found += [f"{name} {size[0]}x{size[1]}: {problem}" for problem in screen_problems(view, size)]  # type: ignore[arg-type]
+    return found
+
+
+def test_every_allowed_table_is_covered() -> None:
+    shapes = {(players, teams) for _name, players, teams in TABLES}
+    assert {(2, False), (3, False), (4, True), (4, False), (5, False), (6, True), (6, False), (8, True)} <= shapes
+
+
+def test_sample_screens_have_a_clean_layout() -> None:
+    assert _problems(sample_screens()) == []  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("edition", "players", "teams"), TABLES,
+                         ids=[f"{e}-{p}{'-teams' if t else ''}" for e, p, t in TABLES])
+def test_game_screens_have_a_clean_layout(edition: str, players: int, teams: bool) -> None:
+    whole_game = game_screens(1, edition, players, teams)
+    first_hand = game_screens(2, edition, players, teams, every=True, hands=1)
+    assert len(first_hand) > 20
+    assert _problems({**whole_game, **first_hand}) == []  # type: ignore[arg-type]
+
+
+def test_long_names_and_big_scores_still_fit() -> None:
+    """Twelve-letter names, partnerships of two of them, five-digit totals, every slot full."""
+    names = ["Marie-Claire", "Jean Baptist", "Maximilienne", "Chloé", "Anne-Sophie", "Bob"]
+    for count in range(2, 7):
+        for teams in (False, True):
+            sides = tuple(
+                SideView(f"{names[i]}+{names[-1 - i]}" if teams else names[i], 1000, 1000, "ACCIDENT", limited=True,
+                         safeties=(("RIGHTOFWAY", True), ("EXTRATANK", True), ("PUNCTUREPROOF", True),
+                                   ("DRIVINGACE", True)),
+                         score=10450, hand_points=2650, is_turn=i == count - 1,
+                         seats=f"{chr(65 + i)}+{chr(65 + i + count)}" if teams else chr(65 + i))
+                for i in range(count)
+            )
+            view = TableView(sides, draw_pile=106, hand_number=12, turn_name="Maximilienne",
+                             edition_title="Parker Brothers (1962 rules, revised 1988)")
+            views = {f"{count}{teams}": view,
+                     f"{count}{teams}-msg": dataclasses.replace(view, message=FeedbackView(
+                         "Coup fourré! Maximilienne: Puncture-Proof; Marie-Claire loses the turn",
+                         short=("Coup fourré! Maximilienne", "Coup fourré!")))}
+            assert _problems(views) == []  # type: ignore[arg-type]
+
+
+def test_the_check_finds_what_it_should() -> None:
+    """The checker itself: an overlap, a mark off the panel, a cut text, texts run together."""
+    text = Box("text", (0, 0, 20, 7), "Chloé")
+    assert layout_problems([text, Box("text", (20, 0, 40, 7), "1000")], SMALL)
+    assert layout_problems([text, Box("text", (22, 0, 40, 7), "1000")], SMALL)  # one column apart: runs together
+    assert layout_problems([text, Box("text", (23, 0, 40, 7), "1000")], SMALL) == []
+    assert layout_problems([Box("icon", (120, 60, 130, 70))], SMALL)
+    assert layout_problems([Box("text", (0, 0, 10, 7), "Scan the card to", cut=True)], SMALL)
+    assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (5, 5, 15, 15))], SMALL)
+    assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (2, 2, 8, 8))], SMALL) == []
+
+
+def test_miles_are_at_least_ten_pixels_tall() -> None:
+    """Each side's miles, in digits a family reads across the table (lit pixels, not the font's cell)."""
+    from firmware.screens.render import draw
+    from firmware.screens.samples import sample_tables
+
+    for name, view in sample_tables().items():
+        if view.message is not None and view.message.refused:
+            continue
+        for size in SIZES:
+            canvas = draw(view, size)
+            miles = {str(side.miles) for side in view.sides}
+            heights = [b.rect[3] - b.rect[1] + 1 for b in canvas.boxes if b.kind == "text" and b.text in miles]
+            assert heights and min(heights) >= 10, (name, size, heights)

@@ -157,13 +157,14 @@ class Child:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def bridge_child(directory: Path, table: str, broker_port: int, *, club: str = CLUB, resend: float = 1.0) -> Child:
+def bridge_child(directory: Path, table: str, broker_port: int, *, club: str = CLUB, resend: float = 1.0,
+                 web_url: str = "") -> Child:
     secret = directory / f"{table}.secret"
     secret.write_text(table_password(table))
     args = ["bridge", "--club", club, "--table", table, "--journal", str(directory / table / "journal"),
             "--state", str(directory / table / "bridge"), "--control", str(directory / table / "control.sock"),
             "--host", "127.0.0.1", "--port", str(broker_port), "--password-file", str(secret),
-            "--resend", str(resend)]
+            "--resend", str(resend)] + (["--web-url", web_url] if web_url else [])
     return Child(args, directory / f"bridge-{table}.log")  # as bornes-bridge.service starts it
 
 
@@ -308,7 +309,8 @@ class Club:
         self.broker = Mosquitto(self.directory / "broker", self.tables)
         self.web_port = free_port()
         self.board = board_child(self.directory, self.broker, self.web_port)
-        self.bridges = {t: bridge_child(self.directory, t, self.broker.port) for t in self.tables}
+        self.bridges = {t: bridge_child(self.directory, t, self.broker.port, web_url=f"http://{t}.local:8080/")
+                        for t in self.tables}
         for table in self.tables:  # the referee's state directory exists before its bridge starts, as on a Pi
             self.journal(table).mkdir(parents=True, exist_ok=True)
         self.controls = {}

@@ -358,7 +358,8 @@ class Bridge:
     def _publish_status(self) -> None:
         if not self.connected:
             return
-        extra = {"assignment": self.assignment_status, "journal": self.journal_problem or None}
+        extra = {"assignment": self.assignment_status, "journal": self.journal_problem or None,
+                 "web": self.settings.web_url or None}
         self.client.publish(self.topic(topics.STATUS), topics.encode("status", online=True, **extra), 1, True)
 
     # -- the journal -> the broker -------------------------------------------------------------------

@@ -40,6 +40,7 @@ class BridgeSettings:
     state: str = "/var/lib/bornes-bridge"  # the bridge's own outbox position
     control: str = "/run/bornes/control.sock"  # the referee's control socket (assignments)
     language: str = "en"  # the language of the live table's words ("fr": Feu Vert, km…)
+    web_url: str = ""  # this table's phone pages (bornes web), linked from the board's card: "http://t1.local:8080/"
     resend: float = 10.0  # seconds before an unconfirmed result is sent again
     all_history: bool = False  # also publish games finished before this bridge first ran
 

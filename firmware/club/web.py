@@ -92,7 +92,8 @@ const L = JSON.parse(document.getElementById('labels').textContent);
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
 function card(t){
   const s=t.live||{}, st=t.status||{};
-  let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+'</h2>';
+  const web=/^https?:[/][/]/.test(st.web||'')?' <a href="'+esc(st.web)+'">'+esc(L.page)+'</a>':'';
+  let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+web+'</h2>';
   if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
   h+='<p>'+esc(s.edition_title||s.edition)+' · '+esc(L.hand)+' '+s.hand+' · '+s.action_count+' '+esc(L.actions)+'</p>'
     +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>'+esc(L.side)+'</th><th>'+esc(s.unit||'miles')
@@ -199,7 +200,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
     async def tables_page(request: Request) -> Response:
         data = {t["table"]: t for t in store.tables()}
         labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
-                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50")}
+                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50"),
+                  "page": _("the table's page")}
         body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
         return show(_("Every table, live"), body, '<script src="/club.js"></script>')
 

@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", help="file holding this table's broker password")
     parser.add_argument("--tls-ca", help="CA certificate: connect with TLS")
     parser.add_argument("--language", help="language of the live table's words (en, fr)")
+    parser.add_argument("--web-url", help="this table's phone pages (bornes web), linked from the club board")
     parser.add_argument("--resend", type=float, help="seconds before an unconfirmed result is sent again")
     parser.add_argument("--all-history", action="store_true", default=None,
                         help="also publish games finished before this bridge first ran")
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot read {args.password_file}: {error.strerror}", EX_CONFIG) from None
     settings = load_bridge(
         args.settings, club=args.club, table=args.table, journal=args.journal, state=args.state,
-        control=args.control, language=args.language,
+        control=args.control, language=args.language, web_url=args.web_url,
         resend=args.resend, all_history=args.all_history,
         broker={"host": args.host, "port": args.port, "password": password, "tls_ca": args.tls_ca},
     )

@@ -426,6 +426,8 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
         assert driver.execute_script("return window.notReloaded") is True
         text = driver.execute_script("return document.getElementById('t-t8').innerText")
         assert "Undo" in text and "Redo" in text
+        link = driver.execute_script("return document.querySelector('#t-t8 h2 a').href")
+        assert link == "http://t8.local:8080/", "each card links to its table's own phone pages"
         driver.save_screenshot(str(screenshot_dir() / "club-tables.png"))
     finally:
         driver.quit()

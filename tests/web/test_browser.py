@@ -158,3 +158,17 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
     draft = table.referee.flow.draft
     assert (draft.edition, draft.names, draft.dealer) == ("dujardin", ["Zoé", "Jérôme", "Anaïs"], 2)
     _shot(browser, "setup-sent")
+
+
+def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None:
+    """A club projector or a laptop: the sides side by side, large type, nothing cut off."""
+    web, _table = site
+    browser.set_window_size(1280, 800)
+    try:
+        browser.get(web.url + "/")
+        sides = browser.find_elements("css selector", "#table .side")
+        assert len(sides) == 2 and sides[0].location["y"] == sides[1].location["y"]  # in one row
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280
+        _shot(browser, "table-projector")
+    finally:
+        browser.set_window_size(*PHONE)

@@ -18,7 +18,10 @@ import pytest
 from tests.web.server import GAMES, Table, Web, chromium_or_skip, feed, referee_table, screenshot_dir, web_server
 
 PHONE = (390, 844)
-IN_PROGRESS = "setup edition=winning-moves names=Léa,Bob dealer=B\nscan MB-ROLL-01\nscan MB-ROLL-02\n"
+# Léa rolls, Bob stops her, Léa calls coup fourré with Right of Way and plays again (as in
+# tests/flow/games/two-players-classic.feed).
+IN_PROGRESS = ("setup edition=winning-moves names=Léa,Bob dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\npress CF\n"
+               "scan MB-RIGHTOFWAY-01\n")
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +114,8 @@ def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[W
     feed("scan MB-D100-01\n", web.state_dir)  # Léa drives 100 through the real journal
     _wait(lambda: browser.find_element("id", "table").get_attribute("data-actions") != before)
     assert browser.execute_script("return window.stillTheSamePage") is True
-    assert "Léa plays 100 miles" in browser.find_element("id", "table").text
+    table_text = browser.find_element("id", "table").text
+    assert "Léa plays 100 miles" in table_text and "Right of Way ★" in table_text
     _shot(browser, "table-after-a-card")
 
 

@@ -76,14 +76,23 @@ def _t(language: str) -> gettext.NullTranslations:
     return translations(language, WEB_DOMAIN)
 
 
-def card_name(kind: CardKind, language: str = "en") -> str:
-    """A card's name as printed, in the table's language ("Feu Vert" for Roll in French)."""
+def card_name(kind: CardKind, language: str = "en", edition: str | None = None) -> str:
+    """A card's name as printed, in the table's language ("Feu Vert" for Roll in French).
+
+    An edition that printed its own names has them under the context ``card:<edition>`` (the 2016
+    edition's "Emergency Vehicle" for Right of Way); every other name is under ``card``.
+    """
+    t = _t(language)
     if kind.is_distance:
-        return _t(language).gettext("{miles} miles").format(miles=kind.miles)
-    return _t(language).pgettext("card", kind.title)
+        return t.gettext("{miles} miles").format(miles=kind.miles)
+    if edition is not None:
+        printed = t.pgettext(f"card:{edition}", kind.title)
+        if printed != kind.title:
+            return printed
+    return t.pgettext("card", kind.title)
 
 
-def battle_words(status: str, language: str = "en") -> str:
+def battle_words(status: str, language: str = "en", edition: str | None = None) -> str:
     """``battle_status`` (a state word or a hazard's payload kind) as words."""
     t = _t(language)
     words = {
@@ -94,7 +103,7 @@ def battle_words(status: str, language: str = "en") -> str:
     if status in words:
         return words[status]
     try:
-        return card_name(CardKind(status), language)
+        return card_name(CardKind(status), language, edition)
     except ValueError:
         return status
 
@@ -106,7 +115,7 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
     names = setup.names
 
     def card(kind: CardKind) -> str:
-        return card_name(kind, language)
+        return card_name(kind, language, setup.edition)
 
     if isinstance(action, Play):
         target_side = None if action.target is None else setup.side_of(action.target)
@@ -203,12 +212,12 @@ def snapshot(
                 "miles": side.miles,
                 "trip": hand.trip,
                 "battle": status_word,
-                "battle_words": battle_words(status_word, language),
+                "battle_words": battle_words(status_word, language, setup.edition),
                 "limit": side.limited,
                 "safeties": [
                     {
                         "kind": kind.value,
-                        "name": card_name(kind, language),
+                        "name": card_name(kind, language, setup.edition),
                         "coup_fourre": kind in side.coups,
                     }
                     for kind in SAFETY_KINDS

@@ -102,12 +102,20 @@ class Hub:
 
     def _follow(self, started: threading.Event) -> None:
         assert self._loop is not None
-        try:
-            follower = self._follower = JournalFollower(self.settings.state_dir, language=self.settings.language)
-            snap = follower.snapshot()
-            self._loop.call_soon_threadsafe(self._deliver, snap, self._encode(snap))
-        finally:
-            started.set()
+        follower = None
+        while follower is None and not self._stop.is_set():
+            try:
+                follower = self._follower = JournalFollower(self.settings.state_dir, language=self.settings.language)
+            except OSError as error:  # no state directory yet: the referee has never run here
+                started.set()
+                log.warning("cannot follow %s yet (%s); trying again in 5 s", self.settings.state_dir,
+                            error.strerror or error)
+                self._stop.wait(5.0)
+        started.set()
+        if follower is None:
+            return
+        snap = follower.snapshot()
+        self._loop.call_soon_threadsafe(self._deliver, snap, self._encode(snap))
         while not self._stop.is_set():
             try:
                 changed = follower.wait(timeout=1.0)

@@ -18,7 +18,10 @@ import pytest
 from tests.web.server import GAMES, Table, Web, chromium_or_skip, feed, referee_table, screenshot_dir, web_server
 
 PHONE = (390, 844)
-IN_PROGRESS = "setup edition=winning-moves names=Léa,Bob dealer=B\nscan MB-ROLL-01\nscan MB-ROLL-02\n"
+# Léa rolls, Bob stops her, Léa calls coup fourré with Right of Way and plays again (as in
+# tests/flow/games/two-players-classic.feed).
+IN_PROGRESS = ("setup edition=winning-moves names=Léa,Bob dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\npress CF\n"
+               "scan MB-RIGHTOFWAY-01\n")
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +114,8 @@ def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[W
     feed("scan MB-D100-01\n", web.state_dir)  # Léa drives 100 through the real journal
     _wait(lambda: browser.find_element("id", "table").get_attribute("data-actions") != before)
     assert browser.execute_script("return window.stillTheSamePage") is True
-    assert "Léa plays 100 miles" in browser.find_element("id", "table").text
+    table_text = browser.find_element("id", "table").text
+    assert "Léa plays 100 miles" in table_text and "Right of Way ★" in table_text
     _shot(browser, "table-after-a-card")
 
 
@@ -158,3 +162,17 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
     draft = table.referee.flow.draft
     assert (draft.edition, draft.names, draft.dealer) == ("dujardin", ["Zoé", "Jérôme", "Anaïs"], 2)
     _shot(browser, "setup-sent")
+
+
+def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None:
+    """A club projector or a laptop: the sides side by side, large type, nothing cut off."""
+    web, _table = site
+    browser.set_window_size(1280, 800)
+    try:
+        browser.get(web.url + "/")
+        sides = browser.find_elements("css selector", "#table .side")
+        assert len(sides) == 2 and sides[0].location["y"] == sides[1].location["y"]  # in one row
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280
+        _shot(browser, "table-projector")
+    finally:
+        browser.set_window_size(*PHONE)

@@ -121,3 +121,12 @@ def test_card_names_are_the_printed_ones() -> None:
     game, states = replay(write_header(GameSetup.create("dujardin", ["Zoé", "Élie"])), ["B play MB-ROLL-01"])
     assert describe(states[0], Play(1, Card(CardKind.ROLL, 1)), "fr") == "Élie joue Feu Vert"
     assert len(game.log) == 1
+
+
+def test_the_2016_edition_names_its_cards_as_it_printed_them() -> None:
+    """Rulebook 001: "Drive (aka Roll)", "Emergency Vehicle", "Fuel Truck", "Gas"."""
+    assert card_name(CardKind.ROLL, "en", "hasbro-2016") == "Drive"
+    assert card_name(CardKind.RIGHT_OF_WAY, "en", "hasbro-2016") == "Emergency Vehicle"
+    assert card_name(CardKind.EXTRA_TANK, "en", "hasbro-2016") == "Fuel Truck"
+    assert card_name(CardKind.ROLL, "en", "winning-moves") == "Roll"
+    assert card_name(CardKind.ROLL, "fr", "hasbro-2016") == "Feu Vert"

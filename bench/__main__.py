@@ -62,7 +62,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--flat-hands", type=int,
                         help="hands of the `bornes simulate` memory run (default 100000; 10000 with --quick)")
     parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
-                                       "flat, startup, journal, panel, gestures")
+                                       "flat, startup, journal, panel, gestures, web, club")
     return parser.parse_args(argv)
 
 
@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
     flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,flat,startup,journal,panel,gestures").split(","))
+    everything = "tap,idle,ready,recovery,memory,simulate,flat,startup,journal,panel,gestures,web,club"
+    parts = set((args.only or everything).split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -217,9 +218,20 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(Row(f"inputs per gesture: {g.kind} ({g.seen} seen)",
                             f"{g.most} (median {g.median:g})", f"≤ {g.budget}", g.met))
 
+    def web() -> None:
+        from bench.web import web_rows
+
+        rows.extend(Row(*row) for row in web_rows(idle_s))
+
+    def club() -> None:  # docs/club.md: a real Mosquitto, eight bridges and the board on loopback
+        from bench.club import bench_rows
+
+        rows.extend(Row(*row) for row in bench_rows(quick=args.quick))
+
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
                        ("memory", memory), ("simulate", simulate), ("flat", flat), ("startup", startup),
-                       ("journal", journal), ("panel", panel), ("gestures", gestures)):
+                       ("journal", journal), ("panel", panel), ("gestures", gestures), ("web", web),
+                       ("club", club)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

@@ -877,6 +877,16 @@ def target_choices(state: GameState, seat: int, card: Card) -> tuple[int, ...]:
     return hazard_targets(state, seat, kind)
 
 
+def attacked_side(setup: GameSetup, play: Play) -> int | None:
+    """The side a play goes on when it is not the player's own: the named target, or, with two
+    sides, the one opponent of a hazard (a record leaves that target implicit); None otherwise."""
+    if play.target is not None:
+        return setup.side_of(play.target)
+    if play.card.kind.is_hazard and setup.side_count == 2:
+        return 1 - setup.side_of(play.seat)
+    return None
+
+
 def play_action(state: GameState, seat: int, card: Card, chosen: int | None = None) -> Play:
     """The play a scan means: on the ``chosen`` seat's side if a seat was chosen and the card
     attacks, on the player's own side otherwise (the engine then says if a target is missing)."""

@@ -116,6 +116,7 @@ class Appliance:
         panel: str | None = None,
         with_reader: bool = True,
         journal: Journal | None = None,
+        control: bool = False,
     ) -> None:
         self.config = config
         self.events: queue.Queue[Any] = queue.Queue()
@@ -125,12 +126,14 @@ class Appliance:
         self.feedback: Feedback | None = None
         self.display: Display | None = None
         try:
-            self._open(emulate, panel, with_reader, journal)
+            self._open(emulate, panel, with_reader, journal, control)
         except BaseException:
             self.close()
             raise
 
-    def _open(self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None) -> None:
+    def _open(
+        self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool
+    ) -> None:
         from drivers.buttons import Buttons
         from drivers.feedback import Feedback
         from drivers.pins import make_pin_factory
@@ -185,6 +188,8 @@ class Appliance:
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
         self.integrity = IntegrityWatch(state_dir, self.flow)
         self._closers.append(self.integrity)
+        if control:
+            self._open_control(emulate, state_dir)
 
     def _bindings(self, table_class: Any, path: Any) -> Any:
         """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
@@ -195,6 +200,23 @@ class Appliance:
             self.flow.ui.message = _("Tag list damaged, kept aside: barcodes work, re-enrol RFID tags")
             self.flow.ui.refused = True
         return table
+
+    def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
+        """The control socket (firmware/control.py). Without it the table still referees: say so, go on."""
+        from firmware.config import ControlConfig
+        from firmware.control import ControlListener
+
+        g = self.config.game
+        path = self.config.control.socket
+        if emulate and path == ControlConfig().socket:
+            path = os.path.join(state_dir, "control.sock")  # a laptop has no /run/bornes of ours
+        defaults = {"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
+                    "options": dict(g.options)}
+        try:
+            self._closers.append(ControlListener(path, self.events, defaults))
+            log.info("control socket at %s", path)
+        except UserError as error:
+            log.error("%s; setups from phones are off", error)
 
     def close(self) -> None:
         """Close every device, newest first. Safe to call twice."""

@@ -26,6 +26,7 @@ from drivers.parts import PANELS as PANEL_SIZES
 from engine.options import EDITIONS, OptionError, RuleOptions
 from engine.state import MAX_NAME_LENGTH, check_name, check_names
 from firmware.errors import EX_CONFIG, UserError
+from firmware.i18n import LANGUAGES
 
 if TYPE_CHECKING:
     from drivers.pins import PinMap
@@ -151,6 +152,27 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class TableConfig:
+    #: The language of the panel and the web pages (``en`` or ``fr``); None means the edition's:
+    #: French for the French editions (``dujardin``, ``1000-bornes``), English for the others.
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ControlConfig:
+    #: The referee's Unix socket for setups proposed from a phone (docs/web.md).
+    socket: str = "/run/bornes/control.sock"
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """``bornes web``: the phone pages (a separate process; docs/web.md)."""
+
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -159,6 +181,9 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     state: StateConfig = field(default_factory=StateConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    control: ControlConfig = field(default_factory=ControlConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
     #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
@@ -180,7 +205,20 @@ SECTIONS: dict[str, type[Any]] = {
     "game": GameConfig,
     "state": StateConfig,
     "log": LogConfig,
+    "table": TableConfig,
+    "control": ControlConfig,
+    "web": WebConfig,
 }
+
+#: Editions whose rules and cards are French: their tables speak French unless the config says otherwise.
+FRENCH_EDITIONS = ("dujardin", "1000-bornes")
+
+
+def table_language(config: Config) -> str:
+    """The language of the panel and pages: ``[table] language``, else the edition's own."""
+    if config.table.language:
+        return config.table.language
+    return "fr" if config.game.edition in FRENCH_EDITIONS else "en"
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -376,6 +414,16 @@ class _Validator:
                 keep_games=self.integer(data.get("state", {}), "state", "keep_games", 0, 0, 1_000_000),
             ),
             log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
+            table=TableConfig(
+                language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
+            ),
+            control=ControlConfig(
+                socket=self.path(data.get("control", {}), "control", "socket", None) or ControlConfig().socket
+            ),
+            web=WebConfig(
+                host=self.string(data.get("web", {}), "web", "host", WebConfig().host),
+                port=self.integer(data.get("web", {}), "web", "port", WebConfig().port, 1, 65535),
+            ),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),
         )

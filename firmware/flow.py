@@ -247,6 +247,20 @@ class TableFlow:
         shorter = (_("Resumed: hand {hand}, {name}").format(hand=hand, name=name), _("Game resumed"))
         return self._say("prompt", message, Sound.ATTENTION, short=shorter)
 
+    def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
+                options: RuleOptions) -> Outcome:
+        """A setup sent from a paired phone (firmware/control.py): shown as the last setup menu,
+        so one OK at the table starts it. Refused while a game is being played."""
+        if self.game is not None and not self.game.state.over:
+            return self._say("refused", "A game is in progress: finish it at the table first", None,
+                             reason="game-in-progress")
+        if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
+            return self._say("refused", "The table is busy: try again from the main menu", None, reason="busy")
+        self.game = None
+        self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
+        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.OPTIONS, cursor=0, status=self.ui.status)
+        return self._say("prompt", "Setup from a phone: OK starts", Sound.ATTENTION)
+
     @property
     def state(self) -> GameState | None:
         return self.game.state if self.game else None

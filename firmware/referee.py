@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
+from engine.options import EDITIONS
 from firmware import notify
+from firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
 from firmware.flow import Outcome, Sound, TableFlow, Verdict
 from firmware.i18n import _
 from firmware.journal import JournalBusy, JournalCorrupt, JournalError, JournalFull, JournalIOError, JournalUnwritable
@@ -117,14 +119,31 @@ class Referee:
         self.mode: str | None = display.mode if display is not None else None
         self._last_view: object = None
         self.page = 0  # which page of a many-sided table is up; turned while nobody taps
+        #: The PIN a phone must type, shown over the table after a pairing request (firmware/control.py).
+        self.pairing = Pairing()
+        self.pairing_shown = False
+
+    def _view(self) -> object:
+        if self.pairing_shown and self.pairing.active():
+            from firmware.screens.pairing import PairingView
+
+            assert self.pairing.pin is not None
+            return PairingView(self.pairing.pin, self.pairing.url, int(self.pairing.remaining()))
+        self.pairing_shown = False
+        return screen(self.flow, self.page)
 
     def draw(self) -> None:
         """Render the current screen; the display skips frames that did not change."""
-        view = screen(self.flow, self.page)
+        view = self._view()
         if view == self._last_view:
             return  # same view, same pixels: not even a render
         started = time.perf_counter()
-        image = render(view, self.size, self.mode)
+        if type(view).__name__ == "PairingView":
+            from firmware.screens.pairing import render_pairing
+
+            image = render_pairing(view, self.size, self.mode)  # type: ignore[arg-type]
+        else:
+            image = render(view, self.size, self.mode)  # type: ignore[arg-type]
         rendered = time.perf_counter()
         if self.display is not None:
             self.display.show(image)  # never raises: a failing panel retries with backoff
@@ -132,9 +151,41 @@ class Referee:
         self.timings.render = rendered - started
         self.timings.display = time.perf_counter() - rendered
 
-    def step(self, event: InputEvent) -> Outcome:
+    def control(self, event: ControlEvent) -> Outcome:
+        """A message from the control socket, applied here in the one loop; its sender gets the verdict."""
+        if isinstance(event, PairingAsked):
+            self.pairing.start(event.url)
+            self.pairing_shown = True
+            log.info("pairing: PIN shown on the panel for %s", event.url)
+            outcome = Outcome(Verdict.PROMPT, "Pairing", Sound.ATTENTION)
+        elif isinstance(event, PinOffered):
+            problem = self.pairing.check(event.pin)
+            log.info("pairing: %s", problem or "a phone is paired")
+            if problem is None:
+                self.pairing_shown = False
+                outcome = Outcome(Verdict.ACCEPTED, "Phone paired", Sound.ACCEPT)
+            else:
+                outcome = Outcome(Verdict.REFUSED, problem, None, "wrong-pin")
+        else:
+            options = EDITIONS[event.edition].options.with_strings(event.options)
+            outcome = self.flow.propose(event.edition, event.names, event.teams, event.dealer, options)
+            self.pairing_shown = False
+            log.info("%s: %s", event.describe(), outcome.message)
+        event.answer.set_result(outcome.message if outcome.refused else None)
+        return outcome
+
+    def step(self, event: InputEvent | ControlEvent) -> Outcome:
         """One input, start to finish."""
         started = time.perf_counter()
+        if isinstance(event, SetupProposed | PairingAsked | PinOffered):
+            outcome = self.control(event)
+            self.draw()
+            if outcome.sound is not None and self.feedback is not None:
+                from drivers.feedback import Pattern
+
+                self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+            return outcome
+        self.pairing_shown = False  # any input at the table puts the table back on the panel
         try:
             outcome = self.flow.handle(event)
         except JournalError as error:  # the storage, not a bug: say what is true, change nothing more
@@ -178,6 +229,8 @@ class Referee:
             paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
             if paged:
                 timeout = min(timeout, PAGE_SECONDS)
+            if self.pairing_shown:
+                timeout = min(timeout, 1.0)  # the seconds left tick down, and the PIN expires
             try:
                 event = self.events.get(timeout=timeout)
             except queue.Empty:
@@ -186,6 +239,8 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
+            elif self.pairing_shown:
+                self.draw()
             elif paged:
                 self.page += 1
                 self.draw()

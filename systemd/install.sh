@@ -4,6 +4,9 @@
 #
 #   sudo systemd/install.sh              install or upgrade (safe to run again)
 #   sudo systemd/install.sh --uart       also enable the header UART for an RDM6300/PN532 reader
+#   sudo systemd/install.sh --web        also serve the phone pages (bornes-web.service, docs/web.md)
+#   sudo systemd/install.sh --bridge     also publish this table to the club's broker (docs/club.md)
+#   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the service (keeps config and games)
 #
@@ -16,6 +19,8 @@ PREFIX=/opt/bornes
 VENV="$PREFIX/venv"
 ETC=/etc/bornes
 UNIT=/etc/systemd/system/bornes.service
+WEB_UNIT=/etc/systemd/system/bornes-web.service
+WEB_USER=bornes-web
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 USER_NAME=bornes
 GROUPS_WANTED=(gpio i2c dialout)
@@ -25,9 +30,12 @@ APT_PACKAGES=(python3-venv python3-dev python3-lgpio libopenjp2-7 libjpeg62-turb
 DRY_RUN=0
 UNINSTALL=0
 UART=0
+BRIDGE=0
+CLUB=0
+WEB=0
 
 usage() {
-    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -35,6 +43,9 @@ while [[ $# -gt 0 ]]; do
         --dry-run) DRY_RUN=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --uart) UART=1 ;;
+        --bridge) BRIDGE=1 ;;
+        --club) CLUB=1 ;;
+        --web) WEB=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -78,12 +89,15 @@ fi
 have() { command -v "$1" >/dev/null 2>&1; }
 
 if [[ $UNINSTALL -eq 1 ]]; then
-    step "stop and disable the bornes service"
+    step "stop and disable the bornes and bornes-web services"
     if have systemctl; then
+        run systemctl disable --now bornes-web.service || true
         run systemctl disable --now bornes.service || true
+        run systemctl disable --now bornes-bridge.service bornes-club.service 2>/dev/null || true
     fi
-    step "remove the unit $UNIT and the udev rule $RULE"
-    run rm -f "$UNIT" "$RULE"
+    run rm -f /etc/systemd/system/bornes-bridge.service /etc/systemd/system/bornes-club.service
+    step "remove the units $UNIT, $WEB_UNIT and the udev rule $RULE"
+    run rm -f "$UNIT" "$WEB_UNIT" "$RULE"
     if have systemctl; then run systemctl daemon-reload; fi
     if have udevadm; then run udevadm control --reload; fi
     step "remove the program in $PREFIX"
@@ -120,8 +134,13 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     run python3 -m venv --system-site-packages "$VENV"
 fi
 run "$VENV/bin/pip" install --upgrade pip
-# smbus2 lets `bornes doctor` probe the OLED on the I2C bus.
-run "$VENV/bin/pip" install --upgrade "$REPO" smbus2
+# smbus2 lets `bornes doctor` probe the OLED on the I2C bus. The web extra adds Starlette,
+# uvicorn (pure Python), segno (the QR code on the panel) and reportlab (PDF score sheets).
+if [[ $WEB -eq 1 ]]; then
+    run "$VENV/bin/pip" install --upgrade "$REPO[web]" smbus2
+else
+    run "$VENV/bin/pip" install --upgrade "$REPO" smbus2
+fi
 
 step "install the sample config as $ETC/config.toml (only if absent)"
 run install -d -m 0755 "$ETC"
@@ -176,6 +195,49 @@ if have systemctl; then
 else
     printf '    systemctl not found: enable bornes.service yourself\n'
 fi
+
+if [[ $WEB -eq 1 ]]; then
+    step "create the system user $WEB_USER (group bornes: reads the journal, reaches the control socket)"
+    if id "$WEB_USER" >/dev/null 2>&1; then
+        printf '    user %s exists\n' "$WEB_USER"
+    else
+        run useradd --system --user-group --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin --comment "Mille Bornes phone pages" "$WEB_USER"
+    fi
+    run usermod --append --groups "$USER_NAME" "$WEB_USER"
+    step "install, enable and start the phone pages $WEB_UNIT (read-only; see docs/web.md)"
+    run install -D -m 0644 "$REPO/systemd/bornes-web.service" "$WEB_UNIT"
+    if have systemctl; then
+        run systemctl daemon-reload
+        run systemctl enable --now bornes-web.service
+        run systemctl restart bornes-web.service
+    else
+        printf '    systemctl not found: enable bornes-web.service yourself\n'
+    fi
+fi
+
+# Club nights (docs/club.md): both off unless asked for.
+for part in bridge club; do
+    if [[ $part == bridge && $BRIDGE -eq 0 ]] || [[ $part == club && $CLUB -eq 0 ]]; then
+        continue
+    fi
+    step "install the club extra, $ETC/$part.toml (only if absent) and bornes-$part.service"
+    run "$VENV/bin/pip" install --upgrade "$REPO[club]"
+    copy_once "$REPO/config/$part.sample.toml" "$ETC/$part.toml" 0644  # no secret in it: see $part.secret
+    # The passwords: root's files, handed to the unit as systemd credentials (empty until filled in).
+    secrets=("$ETC/$part.secret")
+    if [[ $part == club ]]; then secrets+=("$ETC/organiser.secret"); fi
+    for secret in "${secrets[@]}"; do
+        if [[ ! -e "$secret" ]]; then run install -m 0600 /dev/null "$secret"; fi
+    done
+    run install -D -m 0644 "$REPO/systemd/bornes-$part.service" "/etc/systemd/system/bornes-$part.service"
+    if have systemctl; then
+        run systemctl daemon-reload
+        run systemctl enable "bornes-$part.service"
+        run systemctl restart "bornes-$part.service"
+    fi
+    printf '    put the password(s) in %s and edit %s (docs/club.md)\n' "${secrets[*]}" "$ETC/$part.toml"
+done
 
 step "done: check the hardware with  sudo -u $USER_NAME $VENV/bin/bornes doctor"
 if [[ $UART -eq 1 ]]; then

@@ -12,6 +12,8 @@ from __future__ import annotations
 #: command name -> one-line help, in the order ``bornes --help`` lists them.
 COMMANDS: dict[str, str] = {
     "archive": "write games older than the newest N to record files, then remove them from the journal",
+    "bridge": "publish this table's games to the club's MQTT broker and take its assignments (docs/club.md)",
+    "club": "run the club's tournament board: subscribe to every table and serve the club pages (docs/club.md)",
     "demo": "watch bots play a table through the real reader, referee and screens (no Pi needed)",
     "doctor": "check the config, reader, display, pins, state folder and journal, one line each",
     "enroll": "bind RFID/NFC tags to the cards of a deck (resumable); also --list, --export, --import, --forget",
@@ -25,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "screens": "render every screen of a sample game (2 to 6 sides, 128x64 and 256x64) into PNG files",
     "simulate": "deal real hidden hands to bots and referee them, checking invariants after every action",
     "tags": "program NTAG213 stickers with card codes through a PN532 (tags write), or show one (tags read)",
+    "web": "serve the phone pages: live table, score sheets, history, statistics (read-only)",
 }
 
 

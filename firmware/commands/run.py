@@ -90,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     if args.port:
         config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
     setup_logging(config.log.level)
+    from firmware import i18n
+    from firmware.config import table_language
+
+    i18n.use(table_language(config))
     log.info("starting with %s", config.source or "built-in defaults")
     if stop.is_set():
         return _stopped()
@@ -132,6 +136,7 @@ def _run_locked(
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
+                control=True,
             )
             break
         except GameDoesNotReplay as error:  # the Appliance closed what it had opened

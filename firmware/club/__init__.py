@@ -1,0 +1,7 @@
+"""Club nights: many tables, one tournament, over MQTT (docs/club.md).
+
+``bridge`` publishes one table's journal to the broker; ``board`` keeps the tournament and
+serves its pages; ``topics`` is the wire format both sides share; ``pairing`` computes rounds.
+The referee itself never touches the network: the bridge only reads its journal and talks to
+it through the control socket the referee owns.
+"""

@@ -1,0 +1,110 @@
+"""The club's topic tree and message formats, shared by the bridge and the board (docs/club.md).
+
+Every message is one JSON object with ``"v": 1``. A message that is not valid JSON, is larger
+than :data:`MAX_PAYLOAD`, has another version or lacks a field raises :class:`BadMessage`, which
+the receiver logs in one line and otherwise ignores.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+VERSION = 1
+ROOT = "bornes"
+#: The board refuses anything larger (a whole game record is about 5 KB; 64 KiB leaves room for long games).
+MAX_PAYLOAD = 64 * 1024
+#: A club or table id: what a person types in a config file, safe in a topic and an ACL pattern.
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+BOARD_USER = "board"  # reserved: no table may be called this
+
+# What a table publishes (its own topics only, by the broker's ACL):
+STATUS = "status"  # retained: the bridge online/offline (last will), the last assignment forwarded
+LIVE = "live"  # retained: the table as it stands
+ACTION = "action"  # QoS 1: every accepted action, numbered
+RESULT = "result"  # QoS 1: a finished game, its result and whole record, until the board confirms it
+TABLE_TOPICS = (STATUS, LIVE, ACTION, RESULT)
+# What the board publishes to a table:
+ASSIGNMENT = "assignment"  # retained: the table's next game (names, edition, options)
+RECEIPT = "receipt"  # QoS 1: "I have stored game N's result", so the bridge can stop resending it
+
+
+class BadMessage(ValueError):
+    """A message the receiver cannot use; the text is the one line it logs."""
+
+
+def check_id(kind: str, value: str) -> str:
+    if not ID_PATTERN.match(value) or value == BOARD_USER:
+        raise ValueError(
+            f"{kind} id {value!r} must be 1-32 letters, digits, '-' or '_' (and not {BOARD_USER!r})"
+        )
+    return value
+
+
+def topic(club: str, table: str, leaf: str) -> str:
+    return f"{ROOT}/{club}/{table}/{leaf}"
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """Where a message came from: ``bornes/<club>/<table>/<leaf>``."""
+
+    club: str
+    table: str
+    leaf: str
+
+
+def parse_topic(name: str) -> Address:
+    parts = name.split("/")
+    if len(parts) != 4 or parts[0] != ROOT or not all(ID_PATTERN.match(p) for p in parts[1:3]):
+        raise BadMessage(f"topic {name[:120]!r} is not bornes/<club>/<table>/<leaf>")
+    return Address(parts[1], parts[2], parts[3])
+
+
+def encode(kind: str, **fields: Any) -> bytes:
+    return json.dumps({"v": VERSION, "type": kind, **fields}, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+    """Parse and check one message; every problem is a one-line :class:`BadMessage`."""
+    if len(payload) > MAX_PAYLOAD:
+        raise BadMessage(f"{kind} message of {len(payload)} bytes is over the {MAX_PAYLOAD}-byte limit")
+    try:
+        data = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BadMessage(f"{kind} message is not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise BadMessage(f"{kind} message is not a JSON object")
+    if data.get("v") != VERSION:
+        raise BadMessage(f"{kind} message has version {data.get('v')!r}; this board speaks {VERSION}")
+    if data.get("type") != kind:
+        raise BadMessage(f"message of type {data.get('type')!r} on a {kind} topic")
+    for name, types in required.items():
+        value = data.get(name)
+        # bool is an int in Python; a count or id given as true/false is still wrong.
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
+            raise BadMessage(f"{kind} message: field {name!r} is missing or not {_names(types)}")
+    return data
+
+
+def _tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _names(types: type | tuple[type, ...]) -> str:
+    return " or ".join(t.__name__ for t in _tuple(types))
+
+
+# Required fields per message, checked by :func:`decode` (docs/club.md lists them all).
+ACTION_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": str, "seq": int, "line": str}
+RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "game": int, "created": str, "edition": str, "teams": bool, "sides": list, "tie": bool, "record": str,
+}
+LIVE_FIELDS: dict[str, type | tuple[type, ...]] = {"status": str, "sides": list, "action_count": int}
+STATUS_FIELDS: dict[str, type | tuple[type, ...]] = {"online": bool}
+ASSIGNMENT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str, "edition": str, "names": list, "teams": (bool, type(None)), "dealer": int, "options": dict,
+}
+RECEIPT_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": str}

@@ -1,0 +1,471 @@
+"""The club pages: every table live, standings by player and team, rounds and results, CSV, organiser.
+
+Starlette under uvicorn, like the phone companion. Everything is served by the board itself (no
+CDN). Pages for everyone are read-only; the organiser's pages ask for the organiser password
+(HTTP Basic over the club's LAN; put TLS in front if the LAN is not trusted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import csv
+import hmac
+import io
+import json
+import time
+import urllib.parse
+from collections.abc import AsyncIterator
+from html import escape
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from engine.options import EDITIONS
+from firmware.club.board import Board
+from firmware.club.store import ClubStore, TournamentError
+from firmware.i18n import translations
+
+MAX_FORM = 16 * 1024
+MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)
+WRONG_TRIES = 5  # wrong organiser passwords from one address…
+WRONG_WINDOW = 60.0  # …within this many seconds, and that address waits until the window has passed
+CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/locale/<lang>/LC_MESSAGES/bornes-club.po
+_language = "en"
+_catalogue = translations(_language, CLUB_DOMAIN)
+
+
+def _(message: str) -> str:
+    return _catalogue.gettext(message)
+
+
+def use_language(language: str) -> None:
+    """The pages' language (one board, one language: ``language`` in the club settings)."""
+    global _language, _catalogue
+    _catalogue = translations(language, CLUB_DOMAIN)
+    _language = language
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}
+header{background:#1d4d2b;color:#fff;padding:.6em 1em}header a{color:#fff;margin-right:1em}
+main{padding:1em}h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1em 0 .3em}
+table{border-collapse:collapse;margin:.5em 0}.card table{width:100%;font-size:.95em}.num{white-space:nowrap}
+.card td,.card th{padding:.2em .35em}.card{min-width:0;overflow-x:auto}small{color:#a40}
+.safe{font-size:.8em;color:#1d4d2b;font-weight:normal}
+header b{margin-right:1.5em}
+td,th{border-bottom:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#e6e6df}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:.8em}
+.card{background:#fff;border-radius:8px;padding:.6em .8em;box-shadow:0 1px 3px #0002}
+.card h2{font-size:1.1em;margin:0 0 .3em}.off{opacity:.55}.turn{font-weight:bold}
+.words{color:#555;font-size:.85em}.bad{color:#a00}form{margin:.6em 0}input,select{margin:.2em}
+"""
+
+
+def page(title: str, body: str, script: str = "", brand: str = "") -> HTMLResponse:
+    links = (("/", _("Tables")), ("/standings", _("Standings")), ("/rounds", _("Rounds")),
+             ("/organiser", _("Organiser")))
+    nav = (f"<b>{escape(brand)}</b>" if brand else "") + "".join(
+        f'<a href="{href}">{escape(label)}</a>' for href, label in links)
+    html = (f'<!doctype html><html lang="{_language}"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{escape(title)}</title>'
+            '<link rel="stylesheet" href="/club.css"></head>'
+            f"<body><header>{nav}</header><main><h1>{escape(title)}</h1>{body}</main>{script}</body></html>")
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
+
+
+#: Everything the pages use comes from the board itself: no inline script or style runs.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+TABLES_JS = """
+// Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
+const data = JSON.parse(document.getElementById('tables-data').textContent);
+const L = JSON.parse(document.getElementById('labels').textContent);
+function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
+function card(t){
+  const s=t.live||{}, st=t.status||{};
+  const web=/^https?:[/][/]/.test(st.web||'')?' <a href="'+esc(st.web)+'">'+esc(L.page)+'</a>':'';
+  let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+web+'</h2>';
+  if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
+  h+='<p>'+esc(s.edition_title||s.edition)+' · '+esc(L.hand)+' '+s.hand+' · '+s.action_count+' '+esc(L.actions)+'</p>'
+    +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>'+esc(L.side)+'</th><th>'+esc(s.unit||'miles')
+    +'</th><th>'+esc(L.battle)+'</th><th>'+esc(L.hand)+'</th><th>'+esc(L.total)+'</th></tr>';
+  s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
+    +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':''))
+      .join(', ')+'</span>':'')+'</td><td>'+x.miles
+    +(x.limit?'<br><small>'+esc(L.limit)+'</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
+    +'</td><td class="num">'
+    +x.hand_points+'</td><td class="num">'+x.total+'</td></tr>';});
+  h+='</table><div class="words">'+(s.last_actions||[]).slice(-3).map(a=>esc(a.text)).join('<br>')+'</div>';
+  return h;
+}
+function draw(){
+  const grid=document.getElementById('tables');
+  grid.innerHTML=Object.keys(data).sort().map(k=>'<div class="card'+((data[k].status||{}).online===false?' off':'')
+    +'" id="t-'+esc(k)+'" data-actions="'+((data[k].live||{}).action_count??'')+'">'+card(data[k])+'</div>').join('');
+}
+draw();
+const es=new EventSource('/events');
+es.onmessage=e=>{const m=JSON.parse(e.data);const t=data[m.table]||(data[m.table]={table:m.table});
+  if(m.live)t.live=m.live; if(m.status)t.status=m.status; draw();};
+"""
+
+
+def _json_script(value: Any, name: str = "tables-data") -> str:
+    text = json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{name}">{text}</script>'
+
+
+def _standings_table(lines: list[dict[str, Any]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in (
+        "#", _("name"), _("played"), _("wins"), _("ties"), _("losses"), _("byes"), _("match points"), _("points")))
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{escape(x['name'])}</td><td>{x['played']}</td><td>{x['wins']}</td><td>{x['ties']}</td>"
+        f"<td>{x['losses']}</td><td>{x['byes']}</td><td>{x['match_points']}</td><td>{x['points']}</td></tr>"
+        for i, x in enumerate(lines, start=1))
+    return f"<table><tr>{head}</tr>{rows}</table>"
+
+
+def _result_line(result: dict[str, Any]) -> str:
+    sides = result["sides"]
+    parts = []
+    for index, side in enumerate(sides):
+        name = escape(" & ".join(side["players"]))
+        if not result["tie"] and result["winner"] == index:
+            name = f"<b>{name}</b>"
+        parts.append(f"{name} {side['total']}")
+    return " – ".join(parts)
+
+
+def _record_link(result: dict[str, Any]) -> str:
+    query = urllib.parse.urlencode({"table": result["table"], "game": result["game"], "created": result["created"]})
+    return f' <a href="/record?{escape(query)}">{escape(_("record"))}</a>'
+
+
+def _csv(rows: list[list[Any]]) -> Response:
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
+
+
+def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en") -> Starlette:
+    use_language(language)
+    wrong: dict[str, list[float]] = {}  # client address -> times of its recent wrong passwords
+
+    def show(title: str, body: str, script: str = "") -> HTMLResponse:
+        return page(title, body, script, brand=board.settings.title)
+
+    def allowed(request: Request) -> bool:
+        if not organiser_password or throttled(request):
+            return False
+        header = request.headers.get("authorization", "")
+        if not header.lower().startswith("basic "):
+            return False
+        try:
+            _user, _, given = base64.b64decode(header[6:]).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            given = ""
+        if hmac.compare_digest(given.encode(), organiser_password.encode()):
+            return True
+        wrong.setdefault(client(request), []).append(time.monotonic())
+        return False
+
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    def throttled(request: Request) -> bool:
+        now = time.monotonic()
+        recent = [t for t in wrong.get(client(request), []) if now - t < WRONG_WINDOW]
+        wrong[client(request)] = recent
+        return len(recent) >= WRONG_TRIES
+
+    def refuse(request: Request) -> Response:
+        if throttled(request):
+            return Response(_("Too many wrong passwords: wait a minute.\n"), status_code=429,
+                            media_type="text/plain", headers={"Retry-After": str(int(WRONG_WINDOW))})
+        if not organiser_password:
+            return Response(_("The organiser pages are off: set organiser_password in the club settings.\n"),
+                            status_code=403, media_type="text/plain")
+        return Response(_("The organiser password is needed.\n"), status_code=401,
+                        headers={"WWW-Authenticate": 'Basic realm="bornes club organiser"'}, media_type="text/plain")
+
+    async def tables_page(request: Request) -> Response:
+        data = {t["table"]: t for t in store.tables()}
+        labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
+                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50"),
+                  "page": _("the table's page")}
+        body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
+        return show(_("Every table, live"), body, '<script src="/club.js"></script>')
+
+    async def style(request: Request) -> Response:
+        return Response(STYLE, media_type="text/css; charset=utf-8", headers={"Cache-Control": "max-age=3600"})
+
+    async def script(request: Request) -> Response:
+        return Response(TABLES_JS, media_type="text/javascript; charset=utf-8",
+                        headers={"Cache-Control": "max-age=3600"})
+
+    async def api_tables(request: Request) -> Response:
+        return JSONResponse(store.tables())
+
+    async def events(request: Request) -> Response:
+        if len(board.listeners) >= MAX_LISTENERS:
+            return Response(_("Too many pages open: try again later.\n"), status_code=503, media_type="text/plain")
+        listener: asyncio.Queue[str] = asyncio.Queue()
+        board.listeners.add(listener)
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                yield ": connected\n\n"
+                while True:
+                    try:
+                        text = await asyncio.wait_for(listener.get(), timeout=15)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    yield f"data: {text}\n\n"
+            finally:
+                board.listeners.discard(listener)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    async def standings_page(request: Request) -> Response:
+        standings = store.standings()
+        body = f"<h2>{_('Players')}</h2>" + _standings_table([x.as_dict() for x in standings["players"]])
+        if standings["teams"]:
+            body += f"<h2>{_('Teams')}</h2>" + _standings_table([x.as_dict() for x in standings["teams"]])
+        body += f'<p><a href="/standings.csv">{_("standings as CSV")}</a></p>'
+        return show(_("Standings"), body)
+
+    async def standings_json(request: Request) -> Response:
+        standings = store.standings()
+        return JSONResponse({kind: [x.as_dict() for x in lines] for kind, lines in standings.items()})
+
+    async def standings_csv(request: Request) -> Response:
+        rows: list[list[Any]] = [["kind", "rank", "name", "played", "wins", "ties", "losses", "byes",
+                                  "match_points", "points"]]
+        for kind, lines in store.standings().items():
+            for rank, x in enumerate(lines, start=1):
+                d = x.as_dict()
+                rows.append([kind, rank, d["name"], d["played"], d["wins"], d["ties"], d["losses"], d["byes"],
+                             d["match_points"], d["points"]])
+        return _csv(rows)
+
+    async def rounds_page(request: Request) -> Response:
+        results = store.results()
+        by_assignment = {r["assignment"]: r for r in results if r["assignment"]}
+        body = ""
+        for round_ in store.rounds():
+            state = _("closed") if round_["closed"] else _("open")
+            body += f"<h2>{_('Round')} {round_['number']} ({escape(round_['pairing'])}, {state})</h2><table>"
+            body += f"<tr><th>{_('table')}</th><th>{_('players')}</th><th>{_('result')}</th></tr>"
+            for a in round_["assignments"]:
+                result = by_assignment.get(a["id"])
+                who = " vs ".join(escape(e) for e in a["entrants"]) if a["table"] else escape(a["entrants"][0])
+                outcome = _result_line(result) + _record_link(result) if result else (
+                    _("bye") if not a["table"] else (_("playing") if a["published"] else _("not published")))
+                body += f"<tr><td>{escape(a['table'] or '—')}</td><td>{who}</td><td>{outcome}</td></tr>"
+            body += "</table>"
+        others = [r for r in results if not r["assignment"]]
+        if others:
+            body += f"<h2>{_('Games outside the schedule (not counted)')}</h2><table>"
+            body += "".join(f"<tr><td>{escape(r['table'])}</td><td>{_result_line(r)}</td></tr>" for r in others)
+            body += "</table>"
+        if not body:
+            body = f"<p>{escape(_('No round yet.'))}</p>"
+        body += f'<p><a href="/results.csv">{_("results as CSV")}</a></p>'
+        return show(_("Rounds and results"), body)
+
+    async def record(request: Request) -> Response:
+        """A counted game's record, as the table's journal holds it (docs/record.md): replays anywhere."""
+        params = request.query_params
+        try:
+            game = int(params.get("game", ""))
+        except ValueError:
+            return Response(_("game must be a number\n"), status_code=400, media_type="text/plain")
+        text = store.record(params.get("table", ""), game, params.get("created", ""))
+        if text is None:
+            return Response(_("no such game\n"), status_code=404, media_type="text/plain")
+        name = f"{params.get('table')}-game-{game}.txt"
+        return Response(text, media_type="text/plain; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def results_csv(request: Request) -> Response:
+        rows: list[list[Any]] = [["round", "table", "game", "finished", "edition", "side", "players", "total",
+                                  "won", "tie", "counted"]]
+        for r in store.results():
+            for index, side in enumerate(r["sides"]):
+                rows.append([r["round"] or "", r["table"], r["game"], r["finished"] or "", r["edition"], index + 1,
+                             " & ".join(side["players"]), side["total"],
+                             int(not r["tie"] and r["winner"] == index), int(r["tie"]), int(bool(r["assignment"]))])
+        return _csv(rows)
+
+    async def results_json(request: Request) -> Response:
+        return JSONResponse(store.results())
+
+    async def rounds_json(request: Request) -> Response:
+        return JSONResponse(store.rounds())
+
+    # -- the organiser ----------------------------------------------------------------------------
+
+    async def organiser_page(request: Request) -> Response:
+        if not allowed(request):
+            return refuse(request)
+        entrants = "".join(f"<li>{escape(n)}{' (' + escape(', '.join(m)) + ')' if len(m) > 1 else ''}</li>"
+                           for n, m in store.entrants())
+        rejects = "".join(f"<li class='bad'>{escape(r['topic'])}: {escape(r['problem'])}</li>"
+                          for r in store.rejects()[:10])
+        known = ", ".join(t["table"] for t in store.tables())
+        editions = "".join(f'<option{" selected" if name == store.edition() else ""}>{escape(name)}</option>'
+                           for name in EDITIONS)
+        options = " ".join(f"{k}={v}" for k, v in store.options().items())
+        open_rounds = [r["number"] for r in store.rounds() if not r["closed"]]
+        state = (_("Round {number} is open.").format(number=open_rounds[-1]) if open_rounds
+                 else _("No round is open."))
+        body = (
+            f"<h2>{_('Rules for every table')}</h2>"
+            f'<form method="post" action="/organiser/settings"><select name="edition">{editions}</select>'
+            f'<input name="options" value="{escape(options)}" placeholder="game_target=1000" size="30">'
+            f'<button>{_("Save")}</button></form>'
+            f"<p>{escape(state)}</p>"
+            f"<h2>{_('Entrants')}</h2><ul>{entrants}</ul>"
+            f'<form method="post" action="/organiser/entrants"><input name="name" placeholder="{_("name")}" required>'
+            f'<input name="members" placeholder="{_("partners: A, B (teams)")}">'
+            f'<button>{_("Add")}</button></form>'
+            f"<h2>{_('Next round')}</h2>"
+            f'<form method="post" action="/organiser/rounds"><select name="pairing">'
+            f'<option value="swiss">Swiss</option><option value="round-robin">round-robin</option>'
+            f'<option value="manual">{_("by hand")}</option></select>'
+            f'<input name="tables" placeholder="{_("tables")}: {escape(known)}" size="30">'
+            f'<input name="manual" placeholder="{_("by hand: A vs B; C vs D")}" size="30">'
+            f'<button>{_("Pair")}</button></form>'
+            f'<form method="post" action="/organiser/publish"><button>{_("Publish the open round to the tables")}'
+            f"</button></form>"
+            f'<form method="post" action="/organiser/close"><button>{_("Close the open round")}</button></form>'
+            f"<h2>{_('Messages refused')}</h2><ul>{rejects}</ul>"
+        )
+        return show(_("Organiser"), body)
+
+    async def rejects_json(request: Request) -> Response:
+        if not allowed(request):
+            return refuse(request)
+        return JSONResponse({"rejects": store.rejects(), "counts": board.counts})
+
+    async def read_body(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        if len(raw) > MAX_FORM:
+            raise TournamentError(_("request too large"))
+        if request.headers.get("content-type", "").startswith("application/json"):
+            try:
+                data = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise TournamentError(_("the request is not JSON")) from None
+            if not isinstance(data, dict):
+                raise TournamentError(_("the request is not a JSON object"))
+            return data
+        # The organiser's forms are urlencoded: parsed here, so the board needs no multipart library.
+        try:
+            fields = urllib.parse.parse_qs(raw.decode(), keep_blank_values=True, max_num_fields=50)
+        except (UnicodeDecodeError, ValueError):
+            raise TournamentError(_("the form cannot be read")) from None
+        return {key: values[-1] for key, values in fields.items()}
+
+    def organiser(action: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            if not allowed(request):
+                return refuse(request)
+            try:
+                data = await read_body(request)
+                answer = action(data)
+            except (TournamentError, ValueError, TypeError, KeyError) as error:
+                message = f"missing {error}" if isinstance(error, KeyError) else (str(error) or type(error).__name__)
+                if request.headers.get("content-type", "").startswith("application/json"):
+                    return JSONResponse({"ok": False, "error": message}, status_code=400)
+                answer = show(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
+                answer.status_code = 400
+                return answer
+            if request.headers.get("content-type", "").startswith("application/json"):
+                return JSONResponse({"ok": True, **(answer or {})})
+            return RedirectResponse("/organiser", status_code=303)
+        return endpoint
+
+    def _names(value: Any) -> list[str]:
+        if isinstance(value, list):
+            return [str(v) for v in value]
+        return [v.strip() for v in str(value or "").split(",") if v.strip()]
+
+    def add_entrant(data: dict[str, Any]) -> dict[str, Any]:
+        store.add_entrant(str(data.get("name", "")), _names(data.get("members")) or None)
+        return {}
+
+    def settings(data: dict[str, Any]) -> dict[str, Any]:
+        options = data.get("options")
+        if isinstance(options, str):
+            options = dict(part.split("=", 1) for part in options.split() if "=" in part)
+        store.configure(edition=data.get("edition") or None, options=options,
+                        name=data.get("name") or None)
+        return {}
+
+    def new_round(data: dict[str, Any]) -> dict[str, Any]:
+        tables = _names(data.get("tables")) or [t["table"] for t in store.tables()]
+        manual = data.get("manual")
+        if isinstance(manual, str):
+            manual = [[n.strip() for n in part.split(" vs ")] for part in manual.split(";") if part.strip()]
+        number = store.new_round(str(data.get("pairing", "swiss")), tables, manual)
+        return {"round": number}
+
+    def open_round() -> int:
+        open_rounds = [r["number"] for r in store.rounds() if not r["closed"]]
+        if not open_rounds:
+            raise TournamentError(_("there is no open round"))
+        return int(open_rounds[-1])
+
+    def publish(data: dict[str, Any]) -> dict[str, Any]:
+        number = int(data.get("round") or open_round())
+        assignments = store.publish_round(number)
+        board.publish_assignments([dict(a) for a in assignments])
+        return {"round": number, "assignments": [a["id"] for a in assignments]}
+
+    def close(data: dict[str, Any]) -> dict[str, Any]:
+        number = int(data.get("round") or open_round())
+        store.close_round(number)
+        return {"round": number}
+
+    routes = [
+        Route("/", tables_page),
+        Route("/events", events),
+        Route("/club.css", style),
+        Route("/club.js", script),
+        Route("/api/tables", api_tables),
+        Route("/standings", standings_page),
+        Route("/standings.json", standings_json),
+        Route("/standings.csv", standings_csv),
+        Route("/rounds", rounds_page),
+        Route("/rounds.json", rounds_json),
+        Route("/results.json", results_json),
+        Route("/results.csv", results_csv),
+        Route("/record", record),
+        Route("/organiser", organiser_page),
+        Route("/organiser/rejects.json", rejects_json),
+        Route("/organiser/entrants", organiser(add_entrant), methods=["POST"]),
+        Route("/organiser/settings", organiser(settings), methods=["POST"]),
+        Route("/organiser/rounds", organiser(new_round), methods=["POST"]),
+        Route("/organiser/publish", organiser(publish), methods=["POST"]),
+        Route("/organiser/close", organiser(close), methods=["POST"]),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        board.loop = asyncio.get_running_loop()  # where the MQTT thread hands live updates over
+        yield
+        board.loop = None
+
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,64 @@
+"""``bornes club``: the tournament board: every table live, standings, rounds, over MQTT (docs/club.md)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from firmware.errors import EX_CONFIG, UserError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--settings", help="board settings file (TOML; e.g. /etc/bornes/club.toml)")
+    parser.add_argument("--club", help="club id (the topic's second level)")
+    parser.add_argument("--database", help="the tournament's SQLite file")
+    parser.add_argument("--listen", help="address for the pages (default 0.0.0.0)")
+    parser.add_argument("--port", type=int, help="port for the pages (default 8080)")
+    parser.add_argument("--host", help="broker host")
+    parser.add_argument("--broker-port", type=int, help="broker port")
+    parser.add_argument("--username", help="broker user name (default: board)")
+    parser.add_argument("--password-file", help="file holding the board's broker password")
+    parser.add_argument("--organiser-password-file", help="file holding the organiser pages' password")
+    parser.add_argument("--tls-ca", help="CA certificate: connect to the broker with TLS")
+    parser.add_argument("--language", help="the pages' language (en, fr)")
+
+
+def _read(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror}", EX_CONFIG) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from firmware.club.board import Board
+        from firmware.club.settings import load_board
+        from firmware.club.store import ClubStore
+        from firmware.club.web import create_app
+    except ImportError as error:
+        raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
+    settings = load_board(
+        args.settings, club=args.club, database=args.database, listen=args.listen, port=args.port,
+        organiser_password=_read(args.organiser_password_file), language=args.language,
+        broker={"host": args.host, "port": args.broker_port, "username": args.username,
+                "password": _read(args.password_file), "tls_ca": args.tls_ca},
+    )
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+    store = ClubStore(settings.database)
+    board = Board(settings, store)
+    board.start()
+    try:
+        app = create_app(board, store, settings.organiser_password, settings.language)
+        uvicorn.run(app, host=settings.listen, port=settings.port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=2)  # open event streams
+    finally:
+        board.stop()
+        store.close()
+    return 0

@@ -1,0 +1,61 @@
+"""``bornes web``: the phone pages (live table, score sheets, history, statistics), read-only.
+
+A separate process from the referee: it reads the journal as a reader and proposes setups through
+the referee's control socket. systemd runs it as ``bornes-web.service`` (docs/web.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from firmware.config import ControlConfig, add_config_argument, load_config, table_language
+from firmware.errors import EX_CONFIG, UserError
+
+log = logging.getLogger("bornes.web")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser)
+    parser.add_argument("--host", help="address to listen on (default: [web] host)")
+    parser.add_argument("--port", type=int, help="port (default: [web] port)")
+    parser.add_argument("--state-dir", help="read the journal here (default: [state] dir)")
+    parser.add_argument("--control-socket", help="the referee's socket (default: [control] socket)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from firmware.web.app import Settings, create_app
+    except ImportError as error:
+        raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
+                        EX_CONFIG) from None
+    config = load_config(args.config)
+    logging.basicConfig(level=config.log.level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    g = config.game
+    state_dir = Path(args.state_dir or config.state.dir)
+    control_socket = Path(args.control_socket or config.control.socket)
+    emulated = state_dir / "control.sock"  # where `bornes run --emulate` puts it on a laptop
+    if not args.control_socket and config.control.socket == ControlConfig().socket and emulated.is_socket():
+        control_socket = emulated
+    settings = Settings(
+        state_dir=state_dir,
+        control_socket=control_socket,
+        language=table_language(config),
+        defaults={"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
+                  "options": dict(g.options)},
+    )
+    host = args.host or config.web.host
+    port = args.port if args.port is not None else config.web.port
+    if not 0 < port < 65536:
+        raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
+    server = uvicorn.Server(uvicorn.Config(
+        create_app(settings), host=host, port=port, loop="asyncio", http="h11", ws="none",
+        lifespan="on", access_log=False, log_level=config.log.level, server_header=False,
+        timeout_keep_alive=30, limit_concurrency=200, proxy_headers=False,
+    ))
+    log.info("serving %s on http://%s:%d/", settings.state_dir, host, port)
+    server.run()
+    return 0

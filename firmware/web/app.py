@@ -1,0 +1,585 @@
+"""``bornes web``: the phone pages, a Starlette app served by uvicorn, reading the journal only.
+
+* The live table is pushed by server-sent events. One thread follows the journal
+  (:class:`firmware.live.JournalFollower`: inotify + ``PRAGMA data_version``, no timer); each change
+  is rendered once and handed to every connected page. A slow phone only ever misses intermediate
+  tables, never the latest.
+* A new game can be proposed from a paired phone only. Pairing asks the referee (over its control
+  socket) to show a PIN on the panel; the phone types it once and gets a random token in a cookie.
+  Wrong PINs are rate-limited here and the referee voids a PIN after five wrong tries.
+* No page can play a card: the socket protocol has no message for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from engine.options import EDITIONS
+from firmware import control
+from firmware.i18n import WEB_DOMAIN, translations
+from firmware.journal import JournalError
+from firmware.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
+from firmware.web import games, views
+from firmware.web.games import Library
+
+log = logging.getLogger("bornes.web")
+
+MAX_BODY = 8192
+KEEPALIVE = 25.0  # seconds between SSE comments, so a vanished phone is noticed
+COOKIE = "bornes_pair"
+TOKEN_DAYS = 180
+PIN_TRIES_PER_MINUTE = 5
+PIN_REQUESTS_PER_MINUTE = 3
+CLIENT_QUEUE = 4
+#: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+}
+STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
+
+
+@dataclass
+class Settings:
+    state_dir: Path
+    control_socket: Path
+    language: str = "en"
+    defaults: dict[str, Any] = field(default_factory=dict)  # the config's game: edition, names, dealer…
+
+
+# -- the live feed ----------------------------------------------------------------------------------
+
+
+class Hub:
+    """Fans the followed table out to every connected page; renders each change once."""
+
+    def __init__(self, settings: Settings, words: views.Words) -> None:
+        self.settings = settings
+        self.words = words
+        self.clients: set[asyncio.Queue[bytes]] = set()
+        self.message = self._encode(empty_snapshot(settings.language))
+        self.snapshot: dict[str, Any] = empty_snapshot(settings.language)
+        self.published = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._follower: JournalFollower | None = None
+
+    def _encode(self, snap: dict[str, Any]) -> bytes:
+        html = views.table_fragment(snap, self.words)
+        data = json.dumps({"html": html, "actions": snap.get("action_count", 0), "game": snap.get("game_id")},
+                          ensure_ascii=False)
+        return f"event: table\ndata: {data}\n\n".encode()
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Follow the journal in a thread of its own (SQLite connections stay in the thread that made them)."""
+        self._loop = loop
+        started = threading.Event()
+        self._thread = threading.Thread(target=self._follow, args=(started,), name="journal-follower", daemon=True)
+        self._thread.start()
+        started.wait(10.0)
+
+    def _follow(self, started: threading.Event) -> None:
+        assert self._loop is not None
+        follower = None
+        while follower is None and not self._stop.is_set():
+            try:
+                follower = self._follower = JournalFollower(self.settings.state_dir, language=self.settings.language)
+            except OSError as error:  # no state directory yet: the referee has never run here
+                started.set()
+                log.warning("cannot follow %s yet (%s); trying again in 5 s", self.settings.state_dir,
+                            error.strerror or error)
+                self._stop.wait(5.0)
+        started.set()
+        if follower is None:
+            return
+        snap = follower.snapshot()
+        self._loop.call_soon_threadsafe(self._deliver, snap, self._encode(snap))
+        while not self._stop.is_set():
+            try:
+                changed = follower.wait(timeout=1.0)
+            except Exception:  # a follower bug must not end the live feed
+                log.exception("following the journal")
+                time.sleep(1.0)
+                continue
+            if changed:
+                snap = follower.snapshot()
+                message = self._encode(snap)
+                with contextlib.suppress(RuntimeError):  # the loop closed while shutting down
+                    self._loop.call_soon_threadsafe(self._deliver, snap, message)
+
+    def _deliver(self, snap: dict[str, Any], message: bytes) -> None:
+        self.snapshot = snap
+        self.message = message
+        self.published += 1
+        for queue in self.clients:
+            if queue.full():  # a slow phone skips to the newest table
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    queue.get_nowait()
+            queue.put_nowait(message)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=3.0)
+        if self._follower is not None:
+            self._follower.close()
+
+
+class EventStream:
+    """``GET /events``: the table, then every change, as server-sent events (a raw ASGI app)."""
+
+    def __init__(self, hub: Callable[[], Hub]) -> None:
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hub = self.hub()
+        queue: asyncio.Queue[bytes] = asyncio.Queue(CLIENT_QUEUE)
+        queue.put_nowait(hub.message)
+        hub.clients.add(queue)
+        gone = asyncio.Event()
+
+        async def listen() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    gone.set()
+                    return
+
+        listener = asyncio.ensure_future(listen())
+        try:
+            await send({
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/event-stream; charset=utf-8"),
+                    (b"cache-control", b"no-store"),
+                    (b"x-accel-buffering", b"no"),
+                ],
+            })
+            await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
+            while not gone.is_set():
+                getter = asyncio.ensure_future(queue.get())
+                waiter = asyncio.ensure_future(gone.wait())
+                done, _ = await asyncio.wait({getter, waiter}, timeout=KEEPALIVE,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if getter in done:
+                    body = getter.result()
+                else:
+                    getter.cancel()
+                    if gone.is_set():
+                        break
+                    body = b": keep-alive\n\n"
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        except OSError:
+            pass  # the phone went away mid-write
+        finally:
+            hub.clients.discard(queue)
+            listener.cancel()
+
+
+# -- pairing ----------------------------------------------------------------------------------------
+
+
+class RateLimit:
+    """At most ``count`` events per ``window`` seconds per key (a client address)."""
+
+    def __init__(self, count: int, window: float = 60.0) -> None:
+        self.count = count
+        self.window = window
+        self._seen: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        times = self._seen.setdefault(key, deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if len(self._seen) > 1024:  # forget idle clients; never grow without bound
+            for other in [k for k, v in self._seen.items() if not v and k != key]:
+                del self._seen[other]
+        if len(times) >= self.count:
+            return False
+        times.append(now)
+        return True
+
+    def retry_after(self, key: str) -> int:
+        times = self._seen.get(key)
+        if not times:
+            return 0
+        return max(1, int(times[0] + self.window - time.monotonic()) + 1)
+
+
+class Pairings:
+    """Tokens of paired phones, kept in memory: restarting ``bornes web`` asks phones to pair again,
+    and the web process never needs a writable file."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, float] = {}
+
+    def new(self) -> str:
+        token = secrets.token_urlsafe(32)
+        self._tokens[token] = time.time() + TOKEN_DAYS * 86400
+        return token
+
+    def valid(self, token: str | None) -> bool:
+        if not token or len(token) > 100:
+            return False
+        expires = self._tokens.get(token)
+        return expires is not None and expires > time.time()
+
+
+# -- the app ----------------------------------------------------------------------------------------
+
+
+class BadRequest(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """A small urlencoded form, refused past :data:`MAX_BODY` bytes (no multipart, no uploads)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise BadRequest(415, "send a form (application/x-www-form-urlencoded)")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise BadRequest(413, f"the request is larger than {MAX_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise BadRequest(413, f"the request is larger than {MAX_BODY} bytes")
+    try:
+        text = body.decode("utf-8")
+        fields = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=64)
+    except (UnicodeDecodeError, ValueError):
+        raise BadRequest(400, "the form is not readable UTF-8") from None
+    return {key: values[-1] for key, values in fields.items()}
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _same_origin(request: Request) -> bool:
+    """A POST from one of our own pages (the browser says where it comes from)."""
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    host = request.headers.get("host", "")
+    return origin.split("://", 1)[-1] == host
+
+
+def create_app(settings: Settings) -> Starlette:
+    words = views.Words(settings.language, translations(settings.language, WEB_DOMAIN))
+    library = Library(settings.state_dir)
+    pairings = Pairings()
+    pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
+    ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
+    state: dict[str, Hub] = {}
+
+    def hub() -> Hub:
+        return state["hub"]
+
+    def paired(request: Request) -> bool:
+        return pairings.valid(request.cookies.get(COOKIE))
+
+    def html(body: str, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(body, status, headers={"cache-control": "no-store", **SECURITY_HEADERS})
+
+    def refuse(status: int, message: str) -> Response:
+        return html(views.error_page(words, status, message), status)
+
+    def game_id(request: Request) -> int:
+        raw = request.path_params.get("game", "")
+        if not raw.isdigit() or len(raw) > 9:
+            raise BadRequest(404, words("There is no such game."))
+        return int(raw)
+
+    def stored(request: Request) -> games.StoredGame:
+        try:
+            found = library.load(game_id(request))
+        except GameUnreadable as error:
+            raise BadRequest(500, str(error)) from None
+        if found is None:
+            raise BadRequest(404, words("There is no such game."))
+        return found
+
+    def guarded(
+        endpoint: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            try:
+                return await endpoint(request)
+            except BadRequest as error:
+                return refuse(error.status, error.message)
+            except JournalError as error:
+                return refuse(503, str(error))
+
+        return run
+
+    # -- pages --
+
+    async def table(request: Request) -> Response:
+        return html(views.live_page(hub().snapshot, words, paired(request)))
+
+    async def table_json(request: Request) -> Response:
+        return JSONResponse(hub().snapshot)
+
+    async def health(request: Request) -> Response:
+        """For ``python -m bench`` and a person checking on the Pi: how often the journal was read."""
+        current = hub()
+        follower = current._follower
+        return JSONResponse({
+            "pages_connected": len(current.clients),
+            "updates_published": current.published,
+            "journal_reads": follower.reads if follower is not None else 0,
+            "journal_error": follower.error if follower is not None else None,
+        })
+
+    async def sheet_current(request: Request) -> Response:
+        latest = library.latest_id()
+        found = library.load(latest) if latest is not None else None
+        return html(views.sheet_page(found, words, paired(request)))
+
+    async def sheet(request: Request) -> Response:
+        return html(views.sheet_page(stored(request), words, paired(request)))
+
+    async def history(request: Request) -> Response:
+        chosen = request.query_params.get("player", "")[:40]
+        rows = []
+        for info in reversed(library.history()):
+            names = games.players_of(info.header)
+            if chosen and chosen not in names:
+                continue
+            summary: dict[str, Any] = {}
+            if info.summary:
+                with contextlib.suppress(ValueError):
+                    loaded = json.loads(info.summary)
+                    summary = loaded if isinstance(loaded, dict) else {}
+            rows.append((info, names, summary))
+        return html(views.history_page(rows, library.players(), chosen, words, paired(request)))
+
+    async def stats(request: Request) -> Response:
+        players, teams = games.tallies(library.lines())
+        chosen_name = request.query_params.get("player", "")
+        chosen = next((p for p in players if p.name == chosen_name), None)
+        return html(views.stats_page(players, teams, chosen, words, paired(request)))
+
+    async def viewer(request: Request) -> Response:
+        found = stored(request)
+        raw = request.query_params.get("step", str(len(found.actions)))
+        if not raw.isdigit():
+            raise BadRequest(400, words("step must be an action number"))
+        step = min(int(raw), len(found.actions))
+        state_at = found.states[step] if step < len(found.states) else found.state
+        snap = snapshot(state_at, found.actions[:step], game_id=found.info.game_id,
+                        status=found.info.status if step == len(found.actions) else "in-progress",
+                        language=settings.language, states=found.states)
+        return html(views.viewer_page(found, step, snap, words, paired(request)))
+
+    # -- downloads --
+
+    async def record(request: Request) -> Response:
+        found = stored(request)
+        return PlainTextResponse(games.record_text(found.info), headers={
+            "content-disposition": f'attachment; filename="bornes-game-{found.info.game_id}.txt"'})
+
+    async def game_json(request: Request) -> Response:
+        found = stored(request)
+        return Response(games.game_json(found), media_type="application/json", headers={
+            "content-disposition": f'attachment; filename="bornes-game-{found.info.game_id}.json"'})
+
+    async def history_csv(request: Request) -> Response:
+        return Response(games.history_csv(library.history(), library), media_type="text/csv; charset=utf-8",
+                        headers={"content-disposition": 'attachment; filename="bornes-history.csv"'})
+
+    async def sheet_pdf(request: Request) -> Response:
+        found = stored(request)
+        try:
+            from firmware.web.pdf import score_sheet_pdf
+        except ImportError:
+            raise BadRequest(501, words("PDF needs reportlab: install bornes with the web extra")) from None
+        return Response(score_sheet_pdf(found, words), media_type="application/pdf", headers={
+            "content-disposition": f'attachment; filename="bornes-sheet-{found.info.game_id}.pdf"'})
+
+    # -- pairing and setup --
+
+    def draft(edition: str | None = None) -> dict[str, Any]:
+        defaults = settings.defaults
+        name = edition if edition in EDITIONS else defaults.get("edition", "winning-moves")
+        assert name is not None
+        ed = EDITIONS[name]
+        players = defaults.get("players", 4)
+        if players not in ed.seat_counts:
+            players = ed.seat_counts[0]
+        teams = ed.default_teams(players)
+        return {
+            "edition": name,
+            "players_choice": f"{players}{'t' if teams else ''}",
+            "names": list(defaults.get("names", []))[:8],
+            "dealer": defaults.get("dealer", 0),
+            "options": dict(defaults.get("options", {})) if name == defaults.get("edition") else {},
+        }
+
+    async def setup_form(request: Request) -> Response:
+        if not paired(request):
+            return html(views.pairing_page(words))
+        return html(views.setup_page(words, draft(request.query_params.get("edition"))))
+
+    async def pair_start(request: Request) -> Response:
+        if not _same_origin(request):
+            return refuse(403, words("Requests must come from this site's own pages."))
+        await read_form(request)  # a size check; the form is empty
+        if not ask_limit.allow(_client(request)):
+            return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
+        url = f"{request.url.scheme}://{request.url.netloc}/setup"
+        try:
+            answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pair", "url": url})
+        except control.ControlError as error:
+            return html(views.pairing_page(words, str(error), "error"), 503)
+        if answer is not None:
+            return html(views.pairing_page(words, answer, "error"), 409)
+        return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
+
+    async def pair(request: Request) -> Response:
+        if not _same_origin(request):
+            return refuse(403, words("Requests must come from this site's own pages."))
+        form = await read_form(request)
+        client = _client(request)
+        if not pin_limit.allow(client):
+            message = words("Too many tries: wait {seconds} s.", seconds=pin_limit.retry_after(client))
+            return html(views.pairing_page(words, message, "error"), 429)
+        pin = form.get("pin", "").strip()
+        if not (pin.isdigit() and len(pin) == control.PIN_DIGITS):
+            return html(views.pairing_page(words, words("A PIN is 6 digits."), "error"), 400)
+        try:
+            answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pin", "pin": pin})
+        except control.ControlError as error:
+            return html(views.pairing_page(words, str(error), "error"), 503)
+        if answer is not None:
+            return html(views.pairing_page(words, answer, "error"), 403)
+        response = RedirectResponse("/setup", 303)
+        response.set_cookie(COOKIE, pairings.new(), max_age=TOKEN_DAYS * 86400, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
+        return response
+
+    async def setup_send(request: Request) -> Response:
+        if not _same_origin(request):
+            return refuse(403, words("Requests must come from this site's own pages."))
+        if not paired(request):
+            return html(views.pairing_page(words, words("This phone is not paired: only a paired phone may set up a game."), "error"), 403)  # noqa: E501
+        form = await read_form(request)
+        edition = form.get("edition", "")
+        if edition not in EDITIONS:
+            return html(views.setup_page(words, draft(), words("Choose an edition."), "error"), 400)
+        choice = form.get("players", "")
+        teams = choice.endswith("t")
+        count_text = choice.rstrip("t")
+        if not count_text.isdigit() or not 2 <= int(count_text) <= 8:
+            return html(views.setup_page(words, draft(edition), words("Choose the players."), "error"), 400)
+        count = int(count_text)
+        names = [" ".join(form.get(f"name{i}", "").split()) for i in range(count)]
+        options = {key[7:]: value for key, value in form.items() if key.startswith("option.")}
+        dealer_text = form.get("dealer", "0")
+        dealer = int(dealer_text) if dealer_text.isdigit() else -1
+        message = {"type": "setup", "edition": edition, "players": count, "teams": teams, "names": names,
+                   "dealer": dealer, "options": options}
+        back = {**draft(edition), "players_choice": choice, "names": names + draft(edition)["names"][count:],
+                "dealer": max(0, dealer), "options": options}
+        if any(not name for name in names):
+            return html(views.setup_page(words, back, words("Every seat needs a name."), "error"), 400)
+        try:
+            answer = await asyncio.to_thread(control.send, settings.control_socket, message)
+        except control.ControlError as error:
+            return html(views.setup_page(words, back, str(error), "error"), 503)
+        if answer is not None:
+            return html(views.setup_page(words, back, answer, "error"), 409)
+        return html(views.setup_page(words, back, words("Sent: press OK at the table to start."), "ok"))
+
+    # -- static files --
+
+    static_root = resources.files("firmware.web") / "static"
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        suffix = Path(name).suffix
+        if "/" in name or name.startswith(".") or suffix not in STATIC_TYPES:
+            return refuse(404, words("Not found."))
+        resource = static_root / name
+        if not resource.is_file():
+            return refuse(404, words("Not found."))
+        return Response(resource.read_bytes(), media_type=STATIC_TYPES[suffix],
+                        headers={"cache-control": "public, max-age=3600", **SECURITY_HEADERS})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return refuse(404, words("Not found."))
+
+    async def method_not_allowed(request: Request, exc: Exception) -> Response:
+        return refuse(405, words("Not allowed here."))
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("page %s", request.url.path)
+        return refuse(500, words("Something went wrong on the table's side; the game is not affected."))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        state["hub"] = Hub(settings, words)
+        state["hub"].start(asyncio.get_running_loop())
+        app.state.hub = state["hub"]
+        try:
+            yield
+        finally:
+            state["hub"].stop()
+
+    routes = [
+        Route("/", guarded(table)),
+        Route("/api/table", guarded(table_json)),
+        Route("/api/health", guarded(health)),
+        Route("/events", EventStream(hub)),
+        Route("/sheet", guarded(sheet_current)),
+        Route("/history", guarded(history)),
+        Route("/history.csv", guarded(history_csv)),
+        Route("/stats", guarded(stats)),
+        Route("/games/{game}/sheet", guarded(sheet)),
+        Route("/games/{game}/view", guarded(viewer)),
+        Route("/games/{game}/record", guarded(record)),
+        Route("/games/{game}/json", guarded(game_json)),
+        Route("/games/{game}/sheet.pdf", guarded(sheet_pdf)),
+        Route("/setup", guarded(setup_form), methods=["GET"]),
+        Route("/setup", guarded(setup_send), methods=["POST"]),
+        Route("/pair/start", guarded(pair_start), methods=["POST"]),
+        Route("/pair", guarded(pair), methods=["POST"]),
+        Route("/static/{name}", static),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={404: not_found, 405: method_not_allowed, 500: server_error},
+    )
+    app.state.settings = settings
+    return app

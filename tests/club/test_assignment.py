@@ -1,0 +1,120 @@
+"""From the organiser's click to a game at the table with one OK, through the real referee.
+
+A real Mosquitto, board and bridge, and the real referee loop with its control socket
+(firmware/control.py) and journal: the board publishes the round, the bridge hands the assignment
+to the referee, the table shows the proposed game, one OK starts it, and the board sees the
+table playing with the assigned names. A reconnect does not propose the same game twice, and a
+table in the middle of a game refuses the next assignment, which the bridge then asks again.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.club import Club, club_night, organiser_headers
+from drivers.events import ButtonPressed
+from firmware.control import ControlListener
+from firmware.flow import Mode, TableFlow
+from firmware.journal import Journal
+from firmware.referee import STOP, Referee
+from firmware.store import JournalStore
+from tests.club.conftest import require_mosquitto
+
+DEFAULTS: dict[str, Any] = {"edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"], "dealer": 0,
+                            "options": {}}
+
+
+def wait_for(what: str, check: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return value
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[Club, Referee, Any]]:
+    require_mosquitto()
+    with club_night(tmp_path, ["t1"], stand_ins=False) as club:
+        events: queue.Queue[Any] = queue.Queue()
+        made: list[Referee] = []
+        ready = threading.Event()
+
+        def run_referee() -> None:  # the journal's connection belongs to the referee's one loop
+            with Journal.open(club.journal("t1")) as journal:
+                made.append(Referee(TableFlow(store=JournalStore(journal)), events, watchdog=False))
+                ready.set()
+                made[0].run(threading.Event())
+
+        loop = threading.Thread(target=run_referee, daemon=True)
+        loop.start()
+        assert ready.wait(5)
+        listener = ControlListener(club.control("t1"), events, DEFAULTS)
+        try:
+            yield club, made[0], events
+        finally:
+            events.put(STOP)
+            loop.join(5)
+            listener.close()
+
+
+def organise(club: Club, path: str, body: dict[str, Any]) -> None:
+    reply = httpx.post(club.url(path), headers=organiser_headers(), json=body, timeout=10)
+    assert reply.status_code == 200 and reply.json()["ok"], reply.text
+
+
+def press_ok(referee: Referee, events: Any) -> None:
+    done = threading.Event()
+    referee.on_outcome = lambda event, outcome: done.set()
+    events.put(ButtonPressed("OK"))
+    assert done.wait(5)
+
+
+def test_the_organisers_round_is_one_ok_at_the_table(table: tuple[Club, Referee, Any]) -> None:
+    club, referee, events = table
+    flow = referee.flow
+    organise(club, "/organiser/settings", {"edition": "winning-moves", "options": {"game_target": "0"}})
+    for name in ("Zoé", "Jérôme", "Anaïs", "Hugo"):
+        organise(club, "/organiser/entrants", {"name": name})
+    organise(club, "/organiser/rounds", {"pairing": "manual", "tables": ["t1"], "manual": [["Zoé", "Jérôme"]]})
+    organise(club, "/organiser/publish", {})
+
+    wait_for("the proposed game on the table", lambda: flow.ui.mode is Mode.SETUP
+             and flow.draft.names == ["Zoé", "Jérôme"])
+    assert flow.state is None, "proposed, not started: that takes a person at the table"
+    press_ok(referee, events)
+    assert flow.state is not None and flow.state.setup.names == ("Zoé", "Jérôme")
+    assert flow.state.options.single_hand
+
+    def live() -> dict[str, Any]:
+        return {t["table"]: t for t in httpx.get(club.url("/api/tables"), timeout=5).json()}["t1"]
+
+    wait_for("the board shows the game", lambda: (live()["live"] or {}).get("status") == "in-progress")
+    assert [s["name"] for s in live()["live"]["sides"]] == ["Zoé", "Jérôme"]
+    assert live()["status"]["assignment"] == {"id": "r1-t1", "ok": True, "error": ""}
+
+    # The bridge restarts: the retained assignment comes again and is not proposed again.
+    club.bridges["t1"].stop()
+    club.bridges["t1"].start()
+    wait_for("the bridge back", lambda: club.bridges["t1"].text().count("connected to the broker") >= 2)
+    time.sleep(1.0)
+    assert club.bridges["t1"].text().count("handed to the referee: accepted") == 1
+    assert flow.ui.mode is Mode.PLAY
+
+    # The next round is published while the game goes on: the referee says no (its words reach the
+    # board), and the bridge keeps the assignment to ask again (every 15 s) rather than dropping it.
+    organise(club, "/organiser/close", {})
+    organise(club, "/organiser/rounds", {"pairing": "manual", "tables": ["t1"], "manual": [["Anaïs", "Hugo"]]})
+    organise(club, "/organiser/publish", {})
+    wait_for("the refusal", lambda: "A game is in progress" in str(live()["status"]["assignment"]))
+    assert flow.state.setup.names == ("Zoé", "Jérôme")
+    assert "assignment r2-t1 refused by the referee for now: A game is in progress" in club.bridges["t1"].text()

@@ -1,0 +1,67 @@
+"""The board's pages on their own (the ASGI app called through httpx, no broker): languages, empty states."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from firmware.club.board import Board
+from firmware.club.settings import SettingsError, load_board
+from firmware.club.store import ClubStore
+from firmware.club.web import create_app, use_language
+
+
+class PageClient:
+    """Requests straight into the ASGI app (no server, no lifespan: these pages need neither)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def get(self, path: str, **options: Any) -> httpx.Response:
+        async def fetch() -> httpx.Response:
+            transport = httpx.ASGITransport(app=self.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://board") as client:
+                return await client.get(path, **options)
+
+        return asyncio.run(fetch())
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Board:
+    settings = load_board(None, club="lyon", database=str(tmp_path / "club.sqlite3"))
+    return Board(settings, ClubStore(settings.database))
+
+
+def test_french_pages(board: Board) -> None:
+    try:
+        client = PageClient(create_app(board, board.store, "pw", language="fr"))
+        board.store.add_entrant("Zoé")
+        page = client.get("/standings")
+        assert page.status_code == 200 and '<html lang="fr">' in page.text
+        assert "Classement" in page.text and "points de match" in page.text
+        tables = client.get("/")
+        assert "Toutes les tables, en direct" in tables.text and '"hand": "manche"' in tables.text
+        assert "script-src" not in tables.headers["content-security-policy"], "default-src 'self': no inline code"
+        assert "<script>" not in tables.text and "<style>" not in tables.text
+        assert client.get("/club.js").headers["content-type"].startswith("text/javascript")
+        assert client.get("/organiser", auth=("o", "pw")).text.count("Ronde suivante") == 1
+        assert "Pas encore de ronde." in client.get("/rounds").text
+    finally:
+        use_language("en")
+
+
+def test_english_by_default_and_empty_pages_say_so(board: Board) -> None:
+    client = PageClient(create_app(board, board.store, ""))
+    assert "No round yet." in client.get("/rounds").text
+    assert client.get("/organiser").status_code == 403, "no organiser password: the organiser pages are off"
+    assert client.get("/standings.csv").text.splitlines() == [
+        "kind,rank,name,played,wins,ties,losses,byes,match_points,points"]
+
+
+def test_unknown_language_is_one_line() -> None:
+    with pytest.raises(SettingsError, match="language 'de' is not one of en, fr"):
+        load_board(None, club="lyon", language="de")

@@ -1,0 +1,178 @@
+"""The pages in a real headless Chromium (the distribution's) at a phone's size, 390×844.
+
+One browser session for the module: a real `bornes web` on loopback reads a journal written by
+`bornes feed`, and a real referee loop answers on the control socket. Screenshots of every page go
+to build/screenshots/ (or $BORNES_SCREENSHOTS).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.server import GAMES, Table, Web, chromium_or_skip, feed, referee_table, screenshot_dir, web_server
+
+PHONE = (390, 844)
+# Léa rolls, Bob stops her, Léa calls coup fourré with Right of Way and plays again (as in
+# tests/flow/games/two-players-classic.feed).
+IN_PROGRESS = ("setup edition=winning-moves names=Léa,Bob dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\npress CF\n"
+               "scan MB-RIGHTOFWAY-01\n")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Web, Table]]:
+    base = tmp_path_factory.mktemp("browser")
+    state_dir = base / "state"
+    for name in ("hasbro-2016.feed", "mille-bornes-fr.feed", "four-players-partnership.feed"):
+        feed((GAMES / name).read_text(), state_dir)
+    feed(IN_PROGRESS, state_dir)
+    with referee_table(base / "control.sock") as table, web_server(state_dir, base / "control.sock") as web:
+        yield web, table
+
+
+@pytest.fixture(scope="module")
+def browser(site: tuple[Web, Table]) -> Iterator[Any]:
+    binary, driver_path = chromium_or_skip()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}",
+                     f"--window-size={PHONE[0]},{PHONE[1]}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_window_size(*PHONE)
+    driver.implicitly_wait(0)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(condition: Any, timeout: float = 5.0) -> Any:
+    from selenium.common.exceptions import WebDriverException
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except WebDriverException:  # the page is being replaced (a form was sent): look again
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting in the browser")
+        time.sleep(0.05)
+
+
+def _shot(driver: Any, name: str) -> Path:
+    path = screenshot_dir() / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
+
+
+PAGES = [
+    ("table", "/", "Léa to play"),
+    ("sheet", "/games/1/sheet", "Score sheet of game 1"),
+    ("history", "/history?player=Ann", "History"),
+    ("stats", "/stats?player=Ann", "Ann: points per game over time"),
+    ("viewer", "/games/2/view?step=4", "action 4 of"),
+    ("setup-unpaired", "/setup", "Pair this phone"),
+]
+
+
+def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any) -> None:
+    web, _table = site
+    for name, path, expected in PAGES:
+        browser.get(web.url + path)
+        text = browser.find_element("tag name", "main").text
+        assert expected in text, (name, text[:300])
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= PHONE[0], f"{name} is {width}px wide: it scrolls sideways on a phone"
+        assert _shot(browser, name).stat().st_size > 1000
+        # Nothing on any page comes from anywhere but the Pi.
+        foreign = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(u => !u.startsWith(location.origin))")
+        assert foreign == [], name
+
+
+def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[Web, Table], browser: Any) -> None:
+    web, _table = site
+    browser.get(web.url + "/")
+    _wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")  # the stream is open
+    browser.execute_script("window.stillTheSamePage = true")
+    before = browser.find_element("id", "table").get_attribute("data-actions")
+    feed("scan MB-D100-01\n", web.state_dir)  # Léa drives 100 through the real journal
+    _wait(lambda: browser.find_element("id", "table").get_attribute("data-actions") != before)
+    assert browser.execute_script("return window.stillTheSamePage") is True
+    table_text = browser.find_element("id", "table").text
+    assert "Léa plays 100 miles" in table_text and "Right of Way ★" in table_text
+    _shot(browser, "table-after-a-card")
+
+
+def test_an_unpaired_browser_cannot_send_a_setup(site: tuple[Web, Table], browser: Any) -> None:
+    web, table = site
+    browser.get(web.url + "/setup")
+    assert not browser.find_elements("css selector", "form.setup")
+    status = browser.execute_script(
+        "const r = await fetch('/setup', {method: 'POST', headers: {'content-type': "
+        "'application/x-www-form-urlencoded'}, body: 'edition=dujardin&players=2&name0=X&name1=Y'});"
+        "return r.status;")
+    assert status == 403
+    assert table.referee.flow.draft.edition == "winning-moves"  # nothing reached the table
+
+
+def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web, Table], browser: Any) -> None:
+    web, table = site
+    browser.get(web.url + "/setup")
+    browser.find_element("css selector", "form.inline button").click()
+    _wait(lambda: "Look at the table" in browser.find_element("tag name", "main").text)
+    pin = table.referee.pairing.pin  # what the panel shows
+    assert pin is not None
+    wrong = "000000" if pin != "000000" else "111111"
+    browser.find_element("name", "pin").send_keys(wrong)
+    browser.find_element("css selector", "form.pin button").click()
+    _wait(lambda: "wrong PIN" in browser.find_element("tag name", "main").text)
+    browser.find_element("name", "pin").send_keys(pin)
+    browser.find_element("css selector", "form.pin button").click()
+    _wait(lambda: browser.find_elements("css selector", "form.setup"))
+    _shot(browser, "setup-paired")
+    browser.get(web.url + "/setup?edition=dujardin")
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("name", "players")).select_by_value("3")
+    assert not browser.find_element("name", "name3").is_displayed()  # only the seats of three players
+    for index, name in enumerate(["Zoé", "Jérôme", "Anaïs"]):
+        field = browser.find_element("name", f"name{index}")
+        field.clear()
+        field.send_keys(name)
+    Select(browser.find_element("name", "dealer")).select_by_value("2")
+    browser.find_element("css selector", "form.setup button[type=submit]").click()
+    _wait(lambda: "press OK at the table" in browser.find_element("tag name", "main").text)
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
+    draft = table.referee.flow.draft
+    assert (draft.edition, draft.names, draft.dealer) == ("dujardin", ["Zoé", "Jérôme", "Anaïs"], 2)
+    _shot(browser, "setup-sent")
+
+
+def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None:
+    """A club projector or a laptop: the sides side by side, large type, nothing cut off."""
+    web, _table = site
+    browser.set_window_size(1280, 800)
+    try:
+        browser.get(web.url + "/")
+        sides = browser.find_elements("css selector", "#table .side")
+        assert len(sides) == 2 and sides[0].location["y"] == sides[1].location["y"]  # in one row
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280
+        _shot(browser, "table-projector")
+    finally:
+        browser.set_window_size(*PHONE)

@@ -1,0 +1,143 @@
+"""The control socket: a real Unix socket, the real referee loop, a setup proposed and refused."""
+
+from __future__ import annotations
+
+import json
+import queue
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.events import ButtonPressed
+from firmware.control import MAX_LINE, ControlError, ControlListener, parse_message, send
+from firmware.flow import Mode, TableFlow
+from firmware.referee import STOP, Referee
+
+DEFAULTS: dict[str, Any] = {
+    "edition": "winning-moves", "players": 4, "names": ["Anne", "Bruno", "Chloe", "David", "Emma", "Felix"],
+    "dealer": 0, "options": {},
+}
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[Path, Referee, queue.Queue[Any]]]:
+    events: queue.Queue[Any] = queue.Queue()
+    referee = Referee(TableFlow(), events, watchdog=False)
+    listener = ControlListener(tmp_path / "control.sock", events, DEFAULTS)
+    stop = threading.Event()
+    loop = threading.Thread(target=referee.run, args=(stop,))
+    loop.start()
+    try:
+        yield tmp_path / "control.sock", referee, events
+    finally:
+        events.put(STOP)
+        loop.join(5)
+        listener.close()
+        listener.close()  # idempotent
+
+
+def _raw(path: Path, data: bytes) -> dict[str, Any]:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(5)
+        client.connect(str(path))
+        client.sendall(data)
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = client.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    result = json.loads(answer)
+    assert isinstance(result, dict)
+    return result
+
+
+def test_a_setup_with_accented_names_is_shown_and_one_ok_starts_it(table: tuple[Path, Referee, Any]) -> None:
+    path, referee, events = table
+    message = {"type": "setup", "edition": "dujardin", "players": 3, "names": ["Zoé", "Jérôme", "Anaïs"],
+               "dealer": 1, "options": {"hazard_on_hazard": True}}
+    assert send(path, message) is None
+    flow = referee.flow
+    assert flow.ui.mode is Mode.SETUP and flow.draft.names == ["Zoé", "Jérôme", "Anaïs"]
+    done = threading.Event()
+    referee.on_outcome = lambda event, outcome: done.set()
+    events.put(ButtonPressed("OK"))
+    assert done.wait(5)
+    assert flow.state is not None
+    assert flow.state.setup.names == ("Zoé", "Jérôme", "Anaïs") and flow.state.setup.dealer == 1
+    assert flow.state.setup.edition == "dujardin" and flow.state.options.hazard_on_hazard
+    # A game is being played: a phone cannot replace it.
+    assert send(path, {"type": "setup", "edition": "winning-moves"}) == (
+        "A game is in progress: finish it at the table first"
+    )
+
+
+def test_bad_messages_get_one_line_and_change_nothing(table: tuple[Path, Referee, Any]) -> None:
+    path, referee, _events = table
+    before = referee.flow.ui.mode, referee.flow.draft
+    assert _raw(path, b"not json\n") == {"v": 1, "ok": False, "error": "not a JSON object on one line"}
+    assert _raw(path, b'{"v": 2, "type": "setup"}\n')["error"].startswith("unknown protocol version")
+    assert _raw(path, b'{"v": 1, "type": "play", "card": "MB-D100-01"}\n')["error"] == (
+        "cards are played with cards, not from the socket"
+    )
+    assert _raw(path, b"x" * (MAX_LINE + 10))["error"] == f"message longer than {MAX_LINE} bytes"
+    assert _raw(path, b'{"v":1,"type":"setup","edition":"dujardin","players":9}\n')["ok"] is False
+    assert "same name" in _raw(path, b'{"v":1,"type":"setup","names":["A","A","B","C"]}\n')["error"]
+    assert "characters" in _raw(path, b'{"v":1,"type":"setup","names":["a;b","B","C","D"]}\n')["error"]
+    assert (referee.flow.ui.mode, referee.flow.draft) == before
+
+
+def test_pairing_pin_is_shown_spent_once_and_void_after_five_wrong(table: tuple[Path, Referee, Any]) -> None:
+    path, referee, _events = table
+    assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    pin = referee.pairing.pin
+    assert pin is not None and len(pin) == 6 and referee.pairing_shown
+    wrong = "000000" if pin != "000000" else "111111"
+    assert send(path, {"type": "pin", "pin": wrong}) == "wrong PIN"
+    assert send(path, {"type": "pin", "pin": pin}) is None
+    assert send(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"  # spent
+    assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    for _ in range(4):
+        assert send(path, {"type": "pin", "pin": "abc"}) == "a PIN is 6 digits"
+    pin = referee.pairing.pin
+    wrong = "000000" if pin != "000000" else "111111"
+    answers = [send(path, {"type": "pin", "pin": wrong}) for _ in range(5)]
+    assert answers[-1] == "wrong PIN; too many tries: ask for a new one"
+    assert send(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"
+
+
+def test_parse_message_refuses_a_url_that_is_not_a_web_address() -> None:
+    with pytest.raises(ControlError):
+        parse_message(b'{"v":1,"type":"pair","url":"javascript:alert(1)"}', DEFAULTS)
+
+
+def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ControlError, match="not reachable"):
+        send(tmp_path / "absent.sock", {"type": "setup"})
+
+
+def test_a_pin_expires_and_a_new_request_makes_a_new_one() -> None:
+    from firmware.control import Pairing
+
+    pairing = Pairing(seconds=120)
+    first = pairing.start("http://x/", now=1000.0)
+    assert pairing.active(now=1119.0) and not pairing.active(now=1120.0)
+    assert pairing.check(first, now=1121.0) == "no PIN is shown: ask for a new one"
+    second = pairing.start("http://x/", now=2000.0)
+    assert pairing.check(second, now=2001.0) is None
+
+
+def test_a_silent_client_does_not_hold_up_the_others(table: tuple[Path, Referee, Any]) -> None:
+    path, _referee, _events = table
+    silent = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2)]
+    try:
+        for client in silent:
+            client.connect(str(path))  # connects and never sends a line
+        assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    finally:
+        for client in silent:
+            client.close()

@@ -1,0 +1,64 @@
+"""French pages from the gettext catalogue, and the panel's pairing screen (a golden PNG whose QR code reads)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from firmware.i18n import WEB_DOMAIN, translations
+from firmware.screens.pairing import PairingView, render_pairing
+from firmware.web import views
+
+WEB = Path(__file__).resolve().parents[2] / "firmware" / "web"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+CALL = re.compile(r"""(?<![\w.])(?:t|words)\((["'])(.+?)\1""")
+
+
+
+def test_every_web_text_has_a_french_translation() -> None:
+    french = translations("fr", WEB_DOMAIN)
+    missing = []
+    for path in WEB.glob("*.py"):
+        for match in CALL.finditer(path.read_text()):
+            text = match.group(2)
+            if french.gettext(text) == text and text not in ("Table", "coups fourrés"):  # the same in French
+                missing.append(f"{path.name}: {text}")
+    assert missing == []
+    for row in ("Milestones", "Safeties", "Safe trip", "Shut-out", "Total for deal", "Combined total"):
+        assert french.pgettext("sheet", row) != row
+
+
+def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
+    from firmware.live import JournalFollower
+    from tests.web.server import feed
+
+    feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\n", tmp_path)
+    with JournalFollower(tmp_path, language="fr") as follower:
+        snap = follower.snapshot()
+    words = views.Words("fr", translations("fr", WEB_DOMAIN))
+    html = views.live_page(snap, words, paired=False)
+    assert 'lang="fr"' in html and "Feuille de marque" in html
+    assert "Élie joue Feu Rouge contre Zoé" in html and "Feu Rouge" in html  # Stop, as printed by Dujardin
+    assert "km" in html
+
+
+def _decode(image: Image.Image) -> list[str]:
+    zxingcpp = pytest.importorskip("zxingcpp")
+    big = image.convert("L").resize((image.width * 4, image.height * 4), Image.NEAREST)
+    return [result.text for result in zxingcpp.read_barcodes(big)]
+
+
+@pytest.mark.parametrize("size", [(128, 64), (256, 64)])
+def test_pairing_screen_matches_its_golden_and_its_qr_code_reads(size: tuple[int, int]) -> None:
+    view = PairingView("482913", "http://192.168.1.20:8080/setup", 118)
+    image = render_pairing(view, size)
+    golden = GOLDEN / f"pairing-{size[0]}x{size[1]}.png"
+    if os.environ.get("BORNES_APPROVE") == "1":
+        image.save(golden)
+    expected = Image.open(golden)
+    assert ImageChops.difference(image.convert("L"), expected.convert("L")).getbbox() is None
+    assert _decode(image) == ["http://192.168.1.20:8080/setup"]

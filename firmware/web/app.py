@@ -139,6 +139,10 @@ class Hub:
                     queue.get_nowait()
             queue.put_nowait(message)
 
+    @property
+    def follower(self) -> JournalFollower | None:
+        return self._follower
+
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
@@ -353,7 +357,7 @@ def create_app(settings: Settings) -> Starlette:
     async def health(request: Request) -> Response:
         """For ``python -m bench`` and a person checking on the Pi: how often the journal was read."""
         current = hub()
-        follower = current._follower
+        follower = current.follower
         return JSONResponse({
             "pages_connected": len(current.clients),
             "updates_published": current.published,

@@ -58,7 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--idle", type=float, help="seconds of idle measurement (default 30; 5 with --quick)")
     parser.add_argument("--hands", type=int, help="hands per `bornes simulate` run (default 1000; 200 with --quick)")
     parser.add_argument("--games", type=int, help="games in the soak (default 10)")
-    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, panel,"
+    parser.add_argument("--only",
+                        help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, panel, gestures,"
                         " web")
     return parser.parse_args(argv)
 
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     hands = args.hands or (200 if args.quick else 1000)
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
-    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,panel,web").split(","))
+    parts = set((args.only or "tap,idle,ready,recovery,memory,simulate,panel,gestures,web").split(","))
 
     from bench import figures
     from bench.driver import script_games
@@ -162,20 +163,29 @@ def main(argv: list[str] | None = None) -> int:
         for players in (2, 4, 6):
             rows.extend(Row(*row) for row in panel_rows(players, 2 if args.quick else 3, whole_frame=players == 2))
 
+    def gestures() -> None:
+        from bench.gestures import rows as gesture_rows
+
+        for g in gesture_rows():
+            rows.append(Row(f"inputs per gesture: {g.kind} ({g.seen} seen)",
+                            f"{g.most} (median {g.median:g})", f"≤ {g.budget}", g.met))
+
     def web() -> None:
         from bench.web import web_rows
 
         rows.extend(Row(*row) for row in web_rows(idle_s))
 
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate), ("panel", panel), ("web", web)):
+                       ("memory", memory), ("simulate", simulate), ("panel", panel), ("gestures", gestures),
+                       ("web", web)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")
     print(f"command: python -m bench {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
           + f"  ({time.perf_counter() - started:.0f} s)")
     print()
-    widths = [max(len(r.figure) for r in rows), max(len(r.measured) for r in rows), max(len(r.budget) for r in rows)]
+    widths = [max(len(r.figure) for r in rows), max(len(r.measured) for r in rows),
+              max(len("budget"), *(len(r.budget) for r in rows))]
     header = ("figure", "measured", "budget", "met?")
     print(f"| {header[0]:<{widths[0]}} | {header[1]:<{widths[1]}} | {header[2]:<{widths[2]}} | met? |")
     print(f"|{'-' * (widths[0] + 2)}|{'-' * (widths[1] + 2)}|{'-' * (widths[2] + 2)}|------|")

@@ -34,7 +34,10 @@ from firmware.store import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix")
-SETUP_TAPS = ("MB-CMD-OK",) * 6  # New game, edition, players, names, dealer, start: the config's defaults
+#: New game, edition, players, names, dealer, start: the config's defaults through the menus. A
+#: table whose config names it opens on its summary instead: the first OK starts the game and the
+#: other five are ignored, so one script drives both.
+SETUP_TAPS = ("MB-CMD-OK",) * 6
 
 
 def bornes_command() -> list[str]:

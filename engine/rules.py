@@ -26,7 +26,7 @@ from engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from engine.cards import Card, CardKind
+from engine.cards import CLASSIC_COUNTS, Card, CardKind
 from engine.options import EmptyDrawPile, Scoring
 from engine.reasons import Reason, Refusal
 from engine.scoring import game_result, score_hand
@@ -113,6 +113,9 @@ def _check_seat(state: GameState, seat: int) -> Refusal | None:
 def _check_card(state: GameState, card: Card) -> Refusal | None:
     """The card must exist in this deck and must not be on the table or in the discard pile."""
     if not state.setup.in_deck(card):
+        in_a_box = CLASSIC_COUNTS.get(card.kind, 0)
+        if card.copy > in_a_box:  # no box has this copy: not a short-deck removal
+            return _refuse(Reason.NOT_IN_DECK, f"No such card: {card.kind.title} #{card.copy} (a deck has {in_a_box})")
         extra = " (taken out for 2–3 players)" if state.setup.short_deck else ""
         return _refuse(Reason.NOT_IN_DECK, f"{card.describe()} is not in this deck{extra}")
     if card in state.hand.seen:

@@ -100,7 +100,10 @@ class Appliance:
             options=g.rule_options(),
             store=self.store,
             game=game,
+            configured=config.table_named,
         )
+        if game is not None:
+            log.info("%s", self.flow.announce_resume().message)
         pin_map = load(config.pins.map)
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
         factory = make_pin_factory(factory_name)

@@ -57,7 +57,10 @@ class BotHands:
             self.tap("MB-CMD-CF")
             outcome = self.tap(action.card.code())
             if ui.mode is Mode.PARTNER and ui.pending is not None:
-                return self.choose(ui.pending.choices.index(action.seat))
+                index = ui.pending.choices.index(action.seat)
+                if len(ui.pending.choices) == 2:  # two partners: OK names the first, NEXT the second
+                    return self.tap("MB-CMD-NEXT" if index else "MB-CMD-OK")
+                return self.choose(index)
             return outcome
         if isinstance(action, Swap):
             self.hold("DISCARD")

@@ -30,9 +30,21 @@ def _command_modules(only: str | None = None) -> list[ModuleType]:
     return sorted(found, key=lambda m: m.NAME)
 
 
+def version() -> str:
+    """The installed package's version (pyproject.toml), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("bornes")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules(only):
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)

@@ -171,6 +171,8 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
+    #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
+    table_named: bool = field(default=False, compare=False)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -391,6 +393,7 @@ class _Validator:
                 port=self.integer(data.get("web", {}), "web", "port", WebConfig().port, 1, 65535),
             ),
             source=self.name,
+            table_named={"edition", "players"} <= set(data.get("game", {})),
         )
 
     def reader(self, t: Mapping[str, Any]) -> ReaderConfig:

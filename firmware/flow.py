@@ -44,7 +44,9 @@ from engine.options import EDITIONS, RuleOptions
 from engine.reasons import Refusal
 from engine.rules import Accepted, hazard_targets, validate
 from engine.state import GameSetup, GameState, Phase, SetupError
-from firmware.i18n import _
+from firmware.i18n import N_, _
+from firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
+from firmware.rule_labels import edition_short, option_choices, option_lines
 from firmware.store import MemoryStore, Store
 from firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
 
@@ -90,6 +92,7 @@ class Mode(enum.Enum):
 
 
 class SetupStep(enum.Enum):
+    SUMMARY = "summary"  # the configured table in one line: OK starts it, NEXT changes it
     MAIN = "main"
     EDITION = "edition"
     PLAYERS = "players"
@@ -98,11 +101,10 @@ class SetupStep(enum.Enum):
     OPTIONS = "options"
 
 
-MAIN_ITEMS = ("New game", "Check a deck")
+MAIN_ITEMS = (N_("New game"), N_("Check a deck"))
 #: The box a deck check compares against: every playing card of the classic deck.
 FULL_DECK: tuple[Card, ...] = full_deck()
 FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
-NAME_LETTERS = " ABCDEFGHIJKLMNOPQRSTUVWXYZ-'"
 
 
 @dataclass
@@ -164,15 +166,12 @@ def _players_menu(edition_name: str) -> list[tuple[int, bool]]:
     return items
 
 
-def option_choices(options: RuleOptions, name: str) -> list[str]:
-    """The values an option can take, as text, for the options menu."""
-    current = options.as_strings()[name]
-    if current in ("yes", "no"):
-        return ["yes", "no"]
-    value = getattr(options, name)
-    if isinstance(value, enum.Enum):
-        return [str(member.value) for member in type(value)]
-    return [current]
+def sides_text(names: list[str] | tuple[str, ...], teams: bool) -> str:
+    """"Ann, Bob, Chloé", or partners joined: "Ann+Chloé, Bob+Dee" (partners sit alternately)."""
+    if not teams:
+        return ", ".join(names)
+    sides = len(names) // 2
+    return ", ".join("+".join(names[seat] for seat in range(side, len(names), sides)) for side in range(sides))
 
 
 class TableFlow:
@@ -188,11 +187,15 @@ class TableFlow:
         options: RuleOptions | None = None,
         store: Store | None = None,
         game: Game | None = None,
+        configured: bool = False,
     ) -> None:
         self.defaults = (edition, players, names, dealer, options)
         self.store: Store = store or MemoryStore()
         self.game = game
-        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP)
+        #: The config names the table (edition, players, names): setup opens on its summary.
+        self.configured = configured
+        first_step = SetupStep.SUMMARY if configured else SetupStep.MAIN
+        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
         self.draft = self._default_draft()
 
     # -- starting -----------------------------------------------------------------------------
@@ -223,17 +226,28 @@ class TableFlow:
 
     def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
                 options: RuleOptions) -> Outcome:
-        """A setup sent from a paired phone (firmware/control.py): shown as the last setup menu,
-        so one OK at the table starts it. Refused while a game is being played."""
+        """A setup sent from a paired phone (firmware/control.py): shown as the table's summary, so
+        one OK at the table starts it (NEXT still changes it). Refused while a game is being played."""
         if self.game is not None and not self.game.state.over:
-            return self._say("refused", "A game is in progress: finish it at the table first", None,
+            return self._say("refused", _("A game is in progress: finish it at the table first"), None,
                              reason="game-in-progress")
         if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
-            return self._say("refused", "The table is busy: try again from the main menu", None, reason="busy")
+            return self._say("refused", _("The table is busy: try again from the main menu"), None, reason="busy")
         self.game = None
         self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
-        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.OPTIONS, cursor=0, status=self.ui.status)
-        return self._say("prompt", "Setup from a phone: OK starts", Sound.ATTENTION)
+        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.SUMMARY, cursor=0, status=self.ui.status)
+        return self._say("prompt", _("Setup from a phone: OK starts"), Sound.ATTENTION)
+
+    def announce_resume(self) -> Outcome:
+        """After a restart mid-game: say so on the table, with the hand and whose turn it is."""
+        state = self.state
+        assert state is not None
+        names = state.setup.names
+        seats = state.to_act() if state.phase is not Phase.PLAY else (state.hand.turn,)
+        hand, name = state.hand.number, names[seats[0]] if seats else names[state.hand.turn]
+        message = _("Game resumed: hand {hand}, {name}'s turn").format(hand=hand, name=name)
+        shorter = (_("Resumed: hand {hand}, {name}").format(hand=hand, name=name), _("Game resumed"))
+        return self._say("prompt", message, Sound.ATTENTION, short=shorter)
 
     @property
     def state(self) -> GameState | None:
@@ -434,8 +448,11 @@ class TableFlow:
                 return self._refusal(refusal)
             self.ui.pending = Pending(card, callers, fast=fast)
             self.ui.mode = Mode.PARTNER
-            return self._say("prompt", _("Who called it? NEXT, then OK"), Sound.ATTENTION,
-                             short=(_("Who called it?"),))
+            first, second = (setup.names[s] for s in callers[:2])
+            asked = _("Who called it? OK: {first}, NEXT: {second}").format(first=first, second=second)
+            return self._say("prompt", asked, Sound.ATTENTION,
+                             short=(_("OK: {first}, NEXT: {second}").format(first=first, second=second),
+                                    _("Who called it?")))
         seat = callers[0] if callers else hand.turn
         return self._commit(FastRemedy(seat, card) if fast else CoupFourre(seat, card))
 
@@ -476,10 +493,10 @@ class TableFlow:
             asked = undo_question(state.setup, self.game.log[-1])
             return self._say("prompt", asked[0], Sound.ATTENTION, short=asked[1:])
         if phase is Phase.GAME_OVER:
-            if name == "OK":
+            if name == "OK":  # the same table again, one more OK away
+                self.draft = self._draft_of(state)
                 self.game = None
-                self.ui = FlowState(status=self.ui.status)
-                self.draft = self._default_draft()
+                self.ui = FlowState(status=self.ui.status, step=SetupStep.SUMMARY)
                 return self._say("prompt", _("New game"), None)
             return self._say("ignored", "", None)
         if phase is Phase.HAND_OVER:
@@ -551,7 +568,10 @@ class TableFlow:
         pending = self.ui.pending
         state = self.state
         assert pending is not None and state is not None
-        if name == "NEXT":
+        if name == "NEXT" and self.ui.mode is Mode.PARTNER and len(pending.choices) == 2:
+            pending.selected = 1  # two partners: OK names the first, NEXT the second, in one press
+            name = "OK"
+        elif name == "NEXT":
             pending.selected = (pending.selected + 1) % len(pending.choices)
             return self._say("prompt", "", None)
         if name == "BACK":
@@ -596,40 +616,71 @@ class TableFlow:
 
     # -- setup menus --------------------------------------------------------------------------
 
+    def _draft_of(self, state: GameState) -> SetupDraft:
+        """The table that just played, as it started: the draft of the next game.
+
+        The same first dealer too, so a new game after a game over is the game a restart of the
+        referee would offer (a configured table starts from its config either way).
+        """
+        setup = state.setup
+        return SetupDraft(
+            edition=setup.edition,
+            players=setup.seats,
+            teams=setup.teams,
+            names=list(setup.names),
+            dealer=setup.dealer,
+            options=setup.options,
+        )
+
+    def summary(self) -> tuple[str, str, str]:
+        """The one-press setup screen: the sides, the edition and who deals."""
+        draft = self.draft
+        dealer = _("{name} deals").format(name=draft.names[draft.dealer])
+        changed = draft.options != EDITIONS[draft.edition].options
+        house = _("house rules")
+        detail = f"{dealer} · {house}" if changed else dealer
+        return sides_text(draft.names, draft.teams), edition_short(draft.edition), detail
+
     def menu_items(self) -> tuple[str, list[str]]:
         """The title and items of the current setup menu."""
         draft = self.draft
         step = self.ui.step
+        if step is SetupStep.SUMMARY:
+            sides, edition, _detail = self.summary()
+            return edition, [sides]
         if step is SetupStep.MAIN:
-            return "Mille Bornes", list(MAIN_ITEMS)
+            return "Mille Bornes", [_(item) for item in MAIN_ITEMS]
         if step is SetupStep.EDITION:
-            return "Edition", [EDITIONS[name].title for name in EDITIONS]
+            return _("Edition"), [EDITIONS[name].title for name in EDITIONS]
         if step is SetupStep.PLAYERS:
-            return "Players", [f"{n} {'in teams' if teams else 'players'}" for n, teams in _players_menu(draft.edition)]
+            return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
+                                  for n, teams in _players_menu(draft.edition)]
         if step is SetupStep.NAMES:
-            return "Names", ["Continue", *draft.names]
+            return _("Names"), [_("Continue"), *draft.names]
         if step is SetupStep.DEALER:
-            return "Who deals?", list(draft.names)
-        names = list(draft.options.as_strings().items())
-        return "Rules", ["Start the game", *[f"{k}: {v}" for k, v in names]]
+            return _("Who deals?"), list(draft.names)
+        return _("Rules"), [_("Start the game"), *option_lines(draft.options, draft.edition)]
 
     def _setup_button(self, name: str, long: bool) -> Outcome:
         if self.ui.mode is Mode.NAME_EDIT:
-            return self._name_button(name)
-        _title, items = self.menu_items()
+            return self._name_button(name, long)
         ui = self.ui
+        if ui.step is SetupStep.SUMMARY:
+            return self._summary_button(name)
+        _title, items = self.menu_items()
         if name == "NEXT":
             ui.cursor = (ui.cursor + 1) % len(items)
             return self._say("prompt", "", None)
         if name == "BACK":
             previous = {
+                SetupStep.MAIN: SetupStep.SUMMARY,
                 SetupStep.EDITION: SetupStep.MAIN,
                 SetupStep.PLAYERS: SetupStep.EDITION,
                 SetupStep.NAMES: SetupStep.PLAYERS,
                 SetupStep.DEALER: SetupStep.NAMES,
                 SetupStep.OPTIONS: SetupStep.DEALER,
             }
-            if ui.step in previous and (long or ui.cursor == 0):
+            if ui.step in previous and (long or ui.cursor == 0) and (ui.step is not SetupStep.MAIN or self.configured):
                 ui.step = previous[ui.step]
                 ui.cursor = 0
             else:
@@ -667,7 +718,7 @@ class TableFlow:
             else:
                 ui.mode = Mode.NAME_EDIT
                 ui.name_index = ui.cursor - 1
-                ui.name_text = draft.names[ui.name_index].upper()[:12]
+                ui.name_text = draft.names[ui.name_index][:MAX_NAME_LENGTH]  # as configured: "Chloé" stays Chloé
                 ui.name_cursor = 0
         elif step is SetupStep.DEALER:
             draft.dealer = ui.cursor
@@ -682,31 +733,56 @@ class TableFlow:
                     return self._say("refused", str(error), Sound.REFUSE, reason="bad-setup")
                 return self.start_game(setup)
             option = list(draft.options.as_strings())[ui.cursor - 1]
-            choices = option_choices(draft.options, option)
+            choices = option_choices(draft.options, option, EDITIONS[draft.edition].options)
             current = draft.options.as_strings()[option]
             following = choices[(choices.index(current) + 1) % len(choices)]
             draft.options = draft.options.with_strings({option: following})
         return self._say("prompt", "", None)
 
-    def _name_button(self, name: str) -> Outcome:
+    def _summary_button(self, name: str) -> Outcome:
+        """The configured table: OK starts it at once, NEXT opens the menus to change it."""
+        if name == "OK":
+            draft = self.draft
+            try:
+                setup = GameSetup.create(
+                    draft.edition, draft.names, teams=draft.teams, dealer=draft.dealer, options=draft.options
+                )
+            except SetupError as error:
+                return self._say("refused", str(error), Sound.REFUSE, reason="bad-setup")
+            return self.start_game(setup)
+        if name == "NEXT":
+            self.ui.step, self.ui.cursor = SetupStep.MAIN, 0
+            return self._say("prompt", "", None)
+        return self._say("ignored", "", None)
+
+    def _name_button(self, name: str, long: bool = False) -> Outcome:
+        """NEXT/BACK change the letter under the cursor, CF switches é/É, DISCARD deletes it,
+        OK moves on (OK on a blank, or a long OK, ends the name)."""
         ui = self.ui
         text = ui.name_text.ljust(ui.name_cursor + 1)
         letter = text[ui.name_cursor]
-        index = NAME_LETTERS.find(letter) if letter in NAME_LETTERS else 0
         if name in ("NEXT", "BACK"):
             step = 1 if name == "NEXT" else -1
-            letter = NAME_LETTERS[(index + step) % len(NAME_LETTERS)]
-            ui.name_text = text[: ui.name_cursor] + letter + text[ui.name_cursor + 1 :]
+            letter = next_letter(letter, step, capital=ui.name_cursor == 0)
+            ui.name_text = (text[: ui.name_cursor] + letter + text[ui.name_cursor + 1 :]).rstrip()
+            return self._say("prompt", "", None)
+        if name == "CF":
+            ui.name_text = (text[: ui.name_cursor] + switch_case(letter) + text[ui.name_cursor + 1 :]).rstrip()
+            return self._say("prompt", "", None)
+        if name == "DISCARD":
+            ui.name_text = (text[: ui.name_cursor] + text[ui.name_cursor + 1 :]).rstrip()
+            ui.name_cursor = min(ui.name_cursor, max(0, len(ui.name_text) - 1)) if ui.name_text else 0
             return self._say("prompt", "", None)
         if name == "OK":
-            if ui.name_cursor + 1 < 12 and text[ui.name_cursor] != " ":
+            if not long and ui.name_cursor + 1 < MAX_NAME_LENGTH and letter != " ":
                 ui.name_cursor += 1
                 return self._say("prompt", "", None)
-            # A blank (or the twelfth letter) ends the name: what follows is dropped.
-            finished = text[: ui.name_cursor + 1].strip().title() or self.draft.names[ui.name_index]
+            # A blank (or the twelfth letter) ends the name: what follows is dropped. A long OK keeps it all.
+            kept = text if long else text[: ui.name_cursor + 1]
+            finished = kept.strip() or self.draft.names[ui.name_index]
             self.draft.names[ui.name_index] = finished
             ui.mode = Mode.SETUP
-            return self._say("prompt", f"Name: {finished}", None)
+            return self._say("prompt", _("Name: {name}").format(name=finished), None)
         return self._say("ignored", "", None)
 
     # -- deck check ---------------------------------------------------------------------------

@@ -11,8 +11,9 @@ from dataclasses import replace
 from engine.actions import Action
 from engine.scoring import score_hand
 from engine.state import GameState, Phase, ScoreSheet, battle_status
-from firmware.flow import Mode, TableFlow
+from firmware.flow import Mode, SetupStep, TableFlow
 from firmware.i18n import _
+from firmware.rule_labels import RULES_HINT
 from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -23,6 +24,7 @@ from firmware.screens.model import (
     PartnerPrompt,
     ScoreSheetView,
     ScreenView,
+    SetupSummaryView,
     SideView,
     StatusView,
     TableView,
@@ -135,11 +137,17 @@ def screen(flow: TableFlow, page: int = 0) -> ScreenView:
 def _screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
     mode = ui.mode
+    if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
+        sides, edition, detail = flow.summary()
+        return SetupSummaryView(sides=sides, edition=edition, detail=detail, hint=_("OK to start, NEXT to change"))
     if mode is Mode.SETUP:
         title, items = flow.menu_items()
+        if ui.step is SetupStep.OPTIONS:
+            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(RULES_HINT))
         return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
-        return NameEditView(title=f"Name of seat {chr(65 + ui.name_index)}", text=ui.name_text, cursor=ui.name_cursor)
+        return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
+                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))
     if mode is Mode.DECK_CHECK:
         return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
     if mode is Mode.DECK_REPORT:
@@ -156,7 +164,13 @@ def _screen(flow: TableFlow) -> ScreenView:
             hazard=pending.card.kind.value,
         )
     if mode is Mode.PARTNER and pending is not None:
-        return PartnerPrompt(names=tuple(setup.names[s] for s in pending.choices), selected=pending.selected)
+        names = tuple(setup.names[s] for s in pending.choices)
+        if len(names) == 2:  # one press answers: OK the first partner, NEXT the second
+            said = {"first": names[0], "second": names[1]}
+            return PartnerPrompt(names=names, selected=pending.selected,
+                                 hint=(_("OK {first}   NEXT {second}").format(**said),
+                                       _("OK {first} NEXT {second}").format(**said), _("OK top   NEXT bottom")))
+        return PartnerPrompt(names=names, selected=pending.selected)
     if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
         return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
     if mode is Mode.END_CONFIRM:

@@ -9,8 +9,10 @@ library.
 from __future__ import annotations
 
 import argparse
+import gettext
 import io
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.mofile import write_mo
@@ -20,20 +22,45 @@ LOCALE_DIR = Path(__file__).resolve().parent.parent / "firmware" / "locale"
 
 
 def compiled(po_path: Path) -> bytes:
-    """The ``.mo`` bytes for one ``.po``, fuzzy entries left out as gettext does."""
-    with po_path.open("rb") as handle:
-        catalog = read_po(handle)
+    """The ``.mo`` bytes for one ``.po``, fuzzy entries left out as gettext does.
+
+    Babel stamps a ``.po`` without a ``POT-Creation-Date`` with the current minute, which made
+    the same ``.po`` compile differently a minute later; a fixed date keeps the output a
+    function of the ``.po`` alone, so ``--check`` means what it says.
+    """
+    source = po_path.read_bytes()
+    catalog = read_po(io.BytesIO(source))
+    if b"POT-Creation-Date:" not in source:
+        catalog.creation_date = datetime(2000, 1, 1, tzinfo=UTC)
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()
 
 
+#: Header fields Babel fills with "now" when a ``.po`` has none: not part of what a catalogue says.
+_DATED = ("POT-Creation-Date:", "PO-Revision-Date:")
+
+
+def _meaning(mo: bytes) -> dict[object, object]:
+    """Every translation in a ``.mo``, with the header's date lines left out.
+
+    Comparing bytes made the check depend on the clock (Babel stamps a header without a
+    POT-Creation-Date with the time of compiling), so it failed minutes after a commit. What
+    the check compares is what gettext reads: a msgstr changed in the ``.po`` still makes the
+    ``.mo`` stale.
+    """
+    catalog = dict(gettext.GNUTranslations(io.BytesIO(mo))._catalog)  # type: ignore[attr-defined]
+    header = str(catalog.pop("", ""))
+    catalog[""] = "\n".join(line for line in header.splitlines() if not line.startswith(_DATED))
+    return catalog
+
+
 def stale(locale_dir: Path = LOCALE_DIR) -> list[Path]:
-    """The ``.mo`` files that are missing or differ from their ``.po``."""
+    """The ``.mo`` files that are missing or say something else than their ``.po``."""
     return [
         po.with_suffix(".mo")
         for po in sorted(locale_dir.glob("*/LC_MESSAGES/*.po"))
-        if not po.with_suffix(".mo").exists() or po.with_suffix(".mo").read_bytes() != compiled(po)
+        if not po.with_suffix(".mo").exists() or _meaning(po.with_suffix(".mo").read_bytes()) != _meaning(compiled(po))
     ]
 
 

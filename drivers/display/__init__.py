@@ -19,6 +19,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -234,6 +236,14 @@ def open_display(
 
         return Display(lambda: dummy(width=width, height=height, rotate=rotate, mode=mode), size, name="dummy",
                        clock=clock)
+    if panel == "terminal" and terminal_style == "asciiblock":
+        return _terminal_display(size, rotate, clock)
+    if panel == "pygame":
+        problem = _no_window_reason()
+        if problem is not None:
+            raise UserError(problem, EX_CONFIG)
+    # pygame greets on import; a referee's terminal and journald are no place for banners.
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import luma.emulator.device as emulator
     except ImportError:
@@ -243,21 +253,22 @@ def open_display(
     make: Callable[[], Any]
     if panel == "pygame":
         def make() -> Any:
-            return emulator.pygame(transform="scale2x" if scale == 2 else "none", **common)
+            device = emulator.pygame(transform="scale2x" if scale == 2 else "none", **common)
+            driver = device._pygame.display.get_driver()
+            if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
+                device.cleanup()
+                raise RuntimeError(f"SDL found no screen (video driver {driver!r}): use --display terminal")
+            return device
     elif panel == "terminal":
         if terminal_style not in ("asciiblock", "asciiart"):
             raise UserError("terminal_style must be asciiblock or asciiart", EX_CONFIG)
         cls = getattr(emulator, terminal_style)
-        import sys
-
         if not sys.stdout.isatty():
             raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
 
         def make() -> Any:
             return cls(transform="none", **{**common, "scale": 1})
     elif panel == "capture":
-        import os
-
         os.makedirs(capture_dir, exist_ok=True)
         template = os.path.join(capture_dir, "frame_{0:06}.png")
 
@@ -269,6 +280,33 @@ def open_display(
     display = Display(make, size, name=panel, clock=clock)
     if display.degraded:
         raise UserError(f"cannot open the {panel} display: {display.last_error}", EX_CONFIG)
+    return display
+
+
+def _no_window_reason() -> str | None:
+    """Why a pygame window cannot open here, before SDL quietly opens an invisible one."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return None  # chosen on purpose (tests use "dummy")
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "--display pygame needs a desktop session (DISPLAY and WAYLAND_DISPLAY are not set): " \
+               "use --display terminal"
+    return None
+
+
+def _terminal_display(size: tuple[int, int], rotate: int, clock: Clock) -> Display:
+    """The panel 1:1 in this terminal, or one line saying how big the terminal must be."""
+    from drivers.display.terminal import TerminalPanel, too_small
+
+    if not sys.stdout.isatty():
+        raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
+    problem = too_small(size)
+    if problem is not None:
+        raise UserError(problem, EX_CONFIG)
+    width, height = size
+    display = Display(lambda: TerminalPanel(width=width, height=height, rotate=rotate), size, name="terminal",
+                      clock=clock)
+    if display.degraded:
+        raise UserError(f"cannot open the terminal display: {display.last_error}", EX_CONFIG)
     return display
 
 

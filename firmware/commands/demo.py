@@ -23,6 +23,7 @@ from drivers.events import ButtonPressed, InputEvent
 from engine.options import EDITIONS, OptionError
 from engine.simulate import Simulation
 from engine.state import GameSetup, SetupError
+from firmware import progress
 from firmware.bots import BotError, BotHands, play_table
 from firmware.errors import EX_USAGE, UserError
 from firmware.flow import Outcome, TableFlow
@@ -85,7 +86,8 @@ class PtyTaps:
 def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         raise UserError("--hands must be at least 1", EX_USAGE)
-    names = NAMES[: args.players]
+    # Names for any count asked, so the engine's refusal names the real allowed counts.
+    names = [NAMES[i] if i < len(NAMES) else f"P{i + 1}" for i in range(max(0, args.players))]
     try:
         setup = GameSetup.create(args.edition, names, teams=args.teams)
     except (SetupError, OptionError) as error:
@@ -112,20 +114,23 @@ def _wait_for_reader(events: queue.Queue[Any]) -> None:
 
 
 def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
-    import shutil
-
     from drivers.display import open_display
+    from drivers.display.terminal import too_small
 
-    columns, lines = shutil.get_terminal_size((0, 0))
-    roomy = columns >= 64 and lines >= 20  # the terminal view draws the 128x64 panel in half blocks
-    panel = args.display or ("gif" if args.gif else ("terminal" if tty and roomy else "dummy"))
-    if tty and not roomy and args.display is None and not args.gif:
-        print(f"bornes demo: the terminal is {columns}x{lines}; 64x20 or more shows the OLED. Playing unseen.")
+    size = (256, 64) if args.wide else (128, 64)
+    small = too_small(size)  # the terminal view draws the panel 1:1 in half blocks, a log below
+    panel = args.display or ("gif" if args.gif else ("terminal" if tty and small is None else "dummy"))
+    if tty and small is not None and args.display is None and not args.gif:
+        print(f"bornes demo: {small}. Playing unseen.")
     if args.gif and args.display not in (None, "gif"):
         raise UserError("--gif records the OLED by itself: leave out --display", EX_USAGE)
-    size = (256, 64) if args.wide else (128, 64)
     frames = os.path.join(scratch, "frames")
     return open_display(panel, size=size, gif_path=args.gif or "bornes.gif", capture_dir=frames)
+
+
+def _hands_done(flow: TableFlow) -> int:
+    state = flow.state  # read from the progress thread: a reference to an immutable state
+    return len(state.sheets) if state is not None else 0
 
 
 def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool, pace: float) -> int:
@@ -163,7 +168,10 @@ def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool,
     try:
         _wait_for_reader(events)
         threading.Thread(target=bots, name="bots", daemon=True).start()
-        referee.run(stop)  # the main thread owns the journal, the display and pygame
+        # A bar on standard error, unless the OLED itself is being drawn in this terminal.
+        shown = progress.wanted() and getattr(display, "name", "") != "terminal"
+        with progress.watching(args.hands, "hand", lambda: _hands_done(flow), enabled=shown):
+            referee.run(stop)  # the main thread owns the journal, the display and pygame
         elapsed = time.perf_counter() - started
     finally:
         stop.set()

@@ -76,12 +76,24 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def is_desktop(config: Config) -> bool:
+    """A laptop config (config/desktop.toml): mock pins, so no Pi, so no reader or I2C bus is expected.
+
+    ``bornes run --emulate`` takes the cards on standard input (or ``--port`` for a USB scanner)
+    and draws the panel in a window or the terminal.
+    """
+    return config.pins.factory == "mock"
+
+
 def check_config(config: Config) -> Iterable[Finding]:
     if config.source is None:
         path, _ = config_path(None)
         yield Finding(WARN, "config", f"no file at {path}; using the defaults (copy config/bornes.sample.toml there)")
     else:
         yield Finding(OK, "config", f"{config.source} parsed")
+    if is_desktop(config):
+        yield Finding(OK, "config", "desktop (pins.factory = mock): no reader, GPIO or I2C expected; "
+                                    "use bornes run --emulate")
 
 
 def _describe_ports() -> dict[str, str]:
@@ -111,8 +123,13 @@ def check_serial(config: Config) -> Iterable[Finding]:
     for name, real in found.items():
         arrow = f" -> {real}" if real != name else ""
         yield Finding(OK, "serial", f"found {name}{arrow} {described.get(real, '')}")
-    if not found:
+    desktop = is_desktop(config)
+    if not found and not desktop:
         yield Finding(WARN, "serial", "no serial ports found (is the reader plugged in?)")
+    if desktop and not os.path.exists(config.reader.port):
+        yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
+                                                          "cards, or a USB scanner with --port /dev/ttyUSB0")
+        return
     yield _open_reader(config)
 
 
@@ -140,6 +157,9 @@ def check_display(config: Config) -> Iterable[Finding]:
     display = config.display
     if not display.is_hardware:
         yield Finding(OK, "display", f"panel {display.panel} needs no bus")
+        return
+    if is_desktop(config):
+        yield Finding(OK, "display", f"desktop: run --emulate shows the {display.panel} in a window or the terminal")
         return
     if display.interface == "spi":
         device = f"/dev/spidev{display.spi_port}.{display.spi_device}"

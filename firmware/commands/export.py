@@ -21,7 +21,8 @@ FORMATS = ("record", "json")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="game number, as listed by `bornes history`")
-    parser.add_argument("--format", default="record", help="record (default) or json")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the game record")
+    parser.add_argument("--format", help=argparse.SUPPRESS)  # deprecated: --format json is --json
     parser.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_config_argument(parser)
 
@@ -67,8 +68,15 @@ def _write(text: str, out: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.format not in FORMATS:
-        raise UserError(f"--format {args.format!r} is not one of {', '.join(FORMATS)}", EX_USAGE)
+    form = "json" if args.json else "record"
+    if args.format is not None:  # the old spelling keeps working, with a note
+        if args.format not in FORMATS:
+            raise UserError(f"--format {args.format!r} is not one of {', '.join(FORMATS)}; use --json", EX_USAGE)
+        if args.json and args.format != "json":
+            raise UserError("--json and --format record disagree: give only --json", EX_USAGE)
+        print(f"bornes export: --format {args.format} is deprecated; "
+              f"{'use --json' if args.format == 'json' else 'the record is the default'}", file=sys.stderr)
+        form = args.format
     try:
         game_id = int(args.game)
     except ValueError:
@@ -80,5 +88,5 @@ def run(args: argparse.Namespace) -> int:
         record = journal.load(game_id)
     if record is None:
         raise UserError(f"there is no game {game_id} (see `bornes history`)", EX_NOINPUT)
-    _write(render(record, args.format), args.out)
+    _write(render(record, form), args.out)
     return 0

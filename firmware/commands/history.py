@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 
 from engine.record import RecordError, read_header
@@ -72,9 +73,22 @@ def edition_and_players(header: str) -> tuple[str, str]:
     return setup.edition, ",".join(setup.names)
 
 
+def local_time(stamp: str) -> str:
+    """A journal time (ISO 8601, stored in UTC) as this machine's local "YYYY-MM-DD HH:MM"."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp.replace("T", " ")[:16]
+    if moment.tzinfo is None:  # an old row without an offset: it was written in UTC
+        from datetime import UTC
+
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
 def format_row(info: GameInfo) -> str:
     winner, totals = _summary_text(info)
-    date = info.created.replace("T", " ")[:16]
+    date = local_time(info.created)
     edition, players = edition_and_players(info.header)
     return f"{info.game_id:>4}  {date:<16}  {edition:<13}  {players:<24}  {winner:<12}  {totals}".rstrip()
 
@@ -89,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if not games:
         print("no games yet")
         return 0
-    print(f"{'game':>4}  {'started (UTC)':<16}  {'edition':<13}  {'players':<24}  {'winner':<12}  totals")
+    zone = datetime.now().astimezone().strftime("%Z") or "local"
+    print(f"{'game':>4}  {'started (' + zone + ')':<16}  {'edition':<13}  {'players':<24}  {'winner':<12}  totals")
     for info in games:
         print(format_row(info))
     return 0

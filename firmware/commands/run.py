@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import queue
 import signal
 import sys
 import threading
 from types import FrameType
+from typing import Any
 
 from drivers.events import KeyTyped
 from firmware.config import Config, add_config_argument, load_config
+from firmware.console import Console, input_words
+from firmware.i18n import _
 from firmware.journal import Journal, JournalCorrupt
 from firmware.referee import STOP, wait_for_long_ok
 
@@ -30,21 +34,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--display", metavar="PANEL", help="override display.panel (dummy, terminal, pygame, ...)")
     parser.add_argument("--no-reader", action="store_true", help="do not open the card reader")
+    parser.add_argument(
+        "--port",
+        metavar="DEVICE",
+        help="the card reader's serial port (overrides reader.port); with --emulate, a real USB scanner "
+             "such as /dev/ttyUSB0 feeds the emulated table beside the keyboard",
+    )
 
 
 def setup_logging(level: str) -> None:
     logging.basicConfig(format="bornes: %(message)s", stream=sys.stdout, level=level.upper(), force=True)
 
 
-def _stdin_keys(events: object, stop: threading.Event) -> None:
-    """--emulate: each typed line is an input; end of input stops the referee."""
-    import queue as _queue
-
-    assert isinstance(events, _queue.Queue)
-    for line in sys.stdin:
+def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:
+    """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops."""
+    console = console or Console()
+    for line in console.lines():
         if stop.is_set():
             return
-        events.put(KeyTyped(line.rstrip("\n")))
+        events.put(KeyTyped(line))
     events.put(STOP)
 
 
@@ -54,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from firmware.store import GameDoesNotReplay
 
     config = load_config(args.config)
+    if args.port:
+        config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
     setup_logging(config.log.level)
     from firmware import i18n
     from firmware.config import table_language
@@ -93,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
-                with_reader=not (args.no_reader or args.emulate), journal=journal,
+                with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
                 control=True,
             )
             break
@@ -107,13 +117,47 @@ def run(args: argparse.Namespace) -> int:
     queues.append(appliance.events)
     if stop.is_set():
         appliance.events.put(STOP)
+    console: Console | None = None
     if args.emulate:
-        threading.Thread(target=_stdin_keys, args=(appliance.events, stop), daemon=True, name="keys").start()
+        console = _start_console(appliance, config, args)
+        threading.Thread(target=_stdin_keys, args=(appliance.events, stop, console), daemon=True,
+                         name="keys").start()
     try:
         appliance.referee.run(stop)
     finally:
         appliance.close()
+        if console is not None:
+            console.close()
     return _stopped()
+
+
+def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
+    """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
+    from drivers.display.terminal import panel_rows
+
+    display = appliance.display
+    rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
+    console = Console(panel_rows=rows)
+    console.start()
+    if console.interactive:  # log lines go above the prompt from now on
+        handler = console.handler()
+        root = logging.getLogger()
+        for old in list(root.handlers):
+            root.removeHandler(old)
+        root.addHandler(handler)
+    console.say(input_words())
+    if args.port:
+        console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))
+    flow = appliance.flow
+    if flow.game is not None and flow.ui.message:
+        console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
+
+    def hint(event: object, outcome: Any) -> None:
+        if outcome.reason == "bad-input":
+            console.say(_("(type help to see the cards and buttons you can type)"))
+
+    appliance.referee.on_outcome = hint
+    return console
 
 
 def _stopped() -> int:
@@ -133,13 +177,16 @@ def _hold_ok(
     from drivers.buttons import Buttons
     from drivers.pins import load, make_pin_factory
     from firmware import notify
-    from firmware.appliance import open_display_from_config
+    from firmware.appliance import desktop_panel, open_display_from_config
     from firmware.screens.model import StatusView
     from firmware.screens.render import render
 
     events: queue.Queue[object] = queue.Queue()
     queues.append(events)
-    display = open_display_from_config(config, args.display)
+    panel = args.display
+    if panel is None and args.emulate and config.display.is_hardware:
+        panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
+    display = open_display_from_config(config, panel)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
     buttons = Buttons(load(config.pins.map), events, pin_factory=factory)
     try:

@@ -135,6 +135,12 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
         for cursor in range(len(shown.items) if isinstance(shown, MenuView) else 1):
             flow.ui.cursor = cursor
             keep()
+    flow.ui.mode, flow.ui.step = Mode.NAME_EDIT, SetupStep.NAMES  # the name editor on each name, first and last letter
+    for index, name in enumerate(flow.draft.names):
+        flow.ui.name_index, flow.ui.name_text = index, name
+        for cursor in (0, len(name)):
+            flow.ui.name_cursor = cursor
+            keep()
     flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, SetupStep.MAIN, 0
     flow.start_game(setup)
     keep()

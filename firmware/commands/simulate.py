@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 
 from engine.options import EDITIONS, OptionError
-from engine.simulate import simulate
+from engine.simulate import Simulation
 from engine.state import GameSetup, SetupError
+from firmware import progress
 from firmware.errors import EX_USAGE, UserError
 
 NAME = "simulate"
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         raise UserError("--hands must be at least 1", EX_USAGE)
-    names = [f"P{i + 1}" for i in range(args.players)]
+    names = [f"P{i + 1}" for i in range(max(0, args.players))]
     try:
         overrides = dict(_split_option(o) for o in args.option)
         options = EDITIONS[args.edition].options.with_strings(overrides)
@@ -39,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     except (SetupError, OptionError) as error:
         raise UserError(str(error), EX_USAGE) from None
     started = time.perf_counter()
-    report = simulate(setup, args.hands, args.seed, verify_replay=args.verify_replay)
+    sim = Simulation(setup, random.Random(args.seed), args.verify_replay)  # as engine.simulate.simulate
+    with progress.watching(args.hands, "hand", lambda: sim.report.hands):
+        report = sim.run(args.hands)
     elapsed = time.perf_counter() - started
     summary = {
         "edition": setup.edition,

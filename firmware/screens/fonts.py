@@ -34,10 +34,27 @@ def cell(name: str) -> tuple[int, int]:
     return width, height
 
 
-_REPLACEMENTS = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "..."})
+def _windows_1252_slots() -> dict[str, str]:
+    """Œ œ Ÿ € … -> the 0x80-0x9F slots where Windows-1252 (and so the shipped fonts) keep them."""
+    slots: dict[str, str] = {}
+    for byte in range(0x80, 0xA0):
+        try:
+            slots[bytes([byte]).decode("cp1252")] = chr(byte)
+        except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D are unused
+            continue
+    return slots
+
+
+_REPLACEMENTS = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "→": ">", "…": "...",
+                               **{k: v for k, v in _windows_1252_slots().items() if k not in "’‘“”–—…"}})
 
 
 @lru_cache(maxsize=4096)
 def printable(text: str) -> str:
-    """The text with anything outside Latin-1 replaced, since the fonts only have Latin-1 glyphs."""
+    """The text as the fonts' 256 glyphs index it: Latin-1 plus the Windows-1252 extras (Œ, œ, Ÿ).
+
+    French names need œ and Ÿ, which Latin-1 lacks; the shipped fonts carry them in the
+    0x80-0x9F slots, where Windows-1252 puts them. Anything else becomes '?'. Applying it twice
+    changes nothing.
+    """
     return text.translate(_REPLACEMENTS).encode("latin-1", "replace").decode("latin-1")

@@ -124,6 +124,8 @@ class PartnerPrompt:
 
     names: tuple[str, ...]
     selected: int = 0
+    #: The hint line's phrasings, longest first ("OK Ann   NEXT Cid"); empty: "NEXT choose   OK confirm".
+    hint: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +156,23 @@ class MenuView:
 
 
 @dataclass(frozen=True, slots=True)
+class SetupSummaryView:
+    """The configured table in one screen, so that one OK starts the game."""
+
+    sides: str  # "Ann, Bob, Chloé" or "Ann+Chloé, Bob+Dee"
+    edition: str  # a short edition name: "Winning Moves"
+    detail: str = ""  # "Ann deals"
+    hint: str = "OK to start, NEXT to change"
+
+
+@dataclass(frozen=True, slots=True)
 class NameEditView:
     """Typing a name with buttons: NEXT/BACK change the letter under the cursor, OK moves on."""
 
     title: str
     text: str
     cursor: int
-    hint: str = "NEXT/BACK letter  OK next"
+    hint: str = "NEXT/BACK letter CF Aa OK next"  # CF switches é/É
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +211,7 @@ ScreenView = (
     | UndoPrompt
     | MenuView
     | NameEditView
+    | SetupSummaryView
     | ScoreSheetView
     | GameOverView
     | StatusView

@@ -26,6 +26,7 @@ from firmware.screens.model import (
     PartnerPrompt,
     ScoreSheetView,
     ScreenView,
+    SetupSummaryView,
     StatusView,
     TableView,
     TargetPrompt,
@@ -223,7 +224,7 @@ def _target(c: Canvas, view: TargetPrompt) -> None:
 def _partner(c: Canvas, view: PartnerPrompt) -> None:
     _title(c, (_("Coup fourré by?"), _("Who?")))
     _list(c, view.names, view.selected, TITLE_H + 2, c.height - 7)
-    _hint(c, (_("NEXT choose   OK confirm"), _("NEXT / OK")))
+    _hint(c, view.hint or (_("NEXT choose   OK confirm"), _("NEXT / OK")))
 
 
 def _extension(c: Canvas, view: ExtensionPrompt) -> None:
@@ -280,6 +281,17 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
             c.box((x, y, x + cell_w - 1, y + cell_h - 1))
             fill = BLACK
         c.text((x, y), char, font, fill=fill)
+    _hint(c, view.hint)
+
+
+def _setup_summary(c: Canvas, view: SetupSummaryView) -> None:
+    """Edition in the title bar, the sides as large as they fit, who deals, and the two buttons."""
+    _title(c, view.edition)
+    detail_top = c.height - 7 - fonts.cell("small")[1]
+    _paragraph(c, view.sides, TITLE_H + 1, detail_top - 1, choices=("big", "bold7", "text", "small", "tiny"))
+    if view.detail:  # "Maximilienne deals · house rules" takes the tiny font on 128 px
+        detail, font = c.choose_font(view.detail, ("small", "tiny"), c.width)
+        c.text_center(detail_top + (fonts.cell("small")[1] - fonts.cell(font)[1]) // 2, detail, font)
     _hint(c, view.hint)
 
 
@@ -413,6 +425,7 @@ _DRAWERS: dict[type, Callable[[Canvas, Any], None]] = {
     ExtensionPrompt: _extension,
     UndoPrompt: _undo,
     MenuView: _menu,
+    SetupSummaryView: _setup_summary,
     NameEditView: _name_edit,
     ScoreSheetView: _score_sheet,
     GameOverView: _game_over,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine.options import EDITIONS
+from firmware.rule_labels import RULES_HINT, edition_short, option_lines
 from firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
@@ -21,6 +23,7 @@ from firmware.screens.model import (
     PartnerPrompt,
     ScoreSheetView,
     ScreenView,
+    SetupSummaryView,
     SideView,
     StatusView,
     TableView,
@@ -131,7 +134,7 @@ def sample_screens() -> dict[str, ScreenView]:
     screens.update({
         "prompt-coup-fourre": CoupFourrePrompt("Bob", "ACCIDENT", seconds_left=5),
         "prompt-target": TargetPrompt("Stop", ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
-        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0),
+        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0, hint=("OK Bob   NEXT Dmitri",)),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
         "prompt-undo": UndoPrompt("Accident by Bob"),
         "menu-edition": MenuView("Edition", ("Winning Moves Classic (1962 rules)",
@@ -142,9 +145,12 @@ def sample_screens() -> dict[str, ScreenView]:
                                              "6 players (teams)"), selected=2),
         "menu-names": NameEditView("Name of seat 3", "Chloé", cursor=2),
         "menu-dealer": MenuView("Who deals?", ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
-        "menu-options": MenuView("Rule options", ("Hazard on hazard: no", "Limit on limit: yes",
-                                                  "Roll after remedy: yes", "Empty pile: play out",
-                                                  "Coup fourre: 100+300", "Game to: 5000"), selected=3),
+        # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
+        "menu-options": MenuView("Rules", ("Start the game", *option_lines(
+            EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
+                                 hint=RULES_HINT),
+        "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"), "Ann deals"),
+        "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"), "Bob deals"),
         "score-sheet-p1": ScoreSheetView(
             columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
                      ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),

@@ -188,7 +188,7 @@ def test_terminal_view(monkeypatch: pytest.MonkeyPatch) -> None:
     import termios
 
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 140, 0, 0))  # the panel 1:1 + log
     received = bytearray()
 
     def drain() -> None:  # a pty holds only a few KB: read while the emulator writes

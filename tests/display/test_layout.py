@@ -103,3 +103,32 @@ def test_miles_are_at_least_ten_pixels_tall() -> None:
             miles = {str(side.miles) for side in view.sides}
             heights = [b.rect[3] - b.rect[1] + 1 for b in canvas.boxes if b.kind == "text" and b.text in miles]
             assert heights and min(heights) >= 10, (name, size, heights)
+
+
+def test_setup_summary_and_partner_prompt_fit_long_names() -> None:
+    """The one-press setup screen and the partner question, with twelve-letter names and a house rule."""
+    from drivers.events import ButtonPressed
+    from drivers.readers.resolver import CardResolver
+    from engine.state import GameSetup
+    from firmware.flow import TableFlow
+    from firmware.present import screen
+
+    long_names = ("Marie-Claire", "Maximilienne", "Jean-Baptist", "Anne-Sophie", "Chloé", "Hélène", "Bob", "Zoë")
+    views: dict[str, object] = {}
+    for edition, players in (("winning-moves", 2), ("winning-moves", 6), ("dujardin", 8)):
+        if players not in EDITIONS[edition].seat_counts:
+            continue
+        house = EDITIONS[edition].options.replace(hazard_on_hazard=not EDITIONS[edition].options.hazard_on_hazard)
+        flow = TableFlow(edition=edition, players=players, names=long_names[:players], dealer=1, options=house,
+                         configured=True)
+        views[f"summary-{edition}-{players}"] = screen(flow)
+    flow = TableFlow()
+    flow.start_game(GameSetup.create("winning-moves", long_names[:4], dealer=3))
+    resolver = CardResolver()
+    for payload in ("MB-ROLL-01", "MB-ROLL-02", "MB-D100-01", "MB-STOP-01"):  # seat D stops A and C
+        flow.handle(resolver.resolve(payload))
+    flow.handle(ButtonPressed("CF"))
+    flow.handle(resolver.resolve("MB-RIGHTOFWAY-01"))
+    views["partner"] = screen(flow)
+    assert {type(view).__name__ for view in views.values()} == {"SetupSummaryView", "PartnerPrompt"}
+    assert _problems(views) == []

@@ -17,9 +17,9 @@ from firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
     GameOverView,
-    MenuView,
     PartnerPrompt,
     ScoreSheetView,
+    SetupSummaryView,
     StatusView,
     TableView,
     TargetPrompt,
@@ -191,12 +191,12 @@ def test_partner_prompt_when_both_partners_hold_cards() -> None:
     flow = four_players_with_a_stop_on_ann_and_cid()
     before = flow.game.state  # type: ignore[union-attr]
     out = drive(flow, "press CF", "scan MB-RIGHTOFWAY-01")[1]
-    assert (out.verdict, out.message) == ("prompt", "Who called it? NEXT, then OK")
+    assert (out.verdict, out.message) == ("prompt", "Who called it? OK: Ann, NEXT: Cid")
     assert flow.game.state is before  # type: ignore[union-attr]
     view = screen(flow)
     assert isinstance(view, PartnerPrompt) and view.names == ("Ann", "Cid") and view.selected == 0
-    accept(flow, "press NEXT")
-    out = drive(flow, "press OK")[0]
+    assert view.hint[0] == "OK Ann   NEXT Cid"
+    out = drive(flow, "press NEXT")[0]  # one press: NEXT is the second partner
     assert out.action == CoupFourre(2, Card(CardKind.RIGHT_OF_WAY, 1))
     assert "Ann, Bob lose their turn" in out.message
     assert flow.state is not None and flow.state.hand.turn == 2  # Cid's extra turn
@@ -317,7 +317,10 @@ def test_game_over_ok_returns_to_setup_and_the_journal_marks_the_game_finished(t
         unchanged(flow, "press UNDO", "nothing-to-undo")
         accept(flow, "press OK")
         assert flow.game is None and flow.ui.mode is Mode.SETUP
-        assert isinstance(screen(flow), MenuView)
+        view = screen(flow)  # the same table again: one OK starts it
+        assert isinstance(view, SetupSummaryView) and view.sides == "Ann, Bob" and view.detail == "Bob deals"
+        accept(flow, "press OK")
+        assert flow.game is not None and flow.game.setup.names == ("Ann", "Bob") and flow.game.setup.dealer == 1
 
 
 # -- undo ---------------------------------------------------------------------------------------

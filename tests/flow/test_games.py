@@ -71,10 +71,10 @@ def test_partnership_game_asks_which_partner(capsys: pytest.CaptureFixture[str])
     index = next(i for i, (text, _) in enumerate(by_input) if text.startswith("scan MB-RIGHTOFWAY-01"))
     assert by_input[index][1]["verdict"] == "prompt"
     assert by_input[index][1]["screen"] == "PartnerPrompt"
-    ok = by_input[index + 2][1]
+    ok = by_input[index + 1][1]  # NEXT names the second partner at once: three inputs for the coup fourré
     assert ok["action"] == "C coup MB-RIGHTOFWAY-01"
     assert "Ann, Bob lose their turn" in ok["message"]
-    assert by_input[index + 3][1]["action"] == "C play MB-D100-04"  # the caller's extra turn
+    assert by_input[index + 2][1]["action"] == "C play MB-D100-04"  # the caller's extra turn
 
 
 def test_2016_game_takes_the_top_discard(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from firmware import i18n
@@ -21,3 +23,21 @@ def test_french_catalogue_loads_with_french_plural_rule() -> None:
 def test_unknown_language_is_refused_with_the_choices() -> None:
     with pytest.raises(ValueError, match="choose one of en, fr"):
         i18n.translations("xx")
+
+
+def test_the_check_sees_a_changed_translation_but_not_the_compile_time(tmp_path: Path) -> None:
+    """A .po without POT-Creation-Date (Babel would stamp "now" into its .mo) compiled earlier is
+    not stale; the same .po with one msgstr changed is."""
+    from tools.catalogues import compiled
+
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    po = folder / "bornes.po"
+    header = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
+    po.write_text(header + 'msgid "New game"\nmsgstr "Nouvelle partie"\n', encoding="utf-8")
+    mo = po.with_suffix(".mo")
+    mo.write_bytes(compiled(po).replace(b"2000-01-01 00:00", b"2026-11-24 03:42"))  # compiled another minute
+    assert mo.read_bytes() != compiled(po)
+    assert stale(tmp_path) == []
+    po.write_text(header + 'msgid "New game"\nmsgstr "Partie nouvelle"\n', encoding="utf-8")
+    assert stale(tmp_path) == [mo]

@@ -1,0 +1,244 @@
+"""``bornes run --emulate`` as a newcomer meets it: in a real terminal (tmux), with a pty as a USB scanner.
+
+The terminal tests drive the real command inside tmux and read the screen back with
+``tmux capture-pane``; the panel drawn in half blocks is decoded back into pixels and compared
+with what the same inputs render in-process. Without tmux they skip, except under CI=true
+where a missing tmux fails (``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from firmware.console import input_words
+from firmware.flow import TableFlow
+from firmware.present import screen
+from firmware.screens.render import render
+from tests.flow.helpers import drive
+
+BORNES = [sys.executable, "-m", "firmware.cli"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def desktop_config(tmp_path: Path) -> Path:
+    config = tmp_path / "desk.toml"
+    config.write_text(
+        '[display]\npanel = "ssd1306"\n[pins]\nfactory = "mock"\n'
+        f'[state]\ndir = "{tmp_path / "state"}"\n'
+        '[game]\nedition = "winning-moves"\nplayers = 2\nnames = ["Ann", "Chloé"]\n'
+    )
+    return config
+
+
+def quiet_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER",
+                                                             "PYGAME_HIDE_SUPPORT_PROMPT")}
+    env.update(extra)
+    return env
+
+
+# -- plain standard input (a pipe): the words, help, no banners ---------------------------------
+
+
+def test_the_input_words_are_printed_at_start_and_again_on_help(tmp_path: Path) -> None:
+    done = subprocess.run([*BORNES, "run", "--emulate", "--config", str(desktop_config(tmp_path))],
+                          input="help\nok\nMB-ROLL-02\nfly\n", capture_output=True, text=True, timeout=60,
+                          cwd=REPO, env=quiet_env())
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("Type a card or a button, then Enter") == 2  # at start, and for `help`
+    assert "ok  next  back  cf (coup fourré)  discard  undo" in out
+    assert "Not a card or button: help" not in out
+    assert "accepted B play MB-ROLL-02" in out  # the configured table started with one OK
+    assert "Not a card or button: fly" in out and "type help" in out
+    assert "pygame" not in out + done.stderr  # no third-party banner
+
+
+def test_every_button_word_in_the_help_is_understood() -> None:
+    words = input_words()
+    for word in ("ok", "next", "back", "cf", "discard", "undo", "long ok", "seat1", "MB-ROLL-01"):
+        assert word in words
+    flow = TableFlow(players=2, names=("Ann", "Bob"), configured=True)
+    for typed in ("ok", "next", "back", "cf", "discard", "undo", "long ok", "long back", "seat1"):
+        out = flow.handle(_typed(typed))
+        assert out.reason != "bad-input", typed
+
+
+def _typed(text: str) -> object:
+    from drivers.events import KeyTyped
+
+    return KeyTyped(text)
+
+
+def test_pygame_without_a_display_is_one_line_and_a_failure(tmp_path: Path) -> None:
+    done = subprocess.run([*BORNES, "run", "--emulate", "--display", "pygame", "--config",
+                           str(desktop_config(tmp_path))], input="", capture_output=True, text=True, timeout=60,
+                          cwd=REPO, env=quiet_env())
+    assert done.returncode == 78
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    assert errors == ["bornes: --display pygame needs a desktop session (DISPLAY and WAYLAND_DISPLAY are not set): "
+                      "use --display terminal"]
+    assert "Hello from the pygame community" not in done.stdout
+
+
+def _in_a_pty(argv: list[str], columns: int, lines: int) -> tuple[int, str]:
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+    child = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=quiet_env())
+    os.close(slave)
+    received = bytearray()
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        received.extend(chunk)
+    os.close(master)
+    return child.wait(timeout=60), received.decode(errors="replace")
+
+
+def test_a_terminal_too_small_for_the_panel_says_how_big_it_must_be(tmp_path: Path) -> None:
+    status, out = _in_a_pty([*BORNES, "run", "--emulate", "--display", "terminal", "--config",
+                             str(desktop_config(tmp_path))], 80, 24)
+    assert status == 78
+    assert ("the terminal is 80x24, too small for the 128x64 panel: enlarge the terminal to at least 128x41 "
+            "or use --display pygame") in out
+
+
+# -- a real terminal: tmux ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tmux() -> Iterator[Callable[..., str]]:
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("tmux is missing under CI (.ci/run installs it)")
+        pytest.skip("tmux is not installed (apt-get install tmux)")
+    socket = f"bornes-test-{os.getpid()}"
+
+    def run(*args: str) -> str:
+        done = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=30)
+        return done.stdout
+
+    yield run
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30)
+
+
+def _wait_for(read: Callable[[], str], wanted: str, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    text = read()
+    while wanted not in text:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{wanted!r} never appeared; the screen:\n{text}")
+        time.sleep(0.1)
+        text = read()
+    return text
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def panel_from_screen(captured: str, size: tuple[int, int]) -> Image.Image:
+    """Decode half blocks back into pixels: background = upper pixel, foreground = lower."""
+    width, height = size
+    image = Image.new("1", size, 0)
+    fg = bg = 16  # tmux carries colours over from one line to the next
+    for row, line in enumerate(captured.splitlines()[: height // 2]):
+        x = 0
+        for token in re.split(r"(\x1b\[[0-9;]*m)", line):
+            if not token:
+                continue
+            match = _SGR.fullmatch(token)
+            if match:
+                codes = [int(c) for c in match.group(1).split(";") if c] or [0]
+                i = 0
+                while i < len(codes):
+                    code = codes[i]
+                    if code in (38, 48) and i + 2 < len(codes) and codes[i + 1] == 5:
+                        if code == 38:
+                            fg = codes[i + 2]
+                        else:
+                            bg = codes[i + 2]
+                        i += 3
+                        continue
+                    if code == 0:
+                        fg = bg = 16
+                    elif code == 39:
+                        fg = 16
+                    elif code == 49:
+                        bg = 16
+                    i += 1
+                continue
+            if token.startswith("\x1b"):
+                continue
+            for char in token:
+                if char == "▄" and x < width:
+                    image.putpixel((x, 2 * row), 255 if bg in (15, 231, 255) else 0)
+                    image.putpixel((x, 2 * row + 1), 255 if fg in (15, 231, 255) else 0)
+                x += 1
+    return image
+
+
+def test_in_a_real_terminal_the_log_never_eats_the_typed_line_and_a_scanner_feeds_the_table(
+    tmp_path: Path, tmux: Callable[..., str]
+) -> None:
+    scanner, scanner_end = os.openpty()  # the "USB scanner": the test writes what it scans
+    port = os.ttyname(scanner_end)
+    config = desktop_config(tmp_path)
+    command = " ".join([*BORNES, "run", "--emulate", "--display", "terminal", "--config", str(config),
+                        "--port", port])
+    env = " ".join(f"{k}={v}" for k, v in (("PYTHONPATH", str(REPO)),))
+    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", f"cd {REPO} && env {env} {command}; sleep 60")
+
+    def screen_text() -> str:
+        return tmux("capture-pane", "-t", "t", "-p")
+
+    try:
+        text = _wait_for(screen_text, "bornes>")  # capture-pane drops trailing blanks
+        assert "Type a card or a button, then Enter" in text
+        assert f"A scanner on {port} feeds the table too." in text
+        _wait_for(screen_text, "reader")  # the reader opened the scanner's port
+        tmux("send-keys", "-t", "t", "ok", "Enter")  # the configured table: one OK starts it
+        _wait_for(screen_text, "bornes> ok")
+        tmux("send-keys", "-t", "t", "MB-D1")  # half typed when the scanner speaks
+        time.sleep(0.3)
+        os.write(scanner, b"MB-ROLL-01\r\n")
+        text = _wait_for(screen_text, "accepted B play MB-ROLL-01")
+        lines = [line for line in text.splitlines() if line.strip()]
+        assert lines[-1] == "bornes> MB-D1", text  # the log went above; the typed line is whole
+        assert "accepted B play MB-ROLL-01" in lines[-2]
+        tmux("send-keys", "-t", "t", "00-07", "Enter")  # finish the line: MB-D100-07
+        text = _wait_for(screen_text, "refused")
+        assert "bornes> MB-D100-07" in text
+        # The panel at the top is the screen the same inputs render, pixel for pixel.
+        flow = TableFlow(edition="winning-moves", players=2, names=("Ann", "Chloé"), configured=True)
+        drive(flow, "press OK", "scan MB-ROLL-01", "scan MB-D100-07")
+        expected = render(screen(flow), (128, 64), "RGB").convert("1")
+        deadline = time.monotonic() + 10
+        while True:
+            shown = panel_from_screen(tmux("capture-pane", "-t", "t", "-p", "-e"), (128, 64))
+            if ImageChops.difference(shown, expected).getbbox() is None or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        if ImageChops.difference(shown, expected).getbbox() is not None:
+            shown.save(tmp_path / "shown.png")
+            expected.save(tmp_path / "expected.png")
+        assert ImageChops.difference(shown, expected).getbbox() is None, f"see {tmp_path}"
+    finally:
+        os.close(scanner)
+        os.close(scanner_end)

@@ -236,6 +236,20 @@ class TableFlow:
         said = new_game_words(setup, game.state.hand.turn)
         return self._say("accepted", said[0], Sound.ACCEPT, short=said[1:])
 
+    def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
+                options: RuleOptions) -> Outcome:
+        """A setup sent from a paired phone (firmware/control.py): shown as the table's summary, so
+        one OK at the table starts it (NEXT still changes it). Refused while a game is being played."""
+        if self.game is not None and not self.game.state.over:
+            return self._say("refused", _("A game is in progress: finish it at the table first"), None,
+                             reason="game-in-progress")
+        if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
+            return self._say("refused", _("The table is busy: try again from the main menu"), None, reason="busy")
+        self.game = None
+        self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
+        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.SUMMARY, cursor=0, status=self.ui.status)
+        return self._say("prompt", _("Setup from a phone: OK starts"), Sound.ATTENTION)
+
     def announce_resume(self) -> Outcome:
         """After a restart mid-game: say so on the table, with the hand and whose turn it is."""
         state = self.state
@@ -246,20 +260,6 @@ class TableFlow:
         message = _("Game resumed: hand {hand}, {name}'s turn").format(hand=hand, name=name)
         shorter = (_("Resumed: hand {hand}, {name}").format(hand=hand, name=name), _("Game resumed"))
         return self._say("prompt", message, Sound.ATTENTION, short=shorter)
-
-    def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
-                options: RuleOptions) -> Outcome:
-        """A setup sent from a paired phone (firmware/control.py): shown as the last setup menu,
-        so one OK at the table starts it. Refused while a game is being played."""
-        if self.game is not None and not self.game.state.over:
-            return self._say("refused", "A game is in progress: finish it at the table first", None,
-                             reason="game-in-progress")
-        if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
-            return self._say("refused", "The table is busy: try again from the main menu", None, reason="busy")
-        self.game = None
-        self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
-        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.OPTIONS, cursor=0, status=self.ui.status)
-        return self._say("prompt", "Setup from a phone: OK starts", Sound.ATTENTION)
 
     @property
     def state(self) -> GameState | None:

@@ -47,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
         defaults={"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
                   "options": dict(g.options)},
     )
+    from firmware import i18n
+
+    i18n.use(settings.language)  # rule names in the setup form come from the table's catalogue
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
     if not 0 < port < 65536:

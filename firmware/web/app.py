@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import secrets
+import sys
 import threading
 import time
 from collections import deque
@@ -50,6 +51,7 @@ TOKEN_DAYS = 180
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
 CLIENT_QUEUE = 4
+PDF_TIMEOUT = 60.0  # seconds for the child that draws a PDF (a Pi Zero needs a few)
 #: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -138,6 +140,10 @@ class Hub:
                 with contextlib.suppress(asyncio.QueueEmpty):
                     queue.get_nowait()
             queue.put_nowait(message)
+
+    @property
+    def follower(self) -> JournalFollower | None:
+        return self._follower
 
     def stop(self) -> None:
         self._stop.set()
@@ -353,7 +359,7 @@ def create_app(settings: Settings) -> Starlette:
     async def health(request: Request) -> Response:
         """For ``python -m bench`` and a person checking on the Pi: how often the journal was read."""
         current = hub()
-        follower = current._follower
+        follower = current.follower
         return JSONResponse({
             "pages_connected": len(current.clients),
             "updates_published": current.published,
@@ -420,11 +426,23 @@ def create_app(settings: Settings) -> Starlette:
 
     async def sheet_pdf(request: Request) -> Response:
         found = stored(request)
+        # In a child process: reportlab would otherwise stay in this long-running process's memory.
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "firmware.web.pdf", str(settings.state_dir), str(found.info.game_id),
+            settings.language, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
-            from firmware.web.pdf import score_sheet_pdf
-        except ImportError:
-            raise BadRequest(501, words("PDF needs reportlab: install bornes with the web extra")) from None
-        return Response(score_sheet_pdf(found, words), media_type="application/pdf", headers={
+            pdf, problem = await asyncio.wait_for(child.communicate(), timeout=PDF_TIMEOUT)
+        except TimeoutError:
+            child.kill()
+            await child.wait()
+            raise BadRequest(503, words("The PDF took too long; try again.")) from None
+        if child.returncode != 0 or not pdf.startswith(b"%PDF"):
+            last = problem.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+            log.warning("PDF of game %d failed: %s", found.info.game_id, last[0])
+            if "reportlab" in problem.decode(errors="replace"):
+                raise BadRequest(501, words("PDF needs reportlab: install bornes with the web extra"))
+            raise BadRequest(500, words("The PDF could not be made."))
+        return Response(pdf, media_type="application/pdf", headers={
             "content-disposition": f'attachment; filename="bornes-sheet-{found.info.game_id}.pdf"'})
 
     # -- pairing and setup --

@@ -57,3 +57,27 @@ def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
         story.append(Paragraph(t("Winner: {winner}", winner=winner), styles["Heading2"]))
     document.build(story)
     return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware.web.pdf STATE_DIR GAME LANGUAGE``: the PDF on standard output.
+
+    ``bornes web`` runs this in a short-lived child, so reportlab (several MB) never stays in the
+    memory of the process that serves the pages for days.
+    """
+    import sys
+
+    from firmware.i18n import WEB_DOMAIN, translations
+    from firmware.web.games import Library
+
+    state_dir, game, language = argv if argv is not None else sys.argv[1:]
+    stored = Library(state_dir).load(int(game))
+    if stored is None:
+        print(f"there is no game {game}", file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(score_sheet_pdf(stored, Words(language, translations(language, WEB_DOMAIN))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

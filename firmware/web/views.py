@@ -368,17 +368,23 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
         for i in range(8)
     )
     option_rows = []
-    current = edition.options.with_strings(draft.get("options", {})).as_strings()
-    from firmware.rule_labels import option_choices
+    chosen = edition.options.with_strings(draft.get("options", {}))
+    current = chosen.as_strings()
+    from firmware.rule_labels import option_choices, option_label, value_label
 
     for name, value in current.items():
-        choices = option_choices(edition.options.with_strings(draft.get("options", {})), name)
+        choices = option_choices(chosen, name, edition.options)
+        preset = edition.options.as_strings()[name]
         if len(choices) > 1:
-            field = "".join(f'<option{" selected" if c == value else ""}>{h(c)}</option>' for c in choices)
+            field = "".join(
+                f'<option value="{h(c)}"{" selected" if c == value else ""}>{h(value_label(name, c))}'
+                f'{" *" if c == preset else ""}</option>'
+                for c in choices
+            )
             control = f'<select name="option.{h(name)}">{field}</select>'
         else:
             control = f'<input name="option.{h(name)}" value="{h(value)}" size="8">'
-        option_rows.append(f'<label class="option"><code>{h(name)}</code> {control}</label>')
+        option_rows.append(f'<label class="option" title="{h(name)}">{h(option_label(name))} {control}</label>')
     body = (
         f'<h1>{h(t("New game"))}</h1>{notice(message, kind) if message else ""}'
         f'<form method="get" action="/setup" class="edition"><label>{h(t("Edition"))} '

@@ -29,15 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drivers.events import ButtonPressed
-from drivers.readers.resolver import CardResolver
-from engine.options import EDITIONS
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameSetup
-from firmware.bots import BotHands, same_play
-from firmware.flow import Outcome, TableFlow
-from firmware.journal import Journal
-from firmware.store import JournalStore
+from bornes.drivers.events import ButtonPressed
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.options import EDITIONS
+from bornes.engine.simulate import PhysicalTable, Simulation
+from bornes.engine.state import GameSetup
+from bornes.firmware.bots import BotHands, same_play
+from bornes.firmware.flow import Outcome, TableFlow
+from bornes.firmware.journal import Journal
+from bornes.firmware.store import JournalStore
 
 REPO = Path(__file__).resolve().parent.parent
 CLUB = "bench"
@@ -53,7 +53,7 @@ def free_port() -> int:
 
 def bornes_command() -> list[str]:
     script = REPO / ".venv" / "bin" / "bornes"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "firmware.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bornes.firmware.cli"]
 
 
 def wait_port(port: int, timeout: float = 10.0) -> None:

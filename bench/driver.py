@@ -24,13 +24,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.readers.resolver import CardResolver
-from engine.actions import Action
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameSetup, GameState
-from firmware.bots import BotHands
-from firmware.flow import Outcome, TableFlow, Verdict
-from firmware.store import MemoryStore
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.actions import Action
+from bornes.engine.simulate import PhysicalTable, Simulation
+from bornes.engine.state import GameSetup, GameState
+from bornes.firmware.bots import BotHands
+from bornes.firmware.flow import Outcome, TableFlow, Verdict
+from bornes.firmware.store import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix")
@@ -41,11 +41,11 @@ SETUP_TAPS = ("MB-CMD-OK",) * 6
 
 
 def bornes_command() -> list[str]:
-    """The daemon as systemd starts it: the venv's ``bornes`` entry point, else ``-m firmware.cli``."""
+    """The daemon as systemd starts it: the venv's ``bornes`` entry point, else ``-m bornes.firmware.cli``."""
     script = REPO / ".venv" / "bin" / "bornes"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "firmware.cli"]
+    return [sys.executable, "-m", "bornes.firmware.cli"]
 
 
 class ScriptError(RuntimeError):

@@ -28,12 +28,12 @@ from bench.driver import (
     rss_kib,
     write_config,
 )
-from engine.actions import parse_action
-from engine.game import Game
-from engine.state import GameSetup
-from firmware.flow import TableFlow
-from firmware.journal import Journal
-from firmware.store import JournalStore
+from bornes.engine.actions import parse_action
+from bornes.engine.game import Game
+from bornes.engine.state import GameSetup
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.journal import Journal
+from bornes.firmware.store import JournalStore
 
 
 def idle_cpu(seconds: float, settle: float = 2.0) -> float:
@@ -173,9 +173,9 @@ def simulate_rate(players: int, hands: int) -> tuple[float, float]:
 
 def engine_replay_rate(players: int, hands: int) -> float:
     """The engine alone: the hands ``bornes simulate`` played, replayed from their logs (no bots, no checks)."""
-    from engine.game import Game
-    from engine.simulate import simulate
-    from engine.state import GameSetup
+    from bornes.engine.game import Game
+    from bornes.engine.simulate import simulate
+    from bornes.engine.state import GameSetup
 
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     report = simulate(setup, hands, seed=1)
@@ -206,9 +206,9 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     without a profiler's overhead on every call (a wrapper costs ~0.2 µs an action)."""
     from unittest import mock
 
-    import engine.simulate
-    from engine.rules import apply, legal_actions
-    from engine.state import GameSetup
+    import bornes.engine.simulate
+    from bornes.engine.rules import apply, legal_actions
+    from bornes.engine.state import GameSetup
 
     spent = {"legal": 0.0, "referee": 0.0, "check": 0.0}
 
@@ -223,14 +223,19 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
 
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     with (
-        mock.patch("engine.simulate.legal_actions", timed("legal", legal_actions)),
-        mock.patch("engine.game.apply", timed("referee", apply)),
-        mock.patch.object(engine.simulate.Simulation, "check", timed("check", engine.simulate.Simulation.check)),
-        mock.patch.object(engine.simulate.Simulation, "check_step",
-                          timed("check", engine.simulate.Simulation.check_step)),
+        mock.patch("bornes.engine.simulate.legal_actions", timed("legal", legal_actions)),
+        mock.patch("bornes.engine.game.apply", timed("referee", apply)),
+        mock.patch.object(
+            bornes.engine.simulate.Simulation, "check", timed("check", bornes.engine.simulate.Simulation.check)
+        ),
+        mock.patch.object(
+            bornes.engine.simulate.Simulation,
+            "check_step",
+            timed("check", bornes.engine.simulate.Simulation.check_step),
+        ),
     ):
         started = time.perf_counter()
-        report = engine.simulate.simulate(setup, hands, seed=1)
+        report = bornes.engine.simulate.simulate(setup, hands, seed=1)
         total = time.perf_counter() - started
     per = 1e6 / report.actions
     return SimulateSplit(report.actions, total * per, spent["legal"] * per, spent["referee"] * per,
@@ -242,13 +247,13 @@ def legal_actions_cost(players: int = 4, hands: int = 200) -> tuple[int, float]:
     the bots of ``hands`` simulated hands made, replayed (best of 5 passes over them all)."""
     import random
 
-    from engine.rules import legal_actions
-    from engine.simulate import Simulation
-    from engine.state import GameSetup
+    from bornes.engine.rules import legal_actions
+    from bornes.engine.simulate import Simulation
+    from bornes.engine.state import GameSetup
 
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     calls: list[tuple[Any, int, tuple[Any, ...]]] = []
-    from engine.rules import legal_actions as real
+    from bornes.engine.rules import legal_actions as real
 
     def recording(state: Any, seat: int, cards: Any = (), kinds: Any = None) -> Any:
         if 6 <= len(cards) <= 7:
@@ -257,7 +262,7 @@ def legal_actions_cost(players: int = 4, hands: int = 200) -> tuple[int, float]:
 
     from unittest import mock
 
-    with mock.patch("engine.simulate.legal_actions", recording):
+    with mock.patch("bornes.engine.simulate.legal_actions", recording):
         Simulation(setup, random.Random(1)).run(hands)
     best = float("inf")
     for _ in range(5):
@@ -295,9 +300,9 @@ def long_record(actions_wanted: int, path: Path) -> int:
     """Write one long game record (a 4-player game that never reaches its target); its action count."""
     import random
 
-    from engine.options import EDITIONS
-    from engine.record import write_record
-    from engine.simulate import Simulation
+    from bornes.engine.options import EDITIONS
+    from bornes.engine.record import write_record
+    from bornes.engine.simulate import Simulation
 
     options = EDITIONS["winning-moves"].options.replace(game_target=10**9)
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(4)], options=options)

@@ -18,11 +18,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.events import ButtonPressed
-from drivers.readers.resolver import CardResolver
-from engine.actions import CoupFourre, Discard, FastRemedy, Play
-from firmware.commands.feed import input_event, parse_setup
-from firmware.flow import Mode, Outcome, TableFlow
+from bornes.drivers.events import ButtonPressed
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.actions import CoupFourre, Discard, FastRemedy, Play
+from bornes.firmware.commands.feed import input_event, parse_setup
+from bornes.firmware.flow import Mode, Outcome, TableFlow
 
 GAMES = Path(__file__).resolve().parent.parent / "tests" / "flow" / "games"
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, script_games, write_config
-from engine.actions import parse_action
-from engine.game import Game
-from engine.record import write_header
-from firmware.journal import FILENAME, FINISHED, GameRecord, Journal
-from firmware.store import summary
+from bornes.engine.actions import parse_action
+from bornes.engine.game import Game
+from bornes.engine.record import write_header
+from bornes.firmware.journal import FILENAME, FINISHED, GameRecord, Journal
+from bornes.firmware.store import summary
 
 
 @dataclass
@@ -96,7 +96,7 @@ def _best(runs: int, work: object) -> float:
 
 
 def _history(state_dir: Path, every: bool) -> None:
-    from firmware.commands import history
+    from bornes.firmware.commands import history
 
     config = state_dir / "history.toml"
     if not config.exists():

@@ -1,7 +1,7 @@
 """Bytes to the panel per accepted tap, counted on the bus, against a whole frame.
 
 Whole games are replayed tap by tap through the table flow; after each tap the screen is
-rendered and handed to :class:`drivers.display.Display` over the real driver classes the Pi
+rendered and handed to :class:`bornes.drivers.display.Display` over the real driver classes the Pi
 uses (our partial ssd1306, luma's ssd1322 with ``diff_to_previous``) talking to luma's real
 ``i2c`` serial interface, whose bus is a counter. A whole frame is measured the same way with
 luma's stock drivers, which always send everything. Bytes "on the wire" include each I2C
@@ -71,8 +71,8 @@ def _devices(panel: str, bus: CountingBus) -> tuple[Callable[[], Any], Any]:
     from luma.core.interface.serial import i2c
     from luma.oled import device as oled
 
-    from drivers.display import SSD1322_SEGMENTS
-    from drivers.display.partial import PARTIAL
+    from bornes.drivers.display import SSD1322_SEGMENTS
+    from bornes.drivers.display.partial import PARTIAL
 
     if panel == "ssd1322":
         def make() -> Any:
@@ -88,12 +88,12 @@ def _devices(panel: str, bus: CountingBus) -> tuple[Callable[[], Any], Any]:
 
 def measure(panel: str = "ssd1306", players: int = 4, games: int = 3, seed: int = 1) -> PanelFigures:
     from bench.driver import NAMES, script_games
-    from drivers.display import Display
-    from drivers.parts import PANELS
-    from drivers.readers.resolver import CardResolver
-    from firmware.flow import TableFlow
-    from firmware.present import screen
-    from firmware.screens import render
+    from bornes.drivers.display import Display
+    from bornes.drivers.parts import PANELS
+    from bornes.drivers.readers.resolver import CardResolver
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.present import screen
+    from bornes.firmware.screens import render
 
     size = PANELS[panel]
     bus = CountingBus()

@@ -55,7 +55,7 @@ def paired(command: Sequence[str], runs: int) -> tuple[float, float]:
 
 def startup_rows(runs: int) -> list[tuple[str, str, str, bool | None]]:
     """(figure, measured, budget, met) for the bench table."""
-    bornes = [sys.executable, "-m", "firmware.cli"]
+    bornes = [sys.executable, "-m", "bornes.firmware.cli"]
     rows: list[tuple[str, str, str, bool | None]] = []
     with tempfile.TemporaryDirectory(prefix="bornes-startup-") as scratch:
         record = one_hand_record(Path(scratch))

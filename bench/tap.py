@@ -3,7 +3,7 @@
 pty master (the "reader") → ``open_reader("lines")`` thread → queue → :class:`Referee` →
 :class:`TableFlow` → engine → store → ``render`` → luma's dummy device. The code under test is
 not changed: the stages are timed by wrapping objects from the outside (a timing proxy around
-the store, a timed ``apply`` seen by :mod:`engine.game`) and by the referee's own
+the store, a timed ``apply`` seen by :mod:`bornes.engine.game`) and by the referee's own
 ``keep_timings``. The reader's parse stage is the same bytes fed to the same decoder and
 resolver in isolation, since the reader thread exposes no timestamps.
 """
@@ -22,16 +22,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import engine.game
+import bornes.engine.game
 from bench.driver import NAMES, Script
-from drivers.events import InputEvent, ReaderBack
-from drivers.readers.lines import LineDecoder
-from drivers.readers.resolver import CardResolver
-from engine.actions import Action
-from engine.game import Game
-from firmware.flow import Outcome, TableFlow
-from firmware.referee import STOP, Referee
-from firmware.store import MemoryStore, Store
+from bornes.drivers.events import InputEvent, ReaderBack
+from bornes.drivers.readers.lines import LineDecoder
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.actions import Action
+from bornes.engine.game import Game
+from bornes.firmware.flow import Outcome, TableFlow
+from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.store import MemoryStore, Store
 
 
 class _Clock:
@@ -80,7 +80,7 @@ class TimedStore:
 @contextmanager
 def timed_engine(clock: _Clock) -> Iterator[None]:
     """Time every ``apply`` that ``Game.check`` and ``Game.push`` make (the engine stage)."""
-    module = vars(engine.game)  # Game calls the name it imported, so wrap it where Game looks it up
+    module = vars(bornes.engine.game)  # Game calls the name it imported, so wrap it where Game looks it up
     original = module["apply"]
 
     def apply(state: Any, action: Any) -> Any:
@@ -124,10 +124,10 @@ def parse_times(payloads: list[str]) -> list[float]:
 
 def run_taps(script: Script, scans: int, *, durable: bool) -> TapResult:
     """Tap the first ``scans`` payloads of ``script`` through the chain, one at a time."""
-    from drivers.display import open_display
-    from drivers.readers import open_reader
-    from firmware.journal import Journal
-    from firmware.store import JournalStore
+    from bornes.drivers.display import open_display
+    from bornes.drivers.readers import open_reader
+    from bornes.firmware.journal import Journal
+    from bornes.firmware.store import JournalStore
 
     payloads = [tap for step in script.steps for tap in step.taps][:scans]
     if len(payloads) < scans:

@@ -22,8 +22,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.record import read_record, write_header
-from firmware.journal import Journal
+from bornes.engine.record import read_record, write_header
+from bornes.firmware.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "tests" / "engine" / "records" / "winning-moves-2p.record"
@@ -165,7 +165,7 @@ def measure(idle_seconds: float = 30.0, appends: int = 120) -> WebFigures:
         config = Path(scratch) / "web.toml"
         config.write_text(f'[state]\ndir = "{state}"\n[control]\nsocket = "{scratch}/control.sock"\n'
                           '[log]\nlevel = "warning"\n')
-        server = subprocess.Popen([sys.executable, "-m", "firmware.cli", "web", "--config", str(config),
+        server = subprocess.Popen([sys.executable, "-m", "bornes.firmware.cli", "web", "--config", str(config),
                                    "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT)
         try:
             deadline = time.monotonic() + 30

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.events import ButtonPressed
-from drivers.pins import ButtonPin, PinMap
+from bornes.drivers.events import ButtonPressed
+from bornes.drivers.pins import ButtonPin, PinMap
 
 Clock = Callable[[], float]
 
@@ -76,7 +76,7 @@ class Debouncer:
 class Buttons:
     """Every button in the pin map, feeding one input queue.
 
-    ``pin_factory`` is a gpiozero factory (``drivers.pins.make_pin_factory("mock")`` on a desktop)
+    ``pin_factory`` is a gpiozero factory (``bornes.drivers.pins.make_pin_factory("mock")`` on a desktop)
     or None for gpiozero's default. ``thread=False`` leaves polling to the caller (tests).
     """
 

@@ -11,7 +11,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from engine.cards import Card
+from bornes.engine.cards import Card
 
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
 _SEAT_BUTTON = re.compile(r"SEAT([1-8])")

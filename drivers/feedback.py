@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.pins import PinMap
+from bornes.drivers.pins import PinMap
 
 Color = tuple[float, float, float]
 OFF: Color = (0.0, 0.0, 0.0)

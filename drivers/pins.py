@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from drivers.errors import EX_CONFIG, UserError
-from drivers.events import CONTROL_NAMES
-from drivers.parts import PANELS
+from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.drivers.events import CONTROL_NAMES
+from bornes.drivers.parts import PANELS
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
 
@@ -60,7 +60,7 @@ class ButtonPin:
 
 
 class DisplayWiring(Protocol):
-    """How the OLED is wired, as config.toml's ``[display]`` says (``firmware.config.DisplayConfig``).
+    """How the OLED is wired, as config.toml's ``[display]`` says (``bornes.firmware.config.DisplayConfig``).
 
     The display is configured in one place, the config file; the pin map takes it from there so
     its conflict check looks at the interface really in use.
@@ -279,7 +279,7 @@ def _check_conflicts(pin_map: PinMap) -> None:
 def load(path: str | Path | None = None, display: DisplayWiring | None = None) -> PinMap:
     """Read and check a pin map file (default ``wiring/pins.toml``) against the display in use
     (config.toml's ``[display]``; None for a desktop twin, which uses no header pins)."""
-    from drivers.files import MIB, UnreadableFile, read_text_bounded
+    from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 
     path = Path(path) if path is not None else DEFAULT_PATH
     try:

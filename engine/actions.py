@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.cards import Card, CardCodeError
+from bornes.engine.cards import Card, CardCodeError
 
 SEAT_LETTERS = string.ascii_uppercase[:8]
 

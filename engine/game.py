@@ -6,10 +6,10 @@ current hand's actions instead of the whole game.
 
 from __future__ import annotations
 
-from engine.actions import Action
-from engine.reasons import Refusal
-from engine.rules import Accepted, Verdict, apply, new_game
-from engine.state import GameSetup, GameState, Phase
+from bornes.engine.actions import Action
+from bornes.engine.reasons import Refusal
+from bornes.engine.rules import Accepted, Verdict, apply, new_game
+from bornes.engine.state import GameSetup, GameState, Phase
 
 
 class ReplayError(ValueError):

@@ -2,7 +2,7 @@
 
 A header of tag pairs (edition, players, partnerships, first dealer, rule options that
 differ from the edition preset), a blank line, then one action per line in the notation of
-``engine.actions``. ``write_record(read_record(text))`` gives back the same text for any
+``bornes.engine.actions``. ``write_record(read_record(text))`` gives back the same text for any
 record the engine wrote.
 """
 
@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from engine.actions import Action, NotationError, parse_action, seat_letter
-from engine.options import OptionError, edition
-from engine.state import GameSetup, SetupError
+from bornes.engine.actions import Action, NotationError, parse_action, seat_letter
+from bornes.engine.options import OptionError, edition
+from bornes.engine.state import GameSetup, SetupError
 
 FORMAT = "bornes-record 1"
 _TAG = re.compile(r'\[(\w+) "([^"]*)"\]')

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypeVar, cast
 
-from engine.actions import (
+from bornes.engine.actions import (
     SEAT_LETTERS,
     Action,
     ActionKind,
@@ -30,11 +30,11 @@ from engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from engine.cards import CLASSIC_COUNTS, HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
-from engine.options import EmptyDrawPile, RuleOptions, Scoring
-from engine.reasons import Reason, Refusal
-from engine.scoring import game_result, score_hand
-from engine.state import (
+from bornes.engine.cards import CLASSIC_COUNTS, HAZARD_CURED_BY, REMEDY_FOR, Card, CardKind
+from bornes.engine.options import EmptyDrawPile, RuleOptions, Scoring
+from bornes.engine.reasons import Reason, Refusal
+from bornes.engine.scoring import game_result, score_hand
+from bornes.engine.state import (
     HAND_SIZE,
     CoupFourreWindow,
     Event,
@@ -1041,7 +1041,7 @@ if HandState._fields != (
     "trip", "extension_by", "decider", "exhausted", "finisher", "delayed", "pending_delayed", "started",
     "leftovers", "blocked",
 ):  # pragma: no cover - a guard for whoever changes HandState
-    raise ImportError("engine.rules._Work does not match HandState's fields")
+    raise ImportError("bornes.engine.rules._Work does not match HandState's fields")
 
 
 def _finish(work: _Work) -> Accepted:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.options import CoupFourreScoring, ExtensionFailure, Scoring, ShutOut, Winner
+from bornes.engine.options import CoupFourreScoring, ExtensionFailure, Scoring, ShutOut, Winner
 
 if TYPE_CHECKING:
-    from engine.state import GameSetup, HandState, ScoreSheet
+    from bornes.engine.state import GameSetup, HandState, ScoreSheet
 
 SAFETY_POINTS = 100
 ALL_FOUR_BONUS = 300
@@ -142,7 +142,7 @@ def _mille_bornes_fr_rows(setup: GameSetup, hand: HandState) -> list[tuple[str, 
 
 def score_hand(setup: GameSetup, hand: HandState, brought_forward: Sequence[int]) -> ScoreSheet:
     """The score sheet of a finished hand."""
-    from engine.state import ScoreSheet
+    from bornes.engine.state import ScoreSheet
 
     scoring = setup.options.scoring
     if scoring is Scoring.CLASSIC:

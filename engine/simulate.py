@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine.actions import (
+from bornes.engine.actions import (
     Action,
     ActionKind,
     CoupFourre,
@@ -26,12 +26,12 @@ from engine.actions import (
     Swap,
     TakeDiscard,
 )
-from engine.cards import Card, CardKind, iter_deck
-from engine.game import Game
-from engine.options import EmptyDrawPile
-from engine.record import read_record, write_record
-from engine.rules import Accepted, kind_refusal, legal_actions, validate
-from engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
+from bornes.engine.cards import Card, CardKind, iter_deck
+from bornes.engine.game import Game
+from bornes.engine.options import EmptyDrawPile
+from bornes.engine.record import read_record, write_record
+from bornes.engine.rules import Accepted, kind_refusal, legal_actions, validate
+from bornes.engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
 
 TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DISCARD})
 COUP_KINDS = frozenset({ActionKind.COUP_FOURRE})

@@ -1,6 +1,6 @@
 """The public state of a table: what a referee can see and count, never the hands.
 
-States are immutable values. ``engine.rules.apply`` returns a new state; the old one is
+States are immutable values. ``bornes.engine.rules.apply`` returns a new state; the old one is
 untouched, so undo is simply replaying the log without its last action.
 
 The per-action states (GameState, HandState, SideState, the coup-fourré window, Event) are named
@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from engine.actions import seat_letter
-from engine.cards import Card, CardKind, deck_counts
-from engine.options import Edition, RuleOptions, edition
-from engine.reasons import Reason, Refusal
+from bornes.engine.actions import seat_letter
+from bornes.engine.cards import Card, CardKind, deck_counts
+from bornes.engine.options import Edition, RuleOptions, edition
+from bornes.engine.reasons import Reason, Refusal
 
 HAND_SIZE = 6
 #: A player's name fits the score sheet's column and the record's ``Players`` tag.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.actions import seat_letter
-from engine.reasons import Refusal
-from engine.rules import Accepted, Verdict
-from engine.state import Event, GameState, battle_status
+from bornes.engine.actions import seat_letter
+from bornes.engine.reasons import Refusal
+from bornes.engine.rules import Accepted, Verdict
+from bornes.engine.state import Event, GameState, battle_status
 
 
 def event_dict(event: Event) -> dict[str, object]:

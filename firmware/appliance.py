@@ -13,19 +13,19 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
-from firmware.errors import EX_CONFIG, UserError
-from firmware.flow import TableFlow
-from firmware.i18n import _
-from firmware.journal import Journal, JournalCorrupt, JournalError
-from firmware.referee import Referee
-from firmware.store import JournalStore
+from bornes.firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.i18n import _
+from bornes.firmware.journal import Journal, JournalCorrupt, JournalError
+from bornes.firmware.referee import Referee
+from bornes.firmware.store import JournalStore
 
 if TYPE_CHECKING:
-    from drivers.buttons import Buttons
-    from drivers.display import Display
-    from drivers.feedback import Feedback
-    from drivers.readers import SerialReader
+    from bornes.drivers.buttons import Buttons
+    from bornes.drivers.display import Display
+    from bornes.drivers.feedback import Feedback
+    from bornes.drivers.readers import SerialReader
 
 log = logging.getLogger("bornes")
 
@@ -38,7 +38,7 @@ def desktop_panel() -> str:
 
 
 def open_display_from_config(config: Config, panel: str | None = None) -> Display:
-    from drivers.display import open_display
+    from bornes.drivers.display import open_display
 
     d = config.display
     chosen = panel or d.panel
@@ -134,9 +134,9 @@ class Appliance:
     def _open(
         self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool
     ) -> None:
-        from drivers.buttons import Buttons
-        from drivers.feedback import Feedback
-        from drivers.pins import make_pin_factory
+        from bornes.drivers.buttons import Buttons
+        from bornes.drivers.feedback import Feedback
+        from bornes.drivers.pins import make_pin_factory
 
         config = self.config
         state_dir = ensure_state_dir(config)
@@ -179,8 +179,8 @@ class Appliance:
         self.display = open_display_from_config(config, panel)
         self._closers.append(self.display)
         if with_reader:
-            from drivers.readers import BindingTable, bindings_path
-            from firmware.reader_options import open_configured_reader
+            from bornes.drivers.readers import BindingTable, bindings_path
+            from bornes.firmware.reader_options import open_configured_reader
 
             bindings = self._bindings(BindingTable, bindings_path(state_dir))
             self.reader = open_configured_reader(config.reader, self.events, bindings)
@@ -203,8 +203,8 @@ class Appliance:
 
     def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
         """The control socket (firmware/control.py). Without it the table still referees: say so, go on."""
-        from firmware.config import ControlConfig
-        from firmware.control import ControlListener
+        from bornes.firmware.config import ControlConfig
+        from bornes.firmware.control import ControlListener
 
         g = self.config.game
         path = self.config.control.socket

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
-from engine.rules import target_choices
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameState, Phase
-from firmware.flow import Mode, Outcome, TableFlow, Verdict
+from bornes.engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
+from bornes.engine.rules import target_choices
+from bornes.engine.simulate import PhysicalTable, Simulation
+from bornes.engine.state import GameState, Phase
+from bornes.firmware.flow import Mode, Outcome, TableFlow, Verdict
 
 #: Send a card code or a control tag (``MB-CMD-OK``); the answer is the flow's outcome.
 SendTap = Callable[[str], Outcome]

@@ -1,4 +1,4 @@
-"""The ``bornes`` command: the subcommands named in ``firmware.commands.COMMANDS``.
+"""The ``bornes`` command: the subcommands named in ``bornes.firmware.commands.COMMANDS``.
 
 Only the chosen subcommand's module is imported (``bornes --help`` imports none), so a short
 command starts in a fraction of the time it would take to load every command's libraries.
@@ -14,8 +14,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from firmware.commands import COMMANDS, module_name
-from firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
+from bornes.firmware.commands import COMMANDS, module_name
+from bornes.firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
 
 
 def _chosen(argv: Sequence[str]) -> str | None:

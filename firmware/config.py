@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from drivers.files import UnreadableFile, exists_or_dangling, read_bounded
-from drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
-from drivers.parts import PANELS as PANEL_SIZES
-from engine.options import EDITIONS, OptionError, RuleOptions
-from engine.state import MAX_NAME_LENGTH, check_name, check_names
-from firmware.errors import EX_CONFIG, UserError
-from firmware.i18n import LANGUAGES
+from bornes.drivers.files import UnreadableFile, exists_or_dangling, read_bounded
+from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
+from bornes.drivers.parts import PANELS as PANEL_SIZES
+from bornes.engine.options import EDITIONS, OptionError, RuleOptions
+from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
+from bornes.firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.i18n import LANGUAGES
 
 if TYPE_CHECKING:
-    from drivers.pins import PinMap
+    from bornes.drivers.pins import PinMap
 
 log = logging.getLogger("bornes.config")
 
@@ -51,7 +51,7 @@ CONFIG_LIMIT = 1024 * 1024  # a config is a few KiB; anything near this is not a
 def _default_pin_map() -> str:
     """The Pi's own /etc/bornes/pins.toml (install.sh puts it there to be edited) if it exists,
     else the map shipped with the program (wiring/pins.toml, package data in a wheel)."""
-    from drivers.pins import DEFAULT_PATH
+    from bornes.drivers.pins import DEFAULT_PATH
 
     etc = Path("/etc/bornes/pins.toml")
     return str(etc if etc.exists() else DEFAULT_PATH)
@@ -192,7 +192,7 @@ class Config:
     def load_pin_map(self) -> PinMap:
         """The pin map of ``pins.map``, checked against the display this config drives: the one
         loader the referee, ``bornes doctor`` and the wiring documents use."""
-        from drivers.pins import load
+        from bornes.drivers.pins import load
 
         return load(self.pins.map, display=self.display if self.display.is_hardware else None)
 

@@ -3,7 +3,7 @@
 A newcomer sees what to type (:func:`input_words`) at start and again on ``help``. Typed lines
 become input events; log lines are printed *above* the prompt, which is then redrawn with
 whatever was half typed, so the referee talking never garbles the line being typed. When the
-panel is drawn in the same terminal (``drivers.display.terminal``), the lines below it become a
+panel is drawn in the same terminal (``bornes.drivers.display.terminal``), the lines below it become a
 scrolling region of their own, so the log scrolls and the panel stays put.
 """
 
@@ -16,9 +16,9 @@ import textwrap
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from drivers.display.terminal import TERMINAL_LOCK
-from engine.cards import CardKind
-from firmware.i18n import _
+from bornes.drivers.display.terminal import TERMINAL_LOCK
+from bornes.engine.cards import CardKind
+from bornes.firmware.i18n import _
 
 PROMPT = "bornes> "
 HELP_WORDS = ("help", "?")

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.options import EDITIONS, OptionError
-from engine.state import GameSetup, SetupError
+from bornes.engine.options import EDITIONS, OptionError
+from bornes.engine.state import GameSetup, SetupError
 
 log = logging.getLogger("bornes.control")
 
@@ -273,7 +273,7 @@ class ControlListener:
             server.listen(8)
             server.settimeout(None)
         except OSError as error:
-            from firmware.config import ConfigError
+            from bornes.firmware.config import ConfigError
 
             raise ConfigError(f"control.socket = {self.path}: {error.strerror or error}") from None
         return server

@@ -1,9 +1,9 @@
-"""Errors that reach a person as one line: defined in :mod:`drivers.errors`, the lowest layer
+"""Errors that reach a person as one line: defined in :mod:`bornes.drivers.errors`, the lowest layer
 that raises them, so drivers never import upwards; firmware code keeps importing them from here."""
 
 from __future__ import annotations
 
-from drivers.errors import (
+from bornes.drivers.errors import (
     EX_CANTCREAT,
     EX_CONFIG,
     EX_DATAERR,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from drivers.events import (
+from bornes.drivers.events import (
     ButtonPressed,
     CardScanned,
     ControlScanned,
@@ -24,7 +24,7 @@ from drivers.events import (
     button_name,
     seat_of_button,
 )
-from engine.actions import (
+from bornes.engine.actions import (
     Action,
     CoupFourre,
     Discard,
@@ -38,17 +38,17 @@ from engine.actions import (
     Swap,
     TakeDiscard,
 )
-from engine.cards import Card, CardCodeError, full_deck
-from engine.game import Game
-from engine.options import EDITIONS, RuleOptions
-from engine.reasons import Refusal
-from engine.rules import Accepted, answer_action, play_action, target_choices, validate
-from engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
-from firmware.i18n import N_, _
-from firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
-from firmware.rule_labels import edition_short, option_choices, option_lines
-from firmware.store import MemoryStore, Store
-from firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
+from bornes.engine.cards import Card, CardCodeError, full_deck
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS, RuleOptions
+from bornes.engine.reasons import Refusal
+from bornes.engine.rules import Accepted, answer_action, play_action, target_choices, validate
+from bornes.engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
+from bornes.firmware.i18n import N_, _
+from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
+from bornes.firmware.rule_labels import edition_short, option_choices, option_lines
+from bornes.firmware.store import MemoryStore, Store
+from bornes.firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
 
 
 class Sound(enum.Enum):

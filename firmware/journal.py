@@ -56,7 +56,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from firmware.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
+from bornes.firmware.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
 
 FILENAME = "bornes.sqlite3"
 SCHEMA_VERSION = 2

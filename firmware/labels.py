@@ -21,7 +21,7 @@ from reportlab.lib.units import inch, mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from drivers.readers.bindings import describe_payload
+from bornes.drivers.readers.bindings import describe_payload
 
 CONTROL_TITLES: Mapping[str, str] = MappingProxyType(
     {"CF": "Coup fourré", "DISCARD": "Discard", "UNDO": "Undo", "OK": "OK", "NEXT": "Next", "BACK": "Back"}

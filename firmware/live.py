@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.actions import (
+from bornes.engine.actions import (
     Action,
     CoupFourre,
     Discard,
@@ -48,14 +48,14 @@ from engine.actions import (
     TakeDiscard,
     parse_action,
 )
-from engine.cards import SAFETY_KINDS, CardKind
-from engine.game import Game, ReplayError
-from engine.record import RecordError, read_header
-from engine.rules import Accepted, apply, attacked_side
-from engine.scoring import score_hand
-from engine.state import GameSetup, GameState, Phase, battle_status
-from firmware.i18n import WEB_DOMAIN, translations
-from firmware.journal import FILENAME, Journal, JournalError
+from bornes.engine.cards import SAFETY_KINDS, CardKind
+from bornes.engine.game import Game, ReplayError
+from bornes.engine.record import RecordError, read_header
+from bornes.engine.rules import Accepted, apply, attacked_side
+from bornes.engine.scoring import score_hand
+from bornes.engine.state import GameSetup, GameState, Phase, battle_status
+from bornes.firmware.i18n import WEB_DOMAIN, translations
+from bornes.firmware.journal import FILENAME, Journal, JournalError
 
 log = logging.getLogger("bornes.live")
 

@@ -1,6 +1,6 @@
 """Players' names: the letters the button name editor offers, in one place.
 
-The engine decides which names are allowed (``engine.state.check_name``); this module
+The engine decides which names are allowed (``bornes.engine.state.check_name``); this module
 only decides what the three-button editor cycles through, so that "Chloé", "Zoë" or "Œdipe"
 can be typed at the table. The letters are Latin-1 plus Œ œ Ÿ, which the shipped fonts draw
 (``firmware/screens/fonts.printable``).
@@ -8,7 +8,7 @@ can be typed at the table. The letters are Latin-1 plus Œ œ Ÿ, which the ship
 
 from __future__ import annotations
 
-from engine.state import MAX_NAME_LENGTH
+from bornes.engine.state import MAX_NAME_LENGTH
 
 #: The lower-case cycle NEXT walks through (BACK walks it backwards); a blank ends the name.
 LOWER_LETTERS = " abcdefghijklmnopqrstuvwxyzéèêëàâçïîôùûüÿœæ-'"

@@ -1,6 +1,6 @@
 """From the engine's state and the table flow to the screens' view models.
 
-The renderers in ``firmware.screens`` know nothing of the engine; this is the one place
+The renderers in ``bornes.firmware.screens`` know nothing of the engine; this is the one place
 that reads the engine's public state to decide what a screen says.
 """
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.actions import Action
-from engine.scoring import score_hand
-from engine.state import GameState, Phase, ScoreSheet, battle_status
-from firmware.flow import Mode, SetupStep, TableFlow
-from firmware.i18n import _
-from firmware.rule_labels import RULES_HINT
-from firmware.screens.model import (
+from bornes.engine.actions import Action
+from bornes.engine.scoring import score_hand
+from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
+from bornes.firmware.flow import Mode, SetupStep, TableFlow
+from bornes.firmware.i18n import _
+from bornes.firmware.rule_labels import RULES_HINT
+from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
     FeedbackView,
@@ -31,7 +31,7 @@ from firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from firmware.words import taken_back
+from bornes.firmware.words import taken_back
 
 
 def side_label(state: GameState, side: int) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drivers.readers import (
+from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
     BindingTable,
@@ -24,8 +24,8 @@ from drivers.readers import (
     bindings_path,
     open_reader,
 )
-from firmware.config import Config, ReaderConfig, add_config_argument, load_config
-from firmware.errors import EX_DATAERR, UserError
+from bornes.firmware.config import Config, ReaderConfig, add_config_argument, load_config
+from bornes.firmware.errors import EX_DATAERR, UserError
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = True) -> None:

@@ -15,22 +15,29 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
-from engine.options import EDITIONS
-from firmware import notify
-from firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
-from firmware.flow import Outcome, Sound, TableFlow, Verdict
-from firmware.i18n import _
-from firmware.journal import JournalBusy, JournalCorrupt, JournalError, JournalFull, JournalIOError, JournalUnwritable
-from firmware.present import screen
-from firmware.screens.model import TableView
-from firmware.screens.render import render
-from firmware.screens.table import table_pages
+from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
+from bornes.engine.options import EDITIONS
+from bornes.firmware import notify
+from bornes.firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
+from bornes.firmware.flow import Outcome, Sound, TableFlow, Verdict
+from bornes.firmware.i18n import _
+from bornes.firmware.journal import (
+    JournalBusy,
+    JournalCorrupt,
+    JournalError,
+    JournalFull,
+    JournalIOError,
+    JournalUnwritable,
+)
+from bornes.firmware.present import screen
+from bornes.firmware.screens.model import TableView
+from bornes.firmware.screens.render import render
+from bornes.firmware.screens.table import table_pages
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from drivers.feedback import Pattern
+    from bornes.drivers.feedback import Pattern
 
 log = logging.getLogger("bornes")
 
@@ -75,7 +82,7 @@ class Timings:
 
 
 class Screen(Protocol):
-    """What the referee needs of a display (``drivers.display.Display`` is one)."""
+    """What the referee needs of a display (``bornes.drivers.display.Display`` is one)."""
 
     @property
     def size(self) -> tuple[int, int]: ...
@@ -88,7 +95,7 @@ class Screen(Protocol):
 
 
 class Sounder(Protocol):
-    """What the referee needs of the buzzer and LEDs (``drivers.feedback.Feedback`` is one)."""
+    """What the referee needs of the buzzer and LEDs (``bornes.drivers.feedback.Feedback`` is one)."""
 
     def play(self, pattern: Pattern) -> None: ...
 
@@ -125,7 +132,7 @@ class Referee:
 
     def _view(self) -> object:
         if self.pairing_shown and self.pairing.active():
-            from firmware.screens.pairing import PairingView
+            from bornes.firmware.screens.pairing import PairingView
 
             assert self.pairing.pin is not None
             return PairingView(self.pairing.pin, self.pairing.url, int(self.pairing.remaining()))
@@ -139,7 +146,7 @@ class Referee:
             return  # same view, same pixels: not even a render
         started = time.perf_counter()
         if type(view).__name__ == "PairingView":
-            from firmware.screens.pairing import render_pairing
+            from bornes.firmware.screens.pairing import render_pairing
 
             image = render_pairing(view, self.size, self.mode)  # type: ignore[arg-type]
         else:
@@ -181,7 +188,7 @@ class Referee:
             outcome = self.control(event)
             self.draw()
             if outcome.sound is not None and self.feedback is not None:
-                from drivers.feedback import Pattern
+                from bornes.drivers.feedback import Pattern
 
                 self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
             return outcome
@@ -207,7 +214,7 @@ class Referee:
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
         if outcome.sound is not None and self.feedback is not None:
-            from drivers.feedback import Pattern
+            from bornes.drivers.feedback import Pattern
 
             self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
         if self.on_outcome is not None:
@@ -255,7 +262,7 @@ class Referee:
 
 def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
     """Block until a long press of OK (or a typed ``long ok``); False if stopped first."""
-    from drivers.events import KeyTyped
+    from bornes.drivers.events import KeyTyped
 
     while not stop.is_set():
         try:

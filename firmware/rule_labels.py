@@ -1,7 +1,7 @@
 """What the table calls editions and rule options: one presentation table, read by the Rules
 menu of the appliance and by the sample screens alike.
 
-The engine names every disputed rule (``engine.options.RuleOptions``) and every edition; this
+The engine names every disputed rule (``bornes.engine.options.RuleOptions``) and every edition; this
 module turns those names and their text values into short words a family reads on a 128-pixel
 panel, and marks the edition's own value with ``*`` so a house rule stands out.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 
-from engine.options import EDITIONS, RuleOptions
-from firmware.i18n import N_, _
+from bornes.engine.options import EDITIONS, RuleOptions
+from bornes.firmware.i18n import N_, _
 
 #: Edition names short enough for a summary line ("Ann, Bob · Winning Moves").
 EDITION_SHORT: dict[str, str] = {

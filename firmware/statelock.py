@@ -15,7 +15,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from firmware.errors import EX_TEMPFAIL, UserError
+from bornes.firmware.errors import EX_TEMPFAIL, UserError
 
 LOCK_FILE = "bornes.lock"
 

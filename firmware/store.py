@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import Protocol
 
-from engine.actions import Action, parse_action
-from engine.game import Game, ReplayError
-from engine.record import RecordError, read_header, write_header
-from engine.state import GameState
-from firmware.errors import EX_DATAERR, UserError
-from firmware.journal import Journal
+from bornes.engine.actions import Action, parse_action
+from bornes.engine.game import Game, ReplayError
+from bornes.engine.record import RecordError, read_header, write_header
+from bornes.engine.state import GameState
+from bornes.firmware.errors import EX_DATAERR, UserError
+from bornes.firmware.journal import Journal
 
 
 class Store(Protocol):

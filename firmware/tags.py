@@ -1,7 +1,7 @@
 """Programming NTAG213 stickers through a PN532 so they carry their own ``MB-…`` payload.
 
 A tag written this way needs no binding table: the reader reads the NDEF Text record
-back (see :mod:`drivers.readers.ntag`). The writer refuses a tag that already holds a
+back (see :mod:`bornes.drivers.readers.ntag`). The writer refuses a tag that already holds a
 different payload unless told to overwrite, and verifies every write by reading back.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from drivers.readers.bindings import describe_payload
-from drivers.readers.ntag import FIRST_USER_PAGE, NTAG213_CC, decode_text_tlv, encode_text_tlv, pages_of
-from drivers.readers.pn532 import Pn532, Pn532Error, Target
+from bornes.drivers.readers.bindings import describe_payload
+from bornes.drivers.readers.ntag import FIRST_USER_PAGE, NTAG213_CC, decode_text_tlv, encode_text_tlv, pages_of
+from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Target
 
 
 @dataclass(frozen=True, slots=True)

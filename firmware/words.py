@@ -8,7 +8,7 @@ phrasing goes through the ``bornes`` gettext catalogue.
 
 from __future__ import annotations
 
-from engine.actions import (
+from bornes.engine.actions import (
     Action,
     CoupFourre,
     Discard,
@@ -22,9 +22,9 @@ from engine.actions import (
     Swap,
     TakeDiscard,
 )
-from engine.cards import Card, CardKind
-from engine.state import GameSetup
-from firmware.i18n import _, ngettext, pgettext
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.state import GameSetup
+from bornes.firmware.i18n import _, ngettext, pgettext
 
 Phrasings = tuple[str, ...]
 

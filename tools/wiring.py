@@ -4,7 +4,7 @@ the header diagram ``wiring/header.svg``. The OLED is drawn as ``config/bornes.s
 
 Run ``python -m tools.wiring`` after editing ``wiring/pins.toml``; ``--check`` exits 1 when a
 committed document no longer matches the map (the test suite runs the same check). This is a
-developer tool: the appliance only reads and checks the map (``drivers.pins``).
+developer tool: the appliance only reads and checks the map (``bornes.drivers.pins``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from drivers.errors import UserError
-from drivers.pins import DEFAULT_PATH, HEADER, HEADER_PIN, I2C_PINS, PinMap, load
-from firmware.config import load_config
+from bornes.drivers.errors import UserError
+from bornes.drivers.pins import DEFAULT_PATH, HEADER, HEADER_PIN, I2C_PINS, PinMap, load
+from bornes.firmware.config import load_config
 
 WIRING = Path(__file__).resolve().parent.parent / "wiring"
 #: The config an install starts from (install.sh copies it): its [display] is the one drawn.

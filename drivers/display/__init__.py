@@ -6,7 +6,7 @@ view, PNG per frame, GIF recording) or for luma's dummy device (tests). The refe
 PIL image per change; the display:
 
 * sends nothing if the frame's bytes equal the last frame sent (``skipped`` counts them), and
-  otherwise only the part that changed (:mod:`drivers.display.partial`; luma's own
+  otherwise only the part that changed (:mod:`bornes.drivers.display.partial`; luma's own
   ``diff_to_previous`` framebuffer on the ssd1322);
 * on an ``OSError`` from the device (the I2C "[Errno 121] Remote I/O error", a panel pulled
   off) marks itself degraded, drops the luma device and retries on later frames or
@@ -28,8 +28,8 @@ from typing import Any
 
 from PIL import Image
 
-from drivers.errors import EX_CONFIG, UserError
-from drivers.parts import EMULATORS, PANELS
+from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.drivers.parts import EMULATORS, PANELS
 
 log = logging.getLogger(__name__)
 
@@ -293,7 +293,7 @@ def _no_window_reason() -> str | None:
 
 def _terminal_display(size: tuple[int, int], rotate: int, clock: Clock) -> Display:
     """The panel 1:1 in this terminal, or one line saying how big the terminal must be."""
-    from drivers.display.terminal import TerminalPanel, too_small
+    from bornes.drivers.display.terminal import TerminalPanel, too_small
 
     if not sys.stdout.isatty():
         raise UserError("the terminal display needs a terminal (stdout is not a tty)", EX_CONFIG)
@@ -328,7 +328,7 @@ def _real_factory(panel: str, interface: str, i2c_port: int, i2c_address: int, s
 
             return oled.ssd1322(serial, width=256, height=64, rotate=rotate, mode="RGB",
                                 framebuffer=diff_to_previous(num_segments=SSD1322_SEGMENTS))
-        from drivers.display.partial import PARTIAL
+        from bornes.drivers.display.partial import PARTIAL
 
         return PARTIAL[panel](serial, width=128, height=64, rotate=rotate)  # only the changed pages and columns
 

@@ -1,7 +1,7 @@
 """Card readers over serial: barcode/bridge lines, EM4100 125 kHz, PN532 NFC.
 
 The appliance calls :func:`open_reader` with the ``[reader]`` section of its config;
-the reader thread puts :mod:`drivers.events` events on the queue and nothing else.
+the reader thread puts :mod:`bornes.drivers.events` events on the queue and nothing else.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from drivers.parts import DEFAULT_BAUDRATE, PROTOCOLS
-from drivers.readers.bindings import BindingError, BindingTable, bindings_path
-from drivers.readers.em4100 import Em4100Decoder
-from drivers.readers.lines import LineDecoder
-from drivers.readers.presence import PresenceTracker
-from drivers.readers.resolver import CardResolver
-from drivers.readers.serial_reader import Link, PassiveLink, Pn532Link, SerialFactory, SerialReader, open_serial
+from bornes.drivers.parts import DEFAULT_BAUDRATE, PROTOCOLS
+from bornes.drivers.readers.bindings import BindingError, BindingTable, bindings_path
+from bornes.drivers.readers.em4100 import Em4100Decoder
+from bornes.drivers.readers.lines import LineDecoder
+from bornes.drivers.readers.presence import PresenceTracker
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.drivers.readers.serial_reader import Link, PassiveLink, Pn532Link, SerialFactory, SerialReader, open_serial
 
 __all__ = [
     "DEFAULT_BAUDRATE",

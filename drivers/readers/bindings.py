@@ -18,8 +18,8 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from drivers.events import CONTROL_NAMES
-from engine.cards import Card, CardCodeError
+from bornes.drivers.events import CONTROL_NAMES
+from bornes.engine.cards import Card, CardCodeError
 
 BINDINGS_FILE = "bindings.json"
 FORMAT = "bornes-bindings"
@@ -209,7 +209,7 @@ def describe_payload(payload: str) -> str:
 
 def read_bindings_file(path: Path) -> dict[str, str]:
     """Parse and check a bindings file (the state file or an export): bounded, regular files only."""
-    from drivers.files import UnreadableFile, read_text_bounded
+    from bornes.drivers.files import UnreadableFile, read_text_bounded
 
     try:
         document = json.loads(read_text_bounded(path, MAX_FILE_BYTES))

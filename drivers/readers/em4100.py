@@ -3,12 +3,12 @@
 Frame: STX, 10 hex digits (version + 4 data bytes), 2 hex digits of XOR checksum,
 optionally CR LF (ID-xxLA), ETX. Frames with a bad checksum are dropped and counted.
 Repeats while the tag stays in the field are collapsed later by
-:class:`drivers.readers.presence.PresenceTracker`, not here: the decoder has no clock.
+:class:`bornes.drivers.readers.presence.PresenceTracker`, not here: the decoder has no clock.
 """
 
 from __future__ import annotations
 
-from drivers.readers.base import DecoderStats, Reading
+from bornes.drivers.readers.base import DecoderStats, Reading
 
 STX = 0x02
 ETX = 0x03

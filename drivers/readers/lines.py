@@ -7,7 +7,7 @@ that never ends a line cannot grow memory.
 
 from __future__ import annotations
 
-from drivers.readers.base import DecoderStats, Reading
+from bornes.drivers.readers.base import DecoderStats, Reading
 
 _TERMINATORS = b"\r\n"
 _EDGE_JUNK = "".join(chr(c) for c in range(0x20)) + " \x7f"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.readers.base import DecoderStats
+from bornes.drivers.readers.base import DecoderStats
 
 HOST_TFI = 0xD4
 CHIP_TFI = 0xD5

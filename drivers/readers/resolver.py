@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownKind, UnknownScanned
-from drivers.readers.bindings import BindingTable, normalise_uid
-from engine.cards import PAYLOAD_PREFIX, Card, CardCodeError
+from bornes.drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownKind, UnknownScanned
+from bornes.drivers.readers.bindings import BindingTable, normalise_uid
+from bornes.engine.cards import PAYLOAD_PREFIX, Card, CardCodeError
 
 ScanEvent = CardScanned | ControlScanned | UnknownScanned
 _CONTROL_PREFIX = "MB-CMD-"

@@ -21,12 +21,12 @@ from typing import Any, Protocol
 
 import serial
 
-from drivers.events import ReaderBack, ReaderLost, ReaderProblem
-from drivers.readers.base import Decoder, DecoderStats, Reading
-from drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
-from drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
-from drivers.readers.presence import DoubleReadFilter, PresenceTracker
-from drivers.readers.resolver import CardResolver
+from bornes.drivers.events import ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.readers.base import Decoder, DecoderStats, Reading
+from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
+from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
+from bornes.drivers.readers.presence import DoubleReadFilter, PresenceTracker
+from bornes.drivers.readers.resolver import CardResolver
 
 SerialFactory = Callable[[str, int, float], Any]
 

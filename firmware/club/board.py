@@ -21,12 +21,12 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from engine.game import Game, ReplayError
-from engine.record import RecordError, read_record
-from firmware.club import topics
-from firmware.club.bridge import make_client
-from firmware.club.settings import BoardSettings
-from firmware.club.store import ClubStore
+from bornes.engine.game import Game, ReplayError
+from bornes.engine.record import RecordError, read_record
+from bornes.firmware.club import topics
+from bornes.firmware.club.bridge import make_client
+from bornes.firmware.club.settings import BoardSettings
+from bornes.firmware.club.store import ClubStore
 
 log = logging.getLogger("bornes.club")
 

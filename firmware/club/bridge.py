@@ -3,7 +3,7 @@
 A separate process from the referee. It reads the journal as a reader (read-only, through
 journal.py), and publishes with QoS 1: the live table (retained), every accepted action, and each
 finished game's result with its record. How far the broker has acknowledged each game is kept in
-the bridge's own file (:mod:`firmware.club.outbox`), so after a crash, a reboot or a broker outage
+the bridge's own file (:mod:`bornes.firmware.club.outbox`), so after a crash, a reboot or a broker outage
 it sends again whatever was not acknowledged; the board ignores repeats. A result is sent again
 until the board's *receipt* arrives: a broker acknowledgement alone does not survive the broker
 being killed before it delivered the message.
@@ -32,12 +32,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from firmware.club import topics
-from firmware.club.outbox import Outbox, Position
-from firmware.club.settings import BridgeSettings, BrokerSettings
-from firmware.errors import EX_CONFIG, UserError
-from firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
-from firmware.live import JournalFollower, replay
+from bornes.firmware.club import topics
+from bornes.firmware.club.outbox import Outbox, Position
+from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
+from bornes.firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
+from bornes.firmware.live import JournalFollower, replay
 
 log = logging.getLogger("bornes.bridge")
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from firmware.club.topics import check_id
-from firmware.errors import EX_CONFIG, UserError
-from firmware.i18n import LANGUAGES
+from bornes.firmware.club.topics import check_id
+from bornes.firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.i18n import LANGUAGES
 
 
 class SettingsError(UserError):

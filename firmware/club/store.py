@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.options import EDITIONS, OptionError
-from engine.state import GameSetup, SetupError
-from firmware.club.pairing import Pair, PairingError, round_robin, swiss
+from bornes.engine.options import EDITIONS, OptionError
+from bornes.engine.state import GameSetup, SetupError
+from bornes.firmware.club.pairing import Pair, PairingError, round_robin, swiss
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

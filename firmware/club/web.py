@@ -26,10 +26,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from engine.options import EDITIONS
-from firmware.club.board import Board
-from firmware.club.store import ClubStore, TournamentError
-from firmware.i18n import translations
+from bornes.engine.options import EDITIONS
+from bornes.firmware.club.board import Board
+from bornes.firmware.club.store import ClubStore, TournamentError
+from bornes.firmware.i18n import translations
 
 MAX_FORM = 16 * 1024
 MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)

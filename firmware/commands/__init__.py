@@ -2,7 +2,7 @@
 
 Each module defines ``add_arguments(parser)`` and ``run(args) -> int``. The table below is the
 only place a command's name and one-line help are written: ``bornes --help`` lists it without
-importing any command, and ``bornes NAME`` imports only ``firmware.commands.NAME`` (dashes
+importing any command, and ``bornes NAME`` imports only ``bornes.firmware.commands.NAME`` (dashes
 become underscores), so a short command does not pay for PIL, gpiozero or the simulator.
 Adding a command is one module plus one line here; ``tests/appliance/test_cli.py`` checks both agree.
 """

@@ -8,7 +8,7 @@ import signal
 import sys
 from types import FrameType
 
-from firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.errors import EX_CONFIG, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from firmware.club.bridge import Bridge
-        from firmware.club.settings import load_bridge
+        from bornes.firmware.club.bridge import Bridge
+        from bornes.firmware.club.settings import load_bridge
     except ImportError as error:
         raise UserError(f"the bridge needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     password = None

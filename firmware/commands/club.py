@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from firmware.errors import EX_CONFIG, UserError
+from bornes.firmware.errors import EX_CONFIG, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from firmware.club.board import Board
-        from firmware.club.settings import load_board
-        from firmware.club.store import ClubStore
-        from firmware.club.web import create_app
+        from bornes.firmware.club.board import Board
+        from bornes.firmware.club.settings import load_board
+        from bornes.firmware.club.store import ClubStore
+        from bornes.firmware.club.web import create_app
     except ImportError as error:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(

@@ -19,16 +19,16 @@ import threading
 import time
 from typing import Any
 
-from drivers.events import ButtonPressed, InputEvent
-from engine.options import EDITIONS, OptionError
-from engine.simulate import Simulation
-from engine.state import GameSetup, SetupError
-from firmware import progress
-from firmware.bots import BotError, BotHands, play_table
-from firmware.errors import EX_USAGE, UserError
-from firmware.flow import Outcome, TableFlow
-from firmware.present import format_sheet
-from firmware.referee import STOP, Referee
+from bornes.drivers.events import ButtonPressed, InputEvent
+from bornes.engine.options import EDITIONS, OptionError
+from bornes.engine.simulate import Simulation
+from bornes.engine.state import GameSetup, SetupError
+from bornes.firmware import progress
+from bornes.firmware.bots import BotError, BotHands, play_table
+from bornes.firmware.errors import EX_USAGE, UserError
+from bornes.firmware.flow import Outcome, TableFlow
+from bornes.firmware.present import format_sheet
+from bornes.firmware.referee import STOP, Referee
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _wait_for_reader(events: queue.Queue[Any]) -> None:
     """The reader's first event says it opened the pty; then the referee loop may start."""
-    from drivers.events import ReaderBack
+    from bornes.drivers.events import ReaderBack
 
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -111,8 +111,8 @@ def _wait_for_reader(events: queue.Queue[Any]) -> None:
 
 
 def _open_display(args: argparse.Namespace, tty: bool, scratch: str) -> Any:
-    from drivers.display import open_display
-    from drivers.display.terminal import too_small
+    from bornes.drivers.display import open_display
+    from bornes.drivers.display.terminal import too_small
 
     size = (256, 64) if args.wide else (128, 64)
     small = too_small(size)  # the terminal view draws the panel 1:1 in half blocks, a log below
@@ -131,9 +131,9 @@ def _hands_done(flow: TableFlow) -> int:
 
 
 def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool, pace: float) -> int:
-    from drivers.readers import open_reader
-    from firmware.journal import Journal
-    from firmware.store import JournalStore
+    from bornes.drivers.readers import open_reader
+    from bornes.firmware.journal import Journal
+    from bornes.firmware.store import JournalStore
 
     events: queue.Queue[Any] = queue.Queue()
     outcomes: queue.Queue[tuple[InputEvent, Outcome]] = queue.Queue()

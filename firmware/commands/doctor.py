@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from drivers.files import MIB, UnreadableFile, read_text_bounded
-from firmware.config import Config, add_config_argument, config_path, load_config
-from firmware.errors import UserError
-from firmware.journal import FILENAME, Journal, JournalError, writability_problem
+from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
+from bornes.firmware.config import Config, add_config_argument, config_path, load_config
+from bornes.firmware.errors import UserError
+from bornes.firmware.journal import FILENAME, Journal, JournalError, writability_problem
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 GROUPS = ("gpio", "i2c", "dialout")

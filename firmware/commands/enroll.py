@@ -13,12 +13,12 @@ import queue
 from pathlib import Path
 from typing import Any
 
-from drivers.events import CardScanned, ControlScanned, UnknownKind, UnknownScanned
-from drivers.readers.bindings import BindingError, BindingTable, describe_payload, read_bindings_file
-from firmware.commands.scan_test import format_event
-from firmware.enrollment import Enrollment, deck_payloads, parse_payloads
-from firmware.errors import EX_DATAERR, UserError
-from firmware.reader_options import (
+from bornes.drivers.events import CardScanned, ControlScanned, UnknownKind, UnknownScanned
+from bornes.drivers.readers.bindings import BindingError, BindingTable, describe_payload, read_bindings_file
+from bornes.firmware.commands.scan_test import format_event
+from bornes.firmware.enrollment import Enrollment, deck_payloads, parse_payloads
+from bornes.firmware.errors import EX_DATAERR, UserError
+from bornes.firmware.reader_options import (
     ReaderChoice,
     add_reader_arguments,
     events_until,
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     choice = reader_choice(args)
     if args.list or args.export:  # reading only: fine beside the running referee
         return _run(args, choice)
-    from firmware.statelock import StateLock
+    from bornes.firmware.statelock import StateLock
 
     choice.state_dir.mkdir(parents=True, exist_ok=True)
     with StateLock.acquire(choice.state_dir, "enroll"):  # the referee reloads bindings; only one writer

@@ -9,9 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from firmware.config import add_config_argument, load_config
-from firmware.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
-from firmware.journal import FILENAME, GameRecord, Journal
+from bornes.firmware.config import add_config_argument, load_config
+from bornes.firmware.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
+from bornes.firmware.journal import FILENAME, GameRecord, Journal
 
 FORMATS = ("record", "json")
 
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def render(record: GameRecord, form: str) -> str:
     """``record`` is the engine's game record: the stored header, a blank line, the action lines as
-    stored (what ``engine.record.read_record`` reads back); ``json`` adds status and summary."""
+    stored (what ``bornes.engine.record.read_record`` reads back); ``json`` adds status and summary."""
     if form == "record":
         body = "".join(f"{line}\n" for line in record.lines)
         return f"{record.header.rstrip(chr(10))}\n\n{body}" if record.header.strip() else body

@@ -11,15 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name
-from drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
-from drivers.readers.resolver import CardResolver
-from engine.options import EDITIONS, OptionError
-from engine.state import GameSetup, SetupError
-from engine.views import sheets_list, table_dict
-from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
-from firmware.flow import TableFlow
-from firmware.present import screen
+from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name
+from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.options import EDITIONS, OptionError
+from bornes.engine.state import GameSetup, SetupError
+from bornes.engine.views import sheets_list, table_dict
+from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.present import screen
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -135,9 +135,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.script} is not a text file", EX_DATAERR) from None
     journal = None
     if args.state_dir:
-        from firmware.journal import Journal
-        from firmware.statelock import StateLock
-        from firmware.store import JournalStore
+        from bornes.firmware.journal import Journal
+        from bornes.firmware.statelock import StateLock
+        from bornes.firmware.store import JournalStore
 
         Path(args.state_dir).mkdir(parents=True, exist_ok=True)
         lock = StateLock.acquire(args.state_dir, "feed")  # never into the live referee's journal

@@ -6,10 +6,10 @@ import argparse
 import json
 from typing import TextIO
 
-from engine.record import RecordError, iter_record
-from engine.rules import Accepted, apply, new_game
-from engine.views import table_dict, verdict_dict
-from firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
+from bornes.engine.record import RecordError, iter_record
+from bornes.engine.rules import Accepted, apply, new_game
+from bornes.engine.views import table_dict, verdict_dict
+from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     and the score sheets is kept, so a record of any length replays in flat memory."""
     import sys
 
-    from drivers.files import MIB, UnreadableFile, bounded_lines, open_text_bounded
+    from bornes.drivers.files import MIB, UnreadableFile, bounded_lines, open_text_bounded
 
     # A whole game is about 10 KB; the bound stops a runaway input, while replay itself streams.
     limit = 4 * MIB

@@ -14,8 +14,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from firmware.config import Config
-    from firmware.console import Console
+    from bornes.firmware.config import Config
+    from bornes.firmware.console import Console
 
 # Only the standard library at import: ``run`` installs its signal handlers before it loads the
 # rest (the referee, screens and PIL take most of the start), so a SIGTERM at any point of a
@@ -25,7 +25,7 @@ log = logging.getLogger("bornes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from firmware.config import add_config_argument
+    from bornes.firmware.config import add_config_argument
 
     add_config_argument(parser)
     parser.add_argument(
@@ -49,9 +49,9 @@ def setup_logging(level: str) -> None:
 
 def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:
     """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops."""
-    from drivers.events import KeyTyped
-    from firmware.console import Console
-    from firmware.referee import STOP
+    from bornes.drivers.events import KeyTyped
+    from bornes.firmware.console import Console
+    from bornes.firmware.referee import STOP
 
     console = console or Console()
     for line in console.lines():
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         log.info("signal %s: shutting down", name)
         stop.set()
         if queues:  # a loop is waiting, so the referee module is loaded already
-            from firmware.referee import STOP
+            from bornes.firmware.referee import STOP
 
             for waiting in list(queues):
                 waiting.put(STOP)
@@ -83,15 +83,15 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    from firmware.config import ensure_state_dir, load_config
-    from firmware.statelock import StateLock
+    from bornes.firmware.config import ensure_state_dir, load_config
+    from bornes.firmware.statelock import StateLock
 
     config = load_config(args.config)
     if args.port:
         config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
     setup_logging(config.log.level)
-    from firmware import i18n
-    from firmware.config import table_language
+    from bornes.firmware import i18n
+    from bornes.firmware.config import table_language
 
     i18n.use(table_language(config))
     log.info("starting with %s", config.source or "built-in defaults")
@@ -108,10 +108,10 @@ def run(args: argparse.Namespace) -> int:
 def _run_locked(
     config: Config, args: argparse.Namespace, state_dir: Path, stop: threading.Event, queues: list[queue.Queue[object]]
 ) -> int:
-    from firmware.appliance import Appliance
-    from firmware.journal import Journal, JournalCorrupt
-    from firmware.referee import STOP
-    from firmware.store import GameDoesNotReplay
+    from bornes.firmware.appliance import Appliance
+    from bornes.firmware.journal import Journal, JournalCorrupt
+    from bornes.firmware.referee import STOP
+    from bornes.firmware.store import GameDoesNotReplay
 
     try:
         journal = Journal.open(state_dir)
@@ -122,7 +122,7 @@ def _run_locked(
         log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
         journal = Journal.open(state_dir)
     if config.state.keep_games:
-        from firmware.commands.archive import ARCHIVE_DIR, archive_games
+        from bornes.firmware.commands.archive import ARCHIVE_DIR, archive_games
 
         gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
         if gone:
@@ -165,9 +165,9 @@ def _run_locked(
 
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
     """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
-    from drivers.display.terminal import panel_rows
-    from firmware.console import Console, input_words
-    from firmware.i18n import _
+    from bornes.drivers.display.terminal import panel_rows
+    from bornes.firmware.console import Console, input_words
+    from bornes.firmware.i18n import _
 
     display = appliance.display
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
@@ -208,13 +208,13 @@ def _hold_ok(
     READY goes to systemd first, so the unit is not killed for a slow start while a person
     decides; nothing is changed until they hold OK.
     """
-    from drivers.buttons import Buttons
-    from drivers.pins import make_pin_factory
-    from firmware import notify
-    from firmware.appliance import desktop_panel, open_display_from_config
-    from firmware.referee import wait_for_long_ok
-    from firmware.screens.model import StatusView
-    from firmware.screens.render import render
+    from bornes.drivers.buttons import Buttons
+    from bornes.drivers.pins import make_pin_factory
+    from bornes.firmware import notify
+    from bornes.firmware.appliance import desktop_panel, open_display_from_config
+    from bornes.firmware.referee import wait_for_long_ok
+    from bornes.firmware.screens.model import StatusView
+    from bornes.firmware.screens.render import render
 
     events: queue.Queue[object] = queue.Queue()
     queues.append(events)

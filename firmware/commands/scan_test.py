@@ -10,9 +10,15 @@ import argparse
 import queue
 from typing import Any
 
-from drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from firmware.errors import EX_UNAVAILABLE
-from firmware.reader_options import add_reader_arguments, events_until, load_bindings, reader_choice, start_reader
+from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.firmware.errors import EX_UNAVAILABLE
+from bornes.firmware.reader_options import (
+    add_reader_arguments,
+    events_until,
+    load_bindings,
+    reader_choice,
+    start_reader,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from engine.actions import Action, Play
-from firmware.errors import EX_IOERR, UserError
-from firmware.flow import Outcome
-from firmware.screens.model import MenuView, ScreenView, TableView
+from bornes.engine.actions import Action, Play
+from bornes.firmware.errors import EX_IOERR, UserError
+from bornes.firmware.flow import Outcome
+from bornes.firmware.screens.model import MenuView, ScreenView, TableView
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from PIL import Image
 
-    from firmware.screens import SMALL, WIDE, render
-    from firmware.screens.samples import sample_screens
+    from bornes.firmware.screens import SMALL, WIDE, render
+    from bornes.firmware.screens.samples import sample_screens
 
     if not 1 <= args.scale <= 16:
         raise UserError("--scale must be between 1 and 16")
@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UserError(f"cannot create {out}: {error.strerror}", EX_IOERR) from None
     if args.game is not None:
-        from engine.options import EDITIONS
-        from engine.state import SetupError
+        from bornes.engine.options import EDITIONS
+        from bornes.engine.state import SetupError
 
         if args.edition not in EDITIONS:
             raise UserError(f"unknown edition {args.edition!r}; choose one of {', '.join(EDITIONS)}")
@@ -75,13 +75,13 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     """
     import random
 
-    from drivers.events import ButtonPressed
-    from drivers.readers.resolver import CardResolver
-    from engine.simulate import PhysicalTable, Simulation
-    from engine.state import GameSetup, Phase
-    from firmware.bots import BotError, BotHands, same_play
-    from firmware.flow import TableFlow
-    from firmware.present import screen
+    from bornes.drivers.events import ButtonPressed
+    from bornes.drivers.readers.resolver import CardResolver
+    from bornes.engine.simulate import PhysicalTable, Simulation
+    from bornes.engine.state import GameSetup, Phase
+    from bornes.firmware.bots import BotError, BotHands, same_play
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.present import screen
 
     names = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")[:players]
     setup = GameSetup.create(edition, names, teams=teams)
@@ -124,7 +124,7 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
             tap("MB-CMD-NEXT")
 
     keep()
-    from firmware.flow import Mode, SetupStep
+    from bornes.firmware.flow import Mode, SetupStep
 
     for step in SetupStep:  # every setup screen, each menu item under the cursor once
         flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, step, 0

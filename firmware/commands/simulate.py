@@ -7,11 +7,11 @@ import json
 import random
 import time
 
-from engine.options import EDITIONS, OptionError
-from engine.simulate import Simulation
-from engine.state import GameSetup, SetupError
-from firmware import progress
-from firmware.errors import EX_USAGE, UserError
+from bornes.engine.options import EDITIONS, OptionError
+from bornes.engine.simulate import Simulation
+from bornes.engine.state import GameSetup, SetupError
+from bornes.firmware import progress
+from bornes.firmware.errors import EX_USAGE, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except (SetupError, OptionError) as error:
         raise UserError(str(error), EX_USAGE) from None
     started, cpu_started = time.perf_counter(), time.process_time()
-    # As engine.simulate.simulate, keeping no finished game: memory stays flat over any number of hands.
+    # As bornes.engine.simulate.simulate, keeping no finished game: memory stays flat over any number of hands.
     sim = Simulation(setup, random.Random(args.seed), args.verify_replay, keep_games=False)
     with progress.watching(args.hands, "hand", lambda: sim.report.hands):
         report = sim.run(args.hands)

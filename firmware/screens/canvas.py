@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from firmware.screens import fonts
+from bornes.firmware.screens import fonts
 
 WHITE = 255
 BLACK = 0

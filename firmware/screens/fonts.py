@@ -23,7 +23,7 @@ FONTS: dict[str, tuple[str, int, int]] = {
 def font(name: str) -> ImageFont.ImageFont:
     """Load a shipped font by our name (``"small"``, ``"big"``...)."""
     stem = FONTS[name][0]
-    folder = resources.files("firmware.screens.assets")
+    folder = resources.files("bornes.firmware.screens.assets")
     with resources.as_file(folder / f"{stem}.pil") as path:
         return ImageFont.load(str(path))
 

@@ -1,7 +1,7 @@
 """The view model: plain data that screens are drawn from.
 
 Screens never import engine state. Whoever drives the display (the referee loop) turns the
-engine's state into these small frozen values, and :func:`firmware.screens.render` turns a
+engine's state into these small frozen values, and :func:`bornes.firmware.screens.render` turns a
 value into an image. That keeps the renderers pure (same view, same pixels, golden-testable)
 and lets the engine change without touching a single pixel.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import cards as _cards
-from engine import scoring as _scoring
+from bornes.engine import cards as _cards
+from bornes.engine import scoring as _scoring
 
 #: ``SideView.battle`` values that are not a hazard.
 ROLLING = "rolling"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from firmware.i18n import _
-from firmware.screens.canvas import BLACK, WHITE, Canvas
+from bornes.firmware.i18n import _
+from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,11 @@ from typing import Any
 
 from PIL import Image
 
-from firmware.i18n import N_, _, pgettext
-from firmware.screens import fonts, icons
-from firmware.screens.canvas import BLACK, WHITE, Canvas
-from firmware.screens.canvas import layout_problems as canvas_problems
-from firmware.screens.model import (
+from bornes.firmware.i18n import N_, _, pgettext
+from bornes.firmware.screens import fonts, icons
+from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
+from bornes.firmware.screens.canvas import layout_problems as canvas_problems
+from bornes.firmware.screens.model import (
     KIND_TITLES,
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -32,7 +32,7 @@ from firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from firmware.screens.table import render_table
+from bornes.firmware.screens.table import render_table
 
 #: The two panel geometries: the 128×64 monochrome panels and the 256×64 grayscale ssd1322.
 SMALL: tuple[int, int] = (128, 64)

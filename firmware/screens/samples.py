@@ -1,7 +1,7 @@
 """Sample views of a game in progress: every screen, for ``bornes screens`` and the golden tests.
 
 Hand-written on purpose: the running table builds its views from the engine in
-``firmware.present``; these fixed views pin down what each screen looks like in the golden
+``bornes.firmware.present``; these fixed views pin down what each screen looks like in the golden
 tests (team names, a coup fourré, a speed limit, an empty draw pile...).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.options import EDITIONS
-from firmware.rule_labels import RULES_HINT, edition_short, option_lines
-from firmware.screens.model import (
+from bornes.engine.options import EDITIONS
+from bornes.firmware.rule_labels import RULES_HINT, edition_short, option_lines
+from bornes.firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
     ROLLING,

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from firmware.i18n import _
-from firmware.screens import icons
-from firmware.screens.canvas import BLACK, WHITE, Canvas
-from firmware.screens.model import SAFETIES, SideView, TableView
+from bornes.firmware.i18n import _
+from bornes.firmware.screens import icons
+from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
+from bornes.firmware.screens.model import SAFETIES, SideView, TableView
 
 HEADER_H = 8
 CELL_H = 28

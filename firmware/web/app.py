@@ -1,7 +1,7 @@
 """``bornes web``: the phone pages, a Starlette app served by uvicorn, reading the journal only.
 
 * The live table is pushed by server-sent events. One thread follows the journal
-  (:class:`firmware.live.JournalFollower`: inotify + ``PRAGMA data_version``, no timer); each change
+  (:class:`bornes.firmware.live.JournalFollower`: inotify + ``PRAGMA data_version``, no timer); each change
   is rendered once and handed to every connected page. A slow phone only ever misses intermediate
   tables, never the latest.
 * A new game can be proposed from a paired phone only. Pairing asks the referee (over its control
@@ -34,13 +34,13 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from engine.options import EDITIONS
-from firmware import control
-from firmware.i18n import WEB_DOMAIN, translations
-from firmware.journal import JournalError
-from firmware.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
-from firmware.web import games, views
-from firmware.web.games import Library
+from bornes.engine.options import EDITIONS
+from bornes.firmware import control
+from bornes.firmware.i18n import WEB_DOMAIN, translations
+from bornes.firmware.journal import JournalError
+from bornes.firmware.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
+from bornes.firmware.web import games, views
+from bornes.firmware.web.games import Library
 
 log = logging.getLogger("bornes.web")
 
@@ -428,7 +428,7 @@ def create_app(settings: Settings) -> Starlette:
         found = stored(request)
         # In a child process: reportlab would otherwise stay in this long-running process's memory.
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "firmware.web.pdf", str(settings.state_dir), str(found.info.game_id),
+            sys.executable, "-m", "bornes.firmware.web.pdf", str(settings.state_dir), str(found.info.game_id),
             settings.language, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             pdf, problem = await asyncio.wait_for(child.communicate(), timeout=PDF_TIMEOUT)
@@ -541,7 +541,7 @@ def create_app(settings: Settings) -> Starlette:
 
     # -- static files --
 
-    static_root = resources.files("firmware.web") / "static"
+    static_root = resources.files("bornes.firmware.web") / "static"
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]

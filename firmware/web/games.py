@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Action, CoupFourre
-from engine.game import Game
-from engine.state import GameSetup, GameState
-from firmware.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
-from firmware.live import GameUnreadable, open_readonly, replay
+from bornes.engine.actions import Action, CoupFourre
+from bornes.engine.game import Game
+from bornes.engine.state import GameSetup, GameState
+from bornes.firmware.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
+from bornes.firmware.live import GameUnreadable, open_readonly, replay
 
 #: Score sheet rows that count a feat, as the engine names them (engine/scoring.py).
 TRIP_ROW = "Trip completed"
@@ -161,7 +161,7 @@ class Library:
 
 
 def players_of(header: str) -> list[str]:
-    from firmware.live import setup_of
+    from bornes.firmware.live import setup_of
 
     try:
         return list(setup_of(header).names)
@@ -237,15 +237,15 @@ def tallies(lines: list[Line]) -> tuple[list[Tally], list[Tally]]:
 
 
 def record_text(record: GameRecord) -> str:
-    from firmware.commands.export import render
+    from bornes.firmware.commands.export import render
 
     return render(record, "record")
 
 
 def game_json(stored: StoredGame) -> str:
     """The game for programs: the stored record, every action, each hand's score sheet, the result."""
-    from engine.views import sheets_list, table_dict
-    from firmware.commands.export import render
+    from bornes.engine.views import sheets_list, table_dict
+    from bornes.firmware.commands.export import render
 
     document: dict[str, Any] = json.loads(render(stored.info, "json"))
     document["table"] = table_dict(stored.state)
@@ -264,7 +264,7 @@ def history_csv(infos: list[GameInfo], library: Library) -> str:
             with contextlib.suppress(ValueError):
                 loaded = json.loads(info.summary)
                 summary = loaded if isinstance(loaded, dict) else {}
-        from firmware.live import setup_of
+        from bornes.firmware.live import setup_of
 
         try:
             setup = setup_of(info.header)

@@ -14,8 +14,8 @@ from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from firmware.web.games import StoredGame
-from firmware.web.views import SHEET_TOTALS, Words, side_names
+from bornes.firmware.web.games import StoredGame
+from bornes.firmware.web.views import SHEET_TOTALS, Words, side_names
 
 
 def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
@@ -60,15 +60,15 @@ def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m firmware.web.pdf STATE_DIR GAME LANGUAGE``: the PDF on standard output.
+    """``python -m bornes.firmware.web.pdf STATE_DIR GAME LANGUAGE``: the PDF on standard output.
 
     ``bornes web`` runs this in a short-lived child, so reportlab (several MB) never stays in the
     memory of the process that serves the pages for days.
     """
     import sys
 
-    from firmware.i18n import WEB_DOMAIN, translations
-    from firmware.web.games import Library
+    from bornes.firmware.i18n import WEB_DOMAIN, translations
+    from bornes.firmware.web.games import Library
 
     state_dir, game, language = argv if argv is not None else sys.argv[1:]
     stored = Library(state_dir).load(int(game))

@@ -13,11 +13,11 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from engine.options import EDITIONS
-from engine.state import GameState
-from firmware.journal import GameInfo
-from firmware.web import charts
-from firmware.web.games import StoredGame, Tally
+from bornes.engine.options import EDITIONS
+from bornes.engine.state import GameState
+from bornes.firmware.journal import GameInfo
+from bornes.firmware.web import charts
+from bornes.firmware.web.games import StoredGame, Tally
 
 SHEET_TOTALS = ("Total for deal", "Brought forward", "Combined total")
 
@@ -370,7 +370,7 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
     option_rows = []
     chosen = edition.options.with_strings(draft.get("options", {}))
     current = chosen.as_strings()
-    from firmware.rule_labels import option_choices, option_label, value_label
+    from bornes.firmware.rule_labels import option_choices, option_label, value_label
 
     for name, value in current.items():
         choices = option_choices(chosen, name, edition.options)

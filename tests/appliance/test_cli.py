@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from firmware import cli, commands
+from bornes.firmware import cli, commands
 
 
 def test_the_table_names_every_command_module_and_nothing_else() -> None:
@@ -25,7 +25,7 @@ def _imported_after(argv: list[str]) -> set[str]:
     """The modules loaded by building the parser for ``argv`` in a fresh interpreter."""
     code = (
         "import sys\n"
-        "from firmware import cli\n"
+        "from bornes.firmware import cli\n"
         f"cli.build_parser({argv!r})\n"
         "print('\\n'.join(sorted(sys.modules)))\n"
     )
@@ -35,15 +35,15 @@ def _imported_after(argv: list[str]) -> set[str]:
 
 def test_help_imports_no_command() -> None:
     loaded = _imported_after(["--help"])
-    assert not {m for m in loaded if m.startswith("firmware.commands.")}
+    assert not {m for m in loaded if m.startswith("bornes.firmware.commands.")}
     assert "PIL" not in loaded
     assert "gpiozero" not in loaded
 
 
 def test_replay_imports_only_replay_and_the_engine() -> None:
     loaded = _imported_after(["replay", "game.record"])
-    assert {m for m in loaded if m.startswith("firmware.commands.")} == {"firmware.commands.replay"}
-    for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "engine.simulate", "firmware.flow"):
+    assert {m for m in loaded if m.startswith("bornes.firmware.commands.")} == {"bornes.firmware.commands.replay"}
+    for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "bornes.engine.simulate", "bornes.firmware.flow"):
         assert heavy not in loaded, heavy
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.record import read_record, write_header
-from engine.state import GameSetup
-from firmware import cli
-from firmware.commands import doctor
-from firmware.journal import FILENAME, Journal
+from bornes.engine.record import read_record, write_header
+from bornes.engine.state import GameSetup
+from bornes.firmware import cli
+from bornes.firmware.commands import doctor
+from bornes.firmware.journal import FILENAME, Journal
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = write_header(GameSetup.create("winning-moves", ["Anne", "Bruno"]))
@@ -71,7 +71,7 @@ def findings(out: str) -> list[tuple[str, str]]:
 
 
 def test_doctor_all_good(tmp_path: Path, pty_port: str, capsys: pytest.CaptureFixture[str]) -> None:
-    if (REPO / "wiring" / "pins.toml").exists():  # the real map, so drivers.pins' validator passes too
+    if (REPO / "wiring" / "pins.toml").exists():  # the real map, so bornes.drivers.pins' validator passes too
         (tmp_path / "pins.toml").write_text((REPO / "wiring" / "pins.toml").read_text())
     config = write_config(tmp_path, pty_port, panel="ssd1306", i2c_port="99")
     journal_with_games(tmp_path / "state")
@@ -164,7 +164,7 @@ def test_history_lists_finished_and_in_progress(tmp_path: Path, capsys: pytest.C
     assert lines[0].split()[:2] == ["game", "started"]  # in local time: see tests/appliance/test_rough_edges.py
     first, second = lines[1].split(), lines[2].split()
     assert first[0] == "1" and first[3:] == ["winning-moves", "Anne,Bruno", "Anne", "Anne:5150", "Bruno:2300"]
-    assert "Anne,Bruno" in lines[1], "the engine's [Players] tag is read through engine.record"
+    assert "Anne,Bruno" in lines[1], "the engine's [Players] tag is read through bornes.engine.record"
     assert second[0] == "2" and second[3:5] == ["dujardin", "3"] and "in progress, 1 actions" in lines[2]
 
 

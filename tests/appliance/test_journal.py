@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.journal import (
+from bornes.firmware.journal import (
     FILENAME,
     CurrentGame,
     Journal,
@@ -306,7 +306,7 @@ CHILD = textwrap.dedent(
     """
     import os, random, sys
     sys.path.insert(0, sys.argv[1])
-    from firmware.journal import Journal
+    from bornes.firmware.journal import Journal
 
     def say(text):
         # one write(2) below PIPE_BUF: the parent sees the whole line or none of it, never a torn one

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware import journal as journal_module
-from firmware.journal import (
+from bornes.firmware import journal as journal_module
+from bornes.firmware.journal import (
     FILENAME,
     Journal,
     JournalBusy,
@@ -165,7 +165,7 @@ def test_a_journal_written_by_schema_1_opens_resumes_and_keeps_its_games(tmp_pat
     with sqlite3.connect(tmp_path / FILENAME) as db:
         assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 2
     db.close()
-    from firmware.store import JournalStore
+    from bornes.firmware.store import JournalStore
 
     with Journal.open(tmp_path) as journal:
         game = JournalStore(journal).resume()
@@ -355,8 +355,8 @@ def test_disk_full_is_storage_full_not_an_internal_error(tmp_path: Path) -> None
 
 def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) -> None:
     """Doctor said OK to a journal the service could not write; now it names the problem and the fix."""
-    from firmware.commands.doctor import check_journal
-    from firmware.config import parse_config
+    from bornes.firmware.commands.doctor import check_journal
+    from bornes.firmware.config import parse_config
 
     with Journal.open(tiny_tmpfs) as journal:
         journal.new_game(HEADER)
@@ -376,7 +376,7 @@ def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) ->
     (sqlite3.SQLITE_READONLY, "JournalUnwritable", "journal"),
 ])
 def test_each_sqlite_error_gets_its_true_name(tmp_path: Path, code: int, kind: str, words: str) -> None:
-    from firmware.journal import classify
+    from bornes.firmware.journal import classify
 
     error = sqlite3.OperationalError("something went wrong\nover two lines")
     error.sqlite_errorcode = code  # type: ignore[attr-defined]
@@ -388,7 +388,7 @@ def test_export_and_doctor_report_a_game_cut_short_instead_of_printing_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 11, item 1: export exited 0 with a game cut from 36 to 13 actions; doctor said OK."""
-    from firmware.cli import main
+    from bornes.firmware.cli import main
 
     state = tmp_path / "state"
     with Journal.open(state) as journal:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware import cli, progress
-from firmware.commands.history import local_time
+from bornes.firmware import cli, progress
+from bornes.firmware.commands.history import local_time
 from tests.appliance.test_commands import journal_with_games, write_config
 from tests.flow.helpers import drive, table
 
@@ -116,12 +116,12 @@ def _run_with_stderr(argv: list[str], tty: bool) -> tuple[int, str, str]:
     """The real command in a child process, its standard error a pty (a terminal) or a pipe."""
     env = {**os.environ, "COLUMNS": "100"}
     if not tty:
-        done = subprocess.run([sys.executable, "-m", "firmware.cli", *argv], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "bornes.firmware.cli", *argv], capture_output=True, text=True,
                               env=env, timeout=120, stdin=subprocess.DEVNULL)
         return done.returncode, done.stdout, done.stderr
     master, slave = os.openpty()
     try:
-        child = subprocess.Popen([sys.executable, "-m", "firmware.cli", *argv], stdout=subprocess.PIPE,
+        child = subprocess.Popen([sys.executable, "-m", "bornes.firmware.cli", *argv], stdout=subprocess.PIPE,
                                  stderr=slave, stdin=subprocess.DEVNULL, env=env)
         os.close(slave)
         chunks = []

@@ -20,12 +20,12 @@ import httpx
 import pytest
 
 from bench.club import Club, club_night, organiser_headers
-from drivers.events import ButtonPressed
-from firmware.control import ControlListener
-from firmware.flow import Mode, TableFlow
-from firmware.journal import Journal
-from firmware.referee import STOP, Referee
-from firmware.store import JournalStore
+from bornes.drivers.events import ButtonPressed
+from bornes.firmware.control import ControlListener
+from bornes.firmware.flow import Mode, TableFlow
+from bornes.firmware.journal import Journal
+from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.store import JournalStore
 from tests.club.conftest import require_mosquitto
 
 DEFAULTS: dict[str, Any] = {"edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"], "dealer": 0,

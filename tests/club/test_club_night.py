@@ -32,7 +32,7 @@ from bench.club import (
     table_password,
     wait_port,
 )
-from firmware.journal import FINISHED, Journal
+from bornes.firmware.journal import FINISHED, Journal
 from tests.club.conftest import require_mosquitto
 
 TABLES = [f"t{i}" for i in range(1, 9)]
@@ -369,9 +369,9 @@ def board_lines(club: Club, table: str) -> list[str]:
 
 
 def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
-    from firmware.commands.feed import feed
-    from firmware.flow import TableFlow
-    from firmware.store import JournalStore
+    from bornes.firmware.commands.feed import feed
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.store import JournalStore
 
     with Journal.open(club.journal("t8")) as journal:
         store = JournalStore(journal)
@@ -395,9 +395,9 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    from firmware.commands.feed import feed
-    from firmware.flow import TableFlow
-    from firmware.store import JournalStore
+    from bornes.firmware.commands.feed import feed
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.store import JournalStore
     from tests.web.server import chromium_or_skip, screenshot_dir
 
     binary, driver_path = chromium_or_skip()

@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from firmware.club.board import Board
-from firmware.club.settings import SettingsError, load_board
-from firmware.club.store import ClubStore
-from firmware.club.web import create_app, use_language
+from bornes.firmware.club.board import Board
+from bornes.firmware.club.settings import SettingsError, load_board
+from bornes.firmware.club.store import ClubStore
+from bornes.firmware.club.web import create_app, use_language
 
 
 class PageClient:

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from firmware.club.pairing import PairingError, round_robin, swiss
-from firmware.club.store import TournamentError, seating, standings_from_results
+from bornes.firmware.club.pairing import PairingError, round_robin, swiss
+from bornes.firmware.club.store import TournamentError, seating, standings_from_results
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 7, 8, 16])

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from firmware.club.store import ClubStore, TournamentError
+from bornes.firmware.club.store import ClubStore, TournamentError
 
 CREATED = "2026-11-24T20:00:00+00:00"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bench.club import Child, bridge_child, free_port, play_game, table_password, wait_port
-from engine.options import EDITIONS
-from engine.state import GameSetup
+from bornes.engine.options import EDITIONS
+from bornes.engine.state import GameSetup
 from tests.club.conftest import require_mosquitto
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from firmware.club import topics
+from bornes.firmware.club import topics
 
 
 def test_round_trip() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club.settings import SettingsError, load_board, load_bridge
+from bornes.firmware.club.settings import SettingsError, load_board, load_bridge
 
 REPO = Path(__file__).resolve().parents[2]
 ANALYZE = shutil.which("systemd-analyze")
@@ -76,7 +76,7 @@ def test_commands_refuse_bad_settings_in_one_line(args: list[str], words: str) -
     import contextlib
     import io
 
-    from firmware.cli import main
+    from bornes.firmware.cli import main
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -33,20 +33,28 @@ def test_the_handlers_are_installed_before_the_slow_imports(tmp_path: Path) -> N
         "        print(' '.join(sorted(sys.modules)))\n"
         "        raise SystemExit(0)\n"
         "signal.signal = record\n"
-        "from firmware import cli\n"
+        "from bornes.firmware import cli\n"
         f"cli.main(['run', '--config', {str(_config(tmp_path))!r}, '--no-reader'])\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
-    assert "firmware.commands.run" in loaded  # the probe really ran up to the handler
-    for slow in ("PIL", "firmware.referee", "firmware.flow", "firmware.journal", "sqlite3", "gpiozero", "serial"):
+    assert "bornes.firmware.commands.run" in loaded  # the probe really ran up to the handler
+    for slow in (
+        "PIL",
+        "bornes.firmware.referee",
+        "bornes.firmware.flow",
+        "bornes.firmware.journal",
+        "sqlite3",
+        "gpiozero",
+        "serial",
+    ):
         assert slow not in loaded, f"{slow} is imported before SIGTERM is handled"
 
 
 def test_sigterm_as_soon_as_it_is_handled_stops_cleanly_before_the_referee_is_up(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
+        [sys.executable, "-m", "bornes.firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:

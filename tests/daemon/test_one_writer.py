@@ -7,14 +7,19 @@ import sys
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, write_config
-from firmware.journal import Journal
+from bornes.firmware.journal import Journal
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def bornes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=REPO
+        [sys.executable, "-m", "bornes.firmware.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
     )
 
 

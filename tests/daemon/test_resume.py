@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.record import write_header
-from engine.simulate import simulate
-from engine.state import GameSetup
-from firmware.journal import Journal
-from firmware.store import JournalStore
+from bornes.engine.record import write_header
+from bornes.engine.simulate import simulate
+from bornes.engine.state import GameSetup
+from bornes.firmware.journal import Journal
+from bornes.firmware.store import JournalStore
 
 
 def test_a_finished_game_left_in_progress_is_marked_finished_on_resume(tmp_path: Path) -> None:
@@ -41,8 +41,21 @@ def test_a_game_that_no_longer_replays_is_kept_and_set_aside_on_a_held_ok(tmp_pa
     config = tmp_path / "config.toml"
     config.write_text(f'[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n[state]\ndir = "{state}"\n')
     run = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "run", "--emulate", "--display", "dummy", "--config", str(config)],
-        input="long ok\nok\n", capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "bornes.firmware.cli",
+            "run",
+            "--emulate",
+            "--display",
+            "dummy",
+            "--config",
+            str(config),
+        ],
+        input="long ok\nok\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "does not replay" in run.stdout and "kept in history as abandoned" in run.stdout

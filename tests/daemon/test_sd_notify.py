@@ -40,7 +40,7 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path: Path) -> None:
     env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}  # ping every 0.2 s
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
+        [sys.executable, "-m", "bornes.firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -75,7 +75,7 @@ def test_no_watchdog_pings_without_a_watchdog(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "WATCHDOG_USEC"}
     env["NOTIFY_SOCKET"] = address
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
+        [sys.executable, "-m", "bornes.firmware.cli", "run", "--config", str(_config(tmp_path)), "--no-reader"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -15,11 +15,11 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image
 
-from drivers.display import Display, open_display
-from drivers.events import ButtonPressed
-from firmware.errors import UserError
-from firmware.screens import SMALL, WIDE, render
-from firmware.screens.samples import sample_tables
+from bornes.drivers.display import Display, open_display
+from bornes.drivers.events import ButtonPressed
+from bornes.firmware.errors import UserError
+from bornes.firmware.screens import SMALL, WIDE, render
+from bornes.firmware.screens.samples import sample_tables
 
 
 class FakeClock:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import random
 
-from drivers.events import ButtonPressed
-from drivers.readers.resolver import CardResolver
-from engine.actions import CoupFourre, Play
-from engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameSetup, Phase
-from firmware.bots import BotHands
-from firmware.flow import TableFlow
-from firmware.present import hand_points, table_view
+from bornes.drivers.events import ButtonPressed
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.actions import CoupFourre, Play
+from bornes.engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS
+from bornes.engine.simulate import PhysicalTable, Simulation
+from bornes.engine.state import GameSetup, Phase
+from bornes.firmware.bots import BotHands
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.present import hand_points, table_view
 
 
 def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:

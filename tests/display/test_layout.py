@@ -12,13 +12,13 @@ import dataclasses
 
 import pytest
 
-from engine.options import EDITIONS
-from firmware.commands.screens import game_screens
-from firmware.screens import SMALL, WIDE
-from firmware.screens.canvas import Box, layout_problems
-from firmware.screens.model import FeedbackView, SideView, TableView
-from firmware.screens.render import layout_problems as screen_problems
-from firmware.screens.samples import sample_screens
+from bornes.engine.options import EDITIONS
+from bornes.firmware.commands.screens import game_screens
+from bornes.firmware.screens import SMALL, WIDE
+from bornes.firmware.screens.canvas import Box, layout_problems
+from bornes.firmware.screens.model import FeedbackView, SideView, TableView
+from bornes.firmware.screens.render import layout_problems as screen_problems
+from bornes.firmware.screens.samples import sample_screens
 
 SIZES = (SMALL, WIDE)
 TABLES = [
@@ -92,8 +92,8 @@ def test_the_check_finds_what_it_should() -> None:
 
 def test_miles_are_at_least_ten_pixels_tall() -> None:
     """Each side's miles, in digits a family reads across the table (lit pixels, not the font's cell)."""
-    from firmware.screens.render import draw
-    from firmware.screens.samples import sample_tables
+    from bornes.firmware.screens.render import draw
+    from bornes.firmware.screens.samples import sample_tables
 
     for name, view in sample_tables().items():
         if view.message is not None and view.message.refused:
@@ -107,11 +107,11 @@ def test_miles_are_at_least_ten_pixels_tall() -> None:
 
 def test_setup_summary_and_partner_prompt_fit_long_names() -> None:
     """The one-press setup screen and the partner question, with twelve-letter names and a house rule."""
-    from drivers.events import ButtonPressed
-    from drivers.readers.resolver import CardResolver
-    from engine.state import GameSetup
-    from firmware.flow import TableFlow
-    from firmware.present import screen
+    from bornes.drivers.events import ButtonPressed
+    from bornes.drivers.readers.resolver import CardResolver
+    from bornes.engine.state import GameSetup
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.present import screen
 
     long_names = ("Marie-Claire", "Maximilienne", "Jean-Baptist", "Anne-Sophie", "Chloé", "Hélène", "Bob", "Zoë")
     views: dict[str, object] = {}

@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from drivers.events import ButtonPressed, KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from drivers.readers.resolver import CardResolver
-from engine.options import EDITIONS
-from engine.state import GameSetup
-from firmware import i18n
-from firmware.commands.screens import game_screens
-from firmware.flow import TableFlow
-from firmware.screens import SMALL, WIDE
-from firmware.screens.model import FeedbackView, ScreenView, StatusView, TableView, UndoPrompt
-from firmware.screens.render import layout_problems, render
-from firmware.screens.samples import sample_tables
+from bornes.drivers.events import ButtonPressed, KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.options import EDITIONS
+from bornes.engine.state import GameSetup
+from bornes.firmware import i18n
+from bornes.firmware.commands.screens import game_screens
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.screens import SMALL, WIDE
+from bornes.firmware.screens.model import FeedbackView, ScreenView, StatusView, TableView, UndoPrompt
+from bornes.firmware.screens.render import layout_problems, render
+from bornes.firmware.screens.samples import sample_tables
 
 #: Record notation: a seat letter and a verb, or a card code, as the journal writes them.
 NOTATION = re.compile(r"\b[A-H] (play|discard|cf|take|swap|roll|extension|leftover|fast)\b|\bMB-[A-Z0-9]+-\d+\b")
@@ -181,8 +181,8 @@ def test_a_translation_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     english = render(sample_tables()["table-3"], SMALL)
     with mo.open("rb") as handle:
         monkeypatch.setitem(i18n._current, i18n.TABLE_DOMAIN, gettext.GNUTranslations(handle))
-    from engine.cards import CardKind
-    from firmware.words import card_name
+    from bornes.engine.cards import CardKind
+    from bornes.firmware.words import card_name
 
     assert card_name(CardKind.RIGHT_OF_WAY) == "Prioritaire"
     french = render(sample_tables()["table-3"], SMALL)

@@ -8,14 +8,14 @@ import time
 
 import pytest
 
-from drivers.display import open_display
-from engine.state import GameSetup
-from firmware import referee as referee_module
-from firmware.flow import TableFlow
-from firmware.present import screen
-from firmware.referee import STOP, Referee
-from firmware.screens.model import TableView
-from firmware.screens.table import table_pages
+from bornes.drivers.display import open_display
+from bornes.engine.state import GameSetup
+from bornes.firmware import referee as referee_module
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.present import screen
+from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.screens.model import TableView
+from bornes.firmware.screens.table import table_pages
 
 
 def _flow(players: int) -> TableFlow:

@@ -12,9 +12,9 @@ from luma.core.interface.serial import i2c
 from luma.oled import device as stock
 
 from bench.panel import CountingBus
-from drivers.display.partial import page_bytes, sh1106, ssd1306
-from firmware.screens import render
-from firmware.screens.samples import sample_screens
+from bornes.drivers.display.partial import page_bytes, sh1106, ssd1306
+from bornes.firmware.screens import render
+from bornes.firmware.screens.samples import sample_screens
 
 
 class Ssd1306Ram(CountingBus):

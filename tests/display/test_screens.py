@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 from PIL import ImageChops
 
-from firmware.screens import SMALL, WIDE, render, score_sheet_pages
-from firmware.screens.icons import hazard_icon, icon_names, safety_icon
-from firmware.screens.model import (
+from bornes.firmware.screens import SMALL, WIDE, render, score_sheet_pages
+from bornes.firmware.screens.icons import hazard_icon, icon_names, safety_icon
+from bornes.firmware.screens.model import (
     BATTLE_HAZARDS,
     HAZARDS,
     ROLLING,
@@ -20,7 +20,7 @@ from firmware.screens.model import (
     StatusView,
     TableView,
 )
-from firmware.screens.samples import sample_screens, sample_tables
+from bornes.firmware.screens.samples import sample_screens, sample_tables
 
 
 def _same(a, b) -> bool:  # type: ignore[no-untyped-def]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-from firmware.cli import main
-from firmware.screens.samples import sample_screens
+from bornes.firmware.cli import main
+from bornes.firmware.screens.samples import sample_screens
 from tests.display.golden import GOLDEN_DIR
 
 
@@ -33,7 +33,7 @@ def test_screens_command_scales_and_reports_errors(tmp_path: Path, capsys) -> No
 
 def test_screens_from_a_real_game_reach_every_prompt(tmp_path: Path) -> None:
     """A seeded 6-player game through the table flow meets the prompts a real table meets."""
-    from firmware.cli import main
+    from bornes.firmware.cli import main
 
     assert main(["screens", "--game", "3", "--out", str(tmp_path), "--size", "128x64"]) == 0
     kinds = {path.name.removeprefix("game-").removesuffix("-128x64.png") for path in tmp_path.glob("*.png")}

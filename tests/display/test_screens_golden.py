@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.screens import SMALL, WIDE, render
-from firmware.screens.samples import sample_screens
+from bornes.firmware.screens import SMALL, WIDE, render
+from bornes.firmware.screens.samples import sample_screens
 from tests.display.golden import check_golden
 
 SCREENS = sample_screens()

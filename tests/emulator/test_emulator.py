@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from firmware.console import input_words
-from firmware.flow import TableFlow
-from firmware.present import screen
-from firmware.screens.render import render
+from bornes.firmware.console import input_words
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.present import screen
+from bornes.firmware.screens.render import render
 from tests.flow.helpers import drive
 
-BORNES = [sys.executable, "-m", "firmware.cli"]
+BORNES = [sys.executable, "-m", "bornes.firmware.cli"]
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -78,7 +78,7 @@ def test_every_button_word_in_the_help_is_understood() -> None:
 
 
 def _typed(text: str) -> object:
-    from drivers.events import KeyTyped
+    from bornes.drivers.events import KeyTyped
 
     return KeyTyped(text)
 

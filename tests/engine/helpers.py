@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import string
 
-from engine.actions import parse_action
-from engine.cards import Card, CardKind
-from engine.game import Game
-from engine.options import EDITIONS
-from engine.reasons import Refusal
-from engine.rules import Accepted
-from engine.state import GameSetup, GameState, SideState
+from bornes.engine.actions import parse_action
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS
+from bornes.engine.reasons import Refusal
+from bornes.engine.rules import Accepted
+from bornes.engine.state import GameSetup, GameState, SideState
 
 LETTERS = string.ascii_uppercase
 

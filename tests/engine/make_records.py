@@ -10,11 +10,11 @@ import json
 import random
 from pathlib import Path
 
-from engine.options import EDITIONS
-from engine.record import write_record
-from engine.simulate import Simulation
-from engine.state import GameSetup
-from engine.views import sheets_list
+from bornes.engine.options import EDITIONS
+from bornes.engine.record import write_record
+from bornes.engine.simulate import Simulation
+from bornes.engine.state import GameSetup
+from bornes.engine.views import sheets_list
 
 HERE = Path(__file__).parent / "records"
 

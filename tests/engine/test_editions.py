@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.options import EDITIONS
-from engine.simulate import simulate
-from engine.state import GameSetup, SetupError
+from bornes.engine.options import EDITIONS
+from bornes.engine.simulate import simulate
+from bornes.engine.state import GameSetup, SetupError
 
 HANDS = 30
 

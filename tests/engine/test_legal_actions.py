@@ -21,7 +21,7 @@ from itertools import combinations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.actions import (
+from bornes.engine.actions import (
     Action,
     ActionKind,
     CoupFourre,
@@ -36,12 +36,12 @@ from engine.actions import (
     Swap,
     TakeDiscard,
 )
-from engine.cards import Card, CardKind, full_deck
-from engine.game import Game
-from engine.options import EDITIONS
-from engine.rules import Accepted, apply, kind_refusal, legal_actions, validate
-from engine.simulate import Simulation
-from engine.state import GameSetup, GameState, Why
+from bornes.engine.cards import Card, CardKind, full_deck
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS
+from bornes.engine.rules import Accepted, apply, kind_refusal, legal_actions, validate
+from bornes.engine.simulate import Simulation
+from bornes.engine.state import GameSetup, GameState, Why
 
 #: edition, players, teams, option overrides: every edition, and the options that open other phases.
 TABLES: list[tuple[str, int, bool | None, dict[str, object]]] = [

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.reasons import Reason
-from engine.record import RecordError, read_record
-from engine.state import GameSetup, SetupError, check_name, check_names
-from firmware import cli
-from firmware.config import ConfigError, parse_config
-from firmware.flow import Mode, TableFlow
+from bornes.engine.reasons import Reason
+from bornes.engine.record import RecordError, read_record
+from bornes.engine.state import GameSetup, SetupError, check_name, check_names
+from bornes.firmware import cli
+from bornes.firmware.config import ConfigError, parse_config
+from bornes.firmware.flow import Mode, TableFlow
 from tests.flow.helpers import accept, drive
 
 

@@ -11,7 +11,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.actions import (
+from bornes.engine.actions import (
     CoupFourre,
     Discard,
     EndHand,
@@ -25,13 +25,13 @@ from engine.actions import (
     TakeDiscard,
     parse_action,
 )
-from engine.cards import Card, CardKind, full_deck
-from engine.game import Game
-from engine.options import EDITIONS
-from engine.record import read_record, write_record
-from engine.rules import Accepted, legal_actions, validate
-from engine.simulate import PhysicalTable, Simulation
-from engine.state import GameSetup, GameState, Phase
+from bornes.engine.cards import Card, CardKind, full_deck
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS
+from bornes.engine.record import read_record, write_record
+from bornes.engine.rules import Accepted, legal_actions, validate
+from bornes.engine.simulate import PhysicalTable, Simulation
+from bornes.engine.state import GameSetup, GameState, Phase
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

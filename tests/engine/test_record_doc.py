@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.actions import parse_action
-from engine.game import Game
-from engine.record import read_record, write_record
-from engine.rules import Accepted
+from bornes.engine.actions import parse_action
+from bornes.engine.game import Game
+from bornes.engine.record import read_record, write_record
+from bornes.engine.rules import Accepted
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "record.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```record\n(.*?)```", DOC, flags=re.DOTALL)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.game import Game
-from engine.record import read_record, write_record
-from engine.rules import Accepted
-from engine.views import sheets_list
-from firmware import cli
+from bornes.engine.game import Game
+from bornes.engine.record import read_record, write_record
+from bornes.engine.rules import Accepted
+from bornes.engine.views import sheets_list
+from bornes.firmware import cli
 
 RECORDS = Path(__file__).parent / "records"
 NAMES = sorted(p.stem for p in RECORDS.glob("*.record"))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Leftover, Play, parse_action
-from engine.cards import Card, CardKind
-from engine.reasons import Refusal
-from engine.rules import legal_actions
-from engine.state import Phase
+from bornes.engine.actions import Leftover, Play, parse_action
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.reasons import Refusal
+from bornes.engine.rules import legal_actions
+from bornes.engine.state import Phase
 from tests.engine.helpers import ANY_KINDS, filler, miles, new_game, play, refused, run_down, seat, side, turn, until
 
 # -- Roll, Right of Way and distance -----------------------------------------------------------
@@ -990,7 +990,7 @@ def test_classic_goes_on_to_another_hand_000_9() -> None:
 
 
 def test_card_code_parsing_rejects_bad_codes() -> None:
-    from engine.cards import CardCodeError
+    from bornes.engine.cards import CardCodeError
 
     assert Card.from_code("MB-D100-07") == Card(CardKind.D100, 7)
     for bad in ("MB-D100-00", "MB-D101-01", "D100-01", "MB-D100-7", "mb-d100-07"):
@@ -1003,9 +1003,9 @@ def test_card_code_parsing_rejects_bad_codes() -> None:
 
 def test_acting_names_the_seat_in_turn_and_the_seats_that_may_answer_a_hazard() -> None:
     """OpenSpiel's current player and boardgame.io's active players: the engine says who may act and why."""
-    from engine.actions import ActionKind, CoupFourre, FastRemedy
-    from engine.rules import answer_action, kind_refusal, target_choices
-    from engine.state import Why
+    from bornes.engine.actions import ActionKind, CoupFourre, FastRemedy
+    from bornes.engine.rules import answer_action, kind_refusal, target_choices
+    from bornes.engine.state import Why
 
     a, b = seat("A"), seat("B")
     game = new_game("winning-moves", 2)

@@ -1,6 +1,6 @@
 """Score sheets: the worked examples of the rulebooks, every bonus, and how a game ends.
 
-Scoring-only tests build a finished ``HandState`` and call ``engine.scoring.score_hand``; the
+Scoring-only tests build a finished ``HandState`` and call ``bornes.engine.scoring.score_hand``; the
 end-to-end ones push a real hand through the referee.
 """
 
@@ -11,12 +11,12 @@ import random
 
 import pytest
 
-from engine.cards import Card, CardKind
-from engine.game import Game
-from engine.options import EDITIONS
-from engine.scoring import game_result, score_hand
-from engine.simulate import Simulation
-from engine.state import GameSetup, HandState, Phase, ScoreSheet, SideState
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS
+from bornes.engine.scoring import game_result, score_hand
+from bornes.engine.simulate import Simulation
+from bornes.engine.state import GameSetup, HandState, Phase, ScoreSheet, SideState
 from tests.engine.helpers import miles, new_game, play, run_down, side, until
 
 RoW, TANK, PP, ACE = CardKind.RIGHT_OF_WAY, CardKind.EXTRA_TANK, CardKind.PUNCTURE_PROOF, CardKind.DRIVING_ACE

@@ -14,12 +14,12 @@ from typing import Any
 from luma.core.device import dummy
 
 from bench.driver import script_games
-from drivers.display import Display
-from drivers.readers.resolver import CardResolver
-from firmware.flow import TableFlow
-from firmware.present import screen
-from firmware.referee import Referee
-from firmware.screens.render import render
+from bornes.drivers.display import Display
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.present import screen
+from bornes.firmware.referee import Referee
+from bornes.firmware.screens.render import render
 
 
 class FlakyPanel(dummy):  # type: ignore[misc]

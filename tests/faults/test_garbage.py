@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 from bench.driver import script_games
-from drivers.events import CardScanned, ControlScanned
-from drivers.readers import open_reader
-from drivers.readers.em4100 import em4100_frame
-from drivers.readers.pn532 import ACK_FRAME, CHIP_TFI, build_frame
-from drivers.readers.resolver import CardResolver
-from firmware.flow import TableFlow
-from firmware.referee import Referee
+from bornes.drivers.events import CardScanned, ControlScanned
+from bornes.drivers.readers import open_reader
+from bornes.drivers.readers.em4100 import em4100_frame
+from bornes.drivers.readers.pn532 import ACK_FRAME, CHIP_TFI, build_frame
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.referee import Referee
 from tests.readers.fakes import FakePn532
 
 FRAMES = 10_000

@@ -16,11 +16,11 @@ import subprocess
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, Script, script_games, write_config
-from engine.actions import parse_action
-from engine.game import Game
-from firmware.flow import TableFlow
-from firmware.journal import FILENAME, Journal
-from firmware.store import JournalStore
+from bornes.engine.actions import parse_action
+from bornes.engine.game import Game
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.journal import FILENAME, Journal
+from bornes.firmware.store import JournalStore
 
 _RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
 

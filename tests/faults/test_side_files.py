@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.driver import Daemon, Pty, write_config
-from drivers.readers.bindings import BindingError, BindingTable, read_bindings_file
+from bornes.drivers.readers.bindings import BindingError, BindingTable, read_bindings_file
 
 
 def _empty(path: Path) -> None:
@@ -79,9 +79,9 @@ def test_the_referee_runs_on_with_a_damaged_bindings_file(tmp_path: Path) -> Non
 
 
 def test_the_panel_says_the_tags_need_re_enrolling(tmp_path: Path) -> None:
-    from firmware.appliance import Appliance
-    from firmware.config import parse_config
-    from firmware.present import screen
+    from bornes.firmware.appliance import Appliance
+    from bornes.firmware.config import parse_config
+    from bornes.firmware.present import screen
 
     state = tmp_path / "state"
     state.mkdir()

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.flow import TableFlow
-from firmware.journal import Journal
-from firmware.referee import Referee
-from firmware.store import JournalStore
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.journal import Journal
+from bornes.firmware.referee import Referee
+from bornes.firmware.store import JournalStore
 from tests.flow.helpers import event
 
 
@@ -72,7 +72,7 @@ def test_disk_full_tells_the_table_storage_full_and_loses_nothing(tiny_disk: Pat
 def test_sqlite_full_without_a_mount_also_says_storage_full(tmp_path: Path) -> None:
     """The same, where no tmpfs can be mounted: the journal may not grow past its pages (SQLITE_FULL)."""
     from bench.driver import NAMES, script_games
-    from drivers.readers.resolver import CardResolver
+    from bornes.drivers.readers.resolver import CardResolver
 
     script = script_games(players=2, seed=1, games=1)
     journal = Journal.open(tmp_path)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drivers.readers.resolver import CardResolver
-from engine.game import Game
-from engine.options import EDITIONS
-from engine.state import GameSetup
-from firmware.commands.feed import input_event
-from firmware.flow import Outcome, TableFlow
-from firmware.store import MemoryStore, Store
+from bornes.drivers.readers.resolver import CardResolver
+from bornes.engine.game import Game
+from bornes.engine.options import EDITIONS
+from bornes.engine.state import GameSetup
+from bornes.firmware.commands.feed import input_event
+from bornes.firmware.flow import Outcome, TableFlow
+from bornes.firmware.store import MemoryStore, Store
 
 RESOLVER = CardResolver()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from bornes.firmware.cli import main
 
 BORNES = Path(sys.executable).with_name("bornes")
 REPO = Path(__file__).resolve().parents[2]

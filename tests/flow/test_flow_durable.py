@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import Action
-from engine.game import Game
-from engine.rules import Accepted
-from firmware.flow import TableFlow
-from firmware.journal import Journal, JournalError
-from firmware.referee import Referee
-from firmware.store import JournalStore
+from bornes.engine.actions import Action
+from bornes.engine.game import Game
+from bornes.engine.rules import Accepted
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.journal import Journal, JournalError
+from bornes.firmware.referee import Referee
+from bornes.firmware.store import JournalStore
 from tests.flow.helpers import drive, event, table
 
 # A 4-player hand that goes through every kind of acceptance: plain plays, a discard,

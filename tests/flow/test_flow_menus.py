@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from drivers.events import UnknownScanned
-from engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
-from engine.options import ExtensionFailure
-from firmware.flow import Mode, SetupStep, TableFlow
-from firmware.present import screen
-from firmware.screens.model import MenuView, NameEditView, StatusView, TableView
+from bornes.drivers.events import UnknownScanned
+from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
+from bornes.engine.options import ExtensionFailure
+from bornes.firmware.flow import Mode, SetupStep, TableFlow
+from bornes.firmware.present import screen
+from bornes.firmware.screens.model import MenuView, NameEditView, StatusView, TableView
 from tests.flow.helpers import accept, drive
 
 

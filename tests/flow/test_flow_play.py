@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from drivers.events import KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from engine.actions import CoupFourre, Leftover, Play, Swap
-from engine.cards import Card, CardKind
-from engine.state import Phase
-from firmware.cli import main
-from firmware.flow import Mode, Outcome, Sound, TableFlow, Verdict
-from firmware.journal import Journal
-from firmware.present import screen
-from firmware.screens.model import (
+from bornes.drivers.events import KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.engine.actions import CoupFourre, Leftover, Play, Swap
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.state import Phase
+from bornes.firmware.cli import main
+from bornes.firmware.flow import Mode, Outcome, Sound, TableFlow, Verdict
+from bornes.firmware.journal import Journal
+from bornes.firmware.present import screen
+from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
     GameOverView,
@@ -27,7 +27,7 @@ from firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from firmware.store import JournalStore
+from bornes.firmware.store import JournalStore
 from tests.engine.helpers import ANY_KINDS, filler, new_game, play, run_down
 from tests.flow.helpers import accept, drive, game_flow, table
 
@@ -537,13 +537,13 @@ def test_a_seat_button_says_whose_leftover_cards_these_are() -> None:
 
 
 def _all(game: object) -> list[Card]:
-    from engine.cards import iter_deck
+    from bornes.engine.cards import iter_deck
 
     return list(iter_deck(game.setup.deck))  # type: ignore[attr-defined]
 
 
 def _deck(game: object) -> list[Card]:
-    from engine.cards import iter_deck
+    from bornes.engine.cards import iter_deck
 
     return list(iter_deck(game.setup.deck))  # type: ignore[attr-defined]
 

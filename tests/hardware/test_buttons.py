@@ -10,9 +10,9 @@ import pytest
 from gpiozero.exc import GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
-from drivers.buttons import Buttons, Debouncer
-from drivers.events import ButtonPressed
-from drivers.pins import ButtonPin, PinMap, load
+from bornes.drivers.buttons import Buttons, Debouncer
+from bornes.drivers.events import ButtonPressed
+from bornes.drivers.pins import ButtonPin, PinMap, load
 
 
 class FakeClock:

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory
 
-from drivers.feedback import GREEN, RED, Feedback, Pattern
-from drivers.pins import BuzzerPin, LedPins, load
+from bornes.drivers.feedback import GREEN, RED, Feedback, Pattern
+from bornes.drivers.pins import BuzzerPin, LedPins, load
 
 
 def _no_wait(event: threading.Event, seconds: float) -> bool:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from drivers import pins
-from drivers.pins import PinMapError, load, parse
-from firmware.config import DisplayConfig, parse_config
+from bornes.drivers import pins
+from bornes.drivers.pins import PinMapError, load, parse
+from bornes.firmware.config import DisplayConfig, parse_config
 
 WIRING = Path(__file__).resolve().parents[2] / "wiring"
 

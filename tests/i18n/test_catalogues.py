@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import i18n
+from bornes.firmware import i18n
 from tools.catalogues import stale
 
 

@@ -66,7 +66,7 @@ def outside(tmp_path: Path) -> Path:
 def test_the_code_comes_from_the_wheel_and_its_requirements_are_met(installed: Path, outside: Path) -> None:
     probe = (
         "import importlib, importlib.metadata as md, json, re\n"
-        "names = ('engine.rules', 'drivers.pins', 'firmware.cli')\n"
+        "names = ('bornes.engine.rules', 'bornes.drivers.pins', 'bornes.firmware.cli')\n"
         "files = {n: importlib.import_module(n).__file__ for n in names}\n"
         "dist = md.distribution('bornes')\n"
         "missing = [r for r in dist.requires or [] if 'extra ==' not in r\n"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from drivers.readers.pn532 import (
+from bornes.drivers.readers.pn532 import (
     ACK_FRAME,
     CHIP_TFI,
     HOST_TFI,

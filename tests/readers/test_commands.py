@@ -13,12 +13,12 @@ import pypdfium2 as pdfium
 import pytest
 import zxingcpp
 
-from drivers.readers.bindings import BindingTable
-from drivers.readers.em4100 import em4100_frame
-from drivers.readers.lines import LineDecoder
-from drivers.readers.ntag import decode_text_tlv
-from firmware.cli import main
-from firmware.enrollment import deck_payloads
+from bornes.drivers.readers.bindings import BindingTable
+from bornes.drivers.readers.em4100 import em4100_frame
+from bornes.drivers.readers.lines import LineDecoder
+from bornes.drivers.readers.ntag import decode_text_tlv
+from bornes.firmware.cli import main
+from bornes.firmware.enrollment import deck_payloads
 from tests.readers.fakes import FakePn532, FakeTag, PtyDevice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,9 +54,9 @@ def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
 
 
 def test_label_sheet_names_match_the_layouts() -> None:
-    from firmware.commands.labels import DEFAULT_SHEET as COMMAND_DEFAULT
-    from firmware.commands.labels import SHEET_NAMES
-    from firmware.labels import DEFAULT_SHEET, SHEETS
+    from bornes.firmware.commands.labels import DEFAULT_SHEET as COMMAND_DEFAULT
+    from bornes.firmware.commands.labels import SHEET_NAMES
+    from bornes.firmware.labels import DEFAULT_SHEET, SHEETS
 
     assert set(SHEET_NAMES) == set(SHEETS) and COMMAND_DEFAULT == DEFAULT_SHEET
 
@@ -72,7 +72,7 @@ def test_labels_short_deck_and_skip(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def run_bornes(*args: str, feed: object = None, timeout: float = 20) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "bornes.firmware.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -87,7 +87,7 @@ def test_scan_test_with_no_reader_says_so_in_one_line(tmp_path: Path) -> None:
 def test_scan_test_prints_cards_unknowns_and_checksum_errors() -> None:
     device = PtyDevice()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "scan-test", "--port", device.path, "--protocol", "em4100",
+        [sys.executable, "-m", "bornes.firmware.cli", "scan-test", "--port", device.path, "--protocol", "em4100",
          "--count", "2", "--seconds", "15"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.events import UnknownKind, UnknownScanned
-from drivers.readers.base import Reading
-from drivers.readers.em4100 import Em4100Decoder, em4100_frame
-from drivers.readers.lines import LineDecoder
-from drivers.readers.ntag import decode_text_tlv, encode_text_tlv
-from drivers.readers.pn532 import (
+from bornes.drivers.events import UnknownKind, UnknownScanned
+from bornes.drivers.readers.base import Reading
+from bornes.drivers.readers.em4100 import Em4100Decoder, em4100_frame
+from bornes.drivers.readers.lines import LineDecoder
+from bornes.drivers.readers.ntag import decode_text_tlv, encode_text_tlv
+from bornes.drivers.readers.pn532 import (
     ACK_FRAME,
     NACK_FRAME,
     Ack,
@@ -20,8 +20,8 @@ from drivers.readers.pn532 import (
     build_frame,
     parse_targets,
 )
-from drivers.readers.presence import DoubleReadFilter, PresenceTracker
-from drivers.readers.resolver import CardResolver
+from bornes.drivers.readers.presence import DoubleReadFilter, PresenceTracker
+from bornes.drivers.readers.resolver import CardResolver
 
 
 @pytest.mark.parametrize("ending", [b"\r", b"\n", b"\r\n"])

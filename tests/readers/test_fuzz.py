@@ -12,13 +12,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drivers.events import CardScanned, ControlScanned, UnknownScanned
-from drivers.readers.base import Reading
-from drivers.readers.em4100 import Em4100Decoder, em4100_frame
-from drivers.readers.lines import LineDecoder
-from drivers.readers.ntag import decode_text_tlv, encode_text_tlv
-from drivers.readers.pn532 import DataFrame, Pn532Error, Pn532FrameDecoder, build_frame, parse_targets
-from drivers.readers.resolver import CardResolver
+from bornes.drivers.events import CardScanned, ControlScanned, UnknownScanned
+from bornes.drivers.readers.base import Reading
+from bornes.drivers.readers.em4100 import Em4100Decoder, em4100_frame
+from bornes.drivers.readers.lines import LineDecoder
+from bornes.drivers.readers.ntag import decode_text_tlv, encode_text_tlv
+from bornes.drivers.readers.pn532 import DataFrame, Pn532Error, Pn532FrameDecoder, build_frame, parse_targets
+from bornes.drivers.readers.resolver import CardResolver
 
 BATCH = 100
 FUZZ = settings(

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import serial
 
-from drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from drivers.readers import BindingTable, ReaderConfigError, open_reader
-from drivers.readers.em4100 import em4100_frame
-from drivers.readers.ntag import encode_text_tlv
-from engine.cards import Card, CardKind
+from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.readers import BindingTable, ReaderConfigError, open_reader
+from bornes.drivers.readers.em4100 import em4100_frame
+from bornes.drivers.readers.ntag import encode_text_tlv
+from bornes.engine.cards import Card, CardKind
 from tests.readers.fakes import FakePn532, FakeTag, PtyDevice, drain, wait_for
 
 Events = queue.Queue[Any]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.names import NAME_LETTERS
-from firmware.screens import fonts
+from bornes.firmware.names import NAME_LETTERS
+from bornes.firmware.screens import fonts
 
 FRENCH = "éèêëàâçïîôùûüÿœæÉÈÊËÀÂÇÏÎÔÙÛÜŸŒÆ"
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.options import EDITIONS, RuleOptions
-from firmware.config import parse_config
-from firmware.flow import Mode, SetupStep, TableFlow
-from firmware.journal import Journal
-from firmware.present import screen
-from firmware.rule_labels import OPTION_LABELS, option_choices, option_line, option_lines
-from firmware.screens.model import MenuView, NameEditView, SetupSummaryView, TableView
-from firmware.store import JournalStore
+from bornes.engine.options import EDITIONS, RuleOptions
+from bornes.firmware.config import parse_config
+from bornes.firmware.flow import Mode, SetupStep, TableFlow
+from bornes.firmware.journal import Journal
+from bornes.firmware.present import screen
+from bornes.firmware.rule_labels import OPTION_LABELS, option_choices, option_line, option_lines
+from bornes.firmware.screens.model import MenuView, NameEditView, SetupSummaryView, TableView
+from bornes.firmware.store import JournalStore
 from tests.flow.helpers import accept, drive
 
 
@@ -146,7 +146,7 @@ def test_a_resumed_game_says_so_with_the_hand_and_whose_turn(tmp_path: Path) -> 
 
 
 def test_the_name_editor_refuses_a_name_already_at_the_table() -> None:
-    """The engine's name rule (engine.state.check_names), asked by the editor: no name twice."""
+    """The engine's name rule (bornes.engine.state.check_names), asked by the editor: no name twice."""
     flow = configured(names=("Ann", "Bob", "Chloé"))
     _edit_first_name(flow)
     accept(flow, "press NEXT", "press NEXT", "press OK", *["press BACK"] * 6, "press OK",

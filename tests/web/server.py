@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from firmware.control import ControlListener
-from firmware.flow import TableFlow
-from firmware.referee import STOP, Referee
+from bornes.firmware.control import ControlListener
+from bornes.firmware.flow import TableFlow
+from bornes.firmware.referee import STOP, Referee
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "tests" / "flow" / "games"
-BORNES = [sys.executable, "-m", "firmware.cli"]
+BORNES = [sys.executable, "-m", "bornes.firmware.cli"]
 DEFAULTS: dict[str, Any] = {
     "edition": "winning-moves", "players": 4, "names": ["Anne", "Bruno", "Chloe", "David", "Emma", "Felix"],
     "dealer": 0, "options": {},

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from drivers.events import ButtonPressed
-from firmware.control import MAX_LINE, ControlError, ControlListener, parse_message, send
-from firmware.flow import Mode, TableFlow
-from firmware.referee import STOP, Referee
+from bornes.drivers.events import ButtonPressed
+from bornes.firmware.control import MAX_LINE, ControlError, ControlListener, parse_message, send
+from bornes.firmware.flow import Mode, TableFlow
+from bornes.firmware.referee import STOP, Referee
 
 DEFAULTS: dict[str, Any] = {
     "edition": "winning-moves", "players": 4, "names": ["Anne", "Bruno", "Chloe", "David", "Emma", "Felix"],
@@ -121,7 +121,7 @@ def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_a_pin_expires_and_a_new_request_makes_a_new_one() -> None:
-    from firmware.control import Pairing
+    from bornes.firmware.control import Pairing
 
     pairing = Pairing(seconds=120)
     first = pairing.start("http://x/", now=1000.0)

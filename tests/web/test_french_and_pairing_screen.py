@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from firmware.i18n import WEB_DOMAIN, translations
-from firmware.screens.pairing import PairingView, render_pairing
-from firmware.web import views
+from bornes.firmware.i18n import WEB_DOMAIN, translations
+from bornes.firmware.screens.pairing import PairingView, render_pairing
+from bornes.firmware.web import views
 
 WEB = Path(__file__).resolve().parents[2] / "firmware" / "web"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -33,7 +33,7 @@ def test_every_web_text_has_a_french_translation() -> None:
 
 
 def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
-    from firmware.live import JournalFollower
+    from bornes.firmware.live import JournalFollower
     from tests.web.server import feed
 
     feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\n", tmp_path)

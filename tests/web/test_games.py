@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.game import Game
-from engine.record import read_record, write_header
-from firmware.config import ConfigError, parse_config, table_language
-from firmware.journal import Journal
-from firmware.store import summary
-from firmware.web import charts
-from firmware.web.games import Library, history_csv, tallies
+from bornes.engine.game import Game
+from bornes.engine.record import read_record, write_header
+from bornes.firmware.config import ConfigError, parse_config, table_language
+from bornes.firmware.journal import Journal
+from bornes.firmware.store import summary
+from bornes.firmware.web import charts
+from bornes.firmware.web.games import Library, history_csv, tallies
 
 RECORDS = Path(__file__).resolve().parents[1] / "engine" / "records"
 

@@ -6,13 +6,13 @@ import json
 import threading
 from pathlib import Path
 
-from engine.actions import Play, parse_action
-from engine.cards import Card, CardKind
-from engine.game import Game
-from engine.record import write_header
-from engine.state import GameSetup
-from firmware.journal import Journal
-from firmware.live import JournalFollower, card_name, describe, replay
+from bornes.engine.actions import Play, parse_action
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.game import Game
+from bornes.engine.record import write_header
+from bornes.engine.state import GameSetup
+from bornes.firmware.journal import Journal
+from bornes.firmware.live import JournalFollower, card_name, describe, replay
 
 GAMES = Path(__file__).resolve().parents[1] / "flow" / "games"
 
@@ -63,9 +63,9 @@ def test_each_commit_wakes_the_follower_and_undo_shows(tmp_path: Path) -> None:
 
 
 def test_snapshot_of_a_fed_game_is_json_with_every_field(tmp_path: Path) -> None:
-    from firmware.commands.feed import feed
-    from firmware.flow import TableFlow
-    from firmware.store import JournalStore
+    from bornes.firmware.commands.feed import feed
+    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.store import JournalStore
 
     with Journal.open(tmp_path) as journal:
         flow = TableFlow(store=JournalStore(journal))

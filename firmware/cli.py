@@ -39,6 +39,15 @@ def version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked: importlib.metadata costs ~18 ms of every start."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser: every command listed from the table, arguments added only for the chosen one.
 
@@ -47,7 +56,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
     for name, help_text in COMMANDS.items():

@@ -26,7 +26,7 @@ from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine.options import EDITIONS, OptionError, RuleOptions
 from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
 from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.i18n import LANGUAGES
+from bornes.firmware.i18n import FRENCH_EDITIONS, LANGUAGES
 
 if TYPE_CHECKING:
     from bornes.drivers.pins import PinMap
@@ -209,10 +209,6 @@ SECTIONS: dict[str, type[Any]] = {
     "control": ControlConfig,
     "web": WebConfig,
 }
-
-#: Editions whose rules and cards are French: their tables speak French unless the config says otherwise.
-FRENCH_EDITIONS = ("dujardin", "1000-bornes")
-
 
 def table_language(config: Config) -> str:
     """The language of the panel and pages: ``[table] language``, else the edition's own."""

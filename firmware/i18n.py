@@ -21,6 +21,9 @@ TABLE_DOMAIN = "bornes"
 WEB_DOMAIN = "bornes-web"
 LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français"}
 DEFAULT_LANGUAGE = "en"
+#: Editions whose rules and cards are French: their tables speak French unless the config says
+#: otherwise, and their distances are in km.
+FRENCH_EDITIONS = frozenset({"dujardin", "1000-bornes"})
 
 _current: dict[str, gettext.NullTranslations] = {}
 

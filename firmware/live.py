@@ -54,7 +54,7 @@ from bornes.engine.record import RecordError, read_header
 from bornes.engine.rules import Accepted, apply, attacked_side
 from bornes.engine.scoring import score_hand
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
-from bornes.firmware.i18n import WEB_DOMAIN, translations
+from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, translations
 from bornes.firmware.journal import FILENAME, Journal, JournalError
 
 log = logging.getLogger("bornes.live")
@@ -66,11 +66,6 @@ RECHECK_FIRST = 0.002
 RECHECK_FOR = 2.0
 
 # -- words -----------------------------------------------------------------------------------------
-
-#: Editions whose cards are printed in French: their names are the French ones in every language
-#: that has them (docs/web.md). Other editions use the English titles printed on their cards.
-FRENCH_EDITIONS = frozenset({"dujardin", "1000-bornes"})
-
 
 def _t(language: str) -> gettext.NullTranslations:
     return translations(language, WEB_DOMAIN)

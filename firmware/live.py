@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import gettext
 import logging
 import os
@@ -376,8 +375,9 @@ class _Inotify:
     """A watch on one directory; its file descriptor becomes readable when a file in it changes."""
 
     def __init__(self, directory: Path) -> None:
-        libc_name = ctypes.util.find_library("c")
-        self._libc = ctypes.CDLL(libc_name, use_errno=True)
+        # The interpreter's own symbols include libc's: no ctypes.util.find_library, which imports
+        # subprocess and shutil (1.3 MB of a long-running process) and runs ldconfig to answer.
+        self._libc = ctypes.CDLL(None, use_errno=True)
         fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")

@@ -432,8 +432,11 @@ class TableFlow:
                     return self._commit(Play(hand.turn, card), probe)
                 self.ui.pending = Pending(card, targets)
                 self.ui.mode = Mode.TARGET
-                return self._say("prompt", _("{card} on whom? NEXT, then OK").format(card=card_name(card)),
-                                 Sound.ATTENTION, short=(_("{card} on whom?").format(card=card_name(card)),))
+                printed, usual = card_name(card, state.setup.edition), card_name(card)
+                return self._say("prompt", _("{card} on whom? NEXT, then OK").format(card=printed), Sound.ATTENTION,
+                                 short=tuple(dict.fromkeys((_("{card} on whom? NEXT, then OK").format(card=usual),
+                                                            _("{card} on whom?").format(card=printed),
+                                                            _("{card} on whom?").format(card=usual)))))
         return self._commit(play_action(state, hand.turn, card, self.ui.seat_chosen))
 
     def _answer_hazard(self, card: Card) -> Outcome:

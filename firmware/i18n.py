@@ -64,6 +64,20 @@ def pgettext(context: str, message: str) -> str:
     return _active(TABLE_DOMAIN).pgettext(context, message)
 
 
+def edition_card_name(title: str, edition: str | None, language: str | None = None) -> str | None:
+    """The name an edition printed on a card when it differs from the usual title (the 2016
+    edition's "Drive" for Roll), in ``language`` (default: the table's); None when it does not.
+
+    One place for these names: the table's catalogue, context ``card:<edition>``; the panel and
+    the phone pages both ask here.
+    """
+    if edition is None:
+        return None
+    catalogue = translations(language, TABLE_DOMAIN) if language else _active(TABLE_DOMAIN)
+    printed = catalogue.pgettext(f"card:{edition}", title)
+    return printed if printed != title else None
+
+
 def N_(message: str) -> str:
     """Mark a text for the catalogue without translating it yet (tables of constants)."""
     return message

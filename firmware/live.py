@@ -53,7 +53,7 @@ from bornes.engine.record import RecordError, read_header
 from bornes.engine.rules import Accepted, apply, attacked_side
 from bornes.engine.scoring import score_hand
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
-from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, translations
+from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, edition_card_name, translations
 from bornes.firmware.journal import FILENAME, Journal, JournalError
 
 log = logging.getLogger("bornes.live")
@@ -79,11 +79,7 @@ def card_name(kind: CardKind, language: str = "en", edition: str | None = None) 
     t = _t(language)
     if kind.miles:  # a distance card
         return t.gettext("{miles} miles").format(miles=kind.miles)
-    if edition is not None:
-        printed = t.pgettext(f"card:{edition}", kind.title)
-        if printed != kind.title:
-            return printed
-    return t.pgettext("card", kind.title)
+    return edition_card_name(kind.title, edition, language) or t.pgettext("card", kind.title)
 
 
 def battle_words(status: str, language: str = "en", edition: str | None = None) -> str:

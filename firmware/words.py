@@ -24,7 +24,7 @@ from bornes.engine.actions import (
 )
 from bornes.engine.cards import Card, CardKind
 from bornes.engine.state import GameSetup
-from bornes.firmware.i18n import _, ngettext, pgettext
+from bornes.firmware.i18n import _, edition_card_name, ngettext, pgettext
 
 Phrasings = tuple[str, ...]
 
@@ -43,10 +43,11 @@ CARD_TITLES: tuple[str, ...] = (
 )
 
 
-def card_name(kind: CardKind | Card) -> str:
-    """A card's title in the players' language: "75 miles", "Right of Way"."""
+def card_name(kind: CardKind | Card, edition: str | None = None) -> str:
+    """A card's title in the players' language, as ``edition`` printed it: "75 miles", "Right of
+    Way" ("Emergency Vehicle" in the 2016 edition); the usual title without an edition."""
     kind = kind.kind if isinstance(kind, Card) else kind
-    return pgettext("card", kind.title)
+    return edition_card_name(kind.title, edition) or pgettext("card", kind.title)
 
 
 def _seat(setup: GameSetup, seat: int) -> str:
@@ -58,9 +59,16 @@ def _side(setup: GameSetup, seat: int) -> str:
 
 
 def action_words(setup: GameSetup, action: Action) -> Phrasings:
-    """What just happened, for the status line after an accepted action."""
+    """What just happened, for the status line after an accepted action: with the card's name as
+    the edition printed it, then (where that name is longer, "End of Speed Limit") the usual title."""
+    printed = _action_words(setup, action, setup.edition)
+    usual = _action_words(setup, action, None)
+    return tuple(dict.fromkeys((*printed, *usual)))
+
+
+def _action_words(setup: GameSetup, action: Action, edition: str | None) -> Phrasings:
     if isinstance(action, Play):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         if action.target is not None:  # only a hazard names a target
             target = _side(setup, action.target)
             return (_("{name}: {card} on {target}").format(name=name, card=card, target=target),
@@ -71,19 +79,19 @@ def action_words(setup: GameSetup, action: Action) -> Phrasings:
                     _("{name} +{miles}").format(name=name, miles=miles), f"+{miles}")
         return _("{name}: {card}").format(name=name, card=card), card
     if isinstance(action, Discard):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         return (_("{name} discards {card}").format(name=name, card=card),
                 _("{name} discards").format(name=name), _("Discarded"))
     if isinstance(action, CoupFourre):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         return (_("Coup fourré! {name}: {card}").format(name=name, card=card),
                 _("Coup fourré! {name}").format(name=name), _("Coup fourré!"))
     if isinstance(action, FastRemedy):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         return (_("{name} answers with {card}").format(name=name, card=card),
                 _("{name}: {card}").format(name=name, card=card), card)
     if isinstance(action, TakeDiscard):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         return (_("{name} takes the discard: {card}").format(name=name, card=card),
                 _("{name} takes {card}").format(name=name, card=card), _("{name} takes it").format(name=name))
     if isinstance(action, Swap):
@@ -100,7 +108,7 @@ def action_words(setup: GameSetup, action: Action) -> Phrasings:
             return _("{name} extends the trip").format(name=name), _("{name} extends").format(name=name), _("Extended")
         return _("{name} stops the trip").format(name=name), _("{name}: no extension").format(name=name), _("No")
     if isinstance(action, Leftover):
-        name, card = _seat(setup, action.seat), card_name(action.card)
+        name, card = _seat(setup, action.seat), card_name(action.card, edition)
         return (_("{name} shows {card}").format(name=name, card=card), _("{name}: {card}").format(name=name, card=card),
                 card)
     if isinstance(action, EndHand):

@@ -41,3 +41,21 @@ def test_the_check_sees_a_changed_translation_but_not_the_compile_time(tmp_path:
     assert stale(tmp_path) == []
     po.write_text(header + 'msgid "New game"\nmsgstr "Partie nouvelle"\n', encoding="utf-8")
     assert stale(tmp_path) == [mo]
+
+
+def test_an_editions_printed_card_names_serve_both_the_panel_and_the_pages() -> None:
+    """One place (the table catalogue, context card:<edition>) for the names an edition printed:
+    rulebook 001 (2016) "Drive (aka Roll)", "Emergency Vehicle"."""
+    from bornes.engine.actions import Play
+    from bornes.engine.cards import Card, CardKind
+    from bornes.engine.state import GameSetup
+    from bornes.firmware import live, words
+
+    i18n.use("en")
+    assert words.card_name(CardKind.ROLL, "hasbro-2016") == "Drive"
+    assert words.card_name(CardKind.ROLL, "winning-moves") == "Roll"
+    assert live.card_name(CardKind.RIGHT_OF_WAY, "en", "hasbro-2016") == "Emergency Vehicle"
+    assert live.card_name(CardKind.ROLL, "fr", "dujardin") == "Feu Vert"
+    said = words.action_words(GameSetup.create("hasbro-2016", ["Ann", "Bob"]), Play(0, Card(CardKind.END_OF_LIMIT, 1)))
+    assert said[0] == "Ann: End of Speed Limit"
+    assert "Ann: End of Limit" in said  # the usual, shorter title when the printed one does not fit

@@ -249,6 +249,9 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
     def meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
         return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
+    def grown(r: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        return (r[0] - 1, r[1] - 1, r[2] + 1, r[3] + 1)
+
     def inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
         return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
 
@@ -264,6 +267,10 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
                 gap = max(a.rect[0], b.rect[0]) - min(a.rect[2], b.rect[2]) - 1
                 if 0 <= gap < 2:  # two texts on one line need a space between them, or they read as one
                     problems.append(f"texts run together: {name(a)} and {name(b)}")
+            if a.ink != b.ink:  # ink just outside a lit background merges with it: keep one dark pixel
+                ink, back = (a, b) if a.ink else (b, a)
+                if not meets(ink.rect, back.rect) and meets(ink.rect, grown(back.rect)):
+                    problems.append(f"touches its neighbour's background: {name(ink)} and {name(back)}")
             if not meets(a.rect, b.rect):
                 continue
             if a.ink and b.ink:

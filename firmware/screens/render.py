@@ -154,8 +154,8 @@ def _list(c: Canvas, items: Sequence[str], selected: int, top: int, bottom: int,
     for index in range(first, last + 1):
         lines, item_font, height = entries[index]
         fill = WHITE
-        if index == selected:
-            c.box((0, y, c.width - 10, y + height - 1))
+        if index == selected:  # its last row stays dark: an accent on the next item must not join it
+            c.box((0, y, c.width - 10, y + height - 2))
             fill = BLACK
         cell_h = fonts.cell(item_font)[1]
         for number, line in enumerate(lines):

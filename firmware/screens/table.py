@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from bornes.firmware.i18n import _
 from bornes.firmware.screens import icons
-from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
+from bornes.firmware.screens.canvas import BLACK, Canvas
 from bornes.firmware.screens.model import SAFETIES, SideView, TableView
 
 HEADER_H = 8
@@ -51,39 +51,36 @@ def _names(side: SideView) -> list[str]:
     return options
 
 
-def _name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str]) -> int:
-    """The name in the largest font of ``choices`` that fits, inverted on the side to play; its bottom y."""
-    text, font = c.choose_font(_names(side), choices, width - 2)
-    cell_h = {"tiny": 6, "small": 8, "text": 10, "bold7": 13}[font]
-    box_h = cell_h if font == "tiny" else cell_h + 1  # the tiny line is packed tight in compact cells
-    fill = WHITE
-    if side.is_turn:
-        c.box((x, y, x + c.text_width(text, font) + 1, y + box_h - 1))
-        fill = BLACK
-    c.text((x + 1, y), text, font, fill=fill)
-    return y + box_h
-
-
-#: The mark of the side to play in roomy cells: a solid arrow, as readable as an inverted name
-#: but a few columns wide, so passing the turn costs the bus a few bytes instead of two names.
+#: The mark of the side to play: a solid arrow before the name, as readable as an inverted name
+#: but a few columns wide, so passing the turn costs the bus a few bytes instead of two names, and
+#: no lit background sits against the header or the cell above. Columns it takes, in a roomy
+#: cell's name line and in a compact cell's tiny one.
 TURN_MARK = 7
+TURN_MARK_TINY = 4
 
 
-def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str]) -> None:
-    """The name after the turn mark's column; the mark (a solid arrow) only on the side to play."""
-    if side.is_turn:
-        c.polygon([(x, y + 1), (x + TURN_MARK - 3, y + 6), (x, y + 11)])
-    text, font = c.choose_font(_names(side), choices, width - TURN_MARK - 1)
-    c.text((x + TURN_MARK, y), text, font)
+def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str],
+                 mark: int = TURN_MARK) -> None:
+    """The name after the turn mark's column (``width`` holds both); the mark, a solid arrow, only on
+    the side to play."""
+    if side.is_turn:  # as tall as the name's capitals: ten rows in a roomy cell, five in a tiny line
+        if mark == TURN_MARK:
+            c.polygon([(x, y + 1), (x + 4, y + 6), (x, y + 11)])
+        else:
+            c.polygon([(x, y), (x + 2, y + 2), (x, y + 4)])
+    text, font = c.choose_font(_names(side), choices, width - mark)
+    c.text((x + mark, y), text, font)
 
-def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1) -> None:
-    """The four safety slots; a coup fourré is drawn inverted, an empty slot as a faint dot."""
+def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1,
+              invert_coups: bool = True) -> None:
+    """The four safety slots; a coup fourré is drawn inverted (where the cell leaves a dark row
+    around it), an empty slot as a faint dot."""
     played = dict(side.safeties)
     size = 10 * scale
     for (x, y), kind in zip(spots, SAFETIES, strict=True):
         if kind not in played:
             c.dot((x + size // 2, y + size // 2))
-        elif played[kind]:
+        elif played[kind] and invert_coups:
             c.box((x - margin, y - margin, x + size - 1 + margin, y + size - 1 + margin))
             c.icon((x, y), icons.safety_icon(kind, scale), fill=BLACK)
         else:
@@ -92,7 +89,7 @@ def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale
 
 def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     """A side in a 128×28 cell."""
-    _marked_name(c, side, x, y, 45, ("bold7", "small", "tiny"))
+    _marked_name(c, side, x, y, 44, ("bold7", "small", "tiny"))
     points, font = c.choose_font(_points(side)[1:], ("small", "tiny"), 44)
     c.text((x + 1, y + 15), points, font)
     c.text_right(x + 87, y + 3, str(side.miles), "huge")
@@ -105,7 +102,7 @@ def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
 
 def wide_row(c: Canvas, side: SideView, y: int) -> None:
     """A side across the 256-wide panel, 28 high: two-sided games."""
-    _marked_name(c, side, 0, y, 86, ("bold7", "small", "tiny"))
+    _marked_name(c, side, 0, y, 85, ("bold7", "small", "tiny"))
     points, font = c.choose_font(_points(side), ("small", "tiny"), 86)
     c.text((1, y + 15), points, font)
     c.text_right(129, y + 3, str(side.miles), "huge")
@@ -122,18 +119,20 @@ def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     done = False
     for name in _names(side):  # the fullest name first, then the roomiest points beside it
         for option in _points(side)[1:]:
-            if c.text_width(option, "tiny") + c.text_width(name, "tiny") + 5 <= 62:
+            if TURN_MARK_TINY + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= 62:
                 points, done = option, True
                 break
         if done:
             break
     left = c.text_right(x + 62, y, points, "tiny")
-    _name(c, side, x, y, left - x - 3, ("tiny",))
+    _marked_name(c, side, x, y, left - x - 2, ("tiny",), TURN_MARK_TINY)  # two dark columns before the points
     c.text_right(x + 36, y + 4, str(side.miles), "big")
     c.icon((x + 38, y + 6), icons.hazard_icon(side.battle))
     if side.limited:
         c.icon((x + 50, y + 6), icons.hazard_icon("SPEEDLIMIT"))
-    _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0)
+    # The slots fill the cell's last ten rows, against the name line of the cell below: an inverted
+    # coup fourré would join it, so here it is drawn plain (its points show in "+hand").
+    _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0, invert_coups=False)
 
 
 def table_pages(view: TableView, width: int) -> list[tuple[int, ...]]:

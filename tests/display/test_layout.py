@@ -88,6 +88,9 @@ def test_the_check_finds_what_it_should() -> None:
     assert layout_problems([Box("text", (0, 0, 10, 7), "Scan the card to", cut=True)], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (5, 5, 15, 15))], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (2, 2, 8, 8))], SMALL) == []
+    # Ink right against a lit background merges with it ("Bob" read "B0b" under "play"'s descender).
+    assert layout_problems([Box("fill", (0, 8, 30, 13)), Box("text", (0, 1, 98, 7), "Bob to play")], SMALL)
+    assert layout_problems([Box("fill", (0, 9, 30, 13)), Box("text", (0, 1, 98, 7), "Bob to play")], SMALL) == []
 
 
 def test_miles_are_at_least_ten_pixels_tall() -> None:

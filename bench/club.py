@@ -18,7 +18,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -69,8 +68,35 @@ def table_password(table: str) -> str:
     return f"secret-{table}"
 
 
-class Mosquitto:
+class Stoppable:
+    """``kill()`` and ``stop()`` for the child process held in ``self.process`` (None once ended)."""
+
+    process: subprocess.Popen[bytes] | None
+    #: Seconds ``stop()`` waits after SIGTERM before it kills.
+    grace = 10.0
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown (a test broker keeps no persistence, so nothing is saved)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(self.grace)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+
+class Mosquitto(Stoppable):
     """A broker of our own: config, passwords and the shipped ACL in ``directory``; kill and restart at will."""
+
+    grace = 5.0
 
     def __init__(self, directory: Path, tables: list[str], club: str = CLUB, port: int | None = None) -> None:
         self.directory = directory
@@ -101,26 +127,10 @@ class Mosquitto:
         log.close()
         wait_port(self.port)
 
-    def kill(self) -> None:
-        """SIGKILL: no clean shutdown, nothing saved (the test broker keeps no persistence)."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
 
 
 @dataclass
-class Child:
+class Child(Stoppable):
     """A ``bornes`` subprocess with its stderr in a file."""
 
     args: list[str]
@@ -136,22 +146,6 @@ class Child:
     def pid(self) -> int:
         assert self.process is not None
         return self.process.pid
-
-    def kill(self) -> None:
-        if self.process is not None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-            self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
 
     def text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""

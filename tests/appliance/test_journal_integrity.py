@@ -26,9 +26,11 @@ from bornes.firmware.journal import (
     JournalFull,
     JournalUnwritable,
 )
+from tests.tmpfs import mounted_tmpfs
 
 DATA = Path(__file__).parent / "data"
 HEADER = '[Format "bornes-record 1"]\n[Edition "winning-moves"]\n[Players "Anne; Bruno"]'
+
 
 
 def _line(seq: int) -> str:
@@ -303,15 +305,8 @@ def test_unwritable_file_and_folder_get_their_own_words(request_cleanup: list[Pa
 @pytest.fixture
 def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
     """A real 256 KiB tmpfs: a disk that fills up, and can be remounted read-only."""
-    where = tmp_path / "mnt"
-    where.mkdir()
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)], capture_output=True)
-    if result.returncode != 0:  # a container without CAP_SYS_ADMIN; max_page_count still tests SQLITE_FULL
-        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "mnt", "256k") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def test_a_read_only_mount_is_named_as_such(tiny_tmpfs: Path) -> None:

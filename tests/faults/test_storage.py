@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import queue
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,19 +15,13 @@ from bornes.firmware.journal import Journal
 from bornes.firmware.referee import Referee
 from bornes.firmware.store import JournalStore
 from tests.flow.helpers import event
+from tests.tmpfs import mounted_tmpfs
 
 
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "mnt"
-    where.mkdir()
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(where)], capture_output=True)
-    if result.returncode != 0:  # a container without CAP_SYS_ADMIN; max_page_count still tests SQLITE_FULL
-        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "mnt", "512k") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _fill(disk: Path) -> Path:

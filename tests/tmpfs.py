@@ -1,0 +1,23 @@
+"""A real tmpfs for storage tests: a disk that fills up, and can be remounted read-only."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+@contextmanager
+def mounted_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """``where`` with a tmpfs of ``size`` mounted on it, unmounted afterwards (skips without CAP_SYS_ADMIN)."""
+    where.mkdir()
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+    if result.returncode != 0:  # a container without CAP_SYS_ADMIN; max_page_count still tests SQLITE_FULL
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)

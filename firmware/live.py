@@ -51,7 +51,7 @@ from bornes.engine.cards import SAFETY_KINDS, CardKind
 from bornes.engine.game import Game, ReplayError
 from bornes.engine.record import RecordError, read_header
 from bornes.engine.rules import Accepted, apply, attacked_side
-from bornes.engine.scoring import score_hand
+from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
 from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, edition_card_name, translations
 from bornes.firmware.journal import FILENAME, Journal, JournalError
@@ -153,20 +153,6 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
 
 
 # -- the snapshot ----------------------------------------------------------------------------------
-
-
-#: The score sheet rows a side has already earned while a hand is being played; the others (trip,
-#: safe trip, shut-out…) are only awarded when the hand ends.
-EARNED_ROWS = ("Milestones", "Safeties", "Coups fourrés")
-
-
-def hand_points(state: GameState) -> tuple[int, ...]:
-    """Points each side has earned in the hand so far, by the engine's own score sheet rules."""
-    if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER) and state.sheets:
-        return state.sheets[-1].total_for_deal
-    sheet = score_hand(state.setup, state.hand, state.totals)
-    count = state.setup.side_count
-    return tuple(sum(values[i] for label, values in sheet.rows if label in EARNED_ROWS) for i in range(count))
 
 
 def snapshot(

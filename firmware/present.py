@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bornes.engine.actions import Action
-from bornes.engine.scoring import score_hand
+from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
 from bornes.firmware.flow import Mode, SetupStep, TableFlow
 from bornes.firmware.i18n import _
@@ -38,21 +38,6 @@ def side_label(state: GameState, side: int) -> str:
     """A side's name for a small screen: the player, or partners joined with '+'."""
     setup = state.setup
     return "+".join(setup.names[s] for s in setup.side_seats(side))
-
-
-#: The score-sheet rows that count while a hand is being played (the bonuses come at its end).
-RUNNING_ROWS = ("Milestones", "Safeties", "Coups fourrés")
-
-
-def hand_points(state: GameState) -> tuple[int, ...]:
-    """Each side's points of this hand so far, as the engine's scoring counts them (milestones,
-    safeties, coups fourrés), so a coup fourré shows at once and the screen never does its own sums."""
-    sheet = score_hand(state.setup, state.hand, state.totals)
-    labels = [label for label, _values in sheet.rows]
-    return tuple(
-        sum(sheet.row(label)[side] for label in RUNNING_ROWS if label in labels)
-        for side in range(state.setup.side_count)
-    )
 
 
 def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -> TableView:

@@ -48,7 +48,15 @@ from bornes.firmware.i18n import N_, _
 from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
 from bornes.firmware.rule_labels import edition_short, option_choices, option_lines
 from bornes.firmware.store import MemoryStore, Store
-from bornes.firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
+from bornes.firmware.words import (
+    card_copy,
+    card_name,
+    new_game_words,
+    outcome_words,
+    refusal_words,
+    undo_question,
+    undone_words,
+)
 
 
 class Sound(enum.Enum):
@@ -337,7 +345,9 @@ class TableFlow:
         return outcome
 
     def _refusal(self, refusal: Refusal) -> Outcome:
-        return self._say("refused", refusal.message, Sound.REFUSE, reason=refusal.code)
+        """The engine's reason, worded in the table's language (never the engine's English line)."""
+        said = refusal_words(self.state.setup if self.state is not None else None, refusal)
+        return self._say("refused", said[0], Sound.REFUSE, reason=refusal.code, short=said[1:])
 
     def _disarm(self) -> None:
         """Forget every half-made choice (DISCARD, CF, a chosen seat, a card waiting for an answer)."""
@@ -376,9 +386,8 @@ class TableFlow:
             self.ui.extension_yes = True
         if verdict.state.over:
             self.store.finish(self.game)
-        said = action_words(self.game.state.setup, action)
-        message = verdict.events[-1].message if verdict.events else said[0]
-        return self._say("accepted", message, sound, action=action, short=said)
+        said = outcome_words(self.game.state, action, verdict.events)
+        return self._say("accepted", said[0], sound, action=action, short=said[1:] or said)
 
     # -- cards --------------------------------------------------------------------------------
 
@@ -807,12 +816,14 @@ class TableFlow:
         ui = self.ui
         if card not in FULL_DECK_SET:
             ui.deck_unknown.append(card.code())
-            return self._say("refused", f"Not in a deck: {card.code()}", Sound.REFUSE, reason="not-in-deck")
+            return self._say("refused", _("Not in a deck: {code}").format(code=card.code()), Sound.REFUSE,
+                             reason="not-in-deck")
         if card in ui.deck_seen:
             ui.deck_duplicates += 1
-            return self._say("refused", f"Scanned already: {card.describe()}", Sound.REFUSE, reason="duplicate-card")
+            return self._say("refused", _("Scanned already: {card}").format(card=card_copy(card)), Sound.REFUSE,
+                             reason="duplicate-card")
         ui.deck_seen.add(card)
-        return self._say("accepted", f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card.describe()}", Sound.ACCEPT)
+        return self._say("accepted", f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card_copy(card)}", Sound.ACCEPT)
 
     def deck_missing(self) -> list[Card]:
         return [card for card in FULL_DECK if card not in self.ui.deck_seen]

@@ -51,6 +51,7 @@ from bornes.firmware.store import MemoryStore, Store
 from bornes.firmware.words import (
     card_copy,
     card_name,
+    edition_title,
     new_game_words,
     outcome_words,
     refusal_words,
@@ -494,7 +495,7 @@ class TableFlow:
             if name == "OK":
                 return self._undo()
             self.ui.mode = Mode.PLAY
-            return self._say("ignored", _("Undo cancelled"), None)
+            return self._say("ignored", _("Undo cancelled"), None, short=(_("Kept"),))
         if mode is Mode.END_CONFIRM:
             self.ui.mode = Mode.PLAY
             if name == "OK":
@@ -554,7 +555,8 @@ class TableFlow:
             self.ui.discard_armed = not self.ui.discard_armed
             self.ui.cf_armed = False
             if self.ui.discard_armed:
-                return self._say("prompt", _("Scan the card to discard"), None, short=(_("Discard: scan it"),))
+                return self._say("prompt", _("Scan the card to discard"), None,
+                                 short=(_("Discard: scan it"), _("Discard")))
             return self._say("prompt", _("Discard cancelled"), None, short=(_("Cancelled"),))
         if name == "BACK":
             if long and phase is Phase.PLAY:
@@ -670,9 +672,9 @@ class TableFlow:
             sides, edition, _detail = self.summary()
             return edition, [sides]
         if step is SetupStep.MAIN:
-            return "Mille Bornes", [_(item) for item in MAIN_ITEMS]
+            return _("Mille Bornes"), [_(item) for item in MAIN_ITEMS]
         if step is SetupStep.EDITION:
-            return _("Edition"), [EDITIONS[name].title for name in EDITIONS]
+            return _("Edition"), [edition_title(name) for name in EDITIONS]
         if step is SetupStep.PLAYERS:
             return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
                                   for n, teams in _players_menu(draft.edition)]
@@ -717,7 +719,7 @@ class TableFlow:
                 ui.deck_seen = set()
                 ui.deck_unknown = []
                 ui.deck_duplicates = 0
-                return self._say("prompt", "Deck check: scan every card, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("Deck check: scan every card, then OK"), Sound.ATTENTION)
             ui.step, ui.cursor = SetupStep.EDITION, list(EDITIONS).index(draft.edition)
         elif step is SetupStep.EDITION:
             edition = list(EDITIONS)[ui.cursor]
@@ -835,9 +837,10 @@ class TableFlow:
             ui.cursor = 0
             missing = self.deck_missing()
             if not missing and not ui.deck_unknown:
-                return self._say("accepted", f"Deck complete: {len(FULL_DECK)} cards", Sound.HAND_END)
-            return self._say("refused", f"{len(missing)} missing, {len(ui.deck_unknown)} unknown", Sound.REFUSE,
-                             reason="deck-incomplete")
+                return self._say("accepted", _("Deck complete: {count} cards").format(count=len(FULL_DECK)),
+                                 Sound.HAND_END)
+            return self._say("refused", _("{missing} missing, {unknown} unknown").format(
+                missing=len(missing), unknown=len(ui.deck_unknown)), Sound.REFUSE, reason="deck-incomplete")
         if ui.mode is Mode.DECK_REPORT and name in ("NEXT", "BACK") and len(self.report_lines()) > 1:
             step = 1 if name == "NEXT" else -1
             ui.cursor = (ui.cursor + step) % len(self.report_lines())
@@ -850,7 +853,7 @@ class TableFlow:
         return self._say("ignored", "", None)
 
     def report_lines(self) -> list[str]:
-        lines = [f"Missing {card.code()}" for card in self.deck_missing()]
-        lines += [f"Unknown {raw[:16]}" for raw in self.ui.deck_unknown]
-        return lines or ["Deck complete"]
+        lines = [_("Missing {code}").format(code=card.code()) for card in self.deck_missing()]
+        lines += [_("Unknown {code}").format(code=raw[:16]) for raw in self.ui.deck_unknown]
+        return lines or [_("Deck complete")]
 

@@ -16,6 +16,7 @@ from bornes.firmware.flow import Mode, SetupStep, TableFlow
 from bornes.firmware.i18n import _
 from bornes.firmware.rule_labels import RULES_HINT
 from bornes.firmware.screens.model import (
+    MENU_HINT,
     CoupFourrePrompt,
     ExtensionPrompt,
     FeedbackView,
@@ -67,7 +68,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         if ui.message:
             message = FeedbackView(ui.message, ui.refused, ui.short)
         elif ui.discard_armed:  # an armed button stays visible until it is spent
-            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
+            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"), _("Discard")))
         elif ui.cf_armed:
             message = FeedbackView(_("Coup fourré: scan the safety"),
                                    short=(_("Coup fourré! Scan it"), _("Scan the safety")))
@@ -130,7 +131,7 @@ def _screen(flow: TableFlow) -> ScreenView:
         title, items = flow.menu_items()
         if ui.step is SetupStep.OPTIONS:
             return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(RULES_HINT))
-        return MenuView(title=title, items=tuple(items), selected=ui.cursor)
+        return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(MENU_HINT))
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
                             text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))

@@ -145,7 +145,9 @@ class Canvas:
         room = max(1, width // fonts.cell(font)[0])
         lines: list[str] = []
         line = ""
-        for word in fonts.printable(text).split():
+        for word in fonts.printable(text).split(" "):  # never at a no-break space ("carte\u00a0:")
+            if not word:
+                continue
             candidate = f"{line} {word}" if line else word
             if len(candidate) <= room:
                 line = candidate

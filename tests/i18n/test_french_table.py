@@ -164,3 +164,23 @@ def test_every_refusal_reason_is_worded_in_both_languages() -> None:
         french = words.refusal_words(setup, refusal, "fr")
         assert "ENGLISH LINE" not in english + french, reason
         assert english[0] != french[0], reason
+
+
+def test_dujardin_labels_print_the_french_card_names_in_km(tmp_path: Path) -> None:
+    """``bornes labels --edition dujardin`` speaks the edition's language: "25 km n° 1", not "25 miles"."""
+    import base64
+    import zlib
+
+    pytest.importorskip("reportlab")
+    from bornes.firmware.labels import label_title
+
+    with i18n.speaking("fr"):
+        assert label_title("MB-D25-01", "dujardin") == "25 km n° 1"
+        assert label_title("MB-ROLL-02", "dujardin") == "Feu Vert n° 2"
+    assert label_title("MB-D25-01", "winning-moves") == "25 miles #1"
+    out = tmp_path / "labels.pdf"
+    assert main(["labels", "--edition", "dujardin", "--card", "MB-D25-01", "--out", str(out)]) == 0
+    pdf = out.read_bytes()
+    streams = re.findall(rb"stream\r?\n(.*?)~>", pdf, re.S)
+    text = b"".join(zlib.decompress(base64.a85decode(s.strip())) for s in streams)
+    assert b"(25 km n\\260 1)" in text and b"miles" not in text

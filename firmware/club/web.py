@@ -12,6 +12,7 @@ import base64
 import binascii
 import contextlib
 import csv
+import gettext
 import hmac
 import io
 import json
@@ -29,7 +30,7 @@ from starlette.routing import Route
 from bornes.engine.options import EDITIONS
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore, TournamentError
-from bornes.firmware.i18n import translations
+from bornes.firmware.i18n import LANGUAGES, translations
 
 MAX_FORM = 16 * 1024
 MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)
@@ -42,6 +43,14 @@ _catalogue = translations(_language, CLUB_DOMAIN)
 
 def _(message: str) -> str:
     return _catalogue.gettext(message)
+
+
+def _labels(catalogue: gettext.NullTranslations) -> dict[str, str]:
+    """The words around a table's card on the tables page, in one language."""
+    t = catalogue.gettext
+    return {"offline": t("offline"), "nonews": t("no news yet"), "hand": t("hand"), "actions": t("actions"),
+            "side": t("side"), "battle": t("battle"), "total": t("total"), "limit": t("limit 50"),
+            "page": t("the table's page"), "cf": t("CF")}
 
 
 def use_language(language: str) -> None:
@@ -88,10 +97,11 @@ SECURITY_HEADERS = {
 TABLES_JS = """
 // Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
-const L = JSON.parse(document.getElementById('labels').textContent);
+// The words around a table follow that table's language (a French table reads French on any board).
+const LL = JSON.parse(document.getElementById('labels').textContent);
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
 function card(t){
-  const s=t.live||{}, st=t.status||{};
+  const s=t.live||{}, st=t.status||{}, L=LL[s.language]||LL[LL.board];
   const web=/^https?:[/][/]/.test(st.web||'')?' <a href="'+esc(st.web)+'">'+esc(L.page)+'</a>':'';
   let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+web+'</h2>';
   if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
@@ -99,7 +109,7 @@ function card(t){
     +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>'+esc(L.side)+'</th><th>'+esc(s.unit||'miles')
     +'</th><th>'+esc(L.battle)+'</th><th>'+esc(L.hand)+'</th><th>'+esc(L.total)+'</th></tr>';
   s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
-    +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':''))
+    +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' ('+esc(L.cf)+')':''))
       .join(', ')+'</span>':'')+'</td><td>'+x.miles
     +(x.limit?'<br><small>'+esc(L.limit)+'</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
     +'</td><td class="num">'
@@ -199,9 +209,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
 
     async def tables_page(request: Request) -> Response:
         data = {t["table"]: t for t in store.tables()}
-        labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
-                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50"),
-                  "page": _("the table's page")}
+        labels: dict[str, Any] = {language: _labels(translations(language, CLUB_DOMAIN)) for language in LANGUAGES}
+        labels["board"] = _language
         body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
         return show(_("Every table, live"), body, '<script src="/club.js"></script>')
 

@@ -16,7 +16,6 @@ from bornes.firmware.flow import Mode, SetupStep, TableFlow
 from bornes.firmware.i18n import _
 from bornes.firmware.rule_labels import RULES_HINT
 from bornes.firmware.screens.model import (
-    MENU_HINT,
     CoupFourrePrompt,
     ExtensionPrompt,
     FeedbackView,
@@ -131,7 +130,7 @@ def _screen(flow: TableFlow) -> ScreenView:
         title, items = flow.menu_items()
         if ui.step is SetupStep.OPTIONS:
             return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(RULES_HINT))
-        return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(MENU_HINT))
+        return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
                             text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))

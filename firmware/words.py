@@ -206,6 +206,8 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
         if miles:
             return (_("{name}: {card}", name=name, card=title),
                     _("{name} +{miles}", name=name, miles=miles), f"+{miles}")
+        if action.card.kind.is_safety:  # "Véhicule Prioritaire" is long for a 128-pixel header
+            return _("{name}: {card}", name=name, card=title), title, _("Safety!")
         return _("{name}: {card}", name=name, card=title), title
     if isinstance(action, Discard):
         name, title = _seat(setup, action.seat), card(action.card)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from bornes.engine import cards as _cards
 from bornes.engine import scoring as _scoring
-from bornes.firmware.i18n import N_
 
 #: ``SideView.battle`` values that are not a hazard.
 ROLLING = "rolling"
@@ -133,10 +132,6 @@ class UndoPrompt:
     last_action_text: str
 
 
-#: A menu's usual hint (marked for the catalogue; the screen's builder translates it).
-MENU_HINT = N_("NEXT/BACK move  OK choose")
-
-
 @dataclass(frozen=True, slots=True)
 class MenuView:
     """A setup menu or list (edition, number of players, dealer, rule options...)."""
@@ -144,7 +139,7 @@ class MenuView:
     title: str
     items: tuple[str, ...]
     selected: int = 0
-    hint: str = MENU_HINT
+    hint: str = "NEXT/BACK move  OK choose"
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,14 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
         c.text_center(1 if font == "text" else 2, chosen, font, fill=BLACK)
 
 
+def _given_hint(hint: str) -> str:
+    """A view's hint: the model's English default in the table's language, any other as given."""
+    defaults = {"NEXT/BACK move  OK choose": N_("NEXT/BACK move  OK choose"),
+                "OK to start, NEXT to change": N_("OK to start, NEXT to change"),
+                "NEXT/BACK letter CF Aa OK next": N_("NEXT/BACK letter CF Aa OK next")}
+    return _(defaults[hint]) if hint in defaults else hint
+
+
 def _hint(c: Canvas, text: str | Sequence[str]) -> None:
     c.text_center(c.height - 6, c.choose(text, "tiny", c.width), "tiny")
 
@@ -259,7 +267,7 @@ def _menu(c: Canvas, view: MenuView) -> None:
     font = "text" if longest * fonts.cell("text")[0] <= c.width - 14 else "small"
     _list(c, view.items, view.selected, TITLE_H + 2, c.height - (7 if view.hint else 0), font=font)
     if view.hint:
-        _hint(c, view.hint)
+        _hint(c, _given_hint(view.hint))
 
 
 def _name_edit(c: Canvas, view: NameEditView) -> None:
@@ -281,7 +289,7 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
             c.box((x, y, x + cell_w - 1, y + cell_h - 1))
             fill = BLACK
         c.text((x, y), char, font, fill=fill)
-    _hint(c, view.hint)
+    _hint(c, _given_hint(view.hint))
 
 
 def _setup_summary(c: Canvas, view: SetupSummaryView) -> None:
@@ -292,7 +300,7 @@ def _setup_summary(c: Canvas, view: SetupSummaryView) -> None:
     if view.detail:  # "Maximilienne deals · house rules" takes the tiny font on 128 px
         detail, font = c.choose_font(view.detail, ("small", "tiny"), c.width)
         c.text_center(detail_top + (fonts.cell("small")[1] - fonts.cell(font)[1]) // 2, detail, font)
-    _hint(c, view.hint)
+    _hint(c, _given_hint(view.hint))
 
 
 #: Short labels for the official rows when the panel is narrow.

@@ -14,7 +14,6 @@ from bornes.engine.options import EDITIONS
 from bornes.firmware.i18n import _, ngettext
 from bornes.firmware.rule_labels import RULES_HINT, edition_short, option_lines
 from bornes.firmware.screens.model import (
-    MENU_HINT,
     NEEDS_ROLL,
     NOT_STARTED,
     ROLLING,
@@ -34,9 +33,6 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-
-#: The one-press setup screen's hint, as the table shows it (bornes.firmware.present).
-SUMMARY_HINT = "OK to start, NEXT to change"
 
 _FOUR: tuple[SideView, ...] = (
     SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
@@ -156,24 +152,21 @@ def sample_screens() -> dict[str, ScreenView]:
                                         hint=(_("OK {first}   NEXT {second}").format(first="Bob", second="Dmitri"),)),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
         "prompt-undo": UndoPrompt(_("{card} by {name}").format(card=card_name(CardKind.ACCIDENT), name="Bob")),
-        "menu-edition": MenuView(_("Edition"), tuple(edition_title(name) for name in EDITIONS), selected=1,
-                                 hint=_(MENU_HINT)),
+        "menu-edition": MenuView(_("Edition"), tuple(edition_title(name) for name in EDITIONS), selected=1),
         "menu-players": MenuView(_("Players"), (*(_("{count} players").format(count=n) for n in (2, 3)),
                                                 _("{count} in teams").format(count=4),
                                                 _("{count} players").format(count=5),
-                                                _("{count} in teams").format(count=6)), selected=2,
-                                 hint=_(MENU_HINT)),
-        "menu-names": NameEditView(_("Name of seat {letter}").format(letter="C"), "Chloé", cursor=2,
-                                   hint=_("NEXT/BACK letter CF Aa OK next")),
-        "menu-dealer": MenuView(_("Who deals?"), ("Ann", "Bob", "Chloé", "Dmitri"), selected=3, hint=_(MENU_HINT)),
+                                                _("{count} in teams").format(count=6)), selected=2),
+        "menu-names": NameEditView(_("Name of seat {letter}").format(letter="C"), "Chloé", cursor=2),
+        "menu-dealer": MenuView(_("Who deals?"), ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
         # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
         "menu-options": MenuView(_("Rules"), (_("Start the game"), *option_lines(
             EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
                                  hint=_(RULES_HINT)),
         "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"),
-                                          _("{name} deals").format(name="Ann"), hint=_(SUMMARY_HINT)),
+                                          _("{name} deals").format(name="Ann")),
         "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"),
-                                                _("{name} deals").format(name="Bob"), hint=_(SUMMARY_HINT)),
+                                                _("{name} deals").format(name="Bob")),
         "score-sheet-p1": ScoreSheetView(
             columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
                      ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),

@@ -201,14 +201,15 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
         if target_side is not None:
             target = side_name(setup, target_side)
             return (_("{name}: {card} on {target}", name=name, card=title, target=target),
-                    _("{card} on {target}", card=title, target=target), title)
+                    _("{card} on {target}", card=title, target=target), title, _("Attack!"))
         miles = action.card.kind.miles  # 0 for a card that is not distance
         if miles:
             return (_("{name}: {card}", name=name, card=title),
                     _("{name} +{miles}", name=name, miles=miles), f"+{miles}")
-        if action.card.kind.is_safety:  # "Véhicule Prioritaire" is long for a 128-pixel header
-            return _("{name}: {card}", name=name, card=title), title, _("Safety!")
-        return _("{name}: {card}", name=name, card=title), title
+        # A last word short enough for any header beside the draw count ("Véhicule Prioritaire" is not).
+        kind = action.card.kind
+        last = _("Safety!") if kind.is_safety else _("Attack!") if kind.is_hazard else _("Remedy")
+        return _("{name}: {card}", name=name, card=title), title, last
     if isinstance(action, Discard):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} discards {card}", name=name, card=title), _("{name} discards", name=name),
@@ -220,7 +221,7 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
     if isinstance(action, FastRemedy):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} answers with {card}", name=name, card=title), _("{name}: {card}", name=name, card=title),
-                title)
+                title, _("Remedy"))
     if isinstance(action, TakeDiscard):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} takes the discard: {card}", name=name, card=title),
@@ -239,7 +240,8 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
         return _("{name} stops the trip", name=name), _("{name}: no extension", name=name), _("No")
     if isinstance(action, Leftover):
         name, title = _seat(setup, action.seat), card(action.card)
-        return _("{name} shows {card}", name=name, card=title), _("{name}: {card}", name=name, card=title), title
+        return (_("{name} shows {card}", name=name, card=title), _("{name}: {card}", name=name, card=title), title,
+                _("Shown"))
     if isinstance(action, EndHand):
         return _("Hand ended: nobody can go on"), _("Hand ended")
     if isinstance(action, NextHand):

@@ -196,9 +196,10 @@ def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
     _paragraph(c, text, 14, c.height - 8)
     if view.turn_name:
-        _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))
+        _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back"),
+                  _("Card back")))
     else:
-        _hint(c, _("Take the card back"))
+        _hint(c, (_("Take the card back"), _("Card back")))
 
 
 def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
@@ -252,13 +253,15 @@ def _extension(c: Canvas, view: ExtensionPrompt) -> None:
             c.box((x0, y0, x1, y1))
         else:
             c.frame((x0, y0, x1, y1))
-        c.text_center(y0 + 2, label, "bold7", fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
+        shown, font = c.choose_font(label, ("bold7", "text", "small"), x1 - x0 - 2)
+        c.text_center(y0 + 2 + (fonts.cell("bold7")[1] - fonts.cell(font)[1]) // 2, shown, font,
+                      fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
 
 
 def _undo(c: Canvas, view: UndoPrompt) -> None:
     _title(c, _("UNDO?"))
     _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - 8, choices=("big", "bold7", "text", "small"))
-    _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep")))
+    _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep"), _("OK / BACK")))
 
 
 def _menu(c: Canvas, view: MenuView) -> None:

@@ -63,6 +63,11 @@ _DATA = re.compile(r"[A-H]|MB-[A-Z0-9-]+")
 _PLAIN = re.compile(r"[aeiouyAEIOUY]")
 
 
+def _is_data(word: str, data: set[str]) -> bool:
+    """A name, or its first letters (a narrow score sheet writes "Dmi." for Dmitri)."""
+    return any(name.startswith(word) for name in data)
+
+
 def untranslated(texts: list[str], data: set[str]) -> list[str]:
     """The words among ``texts`` (a screen's texts) that did not come through the catalogue.
 
@@ -73,6 +78,6 @@ def untranslated(texts: list[str], data: set[str]) -> list[str]:
     for text in texts:
         for word in re.split(r"[\s+\u00a0/,;:!?()·.▶>*]+", text.replace(OPEN, " ").replace(CLOSE, " ")):
             word = word.strip("'\"-#%")
-            if word and _PLAIN.search(word) and word not in data and not _DATA.fullmatch(word):
+            if word and _PLAIN.search(word) and not _DATA.fullmatch(word) and not _is_data(word, data):
                 found.append(word)
     return found

@@ -125,7 +125,7 @@ def _screen(flow: TableFlow) -> ScreenView:
     mode = ui.mode
     if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
         sides, edition, detail = flow.summary()
-        return SetupSummaryView(sides=sides, edition=edition, detail=detail, hint=_("OK to start, NEXT to change"))
+        return SetupSummaryView(sides=sides, edition=edition, detail=detail)
     if mode is Mode.SETUP:
         title, items = flow.menu_items()
         if ui.step is SetupStep.OPTIONS:
@@ -133,7 +133,7 @@ def _screen(flow: TableFlow) -> ScreenView:
         return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
-                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))
+                            text=ui.name_text, cursor=ui.name_cursor)
     if mode is Mode.DECK_CHECK:
         return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
     if mode is Mode.DECK_REPORT:

@@ -213,7 +213,7 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
     if isinstance(action, Discard):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} discards {card}", name=name, card=title), _("{name} discards", name=name),
-                _("Discarded"))
+                _("Discarded"), _("Discard"))
     if isinstance(action, CoupFourre):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("Coup fourré! {name}: {card}", name=name, card=title),
@@ -225,7 +225,7 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
     if isinstance(action, TakeDiscard):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} takes the discard: {card}", name=name, card=title),
-                _("{name} takes {card}", name=name, card=title), _("{name} takes it", name=name))
+                _("{name} takes {card}", name=name, card=title), _("{name} takes it", name=name), _("Taken"))
     if isinstance(action, Swap):
         name, count = _seat(setup, action.seat), len(action.cards)
         return (_.ngettext("{name} swaps {count} card", "{name} swaps {count} cards", count, name=name),

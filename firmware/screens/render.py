@@ -12,6 +12,7 @@ from typing import Any
 from PIL import Image
 
 from bornes.firmware.i18n import N_, _, pgettext
+from bornes.firmware.rule_labels import RULES_HINT
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
 from bornes.firmware.screens.canvas import layout_problems as canvas_problems
@@ -80,12 +81,18 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
         c.text_center(1 if font == "text" else 2, chosen, font, fill=BLACK)
 
 
-def _given_hint(hint: str) -> str:
-    """A view's hint: the model's English default in the table's language, any other as given."""
-    defaults = {"NEXT/BACK move  OK choose": N_("NEXT/BACK move  OK choose"),
-                "OK to start, NEXT to change": N_("OK to start, NEXT to change"),
-                "NEXT/BACK letter CF Aa OK next": N_("NEXT/BACK letter CF Aa OK next")}
-    return _(defaults[hint]) if hint in defaults else hint
+def _given_hint(hint: str) -> tuple[str, ...]:
+    """A view's hint, longest phrasing first: the model's English defaults (and the Rules menu's
+    hint) in the table's language with their shorter forms, any other hint as given."""
+    shorter = {
+        "NEXT/BACK move  OK choose": (N_("NEXT/BACK move  OK choose"), N_("NEXT/BACK  OK choose"), N_("NEXT / OK")),
+        "OK to start, NEXT to change": (N_("OK to start, NEXT to change"), N_("OK start  NEXT change"),
+                                        N_("OK / NEXT")),
+        "NEXT/BACK letter CF Aa OK next": (N_("NEXT/BACK letter CF Aa OK next"), N_("NEXT/BACK letter OK next"),
+                                           N_("NEXT/BACK  OK next")),
+        _(RULES_HINT): (RULES_HINT, N_("* edition's  OK change"), N_("* edition  OK change"), N_("OK change")),
+    }
+    return tuple(_(text) for text in shorter[hint]) if hint in shorter else (hint,)
 
 
 def _hint(c: Canvas, text: str | Sequence[str]) -> None:
@@ -379,12 +386,19 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
         label = view.rows[row]
         if label in _TOTAL_ROWS and offset:
             c.hline_dim(0, c.width - 1, y - 2)
-        shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - 2)
+        short = _(_SHORT_ROWS.get(label, label))
+        shown = c.choose((_(label), short, *abbreviated(short)), font, label_w - 2)
         c.text((0, y), shown, font)
         for index, (_name, values) in enumerate(columns):
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
             c.text_right(right, y, "-" if value == 0 and label not in _TOTAL_ROWS else str(value), font)
+
+
+def abbreviated(label: str) -> list[str]:
+    """A row label cut after a letter and marked with a point, longest first ("Miles", "Mile.",
+    "Mil."): what a scorer writes when a language's word is too long for the column."""
+    return [f"{label[:keep].rstrip()}." for keep in range(len(label) - 1, 2, -1) if label[keep - 1].isalpha()]
 
 
 def _game_over(c: Canvas, view: GameOverView) -> None:

@@ -166,10 +166,6 @@ def _seat(setup: GameSetup, seat: int) -> str:
     return setup.names[seat]
 
 
-def _side_of_seat(setup: GameSetup, seat: int) -> str:
-    return side_name(setup, setup.side_of(seat))
-
-
 def names_list(names: Sequence[str], language: str | None = None) -> str:
     """"Ann, Bob and Chloé" ("Ann, Bob et Chloé")."""
     if len(names) < 2:
@@ -384,7 +380,7 @@ def event_words(state: GameState, event: Event, language: str | None = None) -> 
         return _("{name} extends the trip to 1000", name=name), _("{name} extends", name=name)
     if code is EventCode.TRIP_COMPLETED:
         miles = state.hand.sides[event.side if event.side is not None else 0].miles
-        return (_("{side} completed the trip: {miles}", side=side, miles=distance(miles, setup, language)),
+        return (_("{side} completed the trip: {miles}", side=side, miles=distance(miles, language)),
                 _("{side}: trip completed", side=side))
     if code is EventCode.BLOCKED:
         return _("The table ends the blocked hand"), _("Hand ended")
@@ -427,7 +423,7 @@ def outcome_words(state: GameState, action: Action, events: Sequence[Event], lan
     return tuple(dict.fromkeys((told[0], *said)))
 
 
-def distance(miles: int, setup: GameSetup | None = None, language: str | None = None) -> str:
+def distance(miles: int, language: str | None = None) -> str:
     """A distance with its unit: "700 miles", "700 km" (French tables count in km)."""
     _ = _Say(language)
     return _.ngettext("{count} mile", "{count} miles", miles)

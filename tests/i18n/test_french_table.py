@@ -114,7 +114,7 @@ def test_french_typography_no_break_space_and_elision() -> None:
     assert words.fill("{card} de {name}", "fr", card="25 km", name="Hélène") == "25 km d'Hélène"
     assert words.fill("de {name}", "fr", name="Eve") == "d'Eve"
     assert words.fill("{card} de {name}", "en", card="x", name="Anaïs") == "x de Anaïs"  # English never elides
-    assert words.distance(700, setup, "fr") == "700 km" and words.distance(700, setup, "en") == "700 miles"
+    assert words.distance(700, "fr") == "700 km" and words.distance(700, "en") == "700 miles"
     assert words.edition_title("dujardin", "fr").startswith("1000 Bornes Dujardin")
     assert words.card_name(CardKind.DRIVING_ACE, "dujardin", "fr") == "As du Volant"
     assert words.card_name(CardKind.SPARE_TIRE, "dujardin", "fr") == "Roue de Secours"

@@ -127,18 +127,21 @@ _NOT_A_ROLL = Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
 #: The refusals that depend only on a hazard or a remedy, one per kind.
 _HAZARDS = tuple(REMEDY_FOR)
 _STOPPED_BY = {
-    h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}", {"hazard": h}) for h in _HAZARDS
+    h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}", {"hazard": h, "remedy": h.remedy})
+    for h in _HAZARDS
 }
 _REMEDY_FIRST = {
-    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first", {"hazard": h})
+    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first",
+               {"hazard": h, "remedy": h.remedy})
     for h in _HAZARDS
 }
 _NOTHING_TO_CURE = {h: Refusal(Reason.NOTHING_TO_REMEDY, f"No {h.title} to cure", {"hazard": h}) for h in _HAZARDS}
 _WRONG_REMEDY = {
-    h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}", {"hazard": h}) for h in _HAZARDS
+    h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}", {"hazard": h, "remedy": h.remedy})
+    for h in _HAZARDS
 }
 _WRONG_SAFETY = {
-    h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}", {"hazard": h})
+    h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}", {"hazard": h, "safety": h.safety})
     for h in _HAZARDS
 }
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bornes.engine.actions import Action
-from bornes.engine.cards import CardKind
 from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
 from bornes.firmware.flow import Mode, SetupStep, TableFlow
@@ -32,7 +31,7 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.words import card_name, edition_title, sheet_row, side_name, taken_back
+from bornes.firmware.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
 
 
 def side_label(state: GameState, side: int) -> str:
@@ -79,7 +78,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
     turn_name = setup.names[hand.turn]
     if state.phase is Phase.START_ROLLS:
         turn_name = _("{name}: {card}").format(name=setup.names[state.to_act()[0]],
-                                               card=card_name(CardKind.ROLL, setup.edition))
+                                               card=card_name(ROLL, setup.edition))
     elif state.phase is Phase.LEFTOVERS:
         seat = state.to_act()[0]
         turn_name = _("{name}: show {count}").format(name=setup.names[seat], count=hand.hands[seat])

@@ -38,7 +38,7 @@ from bornes.engine.actions import (
     TakeDiscard,
     seat_letter,
 )
-from bornes.engine.cards import Card, CardKind
+from bornes.engine.cards import Card, CardKind, Category
 from bornes.engine.options import EDITIONS
 from bornes.engine.reasons import Reason, Refusal
 from bornes.engine.rules import attacked_side
@@ -46,6 +46,8 @@ from bornes.engine.state import Event, EventCode, GameSetup, GameState, Phase
 from bornes.firmware.i18n import N_, catalogue, current_language, edition_card_name
 
 Phrasings = tuple[str, ...]
+#: The card a side lays to start rolling, as the screens name cards (its payload word).
+ROLL = "ROLL"
 
 
 def NC_(context: str, message: str) -> str:
@@ -138,11 +140,11 @@ class _Say:
 # -- names: cards, editions, sides ---------------------------------------------------------------
 
 
-def card_name(kind: CardKind | Card, edition: str | None = None, language: str | None = None) -> str:
+def card_name(kind: CardKind | Card | str, edition: str | None = None, language: str | None = None) -> str:
     """A card's title in the players' language, as ``edition`` printed it: "75 miles", "Right of
     Way" ("Emergency Vehicle" in the 2016 edition, "Véhicule Prioritaire" in French); the usual
-    title without an edition."""
-    kind = kind.kind if isinstance(kind, Card) else kind
+    title without an edition. ``kind`` may be the payload word the screens use ("STOP")."""
+    kind = kind.kind if isinstance(kind, Card) else CardKind(kind) if isinstance(kind, str) else kind
     return edition_card_name(kind.title, edition, language) or catalogue(language).pgettext("card", kind.title)
 
 
@@ -203,8 +205,8 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
             return (_("{name}: {card}", name=name, card=title),
                     _("{name} +{miles}", name=name, miles=miles), f"+{miles}")
         # A last word short enough for any header beside the draw count ("Véhicule Prioritaire" is not).
-        kind = action.card.kind
-        last = _("Safety!") if kind.is_safety else _("Attack!") if kind.is_hazard else _("Remedy")
+        family = action.card.kind.category  # the word for the card's family, to show it, not to judge it
+        last = _("Safety!") if family is Category.SAFETY else _("Attack!") if family is Category.HAZARD else _("Remedy")
         return _("{name}: {card}", name=name, card=title), title, last
     if isinstance(action, Discard):
         name, title = _seat(setup, action.seat), card(action.card)
@@ -456,7 +458,7 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
         assert isinstance(index, int) and setup is not None
         return side_name(setup, index)
 
-    roll = card_name(CardKind.ROLL, edition, language)
+    roll = card_name(ROLL, edition, language)
     if reason is Reason.NOT_IN_DECK:
         value = p["card"]
         assert isinstance(value, Card)
@@ -508,9 +510,7 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
             return _("Play a {roll} to go again", roll=roll), _("{roll} first", roll=roll)
         return _("Play a {roll} first", roll=roll), _("{roll} first", roll=roll)
     if reason is Reason.STOPPED or reason is Reason.REMEDY_FIRST:
-        hazard = p["hazard"]
-        assert isinstance(hazard, CardKind)
-        names = {"hazard": card(hazard), "remedy": card(hazard.remedy)}
+        names = {"hazard": card(p["hazard"]), "remedy": card(p["remedy"])}
         if reason is Reason.STOPPED:
             return (_("Stopped by {hazard}: play {remedy}", **names), _("{hazard}: play {remedy}", **names),
                     _("Play {remedy}", **names))
@@ -575,14 +575,13 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
     if reason is Reason.NO_WINDOW:
         return _("No hazard to answer: it must be the card just played"), _("No hazard to answer")
     if reason is Reason.WRONG_SAFETY or reason is Reason.WRONG_REMEDY:
-        hazard = p["hazard"]
-        assert isinstance(hazard, CardKind)
-        answer = card(hazard.safety if reason is Reason.WRONG_SAFETY else hazard.remedy)
+        hazard = card(p["hazard"])
         if reason is Reason.WRONG_SAFETY:
-            return (_("Only the {safety} answers a {hazard}", safety=answer, hazard=card(hazard)),
+            answer = card(p["safety"])
+            return (_("Only the {safety} answers a {hazard}", safety=answer, hazard=hazard),
                     _("Only the {safety}", safety=answer))
-        return (_("Only {remedy} cures a {hazard}", remedy=answer, hazard=card(hazard)),
-                _("Only {remedy}", remedy=answer))
+        answer = card(p["remedy"])
+        return (_("Only {remedy} cures a {hazard}", remedy=answer, hazard=hazard), _("Only {remedy}", remedy=answer))
     if reason is Reason.NOT_ATTACKED:
         return _("Only {side} can answer that hazard", side=side()), _("Not attacked")
     if reason is Reason.NOT_A_ROLL:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bornes.engine.cards import CardKind
 from bornes.engine.options import EDITIONS
 from bornes.firmware.i18n import _, ngettext
 from bornes.firmware.rule_labels import RULES_HINT, edition_short, option_lines
@@ -99,13 +98,13 @@ def sample_tables() -> dict[str, TableView]:
 
 
 def _sample_tables() -> dict[str, TableView]:
-    from bornes.firmware.words import card_name
+    from bornes.firmware.words import ROLL, card_name
 
     classic, hasbro = _("Classic"), edition_short("hasbro-2016")
     four = TableView(_FOUR, draw_pile=42, hand_number=3, edition_title=hasbro, turn_name="Ann")
     three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title=classic, turn_name="Bob")
     two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title=classic, turn_name="Bob")
-    coup = {"name": "Chloé", "card": card_name(CardKind.PUNCTURE_PROOF)}
+    coup = {"name": "Chloé", "card": card_name("PUNCTUREPROOF")}
     return {
         "table-2": two,
         "table-2-teams": TableView(_TWO_TEAMS, draw_pile=38, hand_number=2, edition_title=classic,
@@ -132,7 +131,7 @@ def _sample_tables() -> dict[str, TableView]:
                                                  _("Coup fourré! {name}").format(**coup), _("Coup fourré!")))),
         "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status=_("Reader lost")),
         "refused": TableView(_FOUR, draw_pile=42, hand_number=3, turn_name="Ann",
-                             message=FeedbackView(_("Play a {roll} first").format(roll=card_name(CardKind.ROLL)),
+                             message=FeedbackView(_("Play a {roll} first").format(roll=card_name(ROLL)),
                                                   refused=True)),
         "refused-short": TableView(_TWO, draw_pile=9, turn_name="Bob",
                                    message=FeedbackView(_("Not your turn"), refused=True)),
@@ -147,11 +146,11 @@ def sample_screens() -> dict[str, ScreenView]:
     sheet = _("Hand {hand}").format(hand=3)
     screens.update({
         "prompt-coup-fourre": CoupFourrePrompt("Bob", "ACCIDENT", seconds_left=5),
-        "prompt-target": TargetPrompt(card_name(CardKind.STOP), ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
+        "prompt-target": TargetPrompt(card_name("STOP"), ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
         "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0,
                                         hint=(_("OK {first}   NEXT {second}").format(first="Bob", second="Dmitri"),)),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
-        "prompt-undo": UndoPrompt(_("{card} by {name}").format(card=card_name(CardKind.ACCIDENT), name="Bob")),
+        "prompt-undo": UndoPrompt(_("{card} by {name}").format(card=card_name("ACCIDENT"), name="Bob")),
         "menu-edition": MenuView(_("Edition"), tuple(edition_title(name) for name in EDITIONS), selected=1),
         "menu-players": MenuView(_("Players"), (*(_("{count} players").format(count=n) for n in (2, 3)),
                                                 _("{count} in teams").format(count=4),

@@ -25,7 +25,7 @@ def test_parameters_name_the_cards_seats_and_sides_of_a_refusal() -> None:
     assert refused(game, "C play MB-ROLL-99", "not-in-deck").params == {"card": Card(CardKind.ROLL, 99),
                                                                         "in_a_box": 14}
     play(game, "C discard MB-D25-10")
-    assert refused(game, "A play MB-D100-01", "stopped").params == {"hazard": CardKind.STOP}
+    assert refused(game, "A play MB-D100-01", "stopped").params == {"hazard": CardKind.STOP, "remedy": CardKind.ROLL}
     assert refused(game, "A play MB-GASOLINE-01", "nothing-to-remedy").params == {"hazard": CardKind.OUT_OF_GAS}
 
 

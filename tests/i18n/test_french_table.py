@@ -151,6 +151,7 @@ def test_every_refusal_reason_is_worded_in_both_languages() -> None:
         "card": Card(CardKind.ROLL, 3),
         "hazard": CardKind.STOP,
         "safety": CardKind.RIGHT_OF_WAY,
+        "remedy": CardKind.ROLL,
         "trip": 700,
         "miles": 650,
         "card_miles": 100,

@@ -194,11 +194,10 @@ def _reshuffle_pending(state: GameState) -> bool:
 def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     """The seat in turn plays; it must hold a card once its draw is counted."""
     hand = state.hand
-    if state.phase is not Phase.PLAY:
+    if state.over or hand.phase is not Phase.PLAY:  # state.phase, without the property's call
         return _phase_refusal(state)
-    refusal = _seat_refusal(state, seat)
-    if refusal:
-        return refusal
+    if not 0 <= seat < len(state.setup.names):
+        return _seat_refusal(state, seat)
     turn = hand.turn
     if seat != turn:
         return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays")
@@ -259,7 +258,17 @@ class _OwnSide:
 
 
 def _own_side(state: GameState, index: int) -> _OwnSide:
-    return _OwnSide(state.setup, state.hand.trip, index, state.hand.sides[index])
+    """The facts of side ``index``, remembered for one side: the generator judges the seat in turn's
+    side, and the referee then checks the chosen card against the very same side."""
+    hand = state.hand
+    side = hand.sides[index]
+    mine = _LAST_OWN[0]
+    if mine.side is not side or mine.setup is not state.setup or mine.index != index or mine.trip != hand.trip:
+        mine = _LAST_OWN[0] = _OwnSide(state.setup, hand.trip, index, side)
+    return mine
+
+
+_LAST_OWN = [_OwnSide(GameSetup.create("winning-moves", ("A", "B")), 1000, 0, SideState())]
 
 
 class _Target:
@@ -670,9 +679,10 @@ class _SeatActions:
     """The action values of one seat and card, made once and shared: actions are immutable
     values, and building a dataclass costs more than a dictionary lookup."""
 
-    __slots__ = ("discard", "play", "plays_on")
+    __slots__ = ("discard", "kind", "play", "plays_on")
 
     def __init__(self, seat: int, card: Card) -> None:
+        self.kind = card.kind
         self.play = Play(seat, card)
         self.discard = Discard(seat, card)
         self.plays_on: dict[int, Play] = {}
@@ -697,10 +707,11 @@ def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) ->
         return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
     if kind.is_safety:
         return _OWN_SIDE  # a safety may be played at any time (000 §5B)
-    return _OWN_SIDE if (mine.distance(kind) if kind.is_distance else mine.remedy(kind)) is None else ()
+    return _OWN_SIDE if (mine.distance(kind) if kind.is_distance else mine.remedy(kind)) is None else _NOWHERE
 
 
 _OWN_SIDE: tuple[int | None, ...] = (None,)
+_NOWHERE: tuple[int | None, ...] = ()
 
 
 def _turn_cards(
@@ -709,37 +720,43 @@ def _turn_cards(
     """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
 
     The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
-    building its refusal; past it, every verdict depends only on the card's kind, and the side's
-    verdicts are remembered with the side (:class:`_OwnSide`).
+    building its refusal; past it, every verdict depends only on the card's kind.
     """
-    if _reshuffle_pending(state):
+    hand = state.hand
+    if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
         state = counted_draw(state)
+        hand = state.hand
     if _turn_refusal(state, seat) is not None:
         return
     setup = state.setup
     own = setup._sides[seat]
-    options = setup.options
-    seen = state.hand.seen
+    seen = hand.seen
     deck = setup._deck
     shared = _SHARED[seat]
     mine = _own_side(state, own)
     ways: dict[CardKind, tuple[int | None, ...]] = {}
-    discardable = _DISCARDABLE if options.discard_safety else _DISCARDABLE_BUT_SAFETIES
+    discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
+    append = found.append
     for card in cards:
-        kind = card.kind
-        if card in seen or card.copy > deck.get(kind, 0):
+        if card in seen:
             continue
         actions = shared.get(card)
         if actions is None:
             actions = shared[card] = _SeatActions(seat, card)
+        kind = actions.kind
+        if card.copy > deck.get(kind, 0):
+            continue
         if plays:
             targets = ways.get(kind)
             if targets is None:
                 targets = ways[kind] = _play_targets(state, own, mine, kind)
-            for target in targets:
-                found.append(actions.play if target is None else actions.play_on(seat, card, target))
+            if targets is _OWN_SIDE:
+                append(actions.play)
+            else:
+                for target in targets:
+                    append(actions.play if target is None else actions.play_on(seat, card, target))
         if discards and discardable[kind]:
-            found.append(actions.discard)
+            append(actions.discard)
 
 
 #: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.
@@ -852,18 +869,20 @@ def legal_actions(
     ``kinds`` narrows the answer to some kinds of action (a bot asking only for its answers to a
     hazard). Play and discard come first, per card in the order given, then the other kinds.
     """
-    if not 0 <= seat < state.setup.seats:
+    setup = state.setup
+    if not 0 <= seat < len(setup.names):
         return []
-    wanted = ALL_KINDS if kinds is None else frozenset(kinds)
-    phase = state.phase
+    wanted = ALL_KINDS if kinds is None else kinds if type(kinds) is frozenset else frozenset(kinds)
+    phase = Phase.GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
     found: list[Action] = []
-    cards = cards if isinstance(cards, list | tuple) else tuple(cards)
+    if type(cards) is not list and type(cards) is not tuple:
+        cards = tuple(cards)
     if phase is Phase.PLAY:
         plays, discards = ActionKind.PLAY in wanted, ActionKind.DISCARD in wanted
         if plays or discards:
             _turn_cards(state, seat, cards, found, plays, discards)
         hand = state.hand
-        options = state.setup.options
+        options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:
             if ActionKind.COUP_FOURRE in wanted:
@@ -1121,7 +1140,7 @@ def _finish(work: _Work) -> Accepted:
                 events.append(Event(EventCode.GAME_OVER, f"{setup.side_name(winner)} {verb} the game", side=winner))
             else:
                 events.append(Event(EventCode.GAME_OVER, "The game ends in a tie"))
-    return Accepted(state, tuple(events))
+    return _make(Accepted, (state, tuple(events)))
 
 
 def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool) -> None:

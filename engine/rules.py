@@ -734,6 +734,15 @@ def _turn_cards(
     deck = setup._deck
     shared = _SHARED[seat]
     mine = _own_side(state, own)
+    # Distance and remedy verdicts depend only on these facts of the side (a 200's also on how
+    # many 200s it holds, a hazard's on the other sides: those two are judged per call).
+    facts = (mine.moving, mine.hazard, mine.limited, not mine.side.battle, mine.side.miles, mine.trip,
+             setup.options.exact_trip)
+    settled = _SETTLED.get(facts)
+    if settled is None:
+        if len(_SETTLED) >= _SETTLED_LIMIT:
+            _SETTLED.clear()
+        settled = _SETTLED[facts] = {}
     ways: dict[CardKind, tuple[int | None, ...]] = {}
     discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
     append = found.append
@@ -747,9 +756,15 @@ def _turn_cards(
         if card.copy > deck.get(kind, 0):
             continue
         if plays:
-            targets = ways.get(kind)
+            targets = settled.get(kind)
             if targets is None:
-                targets = ways[kind] = _play_targets(state, own, mine, kind)
+                targets = ways.get(kind)
+                if targets is None:
+                    targets = _play_targets(state, own, mine, kind)
+                    if kind in _SETTLED_KINDS:
+                        settled[kind] = targets
+                    else:
+                        ways[kind] = targets
             if targets is _OWN_SIDE:
                 append(actions.play)
             else:
@@ -758,6 +773,12 @@ def _turn_cards(
         if discards and discardable[kind]:
             append(actions.discard)
 
+
+#: Where the cards of each kind may be played, for the facts of a side that decide it (see
+#: ``_turn_cards``): few distinct facts recur all game long, so each is judged once (bounded).
+_SETTLED: dict[tuple[object, ...], dict[CardKind, tuple[int | None, ...]]] = {}
+_SETTLED_LIMIT = 2048
+_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
 
 #: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.
 _DISCARDABLE = {kind: _discard_refusal(RuleOptions(discard_safety=True), kind) is None for kind in CardKind}

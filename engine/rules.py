@@ -544,7 +544,8 @@ def _checks(kind: type[A]) -> Callable[[Callable[[GameState, A], Refusal | None]
 
 @_checks(Play)
 def _check_play(state: GameState, play: Play) -> Refusal | None:
-    if _reshuffle_pending(state):
+    hand = state.hand
+    if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
         # The seat in turn draws from a pile just made of the old discards: judge the card
         # as it is after that draw (001 "Should the draw pile ever run out…").
         state = counted_draw(state)
@@ -1205,7 +1206,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     setup = work.setup
     seat, card = play.seat, play.card
     kind = card.kind
-    own = setup.side_of(seat)
+    own = setup._sides[seat]  # setup.side_of(seat)
     work.window = None
     drew_last = False if work.drawn else work.draw(seat)
     work.hands[seat] -= 1
@@ -1375,7 +1376,7 @@ def apply(state: GameState, action: Action) -> Verdict:
     refusal = validate(state, action)
     if refusal is not None:
         return refusal
-    if isinstance(action, NextHand):
+    if type(action) is NextHand:
         hand = state.hand
         setup = state.setup
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left

@@ -8,7 +8,7 @@ Rules cited: 000 §6C (exact trip), 003 note G (hazard on hazard), 000 §12H (sp
 
 from __future__ import annotations
 
-from bornes.engine.actions import Action, Play
+from bornes.engine.actions import Action, Discard, EndHand, NextHand, Play
 from bornes.engine.cards import Card, CardKind
 from bornes.engine.options import EDITIONS
 from bornes.engine.rules import legal_actions, new_game, validate
@@ -97,3 +97,20 @@ def test_a_side_moved_to_another_seat_is_named_as_that_seat() -> None:
     refusal_c = validate(at_c, Play(0, limit, 2))
     assert refusal_b is not None and refusal_c is not None
     assert "Bob" in refusal_b.message and "Cy" in refusal_c.message
+
+
+def test_settled_plays_and_discards_belong_to_their_seat_and_discard_rule() -> None:
+    # Sides alike in every fact, asked for by two seats and under two discard rules (003 lets
+    # safeties be discarded, other tables do not).
+    ace = Card(CardKind.DRIVING_ACE, 1)
+    roll = Card(CardKind.ROLL, 3)
+    for _ in range(2):
+        for discard_safety in (True, False):
+            setup = setup_of(discard_safety=discard_safety)
+            state = state_with(setup, SideState(), SideState())
+            for seat in (0, 1):
+                state = state._replace(hand=state.hand._replace(turn=seat))
+                found = legal_actions(state, seat, [ace, roll])
+                assert {a.seat for a in found if not isinstance(a, EndHand | NextHand)} == {seat}
+                assert (Discard(seat, ace) in found) is discard_safety
+                assert Play(seat, roll) in found and Play(seat, ace) in found

@@ -721,9 +721,7 @@ def _turn_cards(
     """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
 
     The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
-    building its refusal; past it, every verdict depends only on the card's kind. Distance and
-    remedy verdicts depend only on a few facts of the side, which recur all game long: the actions
-    of such a card are settled once per set of those facts (see ``_SETTLED``).
+    building its refusal; past it, every verdict depends only on the card's kind.
     """
     hand = state.hand
     if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
@@ -734,54 +732,53 @@ def _turn_cards(
     setup = state.setup
     own = setup._sides[seat]
     seen = hand.seen
+    deck = setup._deck
+    shared = _SHARED[seat]
     mine = _own_side(state, own)
-    side = mine.side
-    options = setup.options
-    # What a distance or remedy card may do depends on these facts and nothing else (a 200 also on
-    # how many 200s the side holds, a hazard on the other sides: those are judged per call).
-    facts = (mine.moving, mine.hazard, mine.limited, not side.battle, side.miles, mine.trip, options.exact_trip,
-             seat, setup.edition, len(setup.names), options.discard_safety, plays, discards)
+    # Distance and remedy verdicts depend only on these facts of the side (a 200's also on how
+    # many 200s it holds, a hazard's on the other sides: those two are judged per call).
+    facts = (mine.moving, mine.hazard, mine.limited, not mine.side.battle, mine.side.miles, mine.trip,
+             setup.options.exact_trip)
     settled = _SETTLED.get(facts)
     if settled is None:
         if len(_SETTLED) >= _SETTLED_LIMIT:
             _SETTLED.clear()
         settled = _SETTLED[facts] = {}
-    extend = found.extend
-    deck = setup._deck
-    shared = _SHARED[seat]
     ways: dict[CardKind, tuple[int | None, ...]] = {}
-    discardable = _DISCARDABLE if options.discard_safety else _DISCARDABLE_BUT_SAFETIES
+    discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
+    append = found.append
     for card in cards:
         if card in seen:
-            continue
-        done = settled.get(card)
-        if done is not None:
-            extend(done)
             continue
         actions = shared.get(card)
         if actions is None:
             actions = shared[card] = _SeatActions(seat, card)
         kind = actions.kind
-        mine_now: list[Action] = []
-        if card.copy <= deck.get(kind, 0):
-            if plays:
+        if card.copy > deck.get(kind, 0):
+            continue
+        if plays:
+            targets = settled.get(kind)
+            if targets is None:
                 targets = ways.get(kind)
                 if targets is None:
-                    targets = ways[kind] = _play_targets(state, own, mine, kind)
+                    targets = _play_targets(state, own, mine, kind)
+                    if kind in _SETTLED_KINDS:
+                        settled[kind] = targets
+                    else:
+                        ways[kind] = targets
+            if targets is _OWN_SIDE:
+                append(actions.play)
+            else:
                 for target in targets:
-                    mine_now.append(actions.play if target is None else actions.play_on(seat, card, target))
-            if discards and discardable[kind]:
-                mine_now.append(actions.discard)
-        if kind in _SETTLED_KINDS:
-            settled[card] = tuple(mine_now)
-        extend(mine_now)
+                    append(actions.play if target is None else actions.play_on(seat, card, target))
+        if discards and discardable[kind]:
+            append(actions.discard)
 
 
-#: The plays and discards of a distance or remedy card, for the facts of its side that decide them
-#: and the seat, deck and question (see ``_turn_cards``): few such facts recur all game long, so
-#: each card is judged once for them (bounded memory).
-_SETTLED: dict[tuple[object, ...], dict[Card, tuple[Action, ...]]] = {}
-_SETTLED_LIMIT = 512
+#: Where the cards of each kind may be played, for the facts of a side that decide it (see
+#: ``_turn_cards``): few distinct facts recur all game long, so each is judged once (bounded).
+_SETTLED: dict[tuple[object, ...], dict[CardKind, tuple[int | None, ...]]] = {}
+_SETTLED_LIMIT = 2048
 _SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
 
 #: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.

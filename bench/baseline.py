@@ -96,7 +96,10 @@ def materialise(commit: str, into: Path) -> Subject:
         stderr = getattr(error, "stderr", b"") or b""
         raise BaselineError(f"cannot read commit {commit} from {REPO}: {stderr.decode().strip() or error}") from None
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+            tar.extractall(into, filter="data")
+        else:  # pragma: no cover - our own repository's archive
+            tar.extractall(into)
     script = tomllib.loads((into / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["bornes"]
     if script.startswith("bornes."):
         # The folders stayed at the top and were installed as bornes.*: a package that points at them.

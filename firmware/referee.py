@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from bornes.engine.options import EDITIONS
+from bornes.engine.state import Phase
 from bornes.firmware import notify
 from bornes.firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
 from bornes.firmware.flow import Outcome, Sound, TableFlow, Verdict
@@ -160,7 +161,13 @@ class Referee:
 
     def control(self, event: ControlEvent) -> Outcome:
         """A message from the control socket, applied here in the one loop; its sender gets the verdict."""
-        if isinstance(event, PairingAsked):
+        state = self.flow.state
+        if isinstance(event, PairingAsked) and state is not None and not state.over \
+                and state.phase is not Phase.HAND_OVER:
+            # A PIN never covers a hand being played (nor beeps over it): the players ask again between hands.
+            outcome = Outcome(Verdict.REFUSED, "a hand is being played: ask for a PIN between hands", None,
+                              "pairing-mid-hand")
+        elif isinstance(event, PairingAsked):
             self.pairing.start(event.url)
             self.pairing_shown = True
             log.info("pairing: PIN shown on the panel for %s", event.url)

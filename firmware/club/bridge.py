@@ -35,6 +35,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from bornes.firmware.club import topics
 from bornes.firmware.club.outbox import Outbox, Position
 from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
+from bornes.firmware.control import BUSY
 from bornes.firmware.errors import EX_CONFIG, UserError
 from bornes.firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
 from bornes.firmware.live import JournalFollower, replay
@@ -45,7 +46,7 @@ SINCE_KEY = "publish-after-game"  # games up to this id were history before the 
 ASSIGNMENT_KEY = "last-assignment"
 CONTROL_TIMEOUT = 3.0
 CONTROL_RETRY = 5.0  # seconds: the referee is not listening (stopped, restarting)
-REFUSED_RETRY = 15.0  # seconds: the referee said no (a game is in progress): ask again until it says yes
+REFUSED_RETRY = 15.0  # seconds: the referee said no for another reason (a deck check): ask again
 TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
 
 
@@ -341,6 +342,15 @@ class Bridge:
                 self.assignment_status = {"id": data["id"], "ok": False, "error": str(problem)}
                 self._publish_status()
             return
+        if not ok and error == BUSY:
+            # A game is being played: the table keeps the assignment and offers it when that game ends.
+            # Not asked again (each try used to reach the players' screen); the board is told once.
+            self.pending_assignment = None
+            self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])
+            self.assignment_status = {"id": data["id"], "ok": False, "error": error, "waiting": True}
+            log.info("assignment %s kept by the table: %s", data["id"], error)
+            self._publish_status()
+            return
         changed = self.assignment_status != {"id": data["id"], "ok": ok, "error": error}
         self.assignment_status = {"id": data["id"], "ok": ok, "error": error}
         if ok:
@@ -348,7 +358,6 @@ class Bridge:
             self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])  # a reconnect will not propose it again
             log.info("assignment %s handed to the referee: accepted", data["id"])
         else:
-            # Usually "a game is in progress": the table takes it once that game is over.
             self.assignment_retry = time.monotonic() + REFUSED_RETRY
             if changed:
                 log.info("assignment %s refused by the referee for now: %s", data["id"], error)

@@ -59,6 +59,24 @@ def feed_lines(name: str) -> list[str]:
     return lines
 
 
+def first_hand() -> list[Any]:
+    """The first hand of two-players-classic.feed as input events, up to its score sheet: the starter
+    rolls and drives to 700, the dealer only discards (any two names: cards do not say who)."""
+    from bornes.drivers.readers.resolver import CardResolver
+    from bornes.firmware.commands.feed import input_event
+
+    resolver = CardResolver()
+    lines: list[str] = []
+    for raw in (GAMES / "two-players-classic.feed").read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("setup") or not line:
+            continue
+        if line == "press NEXT" and lines and lines[-1] == "press OK":
+            break  # the score sheet is up
+        lines.append(line)
+    return [input_event(line.split(), resolver) for line in lines]
+
+
 @dataclass
 class Web:
     url: str

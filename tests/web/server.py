@@ -103,11 +103,12 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], bytes]:
 
 
 @contextmanager
-def web_server(state_dir: Path, control_socket: Path, language: str = "en") -> Iterator[Web]:
+def web_server(state_dir: Path, control_socket: Path, language: str = "en", web: str = "") -> Iterator[Web]:
+    """``web``: more lines of the config's [web] section (``url = "…"``)."""
     port = free_port()
     config = state_dir.parent / f"web-{port}.toml"
     config.write_text(f'[state]\ndir = "{state_dir}"\n[control]\nsocket = "{control_socket}"\n'
-                      f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n')
+                      f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n[web]\n{web}\n')
     process = subprocess.Popen([*BORNES, "web", "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
                                cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     web = Web(f"http://127.0.0.1:{port}", state_dir, control_socket, process)

@@ -97,15 +97,17 @@ class Stoppable:
             self.process = None
 
 
-#: The shipped config's settings every test broker uses as they are (the rest is paths and ports).
-SHIPPED_KEYS = ("per_listener_settings", "allow_anonymous", "use_username_as_clientid", "max_packet_size",
-                "max_queued_messages", "max_inflight_messages")
+#: The shipped config's settings every test broker uses as they are (the rest is paths and ports), and
+#: those Mosquitto reads per listener (they go under the test broker's own listener line).
+SHIPPED_KEYS = ("per_listener_settings", "allow_anonymous", "max_packet_size", "max_queued_messages",
+                "max_inflight_messages")
+LISTENER_KEYS = ("use_username_as_clientid",)
 
 
-def shipped_settings() -> str:
+def shipped_settings(keys: tuple[str, ...] = SHIPPED_KEYS) -> str:
     """Those lines of config/mosquitto/bornes.conf, so the tests run the broker as a club would."""
     lines = (REPO / "config" / "mosquitto" / "bornes.conf").read_text().splitlines()
-    kept = [line for line in lines if line.split(" ", 1)[0] in SHIPPED_KEYS]
+    kept = dict.fromkeys(line for line in lines if line.split(" ", 1)[0] in keys)
     return "".join(f"{line}\n" for line in kept)
 
 
@@ -134,7 +136,7 @@ class Mosquitto(Stoppable):
             # Run as ourselves: as root, mosquitto would switch to its own user, who cannot read a private tmp dir.
             f"user {getpass.getuser()}\n{shipped_settings()}"
             f"password_file {passwd}\nacl_file {directory / 'acl'}\n"
-            f"listener {self.port} 127.0.0.1\npersistence false\n"
+            f"listener {self.port} 127.0.0.1\n{shipped_settings(LISTENER_KEYS)}persistence false\n"
             "log_dest stderr\nlog_type error\nlog_type warning\n"
         )
         self.process: subprocess.Popen[bytes] | None = None

@@ -357,15 +357,6 @@ def _digits(raw: str, longest: int = 9) -> int | None:
     return int(raw)
 
 
-def _same_origin(request: Request) -> bool:
-    """A POST from one of our own pages (the browser says where it comes from)."""
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    host = request.headers.get("host", "")
-    return origin.split("://", 1)[-1] == host
-
-
 def create_app(settings: Settings) -> Starlette:
     words = views.Words(settings.language, translations(settings.language, WEB_DOMAIN))
     library = Library(settings.state_dir)
@@ -546,8 +537,6 @@ def create_app(settings: Settings) -> Starlette:
         return html(views.setup_page(words, draft(request.query_params.get("edition"))))
 
     async def pair_start(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         await read_form(request)  # a size check; the form is empty
         if not ask_limit.allow(_client(request)) or not ask_all_limit.allow("every phone"):
             return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
@@ -561,8 +550,6 @@ def create_app(settings: Settings) -> Starlette:
         return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 
     async def pair(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         form = await read_form(request)
         client = _client(request)
         if not pin_limit.allow(client):
@@ -583,8 +570,6 @@ def create_app(settings: Settings) -> Starlette:
         return response
 
     async def setup_send(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         if not paired(request):
             return html(views.pairing_page(words, words("This phone is not paired: only a paired phone may set up a game."), "error"), 403)  # noqa: E501
         form = await read_form(request)

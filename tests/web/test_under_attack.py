@@ -12,11 +12,9 @@ import contextlib
 import csv
 import io
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ import httpx
 import pytest
 
 from bornes.firmware import guard
-from tests.web.server import Table, Web, chromium_or_skip, feed, referee_table, web_server
+from tests.web.server import Table, Web, browser_wait, chromium, feed, hostile_site, referee_table, web_server
 
 # A short finished game whose names start like spreadsheet formulas (both are legal player names).
 FORMULA_GAME = "setup edition=winning-moves names=+Ann,@Bob dealer=B option.game_target=0\n"
@@ -73,8 +71,8 @@ def test_a_hostile_page_in_chromium_cannot_ask_for_a_pin(site: tuple[Web, Table]
     web, table = site
     with hostile_site(f'<form method="post" action="{web.url}/pair/start"></form>') as evil, chromium() as browser:
         browser.get(evil)
-        _wait(lambda: browser.current_url.startswith(web.url))  # the form went
-        _wait(lambda: "403" in browser.page_source or "own pages" in browser.page_source)
+        browser_wait(lambda: browser.current_url.startswith(web.url))  # the form went
+        browser_wait(lambda: "403" in browser.page_source or "own pages" in browser.page_source)
     assert table.referee.pairing.pin is None
 
 
@@ -226,77 +224,6 @@ def test_one_phone_cannot_hold_every_connection(site: tuple[Web, Table]) -> None
     finally:
         for sock in held:
             sock.close()
-
-
-# -- a hostile site and a browser --------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def hostile_site(form: str) -> Iterator[str]:
-    """A page of another origin (``localhost``, not ``127.0.0.1``) that sends ``form`` as soon as it loads."""
-    page = (f"<!doctype html><html><body>{form}"
-            "<script>document.forms[0].submit()</script></body></html>").encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/html")
-            self.send_header("content-length", str(len(page)))
-            self.end_headers()
-            self.wfile.write(page)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://localhost:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextlib.contextmanager
-def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
-    """The distribution's headless Chromium; ``headers`` go with every request (a browser that
-    remembers the organiser's password sends it the same way)."""
-    binary, driver_path = chromium_or_skip()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.implicitly_wait(0)
-    try:
-        if headers:
-            driver.execute_cdp_cmd("Network.enable", {})
-            driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": headers})
-        yield driver
-    finally:
-        driver.quit()
-
-
-def _wait(condition: Any, timeout: float = 10.0) -> Any:
-    from selenium.common.exceptions import WebDriverException
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = condition()
-        except WebDriverException:
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting in the browser")
-        time.sleep(0.05)
 
 
 def test_the_units_bound_memory_and_tasks() -> None:

@@ -55,6 +55,9 @@ PIN_DIGITS = 6
 PAIRING_SECONDS = 120.0
 PIN_TRIES = 5
 MAX_URL = 200
+#: In the referee's state directory: its time is when every phone was unpaired at the panel
+#: (a long BACK while the PIN is shown). ``bornes web`` drops every pairing older than it.
+PHONES_FORGOTTEN = "phones-forgotten"
 
 
 class ControlError(ValueError):
@@ -235,6 +238,22 @@ class Pairing:
 
     def cancel(self) -> None:
         self.pin = None
+
+
+def forget_phones(path: str | os.PathLike[str]) -> None:
+    """Unpair every phone: the file's time moves to now (the web process reads it, never writes it)."""
+    target = Path(path)
+    temporary = target.with_name(target.name + ".new")
+    temporary.write_text(f"{time.time():.3f}\n")
+    os.replace(temporary, target)
+
+
+def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
+    """When every phone was last unpaired at the panel (0 when never)."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 # -- the listener thread ---------------------------------------------------------------------------

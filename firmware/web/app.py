@@ -265,31 +265,37 @@ class RateLimit:
 
 class Pairings:
     """Tokens of paired phones, kept in memory: restarting ``bornes web`` asks phones to pair again,
-    and the web process never needs a writable file."""
+    and the web process never needs a writable file.
 
-    def __init__(self) -> None:
-        self._tokens: dict[str, float] = {}
+    A phone unpairs itself (its button on the setup page); the panel unpairs them all (a long BACK
+    while a PIN is shown moves ``control.PHONES_FORGOTTEN``'s time, which this reads, never writes).
+    """
+
+    def __init__(self, forgotten: Path | None = None) -> None:
+        self._tokens: dict[str, tuple[float, float]] = {}  # token -> (paired at, expires at)
+        self.forgotten = forgotten
 
     def new(self) -> str:
         token = secrets.token_urlsafe(32)
-        self._tokens[token] = time.time() + TOKEN_DAYS * 86400
+        now = time.time()
+        self._tokens[token] = (now, now + TOKEN_DAYS * 86400)
         return token
 
     def valid(self, token: str | None) -> bool:
         if not token or len(token) > 100:
             return False
-        expires = self._tokens.get(token)
-        return expires is not None and expires > time.time()
+        times = self._tokens.get(token)
+        if times is None or times[1] <= time.time():
+            return False
+        if self.forgotten is not None and control.phones_forgotten_at(self.forgotten) >= times[0]:
+            del self._tokens[token]  # unpaired at the panel since
+            return False
+        return True
 
     def forget(self, token: str | None) -> None:
         """Unpair one phone (its own button on the setup page)."""
         if token:
             self._tokens.pop(token, None)
-
-    def forget_all_before(self, when: float) -> None:
-        """Unpair every phone paired before ``when`` (the panel's "forget phones")."""
-        self._tokens = {token: expires for token, expires in self._tokens.items()
-                        if expires - TOKEN_DAYS * 86400 >= when}
 
 
 class PdfSlots:
@@ -360,7 +366,7 @@ def _digits(raw: str, longest: int = 9) -> int | None:
 def create_app(settings: Settings) -> Starlette:
     words = views.Words(settings.language, translations(settings.language, WEB_DOMAIN))
     library = Library(settings.state_dir)
-    pairings = Pairings()
+    pairings = Pairings(settings.state_dir / control.PHONES_FORGOTTEN)
     pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
     ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
     ask_all_limit = RateLimit(PIN_REQUESTS_ALL_PER_MINUTE)

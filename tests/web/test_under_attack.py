@@ -21,7 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
+from bornes.drivers.events import ButtonPressed
 from bornes.firmware import guard
+from bornes.firmware.control import PHONES_FORGOTTEN
 from tests.web.server import Table, Web, browser_wait, chromium, feed, hostile_site, referee_table, web_server
 
 # A short finished game whose names start like spreadsheet formulas (both are legal player names).
@@ -36,6 +38,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Web, Table]
     feed(FORMULA_GAME, state_dir)
     with referee_table(base / "control.sock") as table, \
             web_server(state_dir, base / "control.sock", web='url = "http://table1.local:8080/"') as web:
+        table.referee.phones_file = state_dir / PHONES_FORGOTTEN  # as the appliance sets it
         yield web, table
 
 
@@ -98,7 +101,7 @@ def test_history_csv_cells_never_start_like_a_formula(site: tuple[Web, Table]) -
 
 
 def test_a_paired_phone_can_unpair(site: tuple[Web, Table]) -> None:
-    """Finding 6: a pairing lasted 180 days with no way to undo it."""
+    """Finding 6: a pairing lasted 180 days with no way to undo it, from the phone or the panel."""
     web, table = site
     with client("127.0.0.24") as phone:
         reply = phone.post(web.url + "/pair/start", headers=FORM, content=b"")
@@ -113,6 +116,22 @@ def test_a_paired_phone_can_unpair(site: tuple[Web, Table]) -> None:
         assert "bornes_pair" not in phone.cookies
         form = phone.get(web.url + "/setup").text
         assert "Pair this phone" in form and "Unpair" not in form
+
+        # At the panel: a long BACK while a PIN is shown unpairs every phone.
+        phone.post(web.url + "/pair/start", headers=FORM, content=b"")
+        assert phone.post(web.url + "/pair", data={"pin": table.referee.pairing.pin}).status_code == 303
+        assert "Unpair this phone" in phone.get(web.url + "/setup").text
+        with client("127.0.0.25") as other:
+            assert other.post(web.url + "/pair/start", headers=FORM, content=b"").status_code == 200
+        assert table.referee.pairing_shown
+        done = threading.Event()
+        table.referee.on_outcome = lambda event, outcome: done.set()
+        table.events.put(ButtonPressed("BACK", long=True))
+        assert done.wait(5)
+        assert not table.referee.pairing_shown and table.referee.flow.ui.message == "Every phone is unpaired"
+        assert "Pair this phone" in phone.get(web.url + "/setup").text
+        reply = phone.post(web.url + "/setup", data={"edition": "dujardin"})
+        assert reply.status_code == 403
 
 
 def test_every_phone_together_asks_for_few_pins(site: tuple[Web, Table]) -> None:

@@ -131,7 +131,7 @@ class Board:
             elif address.leaf == topics.STATUS:
                 if not payload:
                     return
-                data = topics.decode(payload, "status", topics.STATUS_FIELDS)
+                data = topics.check_status(topics.decode(payload, "status", topics.STATUS_FIELDS))
                 self.store.set_status(address.table, json.dumps(data, ensure_ascii=False))
                 self._push({"table": address.table, "status": data})
             elif address.leaf == topics.ACTION:

@@ -114,7 +114,7 @@ RECEIPT_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": st
 
 # -- the live table, field by field (the board shows every one of them) -------------------------------
 
-_TEXT = 200  # the longest text a live message may carry in one field (a turn line, an edition title)
+_TEXT = 400  # the longest text a live message may carry in one field (a turn line, an edition title)
 _INT = (int,)
 _Schema = dict[str, Any]
 _SAFETY: _Schema = {"name": (str, True), "coup_fourre": (bool, False), "kind": (str, False)}
@@ -134,6 +134,20 @@ LIVE_SCHEMA: _Schema = {
     "over": (bool, False), "winner": ((str, type(None)), False), "tie": (bool, False),
     "last_actions": ([_ACTION_WORDS], False), "hands_scored": (int, False),
 }
+
+
+_ASSIGNMENT_STATE: _Schema = {"id": (str, True), "ok": (bool, True), "error": (str, False),
+                               "waiting": (bool, False)}
+STATUS_SCHEMA: _Schema = {
+    "v": (int, True), "type": (str, True), "online": (bool, True),
+    "assignment": ((_ASSIGNMENT_STATE, type(None)), False), "journal": ((str, type(None)), False),
+    "web": ((str, type(None)), False),
+}
+
+
+def check_status(data: dict[str, Any]) -> dict[str, Any]:
+    """A bridge's status, field by field, as :func:`check_live` (the Rounds page reads its assignment)."""
+    return _check_object(data, STATUS_SCHEMA, "status message")
 
 
 def check_live(data: dict[str, Any]) -> dict[str, Any]:
@@ -164,6 +178,8 @@ def _check_value(value: Any, kind: Any, where: str) -> Any:
         return [_check_value(item, kind[0], where) for item in value]
     if isinstance(kind, dict):
         return _check_object(value, kind, where)
+    if isinstance(kind, tuple) and isinstance(kind[0], dict):  # an object or null
+        return None if value is None else _check_object(value, kind[0], where)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds:
         raise BadMessage(f"{where} is not {_names(kinds)}")

@@ -136,8 +136,12 @@ def test_a_tables_live_message_cannot_inject_markup_or_blank_the_board(club: Clu
     # A text field may hold anything: it is shown as text.
     publish(club, "live", topics.encode("live", **{**good, "action_count": 4, "sides": [{**side, "name": link}]}))
     wait_for("the named side", lambda: (live_of(club, SPARE_TABLE) or {}).get("action_count") == 4)
+    # A status the Rounds page would read: checked the same way.
+    publish(club, "status", topics.encode("status", online=True, assignment="<b>not an object</b>"))
     rejected = httpx.get(club.url("/organiser/rejects.json"), headers=organiser_headers(), timeout=5).json()
     assert sum(SPARE_TABLE in r["topic"] and "live message" in r["problem"] for r in rejected["rejects"]) >= 4
+    assert any(SPARE_TABLE in r["topic"] and "status message" in r["problem"] for r in rejected["rejects"])
+    assert httpx.get(club.url("/rounds"), timeout=5).status_code == 200
 
     with chromium() as browser:
         browser.get(club.url("/"))

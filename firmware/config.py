@@ -171,7 +171,7 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8080
     #: Where phones reach the pages, for the panel's QR code ("http://table1.local:8080/"); empty:
-    #: http://<this machine's name>.local:<port>/. Never taken from a request (docs/web.md).
+    #: this machine's address on its network. Never taken from a request (docs/web.md).
     url: str = ""
 
 

@@ -24,16 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control-socket", help="the referee's socket (default: [control] socket)")
 
 
-def page_url(configured: str, port: int) -> str:
-    """The pages' address for the panel's QR code: ``[web] url``, else this machine's mDNS name."""
-    if configured:
-        return configured
-    import socket
-
-    name = socket.gethostname().split(".")[0] or "localhost"
-    return f"http://{name}.local:{port}/"
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -65,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     port = args.port if args.port is not None else config.web.port
     if not 0 < port < 65536:
         raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
-    settings.url = page_url(config.web.url, port)
-    if not settings.url.startswith(("http://", "https://")):
+    settings.url, settings.port = config.web.url, port
+    if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))
     log.info("serving %s on http://%s:%d/", settings.state_dir, host, port)

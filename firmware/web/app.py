@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -77,8 +78,10 @@ class Settings:
     control_socket: Path
     language: str = "en"
     defaults: dict[str, Any] = field(default_factory=dict)  # the config's game: edition, names, dealer…
-    #: Where phones reach these pages ("http://table1.local:8080/"): the panel's QR code, never the request's Host.
-    url: str = "http://localhost:8080/"
+    #: Where phones reach these pages ("http://table1.local:8080/"): the panel's QR code, never the request's
+    #: Host. Empty: this machine's address on the network, found when a PIN is asked for (see :func:`pages_url`).
+    url: str = ""
+    port: int = 8080
 
 
 # -- the live feed ----------------------------------------------------------------------------------
@@ -356,6 +359,23 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
+def pages_url(settings: Settings) -> str:
+    """The address for the panel's QR code: ``[web] url``, else this machine's address on its network.
+
+    The address (not ``<name>.local``): many phones do not resolve mDNS names. It is looked up when a
+    PIN is asked for, since DHCP may change it; the route lookup sends nothing.
+    """
+    if settings.url:
+        return settings.url
+    address = ""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the LAN's route
+        address = str(probe.getsockname()[0])
+    if not address or address.startswith("0."):
+        address = socket.gethostname().split(".")[0] + ".local"
+    return f"http://{address}:{settings.port}/"
+
+
 def _digits(raw: str, longest: int = 9) -> int | None:
     """``"12"`` → 12; anything else (``"¹"``, ``"٣"``, 10 digits) → None: ``str.isdigit`` takes more than ``int``."""
     if not raw or len(raw) > longest or not raw.isascii() or not raw.isdigit():
@@ -546,7 +566,7 @@ def create_app(settings: Settings) -> Starlette:
         await read_form(request)  # a size check; the form is empty
         if not ask_limit.allow(_client(request)) or not ask_all_limit.allow("every phone"):
             return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
-        url = settings.url.rstrip("/") + "/setup"  # from the configuration: the Host header is the client's word
+        url = pages_url(settings).rstrip("/") + "/setup"  # never from the request: its Host is the client's word
         try:
             answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pair", "url": url})
         except control.ControlError as error:

@@ -253,3 +253,17 @@ def test_the_units_bound_memory_and_tasks() -> None:
         values = dict(line.split("=", 1) for line in text.splitlines() if line[:1].isalpha() and "=" in line)
         assert values["MemoryMax"].endswith("M") and int(values["MemoryMax"][:-1]) <= 256, name
         assert 16 <= int(values["TasksMax"]) <= 64, name
+
+
+def test_without_a_configured_url_the_qr_code_names_this_machines_address(tmp_path: Path) -> None:
+    """Finding 4, unconfigured: the QR code still comes from this machine (its address on the network,
+    which phones without mDNS reach too), never from a request."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    from bornes.firmware.web.app import Settings, pages_url
+
+    url = urlsplit(pages_url(Settings(tmp_path, tmp_path / "control.sock", port=8081)))
+    assert url.scheme == "http" and url.port == 8081
+    host = url.hostname or ""
+    assert host.endswith(".local") or not ipaddress.ip_address(host).is_unspecified

@@ -126,6 +126,7 @@ function draw(){
 }
 draw();
 const es=new EventSource('/events');
+es.onopen=()=>{document.body.dataset.live='yes';};  // following the tables (what a test waits for)
 es.onmessage=e=>{const m=JSON.parse(e.data);const t=data[m.table]||(data[m.table]={table:m.table});
   if('live' in m)t.live=m.live; if(m.status)t.status=m.status; draw();};
 """
@@ -235,11 +236,11 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         if len(board.listeners) >= MAX_LISTENERS or streams.get(address, 0) >= LISTENERS_PER_CLIENT:
             return Response(_("Too many pages open: try again later.\n"), status_code=503, media_type="text/plain",
                             headers={"Retry-After": "10"})
-        listener: asyncio.Queue[str] = asyncio.Queue()
-        board.listeners.add(listener)
-        streams[address] = streams.get(address, 0) + 1
-
         async def stream() -> AsyncIterator[str]:
+            # Counted from the stream's first step: a browser gone before it starts leaves no count behind.
+            listener: asyncio.Queue[str] = asyncio.Queue()
+            board.listeners.add(listener)
+            streams[address] = streams.get(address, 0) + 1
             try:
                 yield ": connected\n\n"
                 while True:

@@ -419,6 +419,7 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
 
         wait_for("the table cards", lambda: driver.execute_script("return document.querySelectorAll('.card').length")
                  == len(TABLES))
+        wait_for("the live stream", lambda: driver.execute_script("return document.body.dataset.live") == "yes")
         before = t8_actions()
         driver.execute_script("window.notReloaded = true")
         with Journal.open(club.journal("t8")) as journal:

@@ -150,6 +150,7 @@ def test_a_tables_live_message_cannot_inject_markup_or_blank_the_board(club: Clu
         assert not browser.find_elements("css selector", "#phish")
         assert link in browser.find_element("css selector", f"#t-{SPARE_TABLE}").text
         # Live, through the event stream: a message the board lets through is drawn safely too.
+        browser_wait(lambda: browser.find_element("css selector", "body").get_attribute("data-live") == "yes")
         publish(club, "live", topics.encode("live", **{**good, "action_count": 5}))
         browser_wait(lambda: browser.find_element("css selector", f"#t-{SPARE_TABLE}").get_attribute(
             "data-actions") == "5")

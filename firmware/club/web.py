@@ -405,7 +405,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         if request.headers.get("content-type", "").startswith("application/json"):
             try:
                 data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # 16 KiB of "[" nests too deep
                 raise TournamentError(_("the request is not JSON")) from None
             if not isinstance(data, dict):
                 raise TournamentError(_("the request is not a JSON object"))

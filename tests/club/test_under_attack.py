@@ -168,6 +168,8 @@ def test_deeply_nested_json_is_one_line_not_a_traceback(club: Club) -> None:
         topics.decode(b"[" * 50_000, "live", topics.LIVE_FIELDS)
     publish(club, "live", b"[" * 50_000)
     publish(club, "result", b'{"v": 1, "x": ' + b"[" * 50_000)
+    reply = httpx.post(club.url("/organiser/rounds"), headers=organiser_headers(), content=b"[" * 15_000, timeout=5)
+    assert reply.status_code == 400 and "not JSON" in reply.text
     wait_for("the board's line", lambda: club.board.text().count("nests too deep") >= 2)
     assert "Traceback" not in club.board.text() and "RecursionError" not in club.board.text()
 

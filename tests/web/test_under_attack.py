@@ -267,3 +267,25 @@ def test_without_a_configured_url_the_qr_code_names_this_machines_address(tmp_pa
     assert url.scheme == "http" and url.port == 8081
     host = url.hostname or ""
     assert host.endswith(".local") or not ipaddress.ip_address(host).is_unspecified
+
+
+@pytest.mark.parametrize("unit, today", [("bornes.service", 1.0), ("bornes-web.service", 1.4),
+                                         ("bornes-club.service", 1.4), ("bornes-bridge.service", 1.4)])
+def test_no_unit_is_more_exposed_than_before(unit: str, today: float, tmp_path: Path) -> None:
+    """Issue 20: the limits added to the units cost no sandboxing: each exposure ≤ its figure at 44cd1eb."""
+    import re
+    import shutil
+    import subprocess
+
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        import os
+
+        (pytest.fail if os.environ.get("CI") == "true" else pytest.skip)("systemd-analyze is not installed")
+    copy = tmp_path / unit
+    copy.write_text((Path(__file__).resolve().parents[2] / "systemd" / unit).read_text())
+    done = subprocess.run([analyze, "security", "--offline=yes", "--no-pager", str(copy)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", done.stdout + done.stderr)
+    assert found is not None, done.stdout + done.stderr
+    assert float(found.group(1)) <= today, done.stdout

@@ -529,6 +529,9 @@ def create_app(settings: Settings) -> Starlette:
             child.kill()
             await child.wait()
             raise BadRequest(503, words("The PDF took too long; try again.")) from None
+        except asyncio.CancelledError:  # the server is stopping: no child outlives its slot
+            child.kill()
+            raise
         if child.returncode != 0 or not pdf.startswith(b"%PDF"):
             last = problem.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             log.warning("PDF of game %d failed: %s", found.info.game_id, last[0])

@@ -149,6 +149,7 @@ class Bridge:
         self.pending_assignment: dict[str, Any] | None = None
         self.assignment_retry = 0.0
         self.assignment_status: dict[str, Any] | None = None
+        self.waiting_behind: int | None = None  # the game a kept assignment waits for (journal game id)
         self.journal_problem = ""
         self.since = self._since()
         self.history: list[GameInfo] = []
@@ -348,6 +349,7 @@ class Bridge:
             self.pending_assignment = None
             self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])
             self.assignment_status = {"id": data["id"], "ok": False, "error": error, "waiting": True}
+            self.waiting_behind = self.history[-1].game_id if self.history else None
             log.info("assignment %s kept by the table: %s", data["id"], error)
             self._publish_status()
             return
@@ -396,6 +398,11 @@ class Bridge:
             return
         history = self.history = journal.history()
         latest: GameInfo | None = history[-1] if history else None
+        waiting = self.assignment_status is not None and self.assignment_status.get("waiting")
+        if waiting and latest is not None and latest.game_id != self.waiting_behind and self.assignment_status:
+            # The game it waited for is over and the next one has begun: the board sees the table playing.
+            self.assignment_status = {"id": self.assignment_status["id"], "ok": True, "error": ""}
+            self._publish_status()
         for info in history:
             if info.game_id <= self.since:
                 continue

@@ -143,3 +143,6 @@ def test_the_organisers_round_is_one_ok_at_the_table(table: tuple[Club, Referee,
     assert flow.state is not None and flow.state.setup.names == ("Anaïs", "Hugo")
     wait_for("the board shows the new game", lambda: [s["name"] for s in (live()["live"] or {}).get("sides", [])]
              == ["Anaïs", "Hugo"])
+    wait_for("the assignment taken", lambda: live()["status"]["assignment"] == {"id": "r2-t1", "ok": True,
+                                                                                "error": ""})
+    assert "busy until" not in httpx.get(club.url("/rounds"), timeout=5).text

@@ -245,9 +245,12 @@ class TableFlow:
         one OK at the table starts it (NEXT still changes it).
 
         While a game is played the table stays exactly as it is (no refusal on the players' screen: nobody
-        at the table asked for anything) and the setup waits: OK after the game's end offers it."""
-        if self.game is not None and not self.game.state.over:
+        at the table asked for anything) and the setup waits: OK after the game's end offers it. On the
+        final score sheet it waits too (accepted): the players read their scores first."""
+        if self.game is not None:
             self.waiting = SetupDraft(edition, len(names), teams, list(names), dealer, options)
+            if self.game.state.over:
+                return Outcome(Verdict.ACCEPTED, "", None)
             return Outcome(Verdict.REFUSED, BUSY_UNTIL_GAME_ENDS, None, "busy-until-game-ends")
         if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
             return Outcome(Verdict.REFUSED, "the table is busy (a deck check): try again later", None, "busy")

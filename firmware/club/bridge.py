@@ -37,7 +37,7 @@ from bornes.firmware.club.outbox import Outbox, Position
 from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
 from bornes.firmware.control import BUSY
 from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
+from bornes.firmware.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, GameRecord, JournalError
 from bornes.firmware.live import JournalFollower, replay
 
 log = logging.getLogger("bornes.bridge")
@@ -150,6 +150,7 @@ class Bridge:
         self.assignment_retry = 0.0
         self.assignment_status: dict[str, Any] | None = None
         self.waiting_behind: int | None = None  # the game a kept assignment waits for (journal game id)
+        self.waiting_assignment: dict[str, Any] | None = None
         self.journal_problem = ""
         self.since = self._since()
         self.history: list[GameInfo] = []
@@ -350,6 +351,7 @@ class Bridge:
             self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])
             self.assignment_status = {"id": data["id"], "ok": False, "error": error, "waiting": True}
             self.waiting_behind = self.history[-1].game_id if self.history else None
+            self.waiting_assignment = data
             log.info("assignment %s kept by the table: %s", data["id"], error)
             self._publish_status()
             return
@@ -402,7 +404,13 @@ class Bridge:
         if waiting and latest is not None and latest.game_id != self.waiting_behind and self.assignment_status:
             # The game it waited for is over and the next one has begun: the board sees the table playing.
             self.assignment_status = {"id": self.assignment_status["id"], "ok": True, "error": ""}
+            self.waiting_assignment = None
             self._publish_status()
+        elif waiting and latest is not None and latest.status != IN_PROGRESS and self.waiting_assignment:
+            # Over: hand it over once more, in case the referee restarted since and forgot it (it keeps
+            # it for the final score sheet's OK either way).
+            self.pending_assignment, self.waiting_assignment = self.waiting_assignment, None
+            self.assignment_retry = 0.0
         for info in history:
             if info.game_id <= self.since:
                 continue

@@ -130,13 +130,18 @@ def test_the_organisers_round_is_one_ok_at_the_table(table: tuple[Club, Referee,
     assert bridge_log.count("assignment r2-t1 kept by the table: busy until this game ends") == 1
     assert "refused by the referee" not in bridge_log
 
-    # The hand is played to its end (Jérôme drives to 700): one hand is the whole game here.
+    # The referee restarts mid-game and forgets what it kept (it is in memory only)…
+    flow.waiting = None
+    # …the hand is played to its end (Jérôme drives to 700): one hand is the whole game here, and the
+    # bridge, seeing the game over in the journal, hands the assignment over once more.
     for event in first_hand():
         step = threading.Event()
         referee.on_outcome = lambda event, outcome, step=step: step.set()
         events.put(event)
         assert step.wait(5)
     assert flow.state is not None and flow.state.over
+    wait_for("the assignment handed over again", lambda: flow.waiting is not None)
+    assert flow.state.over, "the final score sheet stays up"
     press_ok(referee, events)  # off the final score sheet: the organiser's game is offered
     assert flow.state is None and flow.draft.names == ["Anaïs", "Hugo"] and flow.ui.mode is Mode.SETUP
     press_ok(referee, events)  # and one OK starts it

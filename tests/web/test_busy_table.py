@@ -79,6 +79,11 @@ def test_a_setup_sent_during_a_game_waits_for_its_end_without_a_word_on_the_pane
     for event in hand[6:]:
         _step(referee, events, event)
     assert flow.state.over, "one hand is the whole game here"
+    # On the final score sheet a setup is taken, and still waits: the players read their scores first.
+    view = referee._last_view
+    assert send(path, {"type": "setup", "edition": "dujardin", "players": 3,
+                       "names": ["Zoé", "Jérôme", "Anaïs"]}) is None
+    assert referee._last_view == view and flow.state is not None and flow.state.over
     _step(referee, events, ButtonPressed("OK"))  # off the final score sheet: the proposed game is offered
     assert flow.state is None and flow.ui.mode is Mode.SETUP and flow.draft.names == ["Zoé", "Jérôme", "Anaïs"]
     _step(referee, events, ButtonPressed("OK"))  # one OK starts it

@@ -35,7 +35,6 @@ from paho.mqtt.reasoncodes import ReasonCode
 from bornes.firmware.club import topics
 from bornes.firmware.club.outbox import Outbox, Position
 from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
-from bornes.firmware.control import BUSY
 from bornes.firmware.errors import EX_CONFIG, UserError
 from bornes.firmware.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, GameRecord, JournalError
 from bornes.firmware.live import JournalFollower, replay
@@ -61,8 +60,8 @@ def make_client(client_id: str, broker: BrokerSettings) -> mqtt.Client:
     return client
 
 
-def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str]:
-    """Hand an assignment to the referee as one ``setup`` line; (accepted, error)."""
+def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str, bool]:
+    """Hand an assignment to the referee as one ``setup`` line; (accepted, error, kept for the game's end)."""
     message: dict[str, Any] = {"v": 1, "type": "setup"}
     for key in ("edition", "teams", "names", "dealer", "options"):
         if key in assignment:
@@ -84,10 +83,10 @@ def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_T
     try:
         answer = json.loads(reply.decode() or "null")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return False, "the referee's answer is not JSON"
+        return False, "the referee's answer is not JSON", False
     if not isinstance(answer, dict):
-        return False, "the referee gave no answer"
-    return bool(answer.get("ok")), str(answer.get("error") or "")
+        return False, "the referee gave no answer", False
+    return bool(answer.get("ok")), str(answer.get("error") or ""), answer.get("waiting") is True
 
 
 def result_body(record: GameRecord, game: Any) -> dict[str, Any]:
@@ -336,7 +335,7 @@ class Bridge:
 
     def _forward_assignment(self, data: dict[str, Any]) -> None:
         try:
-            ok, error = send_setup(self.settings.control, data)
+            ok, error, kept = send_setup(self.settings.control, data)
         except ConnectionError as problem:
             self.assignment_retry = time.monotonic() + CONTROL_RETRY
             if self.assignment_status is None or self.assignment_status.get("error") != str(problem):
@@ -344,7 +343,7 @@ class Bridge:
                 self.assignment_status = {"id": data["id"], "ok": False, "error": str(problem)}
                 self._publish_status()
             return
-        if not ok and error == BUSY:
+        if not ok and kept:
             # A game is being played: the table keeps the assignment and offers it when that game ends.
             # Not asked again (each try used to reach the players' screen); the board is told once.
             self.pending_assignment = None

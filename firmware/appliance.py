@@ -122,6 +122,7 @@ class Appliance:
         self.events: queue.Queue[Any] = queue.Queue()
         self._closers: list[Any] = []
         self.reader: SerialReader | None = None
+        self.readers: list[SerialReader] = []
         self.buttons: Buttons | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
@@ -180,11 +181,12 @@ class Appliance:
         self._closers.append(self.display)
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
-            from bornes.firmware.reader_options import open_configured_reader
+            from bornes.firmware.reader_options import open_table_readers
 
             bindings = self._bindings(BindingTable, bindings_path(state_dir))
-            self.reader = open_configured_reader(config.reader, self.events, bindings)
-            self._closers.append(self.reader)
+            self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
+            self._closers.extend(self.readers)
+            self.reader = self.readers[0] if self.readers else None
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
         self.integrity = IntegrityWatch(state_dir, self.flow)
         self._closers.append(self.integrity)

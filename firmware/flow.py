@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from bornes.drivers.events import (
+    PAD_SEATS,
     ButtonPressed,
     CardScanned,
     ControlScanned,
@@ -22,6 +23,7 @@ from bornes.drivers.events import (
     ReaderProblem,
     UnknownScanned,
     button_name,
+    pad_place,
     seat_of_button,
 )
 from bornes.engine.actions import (
@@ -295,13 +297,25 @@ class TableFlow:
         if isinstance(event, ButtonPressed):
             return self._button(event.name, event.long)
         assert isinstance(event, CardScanned)
-        return self._card(event.card)
+        return self._card(event.card, event.pad)
 
     def _typed(self, text: str) -> Outcome:
         """``bornes run --emulate``: a card code, or a button name (``ok``, ``next``, ``seat2``, ``long ok``)."""
         words = text.strip().split()
+        pad = None
+        if words and words[0].startswith("@"):  # "@B MB-STOP-01": laid on seat B's pad
+            pad = pad_place(words[0][1:])
+            if pad is None or len(words) != 2:
+                return self._say("refused", _("Not a pad and a card: {text}").format(text=text.strip()[:24]),
+                                 Sound.REFUSE, reason="bad-input", short=(_("Not a pad and a card"),))
+            words = words[1:]
         if not words:
             return self._say("ignored", "", None)
+        if pad is not None and words[0].upper().startswith("MB-") and not words[0].upper().startswith("MB-CMD-"):
+            try:
+                return self._card(Card.from_code(words[0].upper()), pad)
+            except CardCodeError:
+                pass  # refused just below, as an unknown card
         if words[0].upper().startswith("MB-CMD-"):
             return self._button(words[0].upper()[7:], False)
         if words[0].upper().startswith("MB-"):
@@ -382,7 +396,7 @@ class TableFlow:
 
     # -- cards --------------------------------------------------------------------------------
 
-    def _card(self, card: Card) -> Outcome:
+    def _card(self, card: Card, pad: str | None = None) -> Outcome:
         mode = self.ui.mode
         if mode is Mode.DECK_CHECK:
             return self._deck_scan(card)
@@ -403,6 +417,10 @@ class TableFlow:
             count = len(self.ui.swap_cards)
             return self._say("prompt", _("Swap {count} cards: OK when done").format(count=count), None,
                              short=(_("Swap {count}: OK").format(count=count),))
+        if pad is not None and pad != "table":
+            laid = self._laid_on_pad(card, pad)
+            if laid is not None:
+                return laid
         chosen = self.ui.seat_chosen
         if phase is Phase.START_ROLLS:
             return self._commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
@@ -438,6 +456,48 @@ class TableFlow:
                                                             _("{card} on whom?").format(card=printed),
                                                             _("{card} on whom?").format(card=usual)))))
         return self._commit(play_action(state, hand.turn, card, self.ui.seat_chosen))
+
+    def _laid_on_pad(self, card: Card, pad: str) -> Outcome | None:
+        """A card laid on a pile pad: the pad names the pile, so no target, partner or CF question.
+
+        The discard pad discards; a hazard on an opponent's pad goes on that side; the matching
+        safety on the attacked player's own pad is the coup fourré (a remedy, with Fast Play, the
+        fast remedy); anything else on a seat's pad is that seat's play, which the engine refuses
+        with its reason when the seat may not act. None: the pad adds nothing (a card on the pad
+        of the player in turn or his partner), so the table's own rules go on. The pad only says
+        what is meant; the engine judges it like any other action (docs/readers.md, Pads).
+        """
+        state = self.state
+        assert state is not None and self.game is not None
+        hand, setup = state.hand, state.setup
+        if pad == "discard":
+            return self._commit(Discard(hand.turn, card))
+        seat = PAD_SEATS.index(pad)
+        if seat >= setup.seats:
+            return self._say("refused", _("No seat {letter} at this table").format(letter=pad), Sound.REFUSE,
+                             reason="no-such-seat", short=(_("No such seat"),))
+        if state.phase is Phase.START_ROLLS:
+            return self._commit(StartRoll(seat, card))
+        if state.phase is Phase.LEFTOVERS:
+            return self._commit(Leftover(seat, card))
+        if state.phase is not Phase.PLAY:
+            return self._commit(Play(seat, card))  # the engine says why not now
+        in_turn_side = setup.side_of(seat) == setup.side_of(hand.turn)
+        if card.kind.is_hazard and not in_turn_side:
+            return self._commit(Play(hand.turn, card, seat))
+        # In turn, a remedy is an ordinary play (CF first still makes it the Fast Play remedy).
+        answers = card.kind.is_safety or (card.kind.is_remedy and setup.options.fast_play and not in_turn_side)
+        if seat in state.window_callers() and (self.ui.cf_armed or answers):
+            answer = answer_action(state, seat, card)
+            verdict = self.game.check(answer)
+            if isinstance(verdict, Accepted) or not in_turn_side or self.ui.cf_armed:
+                return self._commit(answer, verdict)
+        if self.ui.cf_armed:
+            return self._commit(answer_action(state, seat, card))  # the engine says why this is no answer
+        if not in_turn_side:
+            action: Action = Discard(seat, card) if self.ui.discard_armed else Play(seat, card)
+            return self._commit(action)  # "Not your turn: Ann plays"
+        return None
 
     def _answer_hazard(self, card: Card) -> Outcome:
         """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""

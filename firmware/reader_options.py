@@ -20,6 +20,7 @@ from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
     BindingTable,
+    DoubleReadFilter,
     SerialReader,
     bindings_path,
     open_reader,
@@ -62,6 +63,8 @@ class ReaderChoice:
         return bindings_path(self.state_dir)
 
     def describe(self) -> str:
+        if self.protocol == "hid":
+            return f"{self.port} (keyboard mode, layout {self.reader.layout})"
         return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"
 
 
@@ -85,10 +88,12 @@ def load_bindings(choice: ReaderChoice) -> BindingTable:
 
 
 def open_configured_reader(
-    reader: ReaderConfig, events: queue.Queue[Any], bindings: BindingTable | None
+    reader: ReaderConfig, events: queue.Queue[Any], bindings: BindingTable | None, *,
+    name: str = "reader", pad: str | None = None, double_reads: DoubleReadFilter | None = None,
 ) -> SerialReader:
-    """The reader ``[reader]`` describes, putting its events on ``events``: the one place the
-    config's reader settings are handed to the driver (the referee and the reader commands)."""
+    """The reader ``[reader]`` (or a ``[pads.NAME]``) describes, putting its events on ``events``:
+    the one place the config's reader settings are handed to the driver (the referee and the
+    reader commands)."""
     return open_reader(
         reader.protocol,
         reader.port,
@@ -100,7 +105,30 @@ def open_configured_reader(
         quiet_gap=reader.quiet_gap,
         max_backoff=reader.max_backoff,
         bindings=bindings,
+        layout=reader.layout,
+        name=name,
+        pad=pad,
+        double_reads=double_reads,
     )
+
+
+def open_table_readers(config: Config, events: queue.Queue[Any], bindings: BindingTable | None) -> list[SerialReader]:
+    """Every reader of the table: ``[reader]`` (unless only pads are configured) and each pad,
+    all on one queue (FIFO: each reader's taps stay in order) and one double-read filter."""
+    windows = [pad.reader.double_read_window for pad in config.pads] + [config.reader.double_read_window]
+    shared = DoubleReadFilter(max(windows))
+    readers: list[SerialReader] = []
+    try:
+        if config.table_reader:
+            readers.append(open_configured_reader(config.reader, events, bindings, double_reads=shared))
+        for pad in config.pads:
+            readers.append(open_configured_reader(pad.reader, events, bindings, name=f"pad {pad.name}",
+                                                  pad=pad.place, double_reads=shared))
+    except BaseException:
+        for reader in readers:
+            reader.close()
+        raise
+    return readers
 
 
 def start_reader(choice: ReaderChoice, events: queue.Queue[Any], bindings: BindingTable | None) -> SerialReader:

@@ -284,6 +284,11 @@ class TableFlow:
         if isinstance(event, ReaderProblem):
             if event.kind == "one-card-at-a-time":
                 text, short = _("One card at a time"), _("One card")
+            elif event.kind == "typing":  # a keyboard-mode reader's keys came at a person's pace
+                text, short = _("Typed by hand? Scan the card"), _("Scan the card")
+            elif event.kind == "layout":  # the layout test label, scanned on a keyboard-mode reader
+                return self._say("ignored", _("Scanner: {detail}").format(detail=event.detail), None,
+                                 short=(_("Scanner layout read"),))
             else:  # a garbled or unanswered read: the card was not seen, whatever the cause
                 text, short = _("The reader did not get that card: scan it again"), _("Scan it again")
             return self._say("refused", text, Sound.REFUSE, reason=event.kind, short=(short,))

@@ -13,12 +13,11 @@ import queue
 from collections.abc import Iterator
 from typing import Any
 
+import evdev  # the [hid] extra, in [dev]: CI installs it, so a missing evdev fails here, never skips
 import pytest
+from evdev import InputEvent, ecodes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import evdev  # the [hid] extra, in [dev]: CI installs it, so a missing evdev fails here, never skips
-from evdev import InputEvent, ecodes
 
 from bornes.drivers.events import CardScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
 from bornes.drivers.readers import BindingTable, open_reader

@@ -26,7 +26,7 @@ from bornes.drivers.readers import (
     open_reader,
 )
 from bornes.firmware.config import Config, ReaderConfig, add_config_argument, load_config
-from bornes.firmware.errors import EX_DATAERR, UserError
+from bornes.firmware.errors import EX_DATAERR, EX_USAGE, UserError
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = True) -> None:
@@ -36,6 +36,7 @@ def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = Tr
         parser.add_argument("--protocol", choices=PROTOCOLS, help="reader protocol (default: reader.protocol)")
     parser.add_argument("--baudrate", type=int, help="serial speed (default: the config, else the protocol's usual)")
     parser.add_argument("--state-dir", help="where the binding table lives (default: state.dir in the config)")
+    parser.add_argument("--pad", metavar="NAME", help="use the reader of [pads.NAME] instead of [reader]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +71,16 @@ class ReaderChoice:
 
 def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> ReaderChoice:
     config = load_config(getattr(args, "config", None))
-    chosen = protocol or getattr(args, "protocol", None) or config.reader.protocol
-    baud = args.baudrate or (config.reader.baudrate if chosen == config.reader.protocol else None)
+    base = config.reader
+    if getattr(args, "pad", None):
+        pads = {pad.name: pad.reader for pad in config.pads}
+        if args.pad not in pads:
+            raise UserError(f"no [pads.{args.pad}] in the config; pads: {', '.join(pads) or 'none'}", EX_USAGE)
+        base = pads[args.pad]
+    chosen = protocol or getattr(args, "protocol", None) or base.protocol
+    baud = args.baudrate or (base.baudrate if chosen == base.protocol else None)
     return ReaderChoice(
-        reader=dataclasses.replace(config.reader, protocol=chosen, port=args.port or config.reader.port,
-                                   baudrate=baud),
+        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),
     )

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     checks: list[Callable[[Config], Iterable[Finding]]] = [
         check_config,
         check_serial,
+        check_readers,
         check_display,
         check_gpio,
         check_pins,
@@ -127,7 +128,15 @@ def check_serial(config: Config) -> Iterable[Finding]:
         yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
                                                           "cards, or a USB scanner with --port /dev/ttyUSB0")
         return
-    yield _open_reader(config)
+    if config.table_reader and config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
+        yield _open_reader(config)
+
+
+def check_readers(config: Config) -> Iterable[Finding]:
+    """Pile pads and keyboard-mode readers (firmware/commands/doctor_readers.py)."""
+    from bornes.firmware.commands.doctor_readers import findings
+
+    return findings(config)
 
 
 def _open_reader(config: Config) -> Finding:

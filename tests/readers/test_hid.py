@@ -11,6 +11,7 @@ import errno
 import os
 import queue
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import evdev  # the [hid] extra, in [dev]: CI installs it, so a missing evdev fails here, never skips
@@ -301,3 +302,85 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
         other.grab()  # released on close
         other.ungrab()
         other.close()
+
+
+# -- the commands --------------------------------------------------------------------------------
+
+
+def test_the_printed_layout_label_tells_each_layout(tmp_path: Path) -> None:
+    """bornes labels prints the test code; a scanner types what it reads in its own layout."""
+    from bornes.firmware.labels import SHEETS, label_title, write_labels
+    from tests.readers.test_commands import decoded_codes
+
+    out = tmp_path / "layout.pdf"
+    write_labels(out, [LAYOUT_TEST_CODE], SHEETS["a4-l7160"])
+    (printed,) = decoded_codes(out)
+    assert printed.decode() == LAYOUT_TEST_CODE and "layout" in label_title(LAYOUT_TEST_CODE)
+    for layout in LAYOUTS:
+        decoder = HidDecoder("auto")
+        decoder.feed(typed(printed.decode(), layout, Clock()))
+        assert decoder.layout == layout
+
+
+def test_the_layout_label_on_the_running_table_says_the_layout_and_changes_nothing() -> None:
+    from bornes.drivers.readers.hid_device import HidLink
+    from bornes.firmware.flow import TableFlow
+
+    class Sink:
+        def __init__(self) -> None:
+            self.problems: list[tuple[str, str]] = []
+
+        def problem(self, kind: str, detail: str) -> None:
+            self.problems.append((kind, detail))
+
+        def reading(self, reading: Reading) -> None:
+            raise AssertionError(reading)
+
+    port = RecordedPort(iter([typed(LAYOUT_TEST_CODE, "de", Clock())]))
+    sink = Sink()
+    HidLink(HidDecoder("auto")).step(port, sink)
+    assert sink.problems == [("layout", 'keyboard layout German QWERTZ (layout = "de")')]
+    outcome = TableFlow().handle(ReaderProblem(*sink.problems[0]))
+    assert outcome.verdict == "ignored" and "German QWERTZ" in outcome.message
+
+
+def test_scan_test_lists_the_keyboard_like_devices(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.drivers.readers import hid_device
+    from bornes.firmware.cli import main
+
+    found = [hid_device.InputDeviceInfo("/dev/input/event7", "/dev/input/by-id/usb-Scanner_Co-event-kbd",
+                                        "Scanner Co Barcode", 0x0C2E, 0x0B61)]
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{tmp_path}"\n', encoding="utf-8")
+    monkeypatch.setattr(hid_device, "keyboard_devices", lambda: found)
+    assert main(["scan-test", "--devices", "--count", "0", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "/dev/input/by-id/usb-Scanner_Co-event-kbd  0c2e:0b61  Scanner Co Barcode" in out
+    monkeypatch.setattr(hid_device, "keyboard_devices", list)
+    assert main(["scan-test", "--devices", "--config", str(config)]) == 69
+    assert "No keyboard-like input devices" in capsys.readouterr().out
+
+
+def test_doctor_checks_the_configured_keyboard_reader_and_pads(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.firmware.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text('[reader]\nprotocol = "hid"\nport = "/dev/input/by-id/usb-none-event-kbd"\n'
+                      f'[pads.B]\nport = "{tmp_path / "ttyUSB7"}"\n[pads.C]\nprotocol = "hid"\nport = "dead:beef"\n',
+                      encoding="utf-8")
+    main(["doctor", "--config", str(config)])
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("FAIL reader /dev/input/by-id/usb-none-event-kbd: no such input device")
+               for line in lines), lines
+    assert any(line.startswith("FAIL pad B ") and "pads.B.port" in line for line in lines), lines
+    assert any(line.startswith("FAIL pad C dead:beef: no such input device") for line in lines), lines
+    assert not any("serial.Serial" in line or "Traceback" in line for line in lines)
+
+
+def test_the_keyboard_devices_of_this_machine_are_listed_without_error() -> None:
+    from bornes.drivers.readers.hid_device import keyboard_devices
+
+    for device in keyboard_devices():  # none on a server; on a Pi with a scanner, its line
+        assert device.path.startswith("/dev/input/event") and len(device.vendor_product) == 9

@@ -211,6 +211,7 @@ class TableFlow:
         first_step = SetupStep.SUMMARY if configured else SetupStep.MAIN
         self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
         self.draft = self._default_draft()
+        self.lost_readers: set[str] = set()
 
     # -- starting -----------------------------------------------------------------------------
 
@@ -275,11 +276,13 @@ class TableFlow:
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
+            self.lost_readers.add(event.reader)  # with pads, the status stays until every reader is back
             self.ui.status = _("Reader lost")
             return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
                              short=(_("Reader lost"),))
         if isinstance(event, ReaderBack):
-            self.ui.status = None
+            self.lost_readers.discard(event.reader)
+            self.ui.status = None if not self.lost_readers else _("Reader lost")
             return self._say("ignored", _("Reader back"), None)
         if isinstance(event, ReaderProblem):
             if event.kind == "one-card-at-a-time":

@@ -177,3 +177,16 @@ def test_every_hazard_and_coup_fourre_in_the_pad_game_is_one_input() -> None:
     coups = [e for e in pad_inputs if " coup " in str(e.get("action", ""))]
     assert len(hazards) >= 5 and len(coups) == 2
     assert all(e["verdict"] == "accepted" for e in hazards + coups)
+
+
+def test_the_status_says_reader_lost_until_every_pad_is_back() -> None:
+    from bornes.drivers.events import ReaderBack, ReaderLost
+
+    flow = three()
+    flow.handle(ReaderLost("/dev/input/by-id/usb-pad-b: No such device", "pad B"))
+    flow.handle(ReaderLost("/dev/ttyUSB1: No such device", "pad C"))
+    flow.handle(ReaderBack("/dev/input/by-id/usb-pad-b", "pad B"))
+    assert flow.ui.status == "Reader lost"  # pad C is still away
+    flow.handle(ReaderBack("/dev/ttyUSB1", "pad C"))
+    assert flow.ui.status is None
+    assert flow.handle(laid("MB-D25-01", "A")).verdict == "accepted"  # nothing was changed meanwhile

@@ -108,3 +108,62 @@ def test_pads_may_be_named_and_placed(tmp_path: Path) -> None:
     assert config.table_reader
     assert [(p.name, p.place, p.reader.protocol, p.reader.layout) for p in config.pads] == [
         ("ann", "A", "lines", "auto"), ("pile", "discard", "hid", "fr")]
+
+
+def test_the_appliance_opens_every_pad_and_the_flow_reads_the_pile(tmp_path: Path) -> None:
+    from bornes.firmware.appliance import Appliance
+
+    devices = {place: PtyDevice() for place in ("A", "B", "C")}
+    pads = "".join(f'[pads.{p}]\nport = "{d.path}"\n' for p, d in devices.items())
+    config = parse_config(f'[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n[state]\ndir = "{tmp_path}"\n'
+                          f'[game]\nedition = "winning-moves"\nplayers = 3\nnames = ["Ann", "Bob", "Cid"]\n'
+                          f'dealer = 2\n{pads}')
+    appliance = Appliance(config)
+    try:
+        assert len(appliance.readers) == 3 and not config.table_reader
+        from bornes.engine.state import GameSetup
+
+        appliance.flow.start_game(GameSetup.create("winning-moves", ["Ann", "Bob", "Cid"], dealer=2))
+        outcomes = []
+        for place, code in (("A", "MB-ROLL-01"), ("B", "MB-ROLL-02"), ("C", "MB-ROLL-03"), ("A", "MB-D100-01"),
+                            ("C", "MB-STOP-01")):
+            devices[place].write(code.encode() + b"\r\n")
+            event = wait_for(appliance.events, lambda e: isinstance(e, CardScanned))[-1]
+            outcomes.append(appliance.flow.handle(event))
+    finally:
+        appliance.close()
+        for device in devices.values():
+            device.unplug()
+    actions = [o.action.notation() for o in outcomes if o.action is not None]
+    assert actions == ["A play MB-ROLL-01", "B play MB-ROLL-02", "C play MB-ROLL-03", "A play MB-D100-01",
+                       "B play MB-STOP-01 > C"]
+
+
+def test_a_usb_rfid_number_enrols_and_then_reads_as_its_card(tmp_path: Path) -> None:
+    """The 10 digits a keyboard-mode RFID reader types go through bornes enroll's walk."""
+    from bornes.drivers.readers import BindingTable, CardResolver
+    from bornes.drivers.readers.hid import HidDecoder, keys_for
+    from bornes.firmware.enrollment import Enrollment
+
+    class Key:
+        def __init__(self, code: int, value: int, when: float) -> None:
+            self.type, self.code, self.value, self._when = 1, code, value, when
+
+        def timestamp(self) -> float:
+            return self._when
+
+    def typed(text: str) -> list[Key]:
+        keys, when = [], 10.0
+        for code, _shift in [*keys_for(text, "us"), (28, False)]:
+            when += 0.003
+            keys += [Key(code, 1, when), Key(code, 0, when)]
+        return keys
+
+    table = BindingTable(path=tmp_path / "bindings.json")
+    walk = Enrollment(table, ["MB-D100-07", "MB-STOP-01"])
+    (reading,) = HidDecoder("auto").feed(typed("0012345678"))
+    event = CardResolver(table).resolve(reading.raw, is_uid=reading.is_uid)  # type: ignore[union-attr]
+    assert walk.offer_uid(event.raw).bound
+    assert BindingTable.load(tmp_path / "bindings.json").lookup("00BC614E") == "MB-D100-07"
+    again = CardResolver(table).resolve(reading.raw, is_uid=True)  # type: ignore[union-attr]
+    assert isinstance(again, CardScanned) and again.card.code() == "MB-D100-07"

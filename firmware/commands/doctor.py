@@ -133,8 +133,8 @@ def check_serial(config: Config) -> Iterable[Finding]:
 
 
 def check_readers(config: Config) -> Iterable[Finding]:
-    """Pile pads and keyboard-mode readers (firmware/commands/doctor_readers.py)."""
-    from bornes.firmware.commands.doctor_readers import findings
+    """Pile pads and keyboard-mode readers (firmware/reader_checks.py)."""
+    from bornes.firmware.reader_checks import findings
 
     return findings(config)
 

@@ -48,6 +48,20 @@ def format_event(event: object) -> str | None:
     return None
 
 
+def _list_devices() -> None:
+    """Before listening on a keyboard-mode reader: what else is there, in case the port is wrong."""
+    from bornes.drivers.readers.hid_device import HidUnavailable, keyboard_devices
+
+    try:
+        devices = keyboard_devices()
+    except HidUnavailable as error:
+        print(f"{'!':<20} {error}", flush=True)
+        return
+    print(f"Keyboard-like input devices here: {len(devices)}", flush=True)
+    for device in devices:
+        print(f"  {device.line()}", flush=True)
+
+
 def run_devices(args: argparse.Namespace) -> int:
     """Every keyboard-like input device, each grabbed and read at once: tap a card on the reader and
     its line shows which device it is and what it decodes (with the layout it types in)."""
@@ -96,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         return run_devices(args)
     choice = reader_choice(args)
     bindings = load_bindings(choice)
+    if choice.protocol == "hid":
+        _list_devices()
     events: queue.Queue[Any] = queue.Queue()
     print(f"Listening on {choice.describe()}; {len(bindings)} enrolled tags. Tap cards, Ctrl-C to stop.", flush=True)
     reader = start_reader(choice, events, bindings)

@@ -117,8 +117,9 @@ assert set(LAYOUT_CHOICES) == {"auto", *LAYOUTS}
 #: one layout reads it back as printed.
 LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"
 
-# A scanner types a code in a few milliseconds; a person takes 100 ms or more per key.
-SCANNER_GAP = 0.035  # median seconds between keys above which the keys were typed by hand
+# A scanner types a key every 2 to 20 ms (a low-speed USB reader polled every 10 ms needs two
+# reports a key, four for a shifted one: 40 ms); a person takes 80 ms or more, even a fast typist.
+SCANNER_GAP = 0.06  # median seconds between keys above which the keys were typed by hand
 PAUSE_GAP = 1.0  # a key this long after the previous one starts afresh (a half-typed code is dropped)
 MAX_KEYS = 64  # no payload is longer; a stuck key cannot grow memory
 

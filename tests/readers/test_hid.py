@@ -130,6 +130,21 @@ def test_a_scanner_that_ends_with_tab() -> None:
     assert readings(out) == ["MB-STOP-03"]
 
 
+def test_a_slow_low_speed_usb_reader_is_still_a_scanner() -> None:
+    """Polled every 10 ms: a report for each press and release, four for a shifted key (AZERTY digits)."""
+    clock = Clock()
+    decoder = HidDecoder("fr")
+    events = []
+    for code, shift in keys_for("0012345678", "fr"):
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 1, 0.010))
+        events += [key(clock, code, 1, 0.010), key(clock, code, 0, 0.010)]
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 0, 0.010))
+    events += tap(clock, ecodes.KEY_ENTER, 0.010)
+    assert decoder.feed(events) == [Reading("00BC614E", is_uid=True)]
+
+
 def test_keys_at_human_speed_are_refused_in_one_line() -> None:
     clock = Clock()
     decoder = HidDecoder("auto")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.parts import HID_LAYOUTS
 from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
@@ -31,12 +32,15 @@ from bornes.firmware.errors import EX_DATAERR, EX_USAGE, UserError
 
 def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = True) -> None:
     add_config_argument(parser)
-    parser.add_argument("--port", help="serial device or pyserial URL (default: reader.port in the config)")
+    parser.add_argument("--port", help="serial device or pyserial URL; for hid an input device (/dev/input/by-id/…) "
+                                       "or vendor:product (default: reader.port in the config)")
     if protocol:
         parser.add_argument("--protocol", choices=PROTOCOLS, help="reader protocol (default: reader.protocol)")
     parser.add_argument("--baudrate", type=int, help="serial speed (default: the config, else the protocol's usual)")
     parser.add_argument("--state-dir", help="where the binding table lives (default: state.dir in the config)")
     parser.add_argument("--pad", metavar="NAME", help="use the reader of [pads.NAME] instead of [reader]")
+    parser.add_argument("--layout", choices=HID_LAYOUTS, help="hid: the keyboard layout it types in (default: "
+                                                              "reader.layout)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,8 @@ def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> R
     chosen = protocol or getattr(args, "protocol", None) or base.protocol
     baud = args.baudrate or (base.baudrate if chosen == base.protocol else None)
     return ReaderChoice(
-        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud),
+        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud,
+                                   layout=getattr(args, "layout", None) or base.layout),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),
     )

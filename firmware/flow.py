@@ -44,7 +44,7 @@ from bornes.engine.cards import Card, CardCodeError, full_deck
 from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS, RuleOptions
 from bornes.engine.reasons import Refusal
-from bornes.engine.rules import Accepted, answer_action, play_action, target_choices, validate
+from bornes.engine.rules import Accepted, answer_action, laid_action, play_action, target_choices, validate
 from bornes.engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
 from bornes.firmware.i18n import N_, _
 from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
@@ -468,44 +468,24 @@ class TableFlow:
     def _laid_on_pad(self, card: Card, pad: str) -> Outcome | None:
         """A card laid on a pile pad: the pad names the pile, so no target, partner or CF question.
 
-        The discard pad discards; a hazard on an opponent's pad goes on that side; the matching
-        safety on the attacked player's own pad is the coup fourré (a remedy, with Fast Play, the
-        fast remedy); anything else on a seat's pad is that seat's play, which the engine refuses
-        with its reason when the seat may not act. None: the pad adds nothing (a card on the pad
-        of the player in turn or his partner), so the table's own rules go on. The pad only says
-        what is meant; the engine judges it like any other action (docs/readers.md, Pads).
+        The discard pad discards; on a seat's pad the engine says what the card means there
+        (``laid_action``: a hazard on that side, the coup fourré, that seat's play) and judges it.
+        None: the pad adds nothing, and the table's own rules go on (docs/readers.md, Pads).
         """
         state = self.state
-        assert state is not None and self.game is not None
-        hand, setup = state.hand, state.setup
+        assert state is not None
         if pad == "discard":
-            return self._commit(Discard(hand.turn, card))
+            return self._commit(Discard(state.hand.turn, card))
         seat = PAD_SEATS.index(pad)
-        if seat >= setup.seats:
+        if seat >= state.setup.seats:
             return self._say("refused", _("No seat {letter} at this table").format(letter=pad), Sound.REFUSE,
                              reason="no-such-seat", short=(_("No such seat"),))
-        if state.phase is Phase.START_ROLLS:
-            return self._commit(StartRoll(seat, card))
-        if state.phase is Phase.LEFTOVERS:
-            return self._commit(Leftover(seat, card))
-        if state.phase is not Phase.PLAY:
-            return self._commit(Play(seat, card))  # the engine says why not now
-        in_turn_side = setup.side_of(seat) == setup.side_of(hand.turn)
-        if card.kind.is_hazard and not in_turn_side:
-            return self._commit(Play(hand.turn, card, seat))
-        # In turn, a remedy is an ordinary play (CF first still makes it the Fast Play remedy).
-        answers = card.kind.is_safety or (card.kind.is_remedy and setup.options.fast_play and not in_turn_side)
-        if seat in state.window_callers() and (self.ui.cf_armed or answers):
-            answer = answer_action(state, seat, card)
-            verdict = self.game.check(answer)
-            if isinstance(verdict, Accepted) or not in_turn_side or self.ui.cf_armed:
-                return self._commit(answer, verdict)
-        if self.ui.cf_armed:
-            return self._commit(answer_action(state, seat, card))  # the engine says why this is no answer
-        if not in_turn_side:
-            action: Action = Discard(seat, card) if self.ui.discard_armed else Play(seat, card)
-            return self._commit(action)  # "Not your turn: Ann plays"
-        return None
+        if self.ui.cf_armed and state.phase is Phase.PLAY:
+            return self._commit(answer_action(state, seat, card))  # CF, then the card on the caller's pad
+        if self.ui.discard_armed:
+            return None  # DISCARD pressed: the player in turn discards it, wherever it lies
+        action = laid_action(state, seat, card)
+        return None if action is None else self._commit(action)
 
     def _answer_hazard(self, card: Card) -> Outcome:
         """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""

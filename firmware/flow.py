@@ -212,6 +212,7 @@ class TableFlow:
         self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
         self.draft = self._default_draft()
         self.lost_readers: set[str] = set()
+        self._pad: str | None = None  # the pad the input being handled was laid on
 
     # -- starting -----------------------------------------------------------------------------
 
@@ -273,6 +274,7 @@ class TableFlow:
     def handle(self, event: InputEvent) -> Outcome:
         """Apply one input. Refusals change nothing but the message on screen."""
         self.ui.message = None  # feedback stays until the next input, and no longer
+        self._pad = event.pad if isinstance(event, CardScanned) else None  # journalled with the play
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
@@ -321,7 +323,9 @@ class TableFlow:
             return self._say("ignored", "", None)
         if pad is not None and words[0].upper().startswith("MB-") and not words[0].upper().startswith("MB-CMD-"):
             try:
-                return self._card(Card.from_code(words[0].upper()), pad)
+                card = Card.from_code(words[0].upper())
+                self._pad = pad
+                return self._card(card, pad)
             except CardCodeError:
                 pass  # refused just below, as an unknown card
         if words[0].upper().startswith("MB-CMD-"):
@@ -385,7 +389,7 @@ class TableFlow:
             self.ui.mode = Mode.PLAY
             return self._refusal(verdict)
         self._disarm()
-        self.store.append(self.game, action)  # durable before anyone hears the chirp
+        self.store.append(self.game, action, pad=self._pad)  # durable before anyone hears the chirp
         self.game.commit(action, verdict)
         codes = {event.code for event in verdict.events}
         sound = Sound.ACCEPT

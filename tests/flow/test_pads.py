@@ -190,3 +190,40 @@ def test_the_status_says_reader_lost_until_every_pad_is_back() -> None:
     flow.handle(ReaderBack("/dev/ttyUSB1", "pad C"))
     assert flow.ui.status is None
     assert flow.handle(laid("MB-D25-01", "A")).verdict == "accepted"  # nothing was changed meanwhile
+
+
+def test_the_journal_keeps_the_pad_and_the_pages_say_where_it_was_laid(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The phone pages and the club board read the journal: a pad is a comment on the action line."""
+    import json as json_module
+
+    from bornes.firmware.cli import main
+    from bornes.firmware.journal import Journal
+    from bornes.firmware.live import JournalFollower
+
+    script = tmp_path / "pads.feed"
+    script.write_text("setup names=Ann,Bob,Cid dealer=C\nscan@A MB-ROLL-01\nscan@B MB-ROLL-02\nscan MB-ROLL-03\n"
+                      "scan@A MB-D100-01\nscan@C MB-STOP-01\nscan@discard MB-D25-01\n", encoding="utf-8")
+    state = tmp_path / "state"
+    capsys.readouterr()
+    assert main(["feed", str(script), "--state-dir", str(state), "--json"]) == 0
+    first = json_module.loads(capsys.readouterr().out)
+    with Journal.open(state, readonly=True) as journal:
+        current = journal.current_game()
+        assert current is not None
+        lines = current.lines
+    assert lines == ["A play MB-ROLL-01 ; pad A", "B play MB-ROLL-02 ; pad B", "C play MB-ROLL-03",
+                     "A play MB-D100-01 ; pad A", "B play MB-STOP-01 > C ; pad C", "C discard MB-D25-01 ; pad discard"]
+    with JournalFollower(state) as follower:
+        follower.refresh(force=True)
+        words = [entry["text"] for entry in follower.snapshot()["last_actions"]]
+    assert "Bob plays Stop on Cid, on Cid's pad" in words
+    assert any(w.startswith("Cid discards") and w.endswith(", on the discard pad") for w in words), words
+    assert "Cid plays Roll" in words  # laid on no pad: the words as before
+    # The game resumes from those lines (a restart of the referee), and goes on.
+    more = tmp_path / "more.feed"
+    more.write_text("scan@A MB-D75-01\n", encoding="utf-8")
+    assert main(["feed", str(more), "--state-dir", str(state), "--json"]) == 0
+    resumed = json_module.loads(capsys.readouterr().out)
+    assert resumed["inputs"][0]["action"] == "A play MB-D75-01"
+    assert resumed["table"]["sides"][0]["miles"] == first["table"]["sides"][0]["miles"] + 75

@@ -46,8 +46,8 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(
         frames = (len(wal) - WAL_HEADER) // (FRAME_HEADER + page)
         assert frames >= 12 and snapshot.files[PENDING].startswith(b"bornes-pending 2 26 ")
         heads = [WAL_HEADER + k * (FRAME_HEADER + page) + d for k in range(frames) for d in range(FRAME_HEADER)]
-        result = sweep(snapshot, WAL, scratch / "flip", flips(len(wal), random.Random(19), 1 if CI else 13,
-                                                               [*range(WAL_HEADER), *heads] if CI else ()), judge_against(snapshot))
+        targets = flips(len(wal), random.Random(19), 1 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
+        result = sweep(snapshot, WAL, scratch / "flip", targets, judge_against(snapshot))
     print(result.line(f"WAL, {frames} frames"))
     assert result.silent == []
     assert result.reported > 0 and result.identical > 0
@@ -74,7 +74,8 @@ def test_shm_and_pending_note_flips_lose_nothing_silently(tmp_path: Path, monkey
         shm, note = snapshot.files[SHM], snapshot.files[PENDING]
         shm_result = sweep(snapshot, SHM, scratch / "flip", flips(len(shm), random.Random(21), 4 if CI else 97,
                                                                   range(136) if CI else ()), judge)
-        note_result = sweep(snapshot, PENDING, scratch / "flip", flips(len(note), random.Random(22), 1, range(len(note))), judge)
+        every_bit = flips(len(note), random.Random(22), 1, range(len(note)))
+        note_result = sweep(snapshot, PENDING, scratch / "flip", every_bit, judge)
     print(shm_result.line("-shm"), ";", note_result.line(PENDING))
     assert shm_result.silent == [] and note_result.silent == []
     assert note_result.reported > 0

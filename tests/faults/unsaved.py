@@ -128,7 +128,7 @@ def sweep(
     snapshot: Snapshot, name: str, where: Path, targets: Iterable[tuple[int, int]],
     judge: Callable[[Path], str],
 ) -> Sweep:
-    """Flip each ``(byte, bit)`` of file ``name`` in a copy of ``snapshot``; ``judge`` says identical/reported/silent."""
+    """Flip each ``(byte, bit)`` of file ``name`` in a copy of ``snapshot``; ``judge`` names the outcome."""
     original = snapshot.files[name]
     result = Sweep(silent=[])
     assert result.silent is not None

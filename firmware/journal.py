@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import logging
 import os
@@ -609,6 +610,8 @@ class Journal:
                 raise JournalCorrupt(path, "not a bornes journal: tables are missing")
             versions = connection.execute("SELECT version FROM schema_version").fetchall()
             version = versions[0][0] if len(versions) == 1 else None
+            if version in (1, SCHEMA_VERSION) and _schema(connection) != _expected_schema(version):
+                raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
             if version == 1 and "ledger" not in tables:
                 _check_v1(path, connection)
                 return 1
@@ -1085,6 +1088,19 @@ class _Reader:
             self.lines(newest)
 
 
+def _schema(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+@functools.cache
+def _expected_schema(version: int) -> list[tuple[str, str, str, str]]:
+    """The table definitions bornes writes for schema ``version``: a damaged one is damage, found at
+    open, not as ``no such column`` in the middle of a game."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA_V1 if version == 1 else _SCHEMA_V1 + _MIGRATE_1_TO_2)
+        return _schema(db)
+
+
 def _sqlite_check(path: Path, db: sqlite3.Connection) -> None:
     """SQLite's full ``integrity_check``: unlike ``quick_check`` it sees a row out of key order, so a
     row whose game number changed is damage, not a row of another game."""
@@ -1100,6 +1116,8 @@ def _check_v1(path: Path, db: sqlite3.Connection) -> None:
     if orphans:
         raise JournalCorrupt(path, f"{orphans} action rows belong to no game")
     ids = [row[0] for row in db.execute("SELECT id FROM games ORDER BY id")]
+    if not all(isinstance(game_id, int) for game_id in ids):
+        raise JournalCorrupt(path, "a game number is not a number")
     if ids and ids != list(range(ids[0], ids[0] + len(ids))):
         raise JournalCorrupt(path, "game numbers are not consecutive")
     for game_id, header, status, created, finished, summary, crc in db.execute(

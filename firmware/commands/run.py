@@ -99,12 +99,23 @@ def run(args: argparse.Namespace) -> int:
     # What a restart cannot cure stops here, in one line, before "starting with" (docs/exit-codes.md).
     state_dir = ensure_state_dir(config)
     config.load_pin_map()
+    _check_room(state_dir)
     lock = StateLock.acquire(state_dir, "run")  # one writer: held until this process ends
     log.info("starting with %s", config.source or "built-in defaults")
     try:
         return _run_locked(config, args, state_dir, stop, queues)
     finally:
         lock.close()
+
+
+def _check_room(state_dir: Path) -> None:
+    """A disk too full for one card stops the start in one line (exit 74, not restarted by systemd)."""
+    from bornes.firmware.journal import JournalFull, headroom
+
+    room = headroom(state_dir)
+    if room.full:
+        raise JournalFull(f"state directory {state_dir}: the storage is full ({room.describe()}), "
+                          "then: sudo systemctl restart bornes")
 
 
 def _run_locked(

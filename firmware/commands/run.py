@@ -96,12 +96,11 @@ def run(args: argparse.Namespace) -> int:
     i18n.use(table_language(config))
     if stop.is_set():
         return _stopped()
-    # What a restart cannot cure stops here, in one line, before "starting with" (docs/exit-codes.md).
+    # What a restart cannot cure stops in one line, never after "starting with" (docs/exit-codes.md).
     state_dir = ensure_state_dir(config)
     config.load_pin_map()
     _check_room(state_dir)
     lock = StateLock.acquire(state_dir, "run")  # one writer: held until this process ends
-    log.info("starting with %s", config.source or "built-in defaults")
     try:
         return _run_locked(config, args, state_dir, stop, queues)
     finally:
@@ -141,6 +140,7 @@ def _run_locked(
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
                 control=True,
             )
+            log.info("starting with %s", config.source or "built-in defaults")  # only once it can start
             break
         except JournalCorrupt as error:  # at open, or while resuming: a person decides, nothing is changed
             if journal is not None:

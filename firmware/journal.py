@@ -466,7 +466,7 @@ _DAMAGE_CODES = frozenset({
 #: The same, said by Python's sqlite3 (no code) or by SQLite's generic SQLITE_ERROR.
 _DAMAGE_WORDS = (
     "malformed", "not a database", "Could not decode", "no such column", "no such table", "no such index",
-    "unsupported file format", "corrupt", "has no column", "unrecognized token", "syntax error",
+    "unsupported file format", "corrupt", "has no column",
 )
 
 

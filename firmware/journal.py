@@ -460,7 +460,7 @@ def _mount_point(directory: Path) -> Path:
 #: SQLite codes that, for the fixed statements of this module, can only mean the file is not what
 #: it wrote: a damaged page, a damaged schema (``no such column``), a value of the wrong type or size.
 _DAMAGE_CODES = frozenset({
-    sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT, sqlite3.SQLITE_SCHEMA,
+    sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT,
     sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_RANGE,
 })
 #: The same, said by Python's sqlite3 (no code) or by SQLite's generic SQLITE_ERROR.

@@ -966,8 +966,9 @@ class Journal:
         pending note records what the WAL alone holds, so a flipped bit there is damage, not a rollback.
         """
         db = self._connection()
+        wait = 0 if self._pending else CHECKPOINT_WAIT_MS  # a long reader (doctor) costs one wait, not one a card
         try:
-            db.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            db.execute(f"PRAGMA busy_timeout = {wait}")
             try:
                 busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:

@@ -110,3 +110,30 @@ def test_a_lost_wal_is_reported_by_every_reader_and_the_resume(
     moved = Journal.quarantine(state)
     assert moved is not None and Path(f"{moved}-pending").exists()  # the note goes with the file it names
     assert not (state / PENDING).exists()
+
+
+def test_a_slow_reader_defers_the_checkpoint_behind_a_note_that_goes_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from bornes.firmware import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "CHECKPOINT_WAIT_MS", 0)
+    journal = Journal.open(tmp_path)
+    game = journal.new_game(HEADER)
+    journal.append(game, 0, line(0))
+    assert not (tmp_path / PENDING).exists() and (tmp_path / WAL).stat().st_size == 0
+    reader = sqlite3.connect(f"{(tmp_path / FILENAME).as_uri()}?mode=ro", uri=True, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM actions").fetchone()  # doctor's integrity_check, say
+    for seq in (1, 2):
+        journal.append(game, seq, line(seq))
+        assert (tmp_path / PENDING).read_text().startswith(f"bornes-pending {game} {seq + 1} ")
+    journal.truncate(game, 2)  # an undo while deferred: the note follows it down
+    assert (tmp_path / PENDING).read_text().startswith(f"bornes-pending {game} 2 ")
+    reader.close()
+    journal.append(game, 2, line(2))
+    assert not (tmp_path / PENDING).exists() and (tmp_path / WAL).stat().st_size == 0
+    journal.close()
+    assert current_lines(tmp_path) == [line(seq) for seq in range(3)]

@@ -58,20 +58,27 @@ def one_line_not_restarted(done: subprocess.CompletedProcess[str], words: str) -
 # -- a full disk ------------------------------------------------------------------------------------
 
 
+def fill(disk: Path) -> Path:
+    """Take every free byte of ``disk`` with one file."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 512, 1):
+            while True:
+                try:
+                    os.write(fd, b"\1" * size)
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(fd)
+    return filler
+
+
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
     with mounted_tmpfs(tmp_path / "mnt", "256k") as where:
-        filler = os.open(where / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            for size in (65536, 4096, 512, 1):
-                while True:
-                    try:
-                        os.write(filler, b"\1" * size)
-                    except OSError as error:
-                        assert error.errno == errno.ENOSPC
-                        break
-        finally:
-            os.close(filler)
+        fill(where)
         yield where
 
 
@@ -190,3 +197,22 @@ def test_every_start_failure_a_restart_cannot_cure_is_not_restarted() -> None:
     assert EX_TEMPFAIL not in codes  # another writer may stop: a restart can cure that one
     for error in (JournalCorrupt(Path(FILENAME), "x"), JournalFull("x"), JournalIOError("x"), JournalUnwritable("x")):
         assert error.exit_code in codes, type(error).__name__
+
+
+def test_276_kib_of_free_space_holds_a_thousand_cards_not_thirty(tmp_path: Path) -> None:
+    """Item 4: the WAL grew by 9 KiB a card up to SQLite's 1 000-page checkpoint, so 276 KiB took 30 cards."""
+    with mounted_tmpfs(tmp_path / "mnt", "1m") as disk:
+        journal = Journal.open(disk)
+        game = journal.new_game('[Edition "winning-moves"]\n[Players "Anne; Bruno"]')
+        journal.append(game, 0, "A play MB-ROLL-01")
+        filler = fill(disk)
+        os.truncate(filler, max(0, filler.stat().st_size - 276 * 1024))  # free 276 KiB
+        appended = 0
+        try:
+            for seq in range(1, 1001):
+                journal.append(game, seq, f"{'AB'[seq % 2]} play MB-D100-{seq % 100:02d}")
+                appended += 1
+        except JournalFull:
+            pass
+        journal.close()
+        assert appended == 1000, f"only {appended} cards fit in 276 KiB"

@@ -137,3 +137,30 @@ def test_a_slow_reader_defers_the_checkpoint_behind_a_note_that_goes_with_it(
     assert not (tmp_path / PENDING).exists() and (tmp_path / WAL).stat().st_size == 0
     journal.close()
     assert current_lines(tmp_path) == [line(seq) for seq in range(3)]
+
+
+def test_the_real_referee_killed_after_50_cards_leaves_them_all_in_the_main_file(tmp_path: Path) -> None:
+    """The issue's case with the daemon itself: 50 acknowledged cards, SIGKILL, and the WAL holds none."""
+    from bench.driver import Daemon, Pty, script_games, write_config
+
+    script = script_games(players=2, seed=3, games=1)
+    state = tmp_path / "state"
+    pty = Pty(tmp_path / "reader")
+    daemon = Daemon(write_config(tmp_path, pty.link, players=2, state=state))
+    try:
+        daemon.wait_up()
+        if not any("reader back" in text for text in daemon.log):
+            daemon.wait_for(lambda text: "reader back" in text)
+        for step in script.steps[:50]:
+            for payload in step.taps:
+                pty.tap(payload)
+            assert daemon.wait_accepted() == step.notation
+        wal = (state / WAL).read_bytes()  # the 50th chirp has sounded: nothing more to write
+        main = (state / FILENAME).read_bytes()
+    finally:
+        daemon.kill()
+        pty.close()
+    assert wal == b""
+    (tmp_path / "main-only").mkdir()
+    (tmp_path / "main-only" / FILENAME).write_bytes(main)
+    assert current_lines(tmp_path / "main-only") == script.notations()[:50]

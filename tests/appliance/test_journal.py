@@ -265,15 +265,13 @@ def test_truncated_main_file_after_checkpoint_is_whole_or_reported(tmp_path: Pat
     assert seen["reported"] > 0
 
 
-def test_truncated_wal_never_loses_an_acknowledged_action_silently(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_truncated_wal_never_loses_an_acknowledged_action_silently(tmp_path: Path) -> None:
     """Issue 19: a WAL cut short used to resume a prefix of the game, acknowledged actions and all.
     Now every acknowledged action is in the main file, or named by the pending note when a reader
     blocked the checkpoint: a cut WAL gives the whole game or is reported, never a shorter one."""
     from tests.faults.unsaved import killed
 
-    snapshot = killed(tmp_path / "live", monkeypatch, saved=120, deferred=30, in_flight=1)
+    snapshot = killed(tmp_path / "live", saved=120, deferred=30, in_flight=1)
     main, wal = snapshot.files[FILENAME], snapshot.files[f"{FILENAME}-wal"]
     note = {name: data for name, data in snapshot.files.items() if name.endswith("-pending")}
     assert len(wal) > 10_000 and note

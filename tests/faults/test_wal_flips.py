@@ -36,11 +36,9 @@ def test_a_killed_referee_leaves_every_acknowledged_card_in_the_main_file(tmp_pa
     assert current_lines(tmp_path / "copy") == [line(seq) for seq in range(50)]
 
 
-def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path: Path) -> None:
     with in_memory(tmp_path) as scratch:
-        snapshot = killed(scratch / "live", monkeypatch, saved=20, deferred=6, in_flight=1)
+        snapshot = killed(scratch / "live", saved=20, deferred=6, in_flight=1)
         wal = snapshot.files[WAL]
         page = 512
         frames = (len(wal) - WAL_HEADER) // (FRAME_HEADER + page)
@@ -53,11 +51,9 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(
     assert result.reported > 0 and result.identical > 0
 
 
-def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(tmp_path: Path) -> None:
     with in_memory(tmp_path) as scratch:
-        snapshot = killed(scratch / "live", monkeypatch, saved=20, deferred=6, in_flight=1)
+        snapshot = killed(scratch / "live", saved=20, deferred=6, in_flight=1)
         main = snapshot.files[FILENAME]
         result = sweep(snapshot, FILENAME, scratch / "flip", flips(len(main), random.Random(20), 1 if CI else 5,
                                                                    range(100) if CI else ()), judge_against(snapshot))
@@ -66,10 +62,10 @@ def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(
     assert result.reported > 0
 
 
-def test_shm_and_pending_note_flips_lose_nothing_silently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shm_and_pending_note_flips_lose_nothing_silently(tmp_path: Path) -> None:
     """The -shm index is rebuilt from the WAL by the first opener; the note carries its own CRC."""
     with in_memory(tmp_path) as scratch:
-        snapshot = killed(scratch / "live", monkeypatch, saved=5, deferred=3, in_flight=1)
+        snapshot = killed(scratch / "live", saved=5, deferred=3, in_flight=1)
         judge = judge_against(snapshot)
         shm, note = snapshot.files[SHM], snapshot.files[PENDING]
         shm_result = sweep(snapshot, SHM, scratch / "flip", flips(len(shm), random.Random(21), 4 if CI else 97,
@@ -82,12 +78,12 @@ def test_shm_and_pending_note_flips_lose_nothing_silently(tmp_path: Path, monkey
 
 
 def test_a_lost_wal_is_reported_by_every_reader_and_the_resume(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """history, export, doctor and run's resume all say so; none shows the shorter game as fine."""
     from bornes.firmware.cli import main
 
-    snapshot = killed(tmp_path / "live", monkeypatch, saved=20, deferred=6, in_flight=0)
+    snapshot = killed(tmp_path / "live", saved=20, deferred=6, in_flight=0)
     wal = bytearray(snapshot.files[WAL])
     wal[WAL_HEADER + 2 * (FRAME_HEADER + 512) + 100] ^= 0x10  # the third frame: SQLite replays two
     state = tmp_path / "state"

@@ -53,33 +53,33 @@ def _copy(state: Path) -> dict[str, bytes]:
     }
 
 
-def killed(state: Path, monkeypatch: pytest.MonkeyPatch, *, saved: int, deferred: int, in_flight: int) -> Snapshot:
+def killed(state: Path, *, saved: int, deferred: int, in_flight: int) -> Snapshot:
     """A finished game, then a game in progress: ``saved`` actions checkpointed, ``deferred`` acknowledged
     while a reader blocked the checkpoint (only in the WAL), and ``in_flight`` committed, not acknowledged.
 
     512-byte pages (SQLite's smallest) keep the sweeps quick.
     """
-    monkeypatch.setattr(journal_module, "PAGE_SIZE", 512)
-    monkeypatch.setattr(journal_module, "CHECKPOINT_WAIT_MS", 0)
-    journal = Journal.open(state)
-    done = journal.new_game(HEADER)
-    for seq in range(3):
-        journal.append(done, seq, line(seq))
-    journal.finish(done, '{"winner": "Anne", "totals": {"Anne": 700, "Bruno": 300}}')
-    game = journal.new_game(HEADER)
-    lines = [line(seq) for seq in range(saved + deferred + in_flight)]
-    for seq in range(saved):
-        journal.append(game, seq, lines[seq])
-    reader = sqlite3.connect(f"{(state / FILENAME).as_uri()}?mode=ro", uri=True, isolation_level=None)
-    reader.execute("BEGIN")
-    reader.execute("SELECT count(*) FROM actions").fetchone()  # an old snapshot: the checkpoint must wait
-    for seq in range(saved, saved + deferred):
-        journal.append(game, seq, lines[seq])
-    monkeypatch.setattr(Journal, "_settle", lambda self: None)  # the process dies right after COMMIT
-    for seq in range(saved + deferred, len(lines)):
-        journal.append(game, seq, lines[seq])
-    snapshot = Snapshot(_copy(state), lines[: saved + deferred], lines[saved + deferred:])
-    monkeypatch.undo()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_module, "PAGE_SIZE", 512)
+        patch.setattr(journal_module, "CHECKPOINT_WAIT_MS", 0)
+        journal = Journal.open(state)
+        done = journal.new_game(HEADER)
+        for seq in range(3):
+            journal.append(done, seq, line(seq))
+        journal.finish(done, '{"winner": "Anne", "totals": {"Anne": 700, "Bruno": 300}}')
+        game = journal.new_game(HEADER)
+        lines = [line(seq) for seq in range(saved + deferred + in_flight)]
+        for seq in range(saved):
+            journal.append(game, seq, lines[seq])
+        reader = sqlite3.connect(f"{(state / FILENAME).as_uri()}?mode=ro", uri=True, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM actions").fetchone()  # an old snapshot: the checkpoint must wait
+        for seq in range(saved, saved + deferred):
+            journal.append(game, seq, lines[seq])
+        patch.setattr(journal, "_settle", lambda: None)  # the process dies right after COMMIT
+        for seq in range(saved + deferred, len(lines)):
+            journal.append(game, seq, lines[seq])
+        snapshot = Snapshot(_copy(state), lines[: saved + deferred], lines[saved + deferred:])
     reader.close()
     journal.close()
     return snapshot

@@ -68,7 +68,7 @@ def test_shm_and_pending_note_flips_lose_nothing_silently(tmp_path: Path) -> Non
         snapshot = killed(scratch / "live", saved=5, deferred=3, in_flight=1)
         judge = judge_against(snapshot)
         shm, note = snapshot.files[SHM], snapshot.files[PENDING]
-        shm_result = sweep(snapshot, SHM, scratch / "flip", flips(len(shm), random.Random(21), 4 if CI else 97,
+        shm_result = sweep(snapshot, SHM, scratch / "flip", flips(len(shm), random.Random(21), 16 if CI else 97,
                                                                   range(136) if CI else ()), judge)
         every_bit = flips(len(note), random.Random(22), 1, range(len(note)))
         note_result = sweep(snapshot, PENDING, scratch / "flip", every_bit, judge)

@@ -131,10 +131,12 @@ class StorageWatch:
             log.warning("free space not known: %s", error.strerror or error)
             return
         warning = _("Storage nearly full: run bornes doctor")
-        if room.low and not self.low:
-            log.warning("storage nearly full at %s: %s", self.state_dir, room.describe())
-            self.flow.ui.status = warning
-        elif not room.low and self.low and self.flow.ui.status == warning:
+        if room.low:
+            if not self.low:
+                log.warning("storage nearly full at %s: %s", self.state_dir, room.describe())
+            if self.flow.ui.status is None:  # shown again once a passing status (reader lost) clears
+                self.flow.ui.status = warning
+        elif self.low and self.flow.ui.status == warning:
             self.flow.ui.status = None
         self.low = room.low
 

@@ -130,7 +130,7 @@ class StorageWatch:
         except OSError as error:
             log.warning("free space not known: %s", error.strerror or error)
             return
-        warning = _("Storage nearly full: run bornes doctor")
+        warning = _("Storage nearly full")
         if room.low:
             if not self.low:
                 log.warning("storage nearly full at %s: %s", self.state_dir, room.describe())

@@ -112,7 +112,7 @@ def test_the_panel_warns_while_the_disk_is_nearly_full(tmp_path: Path) -> None:
         flow = TableFlow()
         watch = appliance_module.StorageWatch(disk, flow)
         try:
-            assert flow.ui.status == "Storage nearly full: run bornes doctor"  # 3 MiB < 4 MiB: warn
+            assert flow.ui.status == "Storage nearly full"  # 3 MiB < 4 MiB: warn
             (disk / "filler").unlink(missing_ok=True)
         finally:
             watch.close()

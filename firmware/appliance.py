@@ -94,7 +94,7 @@ class IntegrityWatch:
         except JournalCorrupt as error:
             self.problem = str(error)
             log.error("journal check: %s", error)
-            self.flow.ui.status = _("Journal damaged: run bornes doctor")
+            self.flow.ui.status = _("Journal damaged")  # doctor says where; the text fits
         except JournalError as error:  # busy, unreadable: try again next time
             log.warning("journal check skipped: %s", error)
         self.checks += 1

@@ -5,11 +5,16 @@ copy and reads the game in progress: identical (all 50 cards), reported (a one-l
 silent (fewer cards, and nothing said). Uses only the journal's public API, so it measures any
 version of bornes on the path: ``PYTHONPATH=<old checkout> python -m bench.wal_flips`` for the before.
 
-    python -m bench.wal_flips [flips per file]
+    python -m bench.wal_flips [flips per file]          # the WAL and the main file after a kill
+    python -m bench.wal_flips --old-journal [step]        # +16 at every step-th byte of the schema-1 fixture
+    python -m bench.wal_flips --exit-codes [flips]        # random flips: history and export exit statuses
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import random
 import shutil
 import sys
 import tempfile
@@ -77,5 +82,72 @@ def main(count: int) -> None:
                   f"{reported} reported, {silent} silent ({lost} of {silent * CARDS} acknowledged cards lost)")
 
 
+def old_journal(step: int) -> None:
+    """Issue 19, item 2: +16 at every ``step``-th byte of the schema-1 fixture, every reader's view compared."""
+    fixture = Path(__file__).resolve().parent.parent / "tests" / "appliance" / "data" / "journal-v1.sqlite"
+    original = fixture.read_bytes()
+
+    def everything(where: Path) -> object:
+        with Journal.open(where, readonly=True) as journal:
+            history = journal.history()
+            return journal.current_game(), history, [journal.load(g.game_id) for g in history]
+
+    with tempfile.TemporaryDirectory(prefix="bornes-v1-", dir="/dev/shm") as scratch:
+        where = Path(scratch)
+        (where / FILENAME).write_bytes(original)
+        baseline = everything(where)
+        identical = reported = silent = 0
+        for byte in range(0, len(original), step):
+            data = bytearray(original)
+            data[byte] = (data[byte] + 16) % 256
+            (where / FILENAME).write_bytes(data)
+            try:
+                seen = everything(where)
+            except JournalError:
+                reported += 1
+                continue
+            except Exception:  # a raw error is not a report a person can act on
+                silent += 1
+                continue
+            identical, silent = (identical + 1, silent) if seen == baseline else (identical, silent + 1)
+    print(f"schema-1 fixture, {len(range(0, len(original), step))} bytes +16: {identical} identical, "
+          f"{reported} reported, {silent} silent")
+
+
+def exit_codes(flips: int) -> None:
+    """Issue 19, item 3: random single-bit flips of a journal; the statuses of ``history --all`` and ``export``."""
+    from bench.journal import build
+    from bornes.firmware.cli import main as cli
+
+    with tempfile.TemporaryDirectory(prefix="bornes-codes-", dir="/dev/shm") as scratch:
+        made, state = Path(scratch) / "made", Path(scratch) / "state"
+        build(made, 4)
+        with Journal.open(made) as journal:
+            game = journal.new_game('[Edition "winning-moves"]\n[Players "Anne; Bruno"]')
+            for seq in range(30):
+                journal.append(game, seq, f"A play MB-D100-{seq:02d}")
+        original = (made / FILENAME).read_bytes()
+        state.mkdir()
+        config = Path(scratch) / "config.toml"
+        config.write_text(f'[state]\ndir = "{state}"\n')
+        rng = random.Random(19)
+        codes: dict[int, int] = {}
+        for k in range(flips):
+            byte = rng.randrange(100, 4096) if k % 3 == 0 else rng.randrange(len(original))
+            data = bytearray(original)
+            data[byte] ^= 1 << rng.randrange(8)
+            (state / FILENAME).write_bytes(data)
+            for command in (["history", "--all"], ["export", "5"]):
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    code = cli([*command, "--config", str(config)])
+                codes[code] = codes.get(code, 0) + 1
+    print(f"{flips} random flips, history and export: exit statuses {dict(sorted(codes.items()))}")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 400)
+    if sys.argv[1:2] == ["--old-journal"]:
+        old_journal(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+    elif sys.argv[1:2] == ["--exit-codes"]:
+        exit_codes(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 400)

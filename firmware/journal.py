@@ -990,7 +990,7 @@ class Journal:
             count, digest = row if row is not None else (0, 0)
             _write_pending(directory, last, count, digest)
             self._pending = True
-        except sqlite3.Error as error:
+        except (sqlite3.Error, TypeError) as error:  # no ledger row to read: the next open reports that
             log.warning("journal %s: checkpoint deferred (%s), no note: %s", self.path, why, error)
             return
         except OSError as error:  # a full disk: the action is durable in the WAL, only less guarded

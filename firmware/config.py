@@ -267,6 +267,9 @@ def load_config(path: str | None = None) -> Config:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"config {chosen}: not UTF-8 text (byte {error.start})") from None
+    if not text.strip() or "\0" in text:  # what a power cut during a save leaves: empty, or zero-filled
+        what = "is empty" if not text.strip() else "holds NUL bytes (cut short while saved?)"
+        raise ConfigError(f"config {chosen}: {what}; restore it, or copy config/bornes.sample.toml there")
     return parse_config(text, chosen, base_dir=Path(chosen).resolve().parent)
 
 

@@ -179,4 +179,17 @@ def run(args: argparse.Namespace) -> int:
         if state:
             for sheet in sheets_list(state):
                 print(json.dumps(sheet, ensure_ascii=False))
+    return exit_status(results)
+
+
+EX_REFUSED = 1  # docs/feed.md: the script ran, but the referee refused at least one input
+
+
+def exit_status(results: list[dict[str, object]]) -> int:
+    """0 when no input was refused; 65 (EX_DATAERR) when a line was bad input (not a script line, not a
+    card or button); 1 when the referee refused an input. A script can tell each from the others."""
+    if any(entry.get("reason") == "bad-input" for entry in results):
+        return EX_DATAERR
+    if any(entry["verdict"] == "refused" for entry in results):
+        return EX_REFUSED
     return 0

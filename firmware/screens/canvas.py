@@ -233,8 +233,15 @@ class Canvas:
         return self.image.copy()
 
 
-def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
+#: Columns kept dark at the panel's left and right edges: a case's bezel hides the outermost
+#: columns of a 0.96" module, so no text, icon or figure may sit there (backgrounds may).
+MARGIN = 2
+
+
+def layout_problems(boxes: Sequence[Box], size: tuple[int, int], margin: int = MARGIN) -> list[str]:
     """What is wrong with a screen's layout: overlaps, marks off the panel, cut texts. Empty when right.
+
+    Ink keeps ``margin`` dark columns at the left and right edges of the panel (the bezel's).
 
     Ink marks must not share a pixel's rectangle, and two texts on one line need two clear
     columns between them ("Chloé 1000" must not read "Chloé1000"). A background (``fill``) must either hold an
@@ -259,6 +266,8 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
         x0, y0, x1, y1 = b.rect
         if x0 < 0 or y0 < 0 or x1 >= width or y1 >= height:
             problems.append(f"off the panel: {name(b)}")
+        elif b.ink and (x0 < margin or x1 >= width - margin):
+            problems.append(f"in the {margin}-pixel margin: {name(b)}")
         if b.cut:
             problems.append(f"cut: {name(b)}")
     for i, a in enumerate(boxes):

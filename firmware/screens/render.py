@@ -198,7 +198,7 @@ def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
     text = message.text
     if message.short and not all(c.fits(word, "small", c.width - 2 * MARGIN) for word in text.split()):
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
-    _paragraph(c, text, 14, c.height - HINT_H)
+    _paragraph(c, text, 14, c.height - HINT_H - 1)
     if view.turn_name:
         _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))
     else:
@@ -216,7 +216,7 @@ def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
                              c.width - 32 - MARGIN)
     c.text((32, TITLE_H + 17), on, font)
     scan = c.choose((_("Scan your safety now"), _("Scan the safety")), "small", c.width - 2 * MARGIN)
-    c.text_center(c.height - 17, scan, "small")
+    c.text_center(c.height - HINT_H - 10, scan, "small")
     _hint(c, _("or press CF"))
 
 
@@ -262,7 +262,7 @@ def _extension(c: Canvas, view: ExtensionPrompt) -> None:
 
 def _undo(c: Canvas, view: UndoPrompt) -> None:
     _title(c, _("UNDO?"))
-    _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - HINT_H, choices=("big", "bold7", "text", "small"))
+    _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - HINT_H - 1, choices=("big", "bold7", "text", "small"))
     _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep")))
 
 

@@ -19,6 +19,7 @@ from bornes.firmware.screens.model import (
     ExtensionPrompt,
     FeedbackView,
     GameOverView,
+    LegendView,
     MenuView,
     NameEditView,
     PartnerPrompt,
@@ -172,5 +173,7 @@ def sample_screens() -> dict[str, ScreenView]:
         "status-unknown-card": StatusView("Unknown card", "MB-XYZ-01 is not a Mille Bornes card."),
         "status-display": StatusView("Display problem", "The OLED did not answer; retrying."),
         "status-config": StatusView("Config problem", "pins.toml: GPIO 2 is used twice (SDA and OK)."),
+        "legend": LegendView(page=0),
+        "legend-last": LegendView(page=-1),
     })
     return screens

@@ -66,14 +66,18 @@ TURN_MARK_TINY = 4
 def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str],
                  mark: int = TURN_MARK) -> None:
     """The name after the turn mark's column (``width`` holds both); the mark, a solid arrow, only on
-    the side to play."""
+    the side to play. A full name in a smaller font beats seat letters in a larger one; in a compact
+    cell's tiny line only the side to play gives the mark its columns (a name is worth them more)."""
+    if mark == TURN_MARK_TINY and not side.is_turn:
+        mark = 0
     if side.is_turn:  # as tall as the name's capitals: ten rows in a roomy cell, five in a tiny line
         if mark == TURN_MARK:
             c.polygon([(x, y + 1), (x + 4, y + 6), (x, y + 11)])
         else:
             c.polygon([(x, y), (x + 2, y + 2), (x, y + 4)])
-    text, font = c.choose_font(_names(side), choices, width - mark)
+    text, font = c.choose_font(_names(side), choices, width - mark, words_first=True)
     c.text((x + mark, y), text, font)
+
 
 def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1,
               invert_coups: bool = True) -> None:
@@ -129,8 +133,9 @@ def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     # The fullest name beside both figures; where even the seat letters leave no room (five-digit
     # totals), the game total alone.
     points = str(side.score)
+    mark = TURN_MARK_TINY if side.is_turn else 0
     for option in (_points(side)[-1], points):
-        if any(TURN_MARK_TINY + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= COMPACT_W
+        if any(mark + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= COMPACT_W
                for name in _names(side)):
             points = option
             break

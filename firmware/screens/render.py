@@ -424,7 +424,7 @@ def _game_over(c: Canvas, view: GameOverView) -> None:
         said = (_("{names} win!").format(names=view.winner), _("{names} win!").format(names=short))
     else:
         said = (_("{name} wins!").format(name=view.winner), view.winner)
-    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2 * MARGIN)
+    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2 * MARGIN, words_first=True)
     c.text_center(TITLE_H + 1, text, font)
     totals = sorted(view.totals, key=lambda item: -item[1])
     font = "small"

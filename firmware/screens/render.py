@@ -470,7 +470,7 @@ def legend_pages(size: tuple[int, int] = SMALL) -> int:
 
 def _legend(c: Canvas, view: LegendView) -> None:
     """Each mark of the table beside its meaning: NEXT and BACK page through them."""
-    from bornes.firmware.screens.legend import LEGEND
+    from bornes.firmware.screens.legend import LEGEND, LEGEND_TITLE
 
     size = (c.width, c.height)
     columns = _legend_columns(size)
@@ -478,20 +478,20 @@ def _legend(c: Canvas, view: LegendView) -> None:
     per_page = rows * columns
     pages = legend_pages(size)
     page = view.page % pages
-    _title(c, (_("What the marks mean"), _("Legend")), f"{page + 1}/{pages}")
+    _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
     col_w = (c.width - 2 * MARGIN) // columns
     for place, entry in enumerate(LEGEND[page * per_page:(page + 1) * per_page]):
         column, row = divmod(place, rows)
         x = MARGIN + column * col_w
         y = TITLE_H + 2 + row * _LEGEND_ROW
-        _legend_sample(c, entry.kind, entry.name, x, y)
+        legend_sample(c, entry.kind, entry.name, x, y)
         room = col_w - _LEGEND_SAMPLE - 2
         words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
         c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
     _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
 
 
-def _legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
+def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
     """One mark as the table draws it, in an 11-pixel-high slot at (x, y)."""
     if kind == "hazard":
         c.icon((x + 1, y), icons.hazard_icon(name))

@@ -59,7 +59,7 @@ class Canvas:
     # --- text -----------------------------------------------------------------------------
 
     def text_width(self, text: str, font: str) -> int:
-        return len(fonts.printable(text)) * fonts.cell(font)[0]
+        return fonts.width(fonts.printable(text), font)
 
     def fits(self, text: str, font: str, width: int) -> bool:
         return self.text_width(text, font) <= width
@@ -91,8 +91,9 @@ class Canvas:
     def fit(self, text: str, font: str, width: int) -> str:
         """The text cut to ``width`` pixels (recorded as cut by :meth:`text`; screens avoid this)."""
         text = fonts.printable(text)
-        room = max(0, width // fonts.cell(font)[0])
-        return text if len(text) <= room else text[:room]
+        while text and fonts.width(text, font) > width:
+            text = text[:-1]
+        return text
 
     def _ink(self, xy: tuple[int, int], text: str, font: str) -> tuple[int, int, int, int] | None:
         if not text:
@@ -142,12 +143,11 @@ class Canvas:
 
     def wrap(self, text: str, font: str, width: int) -> list[str]:
         """Greedy word wrap to ``width`` pixels; a word longer than a line is cut (and shows as cut)."""
-        room = max(1, width // fonts.cell(font)[0])
         lines: list[str] = []
         line = ""
         for word in fonts.printable(text).split():
             candidate = f"{line} {word}" if line else word
-            if len(candidate) <= room:
+            if fonts.width(candidate, font) <= width:
                 line = candidate
                 continue
             if line:

@@ -40,6 +40,17 @@ def input_words() -> str:
     ])
 
 
+class SpokenActions(logging.Filter):
+    """On the emulator's terminal, an accepted action by players' names ("Chloé: Roll (MB-ROLL-01)")
+    instead of the record's notation that journald keeps ("B play MB-ROLL-01")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        said = getattr(record, "said", None)
+        if said:
+            record.msg, record.args = "accepted %s", (said,)
+        return True
+
+
 class Console:
     """Prints above the prompt and reads typed lines; plain lines when standard input is not a terminal."""
 

@@ -206,7 +206,9 @@ class Referee:
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
-            log.info("accepted %s", self._said(outcome.action))
+            # journald keeps the record's notation (tools and the fault tests read it); the emulator's
+            # terminal says it by name (firmware/console.py: SpokenActions).
+            log.info("accepted %s", outcome.action.notation(), extra={"said": self._said(outcome.action)})
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
         self.page = 0  # the first page right after a tap (the side to play is on every page)

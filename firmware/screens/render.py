@@ -33,7 +33,7 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.screens.table import render_table
+from bornes.firmware.screens.table import render_table, shortened
 
 #: The two panel geometries: the 128×64 monochrome panels and the 256×64 grayscale ssd1322.
 SMALL: tuple[int, int] = (128, 64)
@@ -399,20 +399,6 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
             right = label_w + (index + 1) * col_w - 1
             c.text_right(right, y, "-" if value == 0 and label not in _SUM_ROWS else str(value), font)
     _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
-
-
-def shortened(name: str) -> list[str]:
-    """A name, then shorter forms that still read as that name: "Dmitri", "Dmit.", "Dmi.", ... "D.";
-    partners each keep their first letters ("Ann+Chloé", "An+Ch", "A+C")."""
-    parts = name.split("+")
-    longest = max(len(part) for part in parts)
-    forms = [name]
-    for keep in range(longest - 1, 0, -1):
-        if len(parts) > 1:
-            forms.append("+".join(part[:keep] for part in parts))
-        elif keep < len(name):
-            forms.append(f"{name[:keep]}." if keep > 1 else name[:1])
-    return list(dict.fromkeys(forms))
 
 
 def _game_over(c: Canvas, view: GameOverView) -> None:

@@ -41,18 +41,34 @@ def _points(side: SideView) -> list[str]:
     ]
 
 
+def shortened(name: str, least: int = 1) -> list[str]:
+    """A name, then shorter forms that still read as that name: "Dmitri", "Dmit.", "Dmi.", ... "D";
+    partners each keep their first letters ("Ann+Chloé", "Ann+Chl", "An+Ch", "A+C"). No form keeps
+    fewer than ``least`` letters of a name."""
+    parts = name.split("+")
+    longest = max(len(part) for part in parts)
+    forms = [name]
+    for keep in range(longest - 1, least - 1, -1):
+        if len(parts) > 1:
+            forms.append("+".join(part[:keep] for part in parts))
+        elif keep < len(name):
+            forms.append(f"{name[:keep]}." if keep > 1 else name[:1])
+    return list(dict.fromkeys(forms))
+
+
 def _names(side: SideView) -> list[str]:
-    """The side's name, then shorter forms: a first name alone, then the seat letters (as on the seat
-    buttons), so a long name is never cut mid-word."""
+    """The side's name, then shorter forms: a first name alone, the name shortened ("Chl."), then
+    the seat letters (as on the seat buttons), so a name is never cut without a mark."""
     options = [side.name]
     parts = side.name.split("+")
     if len(parts) == 1:
         words = side.name.replace("-", " ").split()
         if len(words) > 1:
             options.append(words[0])
+        options += shortened(options[-1], least=3)[1:]  # partners keep whole names, or their seats
     if side.seats:
         options.append(side.seats)
-    return options
+    return list(dict.fromkeys(options))
 
 
 #: The mark of the side to play: a solid arrow before the name, as readable as an inverted name

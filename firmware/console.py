@@ -34,7 +34,8 @@ def input_words() -> str:
         *(f"           {line}" for line in kinds[1:]),
         _("  buttons  ok  next  back  cf (coup fourré)  discard  undo"),
         _("  held     long ok       what the icons mean (naming a seat: keep the whole name)"),
-        _("           long back     end a hand nobody can finish (in the menus: the previous menu)"),
+        _("           long back     end a hand nobody can finish (menus: the previous one; PIN shown: unpair "
+          "every phone)"),
         _("           long discard  swap cards (fast-play rule)"),
         _("  seats    seat1 … seat8: who called a coup fourré, whom a hazard is for"),
     ])

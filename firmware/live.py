@@ -41,6 +41,7 @@ from bornes.engine.state import GameSetup, GameState, Phase, battle_status
 from bornes.firmware import words
 from bornes.firmware.i18n import FRENCH_EDITIONS, catalogue
 from bornes.firmware.journal import FILENAME, Journal, JournalError
+from bornes.firmware.padnotes import action_text, line_pad
 
 log = logging.getLogger("bornes.live")
 
@@ -80,6 +81,11 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
     return words.describe(state.setup, action, language)
 
 
+def pad_words(setup: GameSetup, text: str, pad: str | None, language: str = "en") -> str:
+    """An action's words with the pad its card was laid on (bornes.firmware.words.pad_words)."""
+    return words.pad_words(setup, text, pad, language)
+
+
 # -- the snapshot ----------------------------------------------------------------------------------
 
 
@@ -92,11 +98,13 @@ def snapshot(
     language: str = "en",
     last: int = LAST_ACTIONS,
     states: list[GameState] | None = None,
+    pads: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """The table as plain data for a page or an MQTT message.
 
     ``states`` (the state before each action, when known) lets the last actions be told in words
     with the names as they stood; without it the final state's names are used (they never change).
+    ``pads`` (the pad each action's card was laid on, from the journal) adds where it was laid.
     """
     setup = state.setup
     hand = state.hand
@@ -135,7 +143,12 @@ def snapshot(
     told = []
     for offset, action in enumerate(tail):
         before = states[start + offset] if states is not None and start + offset < len(states) else state
-        told.append({"n": start + offset + 1, "text": describe(before, action, language)})
+        pad = pads[start + offset] if pads is not None and start + offset < len(pads) else None
+        text = describe(before, action, language)
+        entry: dict[str, Any] = {"n": start + offset + 1, "text": pad_words(setup, text, pad, language)}
+        if pad is not None:
+            entry["pad"] = pad  # only for a card laid on a pad: without pads the snapshot is as before
+        told.append(entry)
     to_act = state.to_act()
     turn_text = words.turn_text(state, language)
     return {
@@ -197,7 +210,7 @@ def replay(header: str, lines: list[str]) -> tuple[Game, list[GameState]]:
     states: list[GameState] = []
     for number, line in enumerate(lines, start=1):
         try:
-            action = parse_action(line)
+            action = parse_action(action_text(line))
         except ValueError as error:
             raise GameUnreadable(f"action {number} does not read: {error}") from None
         states.append(game.state)
@@ -471,6 +484,7 @@ class JournalFollower:
                 status=status,
                 language=self.language,
                 states=followed.states,
+                pads=[line_pad(line) for line in followed.lines],
             )
         )
 
@@ -482,7 +496,7 @@ class JournalFollower:
             assert followed.game is not None
             for line in lines[len(followed.lines) :]:
                 try:
-                    action = parse_action(line)
+                    action = parse_action(action_text(line))
                 except ValueError as error:
                     raise GameUnreadable(f"action {len(followed.lines) + 1} does not read: {error}") from None
                 verdict = apply(followed.game.state, action)

@@ -288,6 +288,18 @@ def describe(setup: GameSetup, action: Action, language: str | None = None) -> s
     return action.notation()  # pragma: no cover - every action kind is named above
 
 
+def pad_words(setup: GameSetup, text: str, pad: str | None, language: str | None = None) -> str:
+    """An action's words with the pad its card was laid on, where a pad said something (a seat's or
+    the discard pile's: firmware/padnotes.py); the words alone otherwise."""
+    _ = _Say(language)
+    if pad == "discard":
+        return _("{action}, on the discard pad", action=text)
+    seat = "ABCDEFGH".find(pad) if pad is not None and len(pad) == 1 else -1
+    if 0 <= seat < setup.seats:
+        return _("{action}, on {player}'s pad", action=text, player=setup.names[seat])
+    return text
+
+
 def taken_back(setup: GameSetup, action: Action, language: str | None = None) -> Phrasings:
     """An action as a thing that can be taken back: "100 miles by Ann", then "100 miles"."""
     _ = _Say(language)

@@ -7,6 +7,8 @@
 #   sudo systemd/install.sh --web        also serve the phone pages (bornes-web.service, docs/web.md)
 #   sudo systemd/install.sh --bridge     also publish this table to the club's broker (docs/club.md)
 #   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
+#   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
+#                                        (repeat for several pads; docs/readers.md, Keyboard mode)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the service (keeps config and games)
 #
@@ -22,10 +24,13 @@ UNIT=/etc/systemd/system/bornes.service
 WEB_UNIT=/etc/systemd/system/bornes-web.service
 WEB_USER=bornes-web
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
+HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
+HID_IDS=()
 USER_NAME=bornes
 GROUPS_WANTED=(gpio i2c dialout)
 # What Pillow (via luma.oled), lgpio and the venv need; python3-lgpio gives lgpio without a compiler.
-APT_PACKAGES=(python3-venv python3-dev python3-lgpio libopenjp2-7 libjpeg62-turbo libtiff6 i2c-tools)
+# python3-evdev: keyboard-mode readers; PyPI has evdev as source only, Debian builds it for the Pi.
+APT_PACKAGES=(python3-venv python3-dev python3-lgpio python3-evdev libopenjp2-7 libjpeg62-turbo libtiff6 i2c-tools)
 
 DRY_RUN=0
 UNINSTALL=0
@@ -35,7 +40,7 @@ CLUB=0
 WEB=0
 
 usage() {
-    sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -46,6 +51,14 @@ while [[ $# -gt 0 ]]; do
         --bridge) BRIDGE=1 ;;
         --club) CLUB=1 ;;
         --web) WEB=1 ;;
+        --hid)
+            if [[ $# -lt 2 || ! $2 =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$ ]]; then
+                echo "install.sh: --hid takes the reader's USB vendor:product, like 0c2e:0b61" >&2
+                exit 64
+            fi
+            HID_IDS+=("${2,,}")
+            shift
+            ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -97,7 +110,7 @@ if [[ $UNINSTALL -eq 1 ]]; then
     fi
     run rm -f /etc/systemd/system/bornes-bridge.service /etc/systemd/system/bornes-club.service
     step "remove the units $UNIT, $WEB_UNIT and the udev rule $RULE"
-    run rm -f "$UNIT" "$WEB_UNIT" "$RULE"
+    run rm -f "$UNIT" "$WEB_UNIT" "$RULE" "$HID_RULE"
     if have systemctl; then run systemctl daemon-reload; fi
     if have udevadm; then run udevadm control --reload; fi
     step "remove the program in $PREFIX"
@@ -168,6 +181,27 @@ fi
 if have udevadm; then
     run udevadm control --reload
     run udevadm trigger --subsystem-match=tty --action=add
+fi
+
+if [[ ${#HID_IDS[@]} -gt 0 ]]; then
+    step "install the udev rule $HID_RULE for the keyboard-mode reader(s) ${HID_IDS[*]}"
+    # One copy of the template's #HID# line per reader; the template itself matches nothing.
+    hid_rules="$(grep -v '^#HID# ' "$REPO/systemd/99-bornes-hid.rules")"
+    for id in "${HID_IDS[@]}"; do
+        line="$(grep '^#HID# ' "$REPO/systemd/99-bornes-hid.rules" | sed "s/^#HID# //; s/VVVV/${id%%:*}/g; s/PPPP/${id##*:}/g")"
+        hid_rules="$(printf '%s\n' "$hid_rules" | sed "/^LABEL=\"bornes_hid_end\"/i $line")"
+    done
+    if [[ $DRY_RUN -eq 1 ]]; then
+        printf '    would write %s with:\n%s\n' "$HID_RULE" "$(printf '%s\n' "$hid_rules" | grep '^ATTRS')"
+    else
+        printf '%s\n' "$hid_rules" > "$HID_RULE.tmp"
+        chmod 0644 "$HID_RULE.tmp"
+        mv "$HID_RULE.tmp" "$HID_RULE"
+    fi
+    if have udevadm; then
+        run udevadm control --reload
+        run udevadm trigger --subsystem-match=input --action=add
+    fi
 fi
 
 step "enable I2C for the OLED"

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from bornes.engine.options import EDITIONS
 from bornes.firmware.i18n import _, ngettext
-from bornes.firmware.rule_labels import RULES_HINT, edition_short, option_lines
+from bornes.firmware.rule_labels import edition_short, option_lines, rules_hint
 from bornes.firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
@@ -20,6 +20,7 @@ from bornes.firmware.screens.model import (
     ExtensionPrompt,
     FeedbackView,
     GameOverView,
+    LegendView,
     MenuView,
     NameEditView,
     PartnerPrompt,
@@ -161,7 +162,7 @@ def sample_screens() -> dict[str, ScreenView]:
         # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
         "menu-options": MenuView(_("Rules"), (_("Start the game"), *option_lines(
             EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
-                                 hint=_(RULES_HINT)),
+                                 hint=rules_hint()),
         "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"),
                                           _("{name} deals").format(name="Ann")),
         "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"),
@@ -188,5 +189,7 @@ def sample_screens() -> dict[str, ScreenView]:
         "status-display": StatusView(_("Display problem"), _("The OLED did not answer; retrying.")),
         "status-config": StatusView(_("Config problem"), _("{file}: GPIO {pin} is used twice ({first} and {second}).")
                                     .format(file="pins.toml", pin=2, first="SDA", second="OK")),
+        "legend": LegendView(page=0),
+        "legend-last": LegendView(page=-1),
     })
     return screens

@@ -68,7 +68,7 @@ ENGLISH = frozenset(
 
 
 def _feed(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
-    assert main(["feed", "--json", str(SCRIPT), *extra]) == 0
+    assert main(["feed", "--json", str(SCRIPT), *extra]) == 1  # some inputs are refused (docs/exit-codes.md)
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 

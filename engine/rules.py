@@ -346,9 +346,18 @@ def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]
     """The sides a hazard from side ``own`` may go on right now, in side order (the one place
     targets are worked out: the check, the generator and the effect all ask it)."""
     targets: list[int] = []
-    for side in range(len(state.hand.sides)):
-        if side != own and _target(state, side).hazard_on(kind) is None:
-            targets.append(side)
+    sides = state.hand.sides
+    setup = state.setup
+    for index in range(len(sides)):
+        if index != own:
+            side = sides[index]
+            target = _TARGETS.get(id(side))
+            if target is None or target.side is not side or target.setup is not setup or target.index != index:
+                target = _target(state, index)
+            against = target.against
+            verdict = against[kind] if kind in against else target.hazard_on(kind)
+            if verdict is None:
+                targets.append(index)
     return tuple(targets)
 
 
@@ -705,7 +714,10 @@ def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) ->
         if _attacker_refusal(state.setup.options, mine.side, kind) is not None:
             return ()
         first_seats = state.setup._side_seats
-        return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
+        seats: list[int | None] = []
+        for target in _target_sides(state, own, kind):
+            seats.append(first_seats[target][0])
+        return tuple(seats)
     if kind.is_safety:
         return _OWN_SIDE  # a safety may be played at any time (000 §5B)
     return _OWN_SIDE if (mine.distance(kind) if kind.is_distance else mine.remedy(kind)) is None else _NOWHERE

@@ -181,16 +181,19 @@ class SideState(NamedTuple):
     @property
     def active_hazard(self) -> CardKind | None:
         """The hazard on top of the battle pile, unless a later safety cancelled it."""
-        top = self.battle_top
-        if top is not None and top.is_hazard and not self.has(top.safety):
-            return top
+        battle = self.battle  # (the referee asks this every turn: no property calls, no safety lookup without safeties)
+        if battle:
+            top = battle[-1].kind
+            if top.is_hazard and not (self.safeties and self.has(top.safety)):
+                return top
         return None
 
     @property
     def limited(self) -> bool:
         """Under a speed limit: a Speed Limit on top of the speed pile and no Right of Way."""
-        return bool(self.speed) and self.speed[-1].kind is CardKind.SPEED_LIMIT and not self.has(
-            CardKind.RIGHT_OF_WAY
+        speed = self.speed
+        return bool(speed) and speed[-1].kind is CardKind.SPEED_LIMIT and not (
+            self.safeties and self.has(CardKind.RIGHT_OF_WAY)
         )
 
     def table_cards(self) -> tuple[Card, ...]:
@@ -199,14 +202,16 @@ class SideState(NamedTuple):
 
 def can_move(side: SideState, options: RuleOptions) -> bool:
     """Whether a side may play distance: rolling, or moving under Right of Way (000 §6B, §6C)."""
-    right_of_way = side.has(CardKind.RIGHT_OF_WAY)
-    top = side.battle_top
-    if top is None:
+    safeties = side.safeties  # most sides hold none: then no safety is looked up at all
+    right_of_way = bool(safeties) and side.has(CardKind.RIGHT_OF_WAY)
+    battle = side.battle
+    if not battle:
         return right_of_way
+    top = battle[-1].kind
     if top is CardKind.ROLL:
         return True
     if top.is_hazard:
-        if side.has(top.safety):
+        if safeties and side.has(top.safety):
             return right_of_way or not options.roll_after_safety
         return False
     return right_of_way or not options.roll_after_remedy

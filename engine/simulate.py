@@ -139,10 +139,14 @@ class Bot:
                 plays.append(action)
             elif type(action) is Discard:
                 discards.append(action)
-        usable = {discard.card for discard in discards}
-        if len(usable) < len(hand):
-            usable.update(play.card for play in plays)
-        stuck = [card for card in hand if card not in usable] if len(usable) < len(hand) else []
+        # The engine lists at most one discard per card held: as many discards as cards means
+        # every card has one, and no set needs building.
+        stuck: list[Card] = []
+        if len(discards) < len(hand):
+            usable = {discard.card for discard in discards}
+            if len(usable) < len(hand):
+                usable.update(play.card for play in plays)
+                stuck = [card for card in hand if card not in usable]
         rng = self.rng
         if plays and rng.random() < 0.1:
             return rng.choice(plays), stuck

@@ -1111,8 +1111,8 @@ class _Work:
         if self.options.empty_draw_pile is EmptyDrawPile.END_HAND and self.draw_pile == 0:
             self.end_hand(None)  # 002 "until … the deck is exhausted"; 004 "dès qu'il n'y a plus de carte"
             return
-        seats = self.setup.seats
-        drawable = self.can_draw()
+        seats = len(self.setup.names)  # setup.seats, without the property's call
+        drawable = self.draw_pile > 0 or self.can_draw()
         for step in range(1, seats + 1):
             seat = (after + step) % seats
             if self.hands[seat] > 0 or drawable:

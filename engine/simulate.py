@@ -216,7 +216,7 @@ class Simulation:
         self.reset_hand()
         while True:
             state = game.state
-            if state.over or state.phase is Phase.HAND_OVER:
+            if state.over or state.hand.phase is Phase.HAND_OVER:  # state.phase, without the property's call
                 self.report.hands += 1
                 if state.over or self.report.hands >= hands_wanted:
                     break
@@ -235,7 +235,7 @@ class Simulation:
 
     def next_action(self, state: GameState, table: PhysicalTable) -> Action | None:
         """What the table does next. For a turn this also makes the seat's real draw."""
-        phase = state.phase
+        phase = Phase.GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
         if phase is Phase.GAME_OVER:
             return None
         if phase is Phase.HAND_OVER:
@@ -335,7 +335,7 @@ class Simulation:
         self.stale = 0 if moved else self.stale + 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
-        phase = after.phase
+        phase = Phase.GAME_OVER if after.over else after.hand.phase  # after.phase, without the call
         if phase is Phase.HAND_OVER or phase is Phase.GAME_OVER or kind is NextHand:
             problems = self.check(after, table)
         else:

@@ -239,7 +239,7 @@ class Simulation:
             action = self.next_action(state, table)
             if action is None:
                 break
-            self._push(game, table, action)
+            self._push(game, table, action, state)
         if self.verify_replay:
             self._verify_replay(game)
         if self.keep_games:
@@ -313,13 +313,13 @@ class Simulation:
 
     # -- applying and mirroring ---------------------------------------------------------------
 
-    def _push(self, game: Game, table: PhysicalTable, action: Action) -> bool:
-        before = game.state
+    def _push(self, game: Game, table: PhysicalTable, action: Action, before: GameState) -> bool:
+        """Referee ``action`` on ``before`` (the game's state) and mirror it if accepted."""
         verdict = game.push(action)
         if not isinstance(verdict, Accepted):
             self._fail(game, f"bot action {action.notation()} refused: {verdict}")
             return False
-        self.record(before, game.state, table, action, verdict.events)
+        self.record(before, verdict.state, table, action, verdict.events)  # the state the game now holds
         return True
 
     def record(

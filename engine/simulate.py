@@ -344,14 +344,15 @@ class Simulation:
         elif kind is NextHand:
             self.reset_hand()
         moved = False
-        for now, then in zip(after.hand.sides, before.hand.sides, strict=True):
+        after_hand = after.hand
+        for now, then in zip(after_hand.sides, before.hand.sides, strict=True):
             if now is not then and now.miles != then.miles:
                 moved = True
                 break
         self.stale = 0 if moved else self.stale + 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
-        phase = _PHASE_GAME_OVER if after.over else after.hand.phase  # after.phase, without the call
+        phase = _PHASE_GAME_OVER if after.over else after_hand.phase  # after.phase, without the call
         if phase is _PHASE_HAND_OVER or phase is _PHASE_GAME_OVER or kind is NextHand:
             problems = self.check(after, table)
         else:
@@ -415,14 +416,14 @@ class Simulation:
             on_table += len(battle) + len(speed) + len(distance) + len(safeties)
         if on_table != len(table.table):
             problems.append("table cards differ")
-        if len(hand.seen) != len(table.table) + len(table.discard) + len(table.shown):
+        seen = hand.seen
+        if len(seen) != len(table.table) + len(table.discard) + len(table.shown):
             problems.append("the referee's seen cards differ from the table and discards")
         cards: tuple[Card, ...] = ()
         if type(action) in _ONE_CARD:
             cards = (cast(_OneCard, action).card,)
         elif isinstance(action, Swap):
             cards = action.cards
-        seen = hand.seen
         for card in cards:
             if (card in seen) != (card in table.table or card in table.shown or card in table.discard):
                 problems.append(f"the referee and the table disagree about {card.code()}")

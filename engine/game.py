@@ -54,12 +54,13 @@ class Game:
 
         The table flow checks, makes the action durable, then commits: the engine runs once a tap.
         """
-        if verdict.state.setup is not self.setup:
+        state = verdict.state
+        if state.setup is not self.setup:
             raise ValueError("that verdict belongs to another game")
         self.log.append(action)
-        self._state = verdict.state
-        if verdict.state.hand.number != self._snapshots[-1][1].hand.number:
-            self._snapshots.append((len(self.log), verdict.state))
+        self._state = state
+        if state.hand.number != self._snapshots[-1][1].hand.number:
+            self._snapshots.append((len(self.log), state))
 
     def can_undo(self) -> bool:
         """Undo goes back one action at a time, to the start of the current hand."""

@@ -756,9 +756,10 @@ def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) ->
     """The ways a card of ``kind`` may be played now: ``(None,)`` on the own side, a seat per
     target side for a hazard (its first seat), ``()`` when it may not be played at all."""
     if kind.is_hazard:
-        if _attacker_refusal(state.setup.options, mine.side, kind) is not None:
+        setup = mine.setup
+        if _attacker_refusal(setup.options, mine.side, kind) is not None:
             return ()
-        first_seats = state.setup._side_seats
+        first_seats = setup._side_seats
         seats: list[int | None] = []
         for target in _target_sides(state, own, kind):
             seats.append(first_seats[target][0])
@@ -952,7 +953,8 @@ def legal_actions(
     if not 0 <= seat < len(setup.names):
         return []
     wanted = ALL_KINDS if kinds is None else kinds if type(kinds) is frozenset else frozenset(kinds)
-    phase = _PHASE_GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
+    hand = state.hand
+    phase = _PHASE_GAME_OVER if state.over else hand.phase  # state.phase, without the property's call
     found: list[Action] = []
     if type(cards) is not list and type(cards) is not tuple:
         cards = tuple(cards)
@@ -960,7 +962,6 @@ def legal_actions(
         plays, discards = _ACTION_PLAY in wanted, _ACTION_DISCARD in wanted
         if plays or discards:
             _turn_cards(state, seat, cards, found, plays, discards)
-        hand = state.hand
         options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:

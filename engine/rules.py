@@ -317,11 +317,12 @@ _LAST_OWN = [_OwnSide(GameSetup.create("winning-moves", ("A", "B")), 1000, 0, Si
 
 
 class _Target:
-    """What hazards may go on one side, remembered for as long as the side is on the table.
+    """What hazards may go on one side, remembered for every side with the same hazard facts.
 
-    A side's piles are an immutable value and an action replaces only the sides it touches, so
-    the sides a seat may attack are mostly the ones it judged on its last turn. The verdicts are
-    those of :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
+    Whether a hazard may go on a side depends only on the top of its battle pile, the top of its
+    speed pile and its safeties (and on the rules and which side it is, for the refusal's line):
+    not on its miles. A side that only drove on keeps its verdicts. They are those of
+    :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
     """
 
     __slots__ = ("against", "index", "setup", "side")
@@ -341,20 +342,28 @@ class _Target:
         return verdict
 
 
-#: The sides judged lately as targets, by identity. Each entry holds its side, so an id is not
-#: reused while it is here; a few hundred is far more than the sides on any table at once.
-_TARGETS: dict[int, _Target] = {}
+#: The hazard facts judged lately, keyed by :func:`_target_key` (and checked against the setup):
+#: a few hundred is far more than any table meets at once.
+_TARGETS: dict[tuple[object, ...], _Target] = {}
 _TARGETS_LIMIT = 256
 
 
+def _target_key(index: int, side: SideState) -> tuple[object, ...]:
+    """What a hazard's verdict on side ``index`` depends on: the top battle and speed cards' kinds and
+    the safeties (``can_move``, ``active_hazard``, ``limited`` and ``has`` read nothing else)."""
+    battle, speed, _distance, safeties, _coups, _miles = side
+    return (index, battle[-1].kind if battle else None, speed[-1].kind if speed else None, safeties)
+
+
 def _target(state: GameState, index: int) -> _Target:
-    """The remembered hazard verdicts of side ``index`` of ``state`` (the side value and the setup)."""
+    """The remembered hazard verdicts of side ``index`` of ``state`` (its hazard facts and the setup)."""
     side = state.hand.sides[index]
-    target = _TARGETS.get(id(side))
-    if target is None or target.side is not side or target.setup is not state.setup or target.index != index:
+    key = _target_key(index, side)
+    target = _TARGETS.get(key)
+    if target is None or target.setup is not state.setup:
         if len(_TARGETS) >= _TARGETS_LIMIT:
             _TARGETS.clear()
-        target = _TARGETS[id(side)] = _Target(state.setup, index, side)
+        target = _TARGETS[key] = _Target(state.setup, index, side)
     return target
 
 
@@ -395,9 +404,10 @@ def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]
     setup = state.setup
     for index in range(len(sides)):
         if index != own:
-            side = sides[index]
-            target = _TARGETS.get(id(side))
-            if target is None or target.side is not side or target.setup is not setup or target.index != index:
+            battle, speed, _distance, safeties, _coups, _miles = sides[index]  # _target_key, without the call
+            target = _TARGETS.get((index, battle[-1].kind if battle else None, speed[-1].kind if speed else None,
+                                   safeties))
+            if target is None or target.setup is not setup:
                 target = _target(state, index)
             against = target.against
             verdict = against[kind] if kind in against else target.hazard_on(kind)

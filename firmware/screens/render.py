@@ -505,7 +505,7 @@ def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
         c.icon((x + 1, y + 2), deck)
         c.text((x + deck.width + 3, y + 2), "42", "small")
     elif kind == "points":
-        c.text((x + 1, y + 3), "350 +75", "tiny")
+        c.text((x + 1, y + 3), "90 +25", "tiny")
     elif kind == "bar":
         c.bar(x + 1, y + 5, 24, 1, 2, 3)
 

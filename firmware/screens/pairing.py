@@ -54,16 +54,26 @@ def render_pairing(view: PairingView, size: tuple[int, int] = (128, 64), mode: s
                     canvas.box((x0, y0, x0 + scale - 1, y0 + scale - 1), fill=BLACK)
         left = side + 3
     right = canvas.width
+    # Any button puts the table back; a long BACK forgets every paired phone (firmware/referee.py).
+    hint = _("Hold BACK: unpair all")
+    room = right - left - 2
+    hint_lines = [hint] if canvas.fits(hint, "tiny", room) else canvas.wrap(hint, "tiny", room)[:2]
+    hint_top = height - 7 * len(hint_lines)
     canvas.text_center(0, _("Pair a phone"), "small", left=left, right=right)
-    canvas.text_center(12, _("PIN"), "small", left=left, right=right)
+    top = 12
+    if len(hint_lines) == 1:  # a narrow panel gives the PIN's label row to the hint's second line
+        canvas.text_center(top, _("PIN"), "small", left=left, right=right)
+        top = 22
     pin = view.pin if len(view.pin) != 6 else f"{view.pin[:3]} {view.pin[3:]}"
     font = "huge" if canvas.text_width(pin, "huge") <= right - left else "big"
-    canvas.text_center(22, pin, font, left=left, right=right)
+    canvas.text_center(top, pin, font, left=left, right=right)
     if matrix is None:
-        lines = canvas.wrap(view.url, "tiny", right - left)[:2]
+        lines = canvas.wrap(view.url, "tiny", right - left)[:max(0, (hint_top - top - 22) // 7)]
         for index, line in enumerate(lines):
-            canvas.text_center(44 + 7 * index, line, "tiny", left=left, right=right)
+            canvas.text_center(top + 21 + 7 * index, line, "tiny", left=left, right=right)
     else:
-        canvas.text_center(46, _("{seconds} s left").format(seconds=view.seconds_left), "small", left=left,
+        canvas.text_center(top + 21, _("{seconds} s left").format(seconds=view.seconds_left), "small", left=left,
                            right=right)
+    for index, line in enumerate(hint_lines):
+        canvas.text_center(hint_top + 7 * index, line, "tiny", left=left, right=right)
     return canvas.finish()

@@ -41,14 +41,14 @@ RECIPE = "1"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: The emulated reader: a pty behind /dev/bornes-reader, fed one tap per line written to the FIFO.
 FEED = "/run/bornes-test/taps"
-FEEDER = '''\
+FEEDER = f'''\
 """The test's card reader: a pty named /dev/bornes-reader (as udev names a USB reader), fed from a FIFO."""
 import grp
 import os
 
 os.makedirs("/run/bornes-test", exist_ok=True)
-if not os.path.exists("{feed}"):
-    os.mkfifo("{feed}", 0o600)
+if not os.path.exists("{FEED}"):
+    os.mkfifo("{FEED}", 0o600)
 master, slave = os.openpty()  # our slave stays open: the referee's reopen never sees a hangup
 name = os.ttyname(slave)
 os.chown(name, 0, grp.getgrnam("dialout").gr_gid)
@@ -57,14 +57,14 @@ if os.path.lexists("/dev/bornes-reader.new"):
     os.unlink("/dev/bornes-reader.new")
 os.symlink(name, "/dev/bornes-reader.new")
 os.replace("/dev/bornes-reader.new", "/dev/bornes-reader")
-feed = os.open("{feed}", os.O_RDWR)  # read-write: no EOF when a writer closes
+feed = os.open("{FEED}", os.O_RDWR)  # read-write: no EOF when a writer closes
 pending = b""
 while True:
     pending += os.read(feed, 4096)
     while b"\\n" in pending:
         line, pending = pending.split(b"\\n", 1)
         os.write(master, line.strip() + b"\\r\\n")
-'''.format(feed=FEED)
+'''
 FEEDER_UNIT = """\
 [Unit]
 Description=The system test's emulated card reader (a pty at /dev/bornes-reader)
@@ -121,6 +121,9 @@ def cached_root() -> Path:
         (wants / "bornes-test-reader.service").symlink_to("/etc/systemd/system/bornes-test-reader.service")
         (partial / ".bornes-root-complete").touch()
         partial.rename(root)
+        for stale in CACHE.glob(f"{SUITE}-amd64-*"):  # roots of an older package list: keep the cache small
+            if stale != root:
+                shutil.rmtree(stale, ignore_errors=True)
         return root
 
 
@@ -140,6 +143,9 @@ def cached_wheels() -> Path:
             shutil.rmtree(folder, ignore_errors=True)
             raise CannotBoot(f"pip download of the pinned wheels failed: {done.stderr.strip().splitlines()[-1:]}")
         (folder / ".complete").touch()
+        for stale in CACHE.glob(f"wheels-cp{PYTHON.replace('.', '')}-x86_64-*"):
+            if stale != folder:
+                shutil.rmtree(stale, ignore_errors=True)
         return folder
 
 

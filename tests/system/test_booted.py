@@ -27,7 +27,6 @@ import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 

@@ -163,13 +163,18 @@ class Machine:
         self.log_path = self.workdir / "nspawn.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.leader = 0
-        done = subprocess.run(["cp", "-a", "--reflink=auto", str(pristine), str(self.root)],
-                              capture_output=True, text=True, timeout=300, check=False)
-        if done.returncode != 0:
-            raise CannotBoot(f"could not copy the root: {done.stderr.strip()}")
-        shutil.copytree(REPO, self.root / "opt/bornes/src", ignore=_SOURCE_IGNORE, symlinks=True)
-        shutil.copytree(wheels, self.root / "var/cache/bornes-wheels")
-        (self.root / "etc/hostname").write_text("bornes-test\n")
+        try:
+            done = subprocess.run(["cp", "-a", "--reflink=auto", str(pristine), str(self.root)],
+                                  capture_output=True, text=True, timeout=300, check=False)
+            if done.returncode != 0:
+                raise CannotBoot(f"could not copy the root: {done.stderr.strip()}")
+            # The checkout where a Pi would have it (the units' Documentation= points there).
+            shutil.copytree(REPO, self.root / "opt/bornes/src", ignore=_SOURCE_IGNORE, symlinks=True)
+            shutil.copytree(wheels, self.root / "var/cache/bornes-wheels")
+            (self.root / "etc/hostname").write_text("bornes-test\n")
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
 
     # -- life cycle ---------------------------------------------------------------------------
 

@@ -116,9 +116,13 @@ chroot "$ROOT" /debootstrap/debootstrap --second-stage
 EOF
     timed "debootstrap second stage" in_namespace "$WORK/stage2.sh" > "$WORK/stage2.log" 2>&1 \
         || { tail -20 "$WORK/stage2.log"; fail "second stage failed"; }
+    cp "$TIMINGS" "$ROOT/.bornes-root-timings"
     touch "$ROOT/.bornes-root-complete"
 else
     echo "-- reusing the root built before (--rebuild for a new one)"
+    if [[ -f "$ROOT/.bornes-root-timings" ]]; then
+        sed 's/$/   (when the root was built)/' "$ROOT/.bornes-root-timings" >> "$TIMINGS"
+    fi
 fi
 
 echo "-- pip download on this machine: aarch64 cp313 wheels pinned by systemd/pi-constraints.txt"
@@ -126,12 +130,15 @@ WHEELS="$ROOT/opt/bornes-check/wheels"
 rm -rf "$ROOT/opt/bornes-check"
 mkdir -p "$WHEELS"
 # The project is the only thing built (here, natively, pure Python); the rest are wheels only.
+HOST_PYTHON=python3
+if [[ -x "$REPO/.venv/bin/python" ]]; then HOST_PYTHON="$REPO/.venv/bin/python"; fi
 timed "pip download (host)" bash -c '
-    python3 -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w "$1" "$2" &&
-    python3 -m pip download -q --disable-pip-version-check --only-binary :all: \
+    "$4" -m pip wheel -q --disable-pip-version-check --no-deps -w "$1" "$2" &&
+    "$4" -m pip download -q --disable-pip-version-check --only-binary :all: \
         --platform manylinux_2_17_aarch64 --python-version "$3" --implementation cp \
         -c "$2/systemd/pi-constraints.txt" -d "$1" "$(ls "$1"/bornes-*.whl)[web,club]" pytest hypothesis
-' _ "$WHEELS" "$REPO" "$PYTHON" > "$WORK/download.log" 2>&1 || { tail -20 "$WORK/download.log"; fail "pip download failed"; }
+' _ "$WHEELS" "$REPO" "$PYTHON" "$HOST_PYTHON" > "$WORK/download.log" 2>&1 \
+    || { tail -20 "$WORK/download.log"; fail "pip download failed"; }
 echo "   $(ls "$WHEELS" | wc -l) wheels, $(du -sh "$WHEELS" | cut -f1)"
 # The engine tests and their records, with the pytest settings of pyproject.toml.
 mkdir -p "$ROOT/opt/bornes-check/src"

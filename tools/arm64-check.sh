@@ -158,6 +158,7 @@ echo "   inside: $(cat "$ROOT/opt/bornes-check/arch") (uname -m), Python $(cat "
 
 cat > "$WORK/install.sh" <<EOF
 chroot "$ROOT" /bin/bash -euo pipefail -c '
+    python3 -m venv /opt/bornes-check/venv
     cd /opt/bornes-check/wheels
     /opt/bornes-check/venv/bin/pip install -q --disable-pip-version-check --no-index \
         --find-links /opt/bornes-check/wheels --only-binary :all: \

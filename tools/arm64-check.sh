@@ -61,13 +61,16 @@ cleanup() { rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # Time a step: "timed NAME command..." appends "NAME seconds" to the timings.
+# Its exit status is the command's: a failed step is never timed as a success.
 timed() {
-    local name="$1" start end
+    local name="$1" start end status=0
     shift
     start=$(date +%s.%N)
-    "$@"
+    "$@" || status=$?
     end=$(date +%s.%N)
-    printf '%-28s %7.1f s\n' "$name" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" >> "$TIMINGS"
+    printf '%-30s %7.1f s%s\n' "$name" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
+        "$([[ $status -eq 0 ]] || echo "   FAILED (exit $status)")" >> "$TIMINGS"
+    return "$status"
 }
 
 # Run a script inside a new user + mount + pid namespace, with the full uid/gid map and a private

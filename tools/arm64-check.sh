@@ -143,12 +143,12 @@ timed "pip download (host)" bash -c '
 ' _ "$WHEELS" "$REPO" "$PYTHON" "$HOST_PYTHON" > "$WORK/download.log" 2>&1 \
     || { tail -20 "$WORK/download.log"; fail "pip download failed"; }
 echo "   $(ls "$WHEELS" | wc -l) wheels, $(du -sh "$WHEELS" | cut -f1)"
-# The engine tests and their records, with the pytest settings of pyproject.toml.
+# The checkout (the tests read docs and sources as well as their records), without venv or caches;
+# the code the tests import is the installed wheel's (bornes.*), not these folders.
 mkdir -p "$ROOT/opt/bornes-check/src"
-cp "$REPO/pyproject.toml" "$ROOT/opt/bornes-check/src/"
-install -D -m 0644 "$REPO/systemd/pi-constraints.txt" "$ROOT/opt/bornes-check/src/systemd/pi-constraints.txt"
-cp -r "$REPO/tests" "$ROOT/opt/bornes-check/src/tests"
-find "$ROOT/opt/bornes-check/src" -name __pycache__ -prune -exec rm -rf {} +
+tar -C "$REPO" --exclude=.git --exclude=.venv --exclude=.mypy --exclude=__pycache__ --exclude='*.egg-info' \
+    --exclude=build --exclude=dist --exclude='.*_cache' --exclude=.hypothesis -cf - . \
+    | tar -C "$ROOT/opt/bornes-check/src" -xf -
 
 cat > "$WORK/check.sh" <<EOF
 chroot "$ROOT" /bin/bash -euo pipefail -c '

@@ -207,7 +207,7 @@ if python3 -c 'import bornes' 2>/dev/null || [[ -x "$REPO/.venv/bin/bornes" ]]; 
     native="$REPO/.venv/bin/bornes"
     [[ -x $native ]] || native=bornes
     "$native" simulate --hands 100 --seed 1 --json > "$WORK/native.json" 2>/dev/null || true
-    python3 - "$WORK/simulate.json" "$WORK/native.json" <<'EOF'
+    python3 - "$WORK/simulate.json" "$WORK/native.json" <<'EOF' || status=1
 import json, sys
 emulated, native = (json.load(open(path)) if open(path).read().strip() else None for path in sys.argv[1:])
 def strip(summary):
@@ -218,7 +218,10 @@ elif native is None:
     print("   (no native run to compare with)")
 else:
     same = strip(emulated) == strip(native)
+    print(f"   {emulated['hands']} hands, {emulated['actions']} actions, {emulated['invariant_failures']} invariant"
+          f" failures; {emulated['hands_per_second']} hands/s emulated, {native['hands_per_second']} native")
     print(f"   results {'identical to' if same else 'DIFFERENT from'} the native x86-64 run")
+    sys.exit(0 if same else 1)
 EOF
 fi
 

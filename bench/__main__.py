@@ -61,8 +61,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--journal-games", type=int, help="finished games in the year-of-play journal (default 20000)")
     parser.add_argument("--flat-hands", type=int,
                         help="hands of the `bornes simulate` memory run (default 100000; 10000 with --quick)")
+    parser.add_argument("--rounds", type=int,
+                        help="interleaved rounds of the side-by-side with older commits (default 7; 3 with --quick)")
     parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
-                                       "flat, startup, journal, panel, gestures, web, club")
+                                       "baseline, flat, startup, journal, panel, gestures, web, club")
     return parser.parse_args(argv)
 
 
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
     flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
-    everything = "tap,idle,ready,recovery,memory,simulate,flat,startup,journal,panel,gestures,web,club"
+    everything = "tap,idle,ready,recovery,memory,simulate,baseline,flat,startup,journal,panel,gestures,web,club"
     parts = set((args.only or everything).split(","))
 
     from bench import figures
@@ -171,6 +173,30 @@ def main(argv: list[str] | None = None) -> int:
         for label, value in parts:
             rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
 
+    def baseline() -> None:
+        # Issue 22: today's simulate and engine side by side with the November baseline (f83ad17)
+        # and with the tree the speed-up started from (44cd1eb), both unpacked from git history.
+        from bench.baseline import BASELINE, side_by_side
+
+        rounds = args.rounds or (3 if args.quick else 7)
+        today, november, start = side_by_side([BASELINE, "44cd1eb"], players=4, hands=400, rounds=rounds)
+        label = f"4 players, 400 hands, {rounds} interleaved rounds, hands per CPU second, medians"
+        ratio = today.simulate_median / november.simulate_median
+        rows.append(Row(f"`bornes simulate` today vs {BASELINE} ({label})",
+                        f"{today.simulate_median:.0f} vs {november.simulate_median:.0f} = {ratio:.2f}×", "≥ 3.3×",
+                        ratio >= 3.3))
+        ratio = today.replay_median / start.replay_median
+        rows.append(Row(f"  engine alone (the same games replayed) today vs {start.label} and {BASELINE}",
+                        f"{today.replay_median:.0f} vs {start.replay_median:.0f} = {ratio:.2f}× "
+                        f"(vs {november.replay_median:.0f} = {today.replay_median / november.replay_median:.2f}×)",
+                        "≥ 2× 44cd1eb", ratio >= 2))
+        ratio = today.simulate_median / start.simulate_median
+        rows.append(Row(f"  `bornes simulate` today vs {start.label}",
+                        f"{today.simulate_median:.0f} vs {start.simulate_median:.0f} = {ratio:.2f}×"))
+        failed = [s.label for s in (today, november, start) if s.failures]
+        rows.append(Row("  invariant failures in the side-by-side runs", ", ".join(failed) or "none", "none",
+                        not failed))
+
     def startup() -> None:
         from bench.startup import startup_rows
 
@@ -229,9 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(Row(*row) for row in bench_rows(quick=args.quick))
 
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate), ("flat", flat), ("startup", startup),
-                       ("journal", journal), ("panel", panel), ("gestures", gestures), ("web", web),
-                       ("club", club)):
+                       ("memory", memory), ("simulate", simulate), ("baseline", baseline), ("flat", flat),
+                       ("startup", startup), ("journal", journal), ("panel", panel), ("gestures", gestures),
+                       ("web", web), ("club", club)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

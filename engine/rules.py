@@ -9,9 +9,8 @@ cite the rulebooks in ``shared/rulebooks/`` by their number (000, 001, …).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import combinations
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from bornes.engine.actions import (
     SEAT_LETTERS,
@@ -48,12 +47,20 @@ from bornes.engine.state import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    """An accepted action: the new state and what happened, in order."""
+class Accepted(NamedTuple):
+    """An accepted action: the new state and what happened, in order.
+
+    A named tuple like the states it carries: the referee makes one per action, and a frozen
+    dataclass costs an ``object.__setattr__`` per field.
+    """
 
     state: GameState
     events: tuple[Event, ...]
+
+
+#: Builds a named tuple from its fields in C, without the Python ``__new__`` of each class: the
+#: referee makes a hand, a side and an event or two for every action.
+_make = tuple.__new__
 
 
 Verdict = Accepted | Refusal
@@ -187,11 +194,10 @@ def _reshuffle_pending(state: GameState) -> bool:
 def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     """The seat in turn plays; it must hold a card once its draw is counted."""
     hand = state.hand
-    if state.phase is not Phase.PLAY:
+    if state.over or hand.phase is not Phase.PLAY:  # state.phase, without the property's call
         return _phase_refusal(state)
-    refusal = _seat_refusal(state, seat)
-    if refusal:
-        return refusal
+    if not 0 <= seat < len(state.setup.names):
+        return _seat_refusal(state, seat)
     turn = hand.turn
     if seat != turn:
         return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays")
@@ -207,12 +213,14 @@ class _OwnSide:
     for each kind of card in the hand.
     """
 
-    __slots__ = ("hazard", "limited", "moving", "side", "state")
+    __slots__ = ("hazard", "index", "limited", "moving", "setup", "side", "trip")
 
-    def __init__(self, state: GameState, side: SideState) -> None:
-        self.state = state
+    def __init__(self, setup: GameSetup, trip: int, index: int, side: SideState) -> None:
+        self.setup = setup
+        self.trip = trip
+        self.index = index
         self.side = side
-        self.moving = can_move(side, state.setup.options)
+        self.moving = can_move(side, setup.options)
         self.hazard = side.active_hazard
         self.limited = side.limited
 
@@ -228,8 +236,8 @@ class _OwnSide:
             return _SPEED_LIMIT
         if kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
             return _TOO_MANY_200
-        trip = self.state.hand.trip
-        if side.miles + miles > trip and self.state.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
+        trip = self.trip
+        if side.miles + miles > trip and self.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
             return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
         return None
 
@@ -249,15 +257,74 @@ class _OwnSide:
         return None
 
 
+def _own_side(state: GameState, index: int) -> _OwnSide:
+    """The facts of side ``index``, remembered for one side: the generator judges the seat in turn's
+    side, and the referee then checks the chosen card against the very same side."""
+    hand = state.hand
+    side = hand.sides[index]
+    mine = _LAST_OWN[0]
+    if mine.side is not side or mine.setup is not state.setup or mine.index != index or mine.trip != hand.trip:
+        mine = _LAST_OWN[0] = _OwnSide(state.setup, hand.trip, index, side)
+    return mine
+
+
+_LAST_OWN = [_OwnSide(GameSetup.create("winning-moves", ("A", "B")), 1000, 0, SideState())]
+
+
+class _Target:
+    """What hazards may go on one side, remembered for as long as the side is on the table.
+
+    A side's piles are an immutable value and an action replaces only the sides it touches, so
+    the sides a seat may attack are mostly the ones it judged on its last turn. The verdicts are
+    those of :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
+    """
+
+    __slots__ = ("against", "index", "setup", "side")
+
+    def __init__(self, setup: GameSetup, index: int, side: SideState) -> None:
+        self.setup = setup
+        self.index = index
+        self.side = side
+        self.against: dict[CardKind, Refusal | None] = {}
+
+    def hazard_on(self, kind: CardKind) -> Refusal | None:
+        """A hazard of ``kind`` played on this side by an opponent."""
+        against = self.against
+        if kind in against:
+            return against[kind]
+        verdict = against[kind] = _hazard_on_side(self.setup, self.index, self.side, kind)
+        return verdict
+
+
+#: The sides judged lately as targets, by identity. Each entry holds its side, so an id is not
+#: reused while it is here; a few hundred is far more than the sides on any table at once.
+_TARGETS: dict[int, _Target] = {}
+_TARGETS_LIMIT = 256
+
+
+def _target(state: GameState, index: int) -> _Target:
+    """The remembered hazard verdicts of side ``index`` of ``state`` (the side value and the setup)."""
+    side = state.hand.sides[index]
+    target = _TARGETS.get(id(side))
+    if target is None or target.side is not side or target.setup is not state.setup or target.index != index:
+        if len(_TARGETS) >= _TARGETS_LIMIT:
+            _TARGETS.clear()
+        target = _TARGETS[id(side)] = _Target(state.setup, index, side)
+    return target
+
+
 def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: CardKind) -> Refusal | None:
     """Can ``kind`` go on side ``target``? (000 §2 "HAZARD CARDS", §6; 003 notes F and G)."""
-    setup = state.setup
     if target == attacker_side:
         return _TARGET_OWN_SIDE
-    side = state.hand.sides[target]
+    return _target(state, target).hazard_on(kind)
+
+
+def _hazard_on_side(setup: GameSetup, target: int, side: SideState, kind: CardKind) -> Refusal | None:
+    """Can ``kind`` go on ``side``, side number ``target``, played by an opponent?"""
     if side.has(kind.safety):
         return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}")
-    options = state.setup.options
+    options = setup.options
     if kind is CardKind.SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
@@ -280,7 +347,7 @@ def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]
     targets are worked out: the check, the generator and the effect all ask it)."""
     targets: list[int] = []
     for side in range(len(state.hand.sides)):
-        if side != own and _hazard_on_refusal(state, own, side, kind) is None:
+        if side != own and _target(state, side).hazard_on(kind) is None:
             targets.append(side)
     return tuple(targets)
 
@@ -290,7 +357,7 @@ def hazard_targets(state: GameState, seat: int, kind: CardKind) -> tuple[int, ..
     return _target_sides(state, state.setup.side_of(seat), kind)
 
 
-def _attacker_refusal(state: GameState, side: SideState, kind: CardKind) -> Refusal | None:
+def _attacker_refusal(options: RuleOptions, side: SideState, kind: CardKind) -> Refusal | None:
     """Where the edition says so (``attack_needs_own_roll``), a side attacks only once it has
     started rolling, except with a Speed Limit: 001 "FAQ", "Can you play Hazard/Speed Limit cards
     on other players when you can't play a Distance card yourself?": "It seems like most versions
@@ -298,7 +365,7 @@ def _attacker_refusal(state: GameState, side: SideState, kind: CardKind) -> Refu
     play Distance cards yourself. This includes when you haven't played a Drive/Roll card to start
     the round, or a Hazard card is impacting you." (docs/rules.md, D29)."""
     if (
-        state.setup.options.attack_needs_own_roll
+        options.attack_needs_own_roll
         and kind is not CardKind.SPEED_LIMIT
         and not side.battle
         and not side.has(CardKind.RIGHT_OF_WAY)
@@ -311,7 +378,7 @@ def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
     setup = state.setup
     own = setup.side_of(play.seat)
     kind = play.card.kind
-    refusal = _attacker_refusal(state, state.hand.sides[own], kind)
+    refusal = _attacker_refusal(setup.options, state.hand.sides[own], kind)
     if refusal:
         return refusal
     if play.target is not None:
@@ -477,7 +544,8 @@ def _checks(kind: type[A]) -> Callable[[Callable[[GameState, A], Refusal | None]
 
 @_checks(Play)
 def _check_play(state: GameState, play: Play) -> Refusal | None:
-    if _reshuffle_pending(state):
+    hand = state.hand
+    if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
         # The seat in turn draws from a pile just made of the old discards: judge the card
         # as it is after that draw (001 "Should the draw pile ever run out…").
         state = counted_draw(state)
@@ -485,17 +553,15 @@ def _check_play(state: GameState, play: Play) -> Refusal | None:
     if refusal:
         return refusal
     kind = play.card.kind
-    side = state.side_of(play.seat)
     if play.target is not None and not kind.is_hazard:
         # 000 §4: remedies, safeties and distance go on your own piles, never an opponent's.
         return Refusal(Reason.NOT_A_HAZARD, lambda: f"Only a hazard goes on another side: {kind.title} is yours")
-    if kind.is_distance:
-        return _OwnSide(state, side).distance(kind)
     if kind.is_hazard:
         return _hazard_refusal(state, play)
-    if kind.is_remedy:
-        return _OwnSide(state, side).remedy(kind)
-    return None  # a safety may be played at any time (000 §5B)
+    if kind.is_safety:
+        return None  # a safety may be played at any time (000 §5B)
+    mine = _own_side(state, state.setup._sides[play.seat])
+    return mine.distance(kind) if kind.is_distance else mine.remedy(kind)
 
 
 @_checks(Discard)
@@ -614,9 +680,10 @@ class _SeatActions:
     """The action values of one seat and card, made once and shared: actions are immutable
     values, and building a dataclass costs more than a dictionary lookup."""
 
-    __slots__ = ("discard", "play", "plays_on")
+    __slots__ = ("discard", "kind", "play", "plays_on")
 
     def __init__(self, seat: int, card: Card) -> None:
+        self.kind = card.kind
         self.play = Play(seat, card)
         self.discard = Discard(seat, card)
         self.plays_on: dict[int, Play] = {}
@@ -634,19 +701,18 @@ _SHARED: tuple[dict[Card, _SeatActions], ...] = tuple({} for _ in SEAT_LETTERS) 
 def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) -> tuple[int | None, ...]:
     """The ways a card of ``kind`` may be played now: ``(None,)`` on the own side, a seat per
     target side for a hazard (its first seat), ``()`` when it may not be played at all."""
-    if kind.is_distance:
-        return _OWN_SIDE if mine.distance(kind) is None else ()
     if kind.is_hazard:
-        if _attacker_refusal(state, mine.side, kind) is not None:
+        if _attacker_refusal(state.setup.options, mine.side, kind) is not None:
             return ()
         first_seats = state.setup._side_seats
         return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
-    if kind.is_remedy:
-        return _OWN_SIDE if mine.remedy(kind) is None else ()
-    return _OWN_SIDE  # a safety may be played at any time (000 §5B)
+    if kind.is_safety:
+        return _OWN_SIDE  # a safety may be played at any time (000 §5B)
+    return _OWN_SIDE if (mine.distance(kind) if kind.is_distance else mine.remedy(kind)) is None else _NOWHERE
 
 
 _OWN_SIDE: tuple[int | None, ...] = (None,)
+_NOWHERE: tuple[int | None, ...] = ()
 
 
 def _turn_cards(
@@ -657,39 +723,68 @@ def _turn_cards(
     The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
     building its refusal; past it, every verdict depends only on the card's kind.
     """
-    if _reshuffle_pending(state):
+    hand = state.hand
+    if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
         state = counted_draw(state)
+        hand = state.hand
     if _turn_refusal(state, seat) is not None:
         return
     setup = state.setup
-    own = setup.side_of(seat)
-    side = state.hand.sides[own]
-    options = setup.options
-    seen = state.hand.seen
+    own = setup._sides[seat]
+    seen = hand.seen
     deck = setup._deck
     shared = _SHARED[seat]
-    mine = _OwnSide(state, side)
+    mine = _own_side(state, own)
+    # Distance and remedy verdicts depend only on these facts of the side (a 200's also on how
+    # many 200s it holds, a hazard's on the other sides: those two are judged per call).
+    facts = (mine.moving, mine.hazard, mine.limited, not mine.side.battle, mine.side.miles, mine.trip,
+             setup.options.exact_trip)
+    settled = _SETTLED.get(facts)
+    if settled is None:
+        if len(_SETTLED) >= _SETTLED_LIMIT:
+            _SETTLED.clear()
+        settled = _SETTLED[facts] = {}
     ways: dict[CardKind, tuple[int | None, ...]] = {}
-    discardable: dict[CardKind, bool] = {}
+    discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
+    append = found.append
     for card in cards:
-        kind = card.kind
-        if card in seen or card.copy > deck.get(kind, 0):
+        if card in seen:
             continue
         actions = shared.get(card)
         if actions is None:
             actions = shared[card] = _SeatActions(seat, card)
+        kind = actions.kind
+        if card.copy > deck.get(kind, 0):
+            continue
         if plays:
-            targets = ways.get(kind)
+            targets = settled.get(kind)
             if targets is None:
-                targets = ways[kind] = _play_targets(state, own, mine, kind)
-            for target in targets:
-                found.append(actions.play if target is None else actions.play_on(seat, card, target))
-        if discards:
-            ok = discardable.get(kind)
-            if ok is None:
-                ok = discardable[kind] = _discard_refusal(options, kind) is None
-            if ok:
-                found.append(actions.discard)
+                targets = ways.get(kind)
+                if targets is None:
+                    targets = _play_targets(state, own, mine, kind)
+                    if kind in _SETTLED_KINDS:
+                        settled[kind] = targets
+                    else:
+                        ways[kind] = targets
+            if targets is _OWN_SIDE:
+                append(actions.play)
+            else:
+                for target in targets:
+                    append(actions.play if target is None else actions.play_on(seat, card, target))
+        if discards and discardable[kind]:
+            append(actions.discard)
+
+
+#: Where the cards of each kind may be played, for the facts of a side that decide it (see
+#: ``_turn_cards``): few distinct facts recur all game long, so each is judged once (bounded).
+_SETTLED: dict[tuple[object, ...], dict[CardKind, tuple[int | None, ...]]] = {}
+_SETTLED_LIMIT = 2048
+_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
+
+#: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.
+_DISCARDABLE = {kind: _discard_refusal(RuleOptions(discard_safety=True), kind) is None for kind in CardKind}
+_DISCARDABLE_BUT_SAFETIES = {kind: _discard_refusal(RuleOptions(discard_safety=False), kind) is None
+                             for kind in CardKind}
 
 
 def _answers(state: GameState, seat: int, cards: Iterable[Card], found: list[Action], fast: bool) -> None:
@@ -796,18 +891,20 @@ def legal_actions(
     ``kinds`` narrows the answer to some kinds of action (a bot asking only for its answers to a
     hazard). Play and discard come first, per card in the order given, then the other kinds.
     """
-    if not 0 <= seat < state.setup.seats:
+    setup = state.setup
+    if not 0 <= seat < len(setup.names):
         return []
-    wanted = ALL_KINDS if kinds is None else frozenset(kinds)
-    phase = state.phase
+    wanted = ALL_KINDS if kinds is None else kinds if type(kinds) is frozenset else frozenset(kinds)
+    phase = Phase.GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
     found: list[Action] = []
-    cards = cards if isinstance(cards, list | tuple) else tuple(cards)
+    if type(cards) is not list and type(cards) is not tuple:
+        cards = tuple(cards)
     if phase is Phase.PLAY:
         plays, discards = ActionKind.PLAY in wanted, ActionKind.DISCARD in wanted
         if plays or discards:
             _turn_cards(state, seat, cards, found, plays, discards)
         hand = state.hand
-        options = state.setup.options
+        options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:
             if ActionKind.COUP_FOURRE in wanted:
@@ -954,12 +1051,12 @@ class _Work:
         self.events: list[Event] = []
 
     def freeze(self) -> HandState:
-        return HandState(
+        return _make(HandState, (
             self.number, self.dealer, tuple(self.sides), tuple(self.hands), self.draw_pile, self.discard, self.seen,
             self.turn, self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider,
             self.exhausted, self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers,
             self.blocked,
-        )
+        ))
 
     def see(self, card: Card) -> None:
         self.seen = self.seen | {card}
@@ -973,7 +1070,7 @@ class _Work:
         card: Card | None = None,
         seats: tuple[int, ...] = (),
     ) -> None:
-        self.events.append(Event(code, message, seat, side, card, seats))
+        self.events.append(_make(Event, (code, message, seat, side, card, seats)))
 
     def name(self, seat: int) -> str:
         return self.setup.names[seat]
@@ -1029,10 +1126,12 @@ class _Work:
     def lay(self, side_index: int, card: Card) -> None:
         """Put ``card`` on its pile of a side: speed cards on the speed pile, the rest on the battle pile."""
         side = self.sides[side_index]
+        battle, speed, distance, safeties, coups, miles = side
         if card.kind is CardKind.SPEED_LIMIT or card.kind is CardKind.END_OF_LIMIT:
-            self.sides[side_index] = side._replace(speed=(*side.speed, card))
+            speed = (*speed, card)
         else:
-            self.sides[side_index] = side._replace(battle=(*side.battle, card))
+            battle = (*battle, card)
+        self.sides[side_index] = _make(SideState, (battle, speed, distance, safeties, coups, miles))
 
 
 # _Work copies a hand field by field, in order: a field added to HandState must be added there too.
@@ -1046,7 +1145,8 @@ if HandState._fields != (
 
 def _finish(work: _Work) -> Accepted:
     hand = work.freeze()
-    state = work.state._replace(hand=hand)
+    setup, _hand, sheets, winner, over, tie = work.state
+    state = _make(GameState, (setup, hand, sheets, winner, over, tie))
     events = work.events
     if hand.phase is Phase.HAND_OVER and work.state.hand.phase is not Phase.HAND_OVER:
         setup = state.setup
@@ -1062,7 +1162,7 @@ def _finish(work: _Work) -> Accepted:
                 events.append(Event(EventCode.GAME_OVER, f"{setup.side_name(winner)} {verb} the game", side=winner))
             else:
                 events.append(Event(EventCode.GAME_OVER, "The game ends in a tie"))
-    return Accepted(state, tuple(events))
+    return _make(Accepted, (state, tuple(events)))
 
 
 def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool) -> None:
@@ -1106,14 +1206,15 @@ def _apply_play(work: _Work, play: Play) -> None:
     setup = work.setup
     seat, card = play.seat, play.card
     kind = card.kind
-    own = setup.side_of(seat)
+    own = setup._sides[seat]  # setup.side_of(seat)
     work.window = None
     drew_last = False if work.drawn else work.draw(seat)
     work.hands[seat] -= 1
     work.see(card)
     side = work.sides[own]
     if kind.is_distance:
-        work.sides[own] = side._replace(distance=(*side.distance, card), miles=side.miles + kind.miles)
+        battle, speed, distance, safeties, coups, miles = side
+        work.sides[own] = _make(SideState, (battle, speed, (*distance, card), safeties, coups, miles + kind.miles))
         work.event(EventCode.DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
         _complete_distance(work, seat, own, drew_last)
         return
@@ -1132,7 +1233,8 @@ def _apply_play(work: _Work, play: Play) -> None:
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
-    work.sides[own] = side._replace(safeties=(*side.safeties, card))
+    battle, speed, distance, safeties, coups, miles = side
+    work.sides[own] = _make(SideState, (battle, speed, distance, (*safeties, card), coups, miles))
     work.event(EventCode.SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
     work.extra_turn(seat)
 
@@ -1274,7 +1376,7 @@ def apply(state: GameState, action: Action) -> Verdict:
     refusal = validate(state, action)
     if refusal is not None:
         return refusal
-    if isinstance(action, NextHand):
+    if type(action) is NextHand:
         hand = state.hand
         setup = state.setup
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left

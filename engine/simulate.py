@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import cast
 
 from bornes.engine.actions import (
     Action,
@@ -133,19 +134,27 @@ class Bot:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
         plays: list[Play] = []
         discards: list[Discard] = []
-        usable: set[Card] = set()
         for action in legal_actions(state, seat, hand, TURN_KINDS):
-            if isinstance(action, Play):
+            if type(action) is Play:
                 plays.append(action)
-                usable.add(action.card)
-            elif isinstance(action, Discard):
+            elif type(action) is Discard:
                 discards.append(action)
-                usable.add(action.card)
+        usable = {discard.card for discard in discards}
+        if len(usable) < len(hand):
+            usable.update(play.card for play in plays)
         stuck = [card for card in hand if card not in usable] if len(usable) < len(hand) else []
-        if plays and self.rng.random() < 0.1:
-            return self.rng.choice(plays), stuck
-        best = max(plays, key=self._priority, default=None)
-        if best is not None and self._priority(best) > 0:
+        rng = self.rng
+        if plays and rng.random() < 0.1:
+            return rng.choice(plays), stuck
+        # The first play of the highest priority (max() would call the priority the same way, in order).
+        best: Play | None = None
+        best_priority = 0.0
+        priority = self._priority
+        for play in plays:
+            value = priority(play)
+            if best is None or value > best_priority:
+                best, best_priority = play, value
+        if best is not None and priority(best) > 0:
             return best, stuck
         playable = {play.card for play in plays}
         # Discard what cannot be played if possible; else anything (safeties kept back).
@@ -165,6 +174,10 @@ class Bot:
             return 30 + self.rng.random()
         # Safeties are mostly kept for a coup fourré (000 §12C), sometimes laid down.
         return 45 if self.rng.random() < 0.2 else 0
+
+
+_OneCard = Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover
+_ONE_CARD = frozenset({Play, Discard, CoupFourre, TakeDiscard, FastRemedy, StartRoll, Leftover})
 
 
 class Simulation:
@@ -293,23 +306,33 @@ class Simulation:
         self, before: GameState, after: GameState, table: PhysicalTable, action: Action, events: tuple[Event, ...]
     ) -> list[str]:
         """Mirror an accepted action on the real cards and check the referee against them."""
-        self.report.actions += 1
+        report = self.report
+        report.actions += 1
         self._mirror(before, table, action)
-        codes = {event.code for event in events}
-        self.report.trips += EventCode.TRIP_COMPLETED in codes
-        self.report.coups_fourres += EventCode.COUP_FOURRE in codes
-        self.report.extensions += isinstance(action, Extension) and action.extend
-        if isinstance(action, NextHand):
+        trip = coup = False
+        for event in events:
+            code = event.code
+            if code is EventCode.TRIP_COMPLETED:
+                trip = True
+            elif code is EventCode.COUP_FOURRE:
+                coup = True
+        report.trips += trip
+        report.coups_fourres += coup
+        kind = type(action)
+        if kind is Extension:
+            report.extensions += cast(Extension, action).extend
+        elif kind is NextHand:
             self.reset_hand()
         moved = False
         for now, then in zip(after.hand.sides, before.hand.sides, strict=True):
-            if now.miles != then.miles:
+            if now is not then and now.miles != then.miles:
                 moved = True
                 break
         self.stale = 0 if moved else self.stale + 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
-        if after.phase is Phase.HAND_OVER or after.phase is Phase.GAME_OVER or isinstance(action, NextHand):
+        phase = after.phase
+        if phase is Phase.HAND_OVER or phase is Phase.GAME_OVER or kind is NextHand:
             problems = self.check(after, table)
         else:
             problems = self.check_step(after, table, action)
@@ -319,7 +342,7 @@ class Simulation:
 
     def _mirror(self, before: GameState, table: PhysicalTable, action: Action) -> None:
         """Move the real cards the way the accepted action says."""
-        if isinstance(action, Play):
+        if type(action) is Play:
             table.hands[action.seat].remove(action.card)
             table.table.add(action.card)
         elif isinstance(action, Discard):
@@ -365,24 +388,23 @@ class Simulation:
         if len(discard) != len(table.discard) or (discard and discard[-1] != table.discard[-1]):
             problems.append("discard pile differs")
         hands = hand.hands
-        for seat, held in enumerate(table.hands):
-            if hands[seat] != len(held):
-                problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
-                break
+        if tuple(map(len, table.hands)) != hands:
+            problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
         on_table = 0
-        for side in hand.sides:
-            on_table += len(side.battle) + len(side.speed) + len(side.distance) + len(side.safeties)
+        for battle, speed, distance, safeties, _coups, _miles in hand.sides:
+            on_table += len(battle) + len(speed) + len(distance) + len(safeties)
         if on_table != len(table.table):
             problems.append("table cards differ")
         if len(hand.seen) != len(table.table) + len(table.discard) + len(table.shown):
             problems.append("the referee's seen cards differ from the table and discards")
         cards: tuple[Card, ...] = ()
-        if isinstance(action, Swap):
+        if type(action) in _ONE_CARD:
+            cards = (cast(_OneCard, action).card,)
+        elif isinstance(action, Swap):
             cards = action.cards
-        elif isinstance(action, Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover):
-            cards = (action.card,)
+        seen = hand.seen
         for card in cards:
-            if (card in hand.seen) != (card in table.table or card in table.shown or card in table.discard):
+            if (card in seen) != (card in table.table or card in table.shown or card in table.discard):
                 problems.append(f"the referee and the table disagree about {card.code()}")
         return problems
 

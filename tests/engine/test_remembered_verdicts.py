@@ -1,0 +1,116 @@
+"""The referee remembers verdicts (issue 22): hazards per target side, distance and remedy cards per
+set of side facts, the side judged by the generator for the check that follows. What it remembers
+must never leak from one table, one trip or one side to another: the very same side value, put in
+states whose rules, trip or seats differ, is judged by each state's own rules.
+
+Rules cited: 000 §6C (exact trip), 003 note G (hazard on hazard), 000 §12H (speed limit on a limit).
+"""
+
+from __future__ import annotations
+
+from bornes.engine.actions import Action, Discard, EndHand, NextHand, Play
+from bornes.engine.cards import Card, CardKind
+from bornes.engine.options import EDITIONS
+from bornes.engine.rules import legal_actions, new_game, validate
+from bornes.engine.state import GameSetup, GameState, SideState
+
+ROLL = Card(CardKind.ROLL, 1)
+STOP = Card(CardKind.STOP, 1)
+LIMIT = Card(CardKind.SPEED_LIMIT, 1)
+D100 = Card(CardKind.D100, 1)
+D200 = Card(CardKind.D200, 1)
+ACCIDENT = Card(CardKind.ACCIDENT, 1)
+
+
+def state_with(setup: GameSetup, *sides: SideState, trip: int | None = None) -> GameState:
+    """A fresh hand of ``setup`` with these piles on the table, seat A in turn."""
+    state = new_game(setup)
+    hand = state.hand._replace(sides=sides, turn=0)
+    if trip is not None:
+        hand = hand._replace(trip=trip)
+    return state._replace(hand=hand)
+
+
+def setup_of(**options: object) -> GameSetup:
+    options_here = EDITIONS["winning-moves"].options.replace(**options)
+    return GameSetup.create("winning-moves", ["Ann", "Bob"], options=options_here)
+
+
+def plays(state: GameState, card: Card) -> list[Action]:
+    return [a for a in legal_actions(state, 0, [card]) if isinstance(a, Play)]
+
+
+def test_one_side_value_judged_by_each_tables_own_hazard_rule() -> None:
+    stopped = SideState(battle=(ROLL, STOP), miles=300)  # the same object in both states
+    mine = SideState(battle=(Card(CardKind.ROLL, 2),))
+    strict = state_with(setup_of(hazard_on_hazard=False), mine, stopped)
+    lenient = state_with(setup_of(hazard_on_hazard=True), mine, stopped)
+    for _ in range(2):  # asked twice: the second answer comes from what was remembered
+        assert plays(strict, ACCIDENT) == []
+        refusal = validate(strict, Play(0, ACCIDENT))
+        assert refusal is not None and refusal.code == "already-stopped"
+        assert plays(lenient, ACCIDENT) == [Play(0, ACCIDENT, 1)]
+        assert validate(lenient, Play(0, ACCIDENT)) is None
+
+
+def test_one_side_value_judged_by_each_tables_exact_trip_and_trip_length() -> None:
+    rolling = SideState(battle=(ROLL,), miles=950)
+    other = SideState()
+    exact = state_with(setup_of(exact_trip=True), rolling, other)
+    loose = state_with(setup_of(exact_trip=False), rolling, other)
+    longer = state_with(setup_of(exact_trip=True), rolling, other, trip=1100)
+    for _ in range(2):
+        assert plays(exact, D100) == []
+        refusal = validate(exact, Play(0, D100))
+        assert refusal is not None and refusal.code == "past-trip"
+        assert plays(loose, D100) == [Play(0, D100)]
+        assert plays(longer, D100) == [Play(0, D100)]
+        assert validate(longer, Play(0, D100)) is None
+        # Alike but for the miles already driven: on a 1000-mile trip, 950 + 100 passes it, 850 + 100 does not.
+        assert plays(state_with(setup_of(exact_trip=True), rolling, other, trip=1000), D100) == []
+        nearer = state_with(setup_of(exact_trip=True), rolling._replace(miles=850), other, trip=1000)
+        assert plays(nearer, D100) == [Play(0, D100)]
+
+
+def test_a_third_200_is_judged_on_the_side_not_on_facts_shared_with_other_sides() -> None:
+    # Two sides alike in every fact the distance verdicts are settled by (rolling, no limit, 400
+    # miles), but one already has two 200s (000 §6C: only two per trip).
+    two = SideState(battle=(ROLL,), distance=(Card(CardKind.D200, 2), Card(CardKind.D200, 3)), miles=400)
+    none = SideState(battle=(ROLL,), distance=tuple(Card(CardKind.D100, n) for n in (2, 3, 4, 5)), miles=400)
+    setup = setup_of()
+    for _ in range(2):
+        assert plays(state_with(setup, none, SideState()), D200) == [Play(0, D200)]
+        assert plays(state_with(setup, two, SideState()), D200) == []
+        refusal = validate(state_with(setup, two, SideState()), Play(0, D200))
+        assert refusal is not None and refusal.code == "too-many-200"
+
+
+def test_a_side_moved_to_another_seat_is_named_as_that_seat() -> None:
+    # The refusal of a hazard names the side it would go on; one side value at two positions.
+    limited = SideState(battle=(ROLL,), speed=(LIMIT,))
+    strict = EDITIONS["winning-moves"].options.replace(speed_limit_on_limit=False)
+    strict_setup = GameSetup.create("winning-moves", ["Ann", "Bob", "Cy"], options=strict)
+    at_b = state_with(strict_setup, SideState(battle=(ROLL,)), limited, SideState())
+    at_c = state_with(strict_setup, SideState(battle=(ROLL,)), SideState(), limited)
+    limit = Card(CardKind.SPEED_LIMIT, 2)
+    refusal_b = validate(at_b, Play(0, limit, 1))
+    refusal_c = validate(at_c, Play(0, limit, 2))
+    assert refusal_b is not None and refusal_c is not None
+    assert "Bob" in refusal_b.message and "Cy" in refusal_c.message
+
+
+def test_settled_plays_and_discards_belong_to_their_seat_and_discard_rule() -> None:
+    # Sides alike in every fact, asked for by two seats and under two discard rules (003 lets
+    # safeties be discarded, other tables do not).
+    ace = Card(CardKind.DRIVING_ACE, 1)
+    roll = Card(CardKind.ROLL, 3)
+    for _ in range(2):
+        for discard_safety in (True, False):
+            setup = setup_of(discard_safety=discard_safety)
+            state = state_with(setup, SideState(), SideState())
+            for seat in (0, 1):
+                state = state._replace(hand=state.hand._replace(turn=seat))
+                found = legal_actions(state, seat, [ace, roll])
+                assert {a.seat for a in found if not isinstance(a, EndHand | NextHand)} == {seat}
+                assert (Discard(seat, ace) in found) is discard_safety
+                assert Play(seat, roll) in found and Play(seat, ace) in found

@@ -177,7 +177,7 @@ echo "   $(wc -l < "$ROOT/opt/bornes-check/installed") packages installed, none 
 cat > "$WORK/tests.sh" <<EOF
 chroot "$ROOT" /bin/bash -euo pipefail -c '
     cd /opt/bornes-check/src
-    /opt/bornes-check/venv/bin/python -m pytest tests/engine -q -p no:cacheprovider
+    /opt/bornes-check/venv/bin/python -m pytest tests/engine -q -o addopts= -p no:cacheprovider
 '
 EOF
 echo "-- pytest tests/engine (emulated)"

@@ -42,6 +42,10 @@ REPO = Path(__file__).resolve().parent.parent
 CLUB = "bench"
 BOARD_PASSWORD = "board-secret"
 ORGANISER_PASSWORD = "organiser-secret"
+#: Broker users of the tests and the bench only: a table id no bridge uses (to act as a table without
+#: taking a real bridge's connection: the broker's client id is the user name) and a second board.
+SPARE_TABLE = "t0"
+ODD_BOARD = "odd-board"
 
 
 def free_port() -> int:
@@ -93,6 +97,20 @@ class Stoppable:
             self.process = None
 
 
+#: The shipped config's settings every test broker uses as they are (the rest is paths and ports), and
+#: those Mosquitto reads per listener (they go under the test broker's own listener line).
+SHIPPED_KEYS = ("per_listener_settings", "allow_anonymous", "max_packet_size", "max_queued_messages",
+                "max_inflight_messages")
+LISTENER_KEYS = ("use_username_as_clientid",)
+
+
+def shipped_settings(keys: tuple[str, ...] = SHIPPED_KEYS) -> str:
+    """Those lines of config/mosquitto/bornes.conf, so the tests run the broker as a club would."""
+    lines = (REPO / "config" / "mosquitto" / "bornes.conf").read_text().splitlines()
+    kept = dict.fromkeys(line for line in lines if line.split(" ", 1)[0] in keys)
+    return "".join(f"{line}\n" for line in kept)
+
+
 class Mosquitto(Stoppable):
     """A broker of our own: config, passwords and the shipped ACL in ``directory``; kill and restart at will."""
 
@@ -104,19 +122,22 @@ class Mosquitto(Stoppable):
         self.binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         directory.mkdir(parents=True, exist_ok=True)
         passwd = directory / "passwd"
-        users = {"board": BOARD_PASSWORD, **{t: table_password(t) for t in tables}}
+        users = {"board": BOARD_PASSWORD, ODD_BOARD: BOARD_PASSWORD,
+                 **{t: table_password(t) for t in [*tables, SPARE_TABLE]}}
         tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
         passwd.write_text("")
         for user, password in users.items():
             subprocess.run([tool, "-b", str(passwd), user, password], check=True, capture_output=True)
         acl = (REPO / "config" / "mosquitto" / "bornes.acl").read_text().replace("myclub", club)
+        acl += (f"\nuser {ODD_BOARD}\ntopic read bornes/{club}/#\ntopic write bornes/{club}/+/assignment\n"
+                f"topic write bornes/{club}/+/receipt\n")
         (directory / "acl").write_text(acl)
         (directory / "mosquitto.conf").write_text(
             # Run as ourselves: as root, mosquitto would switch to its own user, who cannot read a private tmp dir.
-            f"user {getpass.getuser()}\nper_listener_settings false\nallow_anonymous false\n"
+            f"user {getpass.getuser()}\n{shipped_settings()}"
             f"password_file {passwd}\nacl_file {directory / 'acl'}\n"
-            f"listener {self.port} 127.0.0.1\npersistence false\nmax_packet_size 131072\n"
-            "max_queued_messages 20000\nlog_dest stderr\nlog_type error\nlog_type warning\n"
+            f"listener {self.port} 127.0.0.1\n{shipped_settings(LISTENER_KEYS)}persistence false\n"
+            "log_dest stderr\nlog_type error\nlog_type warning\n"
         )
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -413,7 +434,7 @@ def watch_traffic(port: int, traffic: Traffic, club: str = CLUB) -> Any:
     from paho.mqtt.enums import CallbackAPIVersion
 
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-watch", protocol=mqtt.MQTTv5)
-    client.username_pw_set("board", BOARD_PASSWORD)
+    client.username_pw_set(ODD_BOARD, BOARD_PASSWORD)
     client.on_connect = lambda c, u, f, r, p: c.subscribe(f"bornes/{club}/#", qos=1)
     client.on_message = lambda c, u, m: traffic.add(m.topic.rsplit("/", 1)[-1], len(m.payload))
     client.connect("127.0.0.1", port)
@@ -530,13 +551,13 @@ def broker_cost(broker: Mosquitto, messages: int = 20_000, size: int = 400) -> t
             received.set()
 
     sub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-sub", protocol=mqtt.MQTTv5)
-    sub.username_pw_set("board", BOARD_PASSWORD)
+    sub.username_pw_set(ODD_BOARD, BOARD_PASSWORD)
     sub.on_message = got
     sub.connect("127.0.0.1", broker.port)
     sub.subscribe(f"bornes/{CLUB}/+/action", qos=1)
     sub.loop_start()
     pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-pub", protocol=mqtt.MQTTv5)
-    pub.username_pw_set("t1", table_password("t1"))
+    pub.username_pw_set(SPARE_TABLE, table_password(SPARE_TABLE))
     pub.max_inflight_messages_set(100)
     pub.connect("127.0.0.1", broker.port)
     pub.loop_start()
@@ -544,7 +565,7 @@ def broker_cost(broker: Mosquitto, messages: int = 20_000, size: int = 400) -> t
     payload = b"x" * size
     started, cpu = time.perf_counter(), cpu_seconds(broker.process.pid)
     for _ in range(messages):
-        pub.publish(f"bornes/{CLUB}/t1/action", payload, qos=1)
+        pub.publish(f"bornes/{CLUB}/{SPARE_TABLE}/action", payload, qos=1)
     received.wait(120)
     elapsed, used = time.perf_counter() - started, cpu_seconds(broker.process.pid) - cpu
     for client in (pub, sub):

@@ -33,12 +33,14 @@ PACE = 0.02  # seconds between appends: faster than any table taps, slow enough 
 class Page(threading.Thread):
     """One connected page: the time each action count first arrived."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, phone: int = 1) -> None:
         super().__init__(daemon=True)
         self.arrived: dict[int, float] = {}
         self.ready = threading.Event()
         self.port = port
-        self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        # Each page from a phone of its own (all of 127.0.0.0/8 is loopback): one phone may hold only a few.
+        self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60,
+                                                     source_address=(f"127.0.1.{phone}", 0))
 
     def run(self) -> None:
         self.connection.request("GET", "/events")
@@ -178,7 +180,7 @@ def measure(idle_seconds: float = 30.0, appends: int = 120) -> WebFigures:
                         raise RuntimeError("bornes web did not start") from None
                     time.sleep(0.1)
             # 1. Three pages open; a tap's durable write to the update on each page.
-            pages = [Page(port) for _ in range(3)]
+            pages = [Page(port, 100 + i) for i in range(3)]
             for page in pages:
                 page.start()
                 page.ready.wait(10)
@@ -210,7 +212,7 @@ def measure(idle_seconds: float = 30.0, appends: int = 120) -> WebFigures:
             for page in pages:
                 page.close()
             # 3. Fifty pages at once, twenty more actions: does every page get every update?
-            crowd = [Page(port) for _ in range(50)]
+            crowd = [Page(port, phone) for phone in range(1, 51)]
             for page in crowd:
                 page.start()
             for page in crowd:

@@ -11,6 +11,7 @@ import os
 import queue
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bornes.firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
@@ -204,7 +205,7 @@ class Appliance:
     def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
         """The control socket (firmware/control.py). Without it the table still referees: say so, go on."""
         from bornes.firmware.config import ControlConfig
-        from bornes.firmware.control import ControlListener
+        from bornes.firmware.control import PHONES_FORGOTTEN, ControlListener
 
         g = self.config.game
         path = self.config.control.socket
@@ -214,6 +215,7 @@ class Appliance:
                     "options": dict(g.options)}
         try:
             self._closers.append(ControlListener(path, self.events, defaults))
+            self.referee.phones_file = Path(state_dir) / PHONES_FORGOTTEN
             log.info("control socket at %s", path)
         except UserError as error:
             log.error("%s; setups from phones are off", error)

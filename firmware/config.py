@@ -170,6 +170,9 @@ class WebConfig:
 
     host: str = "0.0.0.0"
     port: int = 8080
+    #: Where phones reach the pages, for the panel's QR code ("http://table1.local:8080/"); empty:
+    #: this machine's address on its network. Never taken from a request (docs/web.md).
+    url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +422,7 @@ class _Validator:
             web=WebConfig(
                 host=self.string(data.get("web", {}), "web", "host", WebConfig().host),
                 port=self.integer(data.get("web", {}), "web", "port", WebConfig().port, 1, 65535),
+                url=self.string(data.get("web", {}), "web", "url", WebConfig().url),
             ),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),

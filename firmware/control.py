@@ -13,6 +13,8 @@ line ``{"v": 1, "ok": true}`` or ``{"v": 1, "ok": false, "error": "one line"}``.
 * ``{"v": 1, "type": "setup", "edition": E, "players": N, "teams": bool|null, "names": [...],
   "dealer": int, "options": {name: value}}`` — missing fields keep the table's defaults. The
   table shows the proposed game; one OK at the table starts it.
+  During a game the table stays as it is and keeps the setup for the game's end: the answer is
+  ``{"v": 1, "ok": false, "error": "busy until this game ends", "waiting": true}``.
 * ``{"v": 1, "type": "pair", "url": "http://…/"}`` — show a fresh PIN and a QR code of ``url`` on
   the panel for :data:`PAIRING_SECONDS`. The answer carries no PIN: only the panel shows it.
 * ``{"v": 1, "type": "pin", "pin": "123456"}`` — is this the PIN on the panel? After
@@ -53,6 +55,9 @@ PIN_DIGITS = 6
 PAIRING_SECONDS = 120.0
 PIN_TRIES = 5
 MAX_URL = 200
+#: In the referee's state directory: its time is when every phone was unpaired at the panel
+#: (a long BACK while the PIN is shown). ``bornes web`` drops every pairing older than it.
+PHONES_FORGOTTEN = "phones-forgotten"
 
 
 class ControlError(ValueError):
@@ -164,7 +169,7 @@ def parse_message(line: bytes, defaults: dict[str, Any]) -> ControlEvent:
     """One line of the socket to one event, or :class:`ControlError` with a one-line reason."""
     try:
         message = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ControlError("not a JSON object on one line") from None
     if not isinstance(message, dict):
         raise ControlError("not a JSON object on one line")
@@ -235,13 +240,36 @@ class Pairing:
         self.pin = None
 
 
+def forget_phones(path: str | os.PathLike[str]) -> None:
+    """Unpair every phone: the file's time moves to now (the web process reads it, never writes it)."""
+    target = Path(path)
+    temporary = target.with_name(target.name + ".new")
+    temporary.write_text(f"{time.time():.3f}\n")
+    os.replace(temporary, target)
+
+
+def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
+    """When every phone was last unpaired at the panel (0 when never)."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
 # -- the listener thread ---------------------------------------------------------------------------
+
+
+#: The answer to a setup sent during a game: the table keeps it and offers it when the game ends.
+BUSY = "busy until this game ends"
 
 
 def _answer(ok_or_error: str | None) -> bytes:
     if ok_or_error is None:
         return json.dumps({"v": PROTOCOL_VERSION, "ok": True}).encode() + b"\n"
-    return json.dumps({"v": PROTOCOL_VERSION, "ok": False, "error": ok_or_error}, ensure_ascii=False).encode() + b"\n"
+    answer: dict[str, Any] = {"v": PROTOCOL_VERSION, "ok": False, "error": ok_or_error}
+    if ok_or_error == BUSY:
+        answer["waiting"] = True  # not refused: kept by the table until its game ends
+    return json.dumps(answer, ensure_ascii=False).encode() + b"\n"
 
 
 class ControlListener:

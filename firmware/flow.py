@@ -44,6 +44,7 @@ from bornes.engine.options import EDITIONS, RuleOptions
 from bornes.engine.reasons import Refusal
 from bornes.engine.rules import Accepted, answer_action, play_action, target_choices, validate
 from bornes.engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
+from bornes.firmware.control import BUSY as BUSY_UNTIL_GAME_ENDS  # a protocol word, not translated
 from bornes.firmware.i18n import N_, _
 from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
 from bornes.firmware.rule_labels import edition_short, option_choices, option_lines
@@ -209,6 +210,8 @@ class TableFlow:
         first_step = SetupStep.SUMMARY if configured else SetupStep.MAIN
         self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
         self.draft = self._default_draft()
+        #: A setup sent from a phone or the club board while a game was played: offered when it ends.
+        self.waiting: SetupDraft | None = None
 
     # -- starting -----------------------------------------------------------------------------
 
@@ -239,12 +242,19 @@ class TableFlow:
     def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
                 options: RuleOptions) -> Outcome:
         """A setup sent from a paired phone (firmware/control.py): shown as the table's summary, so
-        one OK at the table starts it (NEXT still changes it). Refused while a game is being played."""
-        if self.game is not None and not self.game.state.over:
-            return self._say("refused", _("A game is in progress: finish it at the table first"), None,
-                             reason="game-in-progress")
+        one OK at the table starts it (NEXT still changes it).
+
+        While a game is played the table stays exactly as it is (no refusal on the players' screen: nobody
+        at the table asked for anything) and the setup waits: OK after the game's end offers it. On the
+        final score sheet it waits too (accepted): the players read their scores first."""
+        if self.game is not None:
+            self.waiting = SetupDraft(edition, len(names), teams, list(names), dealer, options)
+            if self.game.state.over:
+                return Outcome(Verdict.ACCEPTED, "", None)
+            return Outcome(Verdict.REFUSED, BUSY_UNTIL_GAME_ENDS, None, "busy-until-game-ends")
         if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
-            return self._say("refused", _("The table is busy: try again from the main menu"), None, reason="busy")
+            return Outcome(Verdict.REFUSED, "the table is busy (a deck check): try again later", None, "busy")
+        self.waiting = None
         self.game = None
         self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
         self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.SUMMARY, cursor=0, status=self.ui.status)
@@ -505,11 +515,12 @@ class TableFlow:
             asked = undo_question(state.setup, self.game.log[-1])
             return self._say("prompt", asked[0], Sound.ATTENTION, short=asked[1:])
         if phase is Phase.GAME_OVER:
-            if name == "OK":  # the same table again, one more OK away
-                self.draft = self._draft_of(state)
+            if name == "OK":  # the same table again (or the game sent while this one went on), one more OK away
+                waiting, self.waiting = self.waiting, None
+                self.draft = waiting or self._draft_of(state)
                 self.game = None
                 self.ui = FlowState(status=self.ui.status, step=SetupStep.SUMMARY)
-                return self._say("prompt", _("New game"), None)
+                return self._say("prompt", _("Setup from a phone: OK starts") if waiting else _("New game"), None)
             return self._say("ignored", "", None)
         if phase is Phase.HAND_OVER:
             if name == "NEXT":

@@ -13,12 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from bornes.engine.options import EDITIONS
+from bornes.engine.state import Phase
 from bornes.firmware import notify
-from bornes.firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed
+from bornes.firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed, forget_phones
 from bornes.firmware.flow import Outcome, Sound, TableFlow, Verdict
 from bornes.firmware.i18n import _
 from bornes.firmware.journal import (
@@ -129,6 +131,8 @@ class Referee:
         #: The PIN a phone must type, shown over the table after a pairing request (firmware/control.py).
         self.pairing = Pairing()
         self.pairing_shown = False
+        #: Where a long BACK on the PIN screen unpairs every phone (control.PHONES_FORGOTTEN); None: not offered.
+        self.phones_file: Path | None = None
 
     def _view(self) -> object:
         if self.pairing_shown and self.pairing.active():
@@ -160,7 +164,13 @@ class Referee:
 
     def control(self, event: ControlEvent) -> Outcome:
         """A message from the control socket, applied here in the one loop; its sender gets the verdict."""
-        if isinstance(event, PairingAsked):
+        state = self.flow.state
+        if isinstance(event, PairingAsked) and state is not None and not state.over \
+                and state.phase is not Phase.HAND_OVER:
+            # A PIN never covers a hand being played (nor beeps over it): the players ask again between hands.
+            outcome = Outcome(Verdict.REFUSED, "a hand is being played: ask for a PIN between hands", None,
+                              "pairing-mid-hand")
+        elif isinstance(event, PairingAsked):
             self.pairing.start(event.url)
             self.pairing_shown = True
             log.info("pairing: PIN shown on the panel for %s", event.url)
@@ -192,6 +202,9 @@ class Referee:
 
                 self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
             return outcome
+        if self.pairing_shown and self.phones_file is not None and isinstance(event, ButtonPressed) \
+                and event.name == "BACK" and event.long:
+            return self._forget_phones()
         self.pairing_shown = False  # any input at the table puts the table back on the panel
         try:
             outcome = self.flow.handle(event)
@@ -219,6 +232,28 @@ class Referee:
             self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
         if self.on_outcome is not None:
             self.on_outcome(event, outcome)
+        return outcome
+
+    def _forget_phones(self) -> Outcome:
+        """A long BACK while the PIN is shown: every paired phone must pair again (a phone lost, a guest gone)."""
+        assert self.phones_file is not None
+        self.pairing.cancel()
+        self.pairing_shown = False
+        try:
+            forget_phones(self.phones_file)
+            outcome = Outcome(Verdict.ACCEPTED, _("Every phone is unpaired"), Sound.ACCEPT)
+            log.info("pairing: every phone unpaired at the panel")
+        except OSError as error:
+            log.error("cannot unpair the phones: %s", error)
+            outcome = Outcome(Verdict.REFUSED, _("Phones not unpaired: storage error"), Sound.REFUSE, "storage")
+        self.flow.ui.message, self.flow.ui.short, self.flow.ui.refused = outcome.message, (), outcome.refused
+        self.draw()
+        if self.feedback is not None and outcome.sound is not None:
+            from bornes.drivers.feedback import Pattern
+
+            self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+        if self.on_outcome is not None:
+            self.on_outcome(ButtonPressed("BACK", True), outcome)
         return outcome
 
     def run(self, stop: threading.Event | None = None) -> None:

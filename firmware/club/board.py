@@ -117,9 +117,11 @@ class Board:
             if address.club != self.club or address.table == topics.BOARD_USER:
                 raise topics.BadMessage(f"topic {name[:120]!r} is not one of this club's tables")
             if address.leaf == topics.LIVE:
-                if not payload:
-                    return  # a retained message being cleared
-                data = topics.decode(payload, "live", topics.LIVE_FIELDS)
+                if not payload:  # the retained message cleared: the table has nothing to show
+                    self.store.clear_live(address.table)
+                    self._push({"table": address.table, "live": None})
+                    return
+                data = topics.check_live(topics.decode(payload, "live", topics.LIVE_FIELDS))
                 self._push({"table": address.table, "live": data})  # the pages first: they wait for it
                 text = json.dumps(data, ensure_ascii=False)
                 self.store.set_live(address.table, text, float(data.get("at") or time.time()))
@@ -129,7 +131,7 @@ class Board:
             elif address.leaf == topics.STATUS:
                 if not payload:
                     return
-                data = topics.decode(payload, "status", topics.STATUS_FIELDS)
+                data = topics.check_status(topics.decode(payload, "status", topics.STATUS_FIELDS))
                 self.store.set_status(address.table, json.dumps(data, ensure_ascii=False))
                 self._push({"table": address.table, "status": data})
             elif address.leaf == topics.ACTION:

@@ -36,7 +36,7 @@ from bornes.firmware.club import topics
 from bornes.firmware.club.outbox import Outbox, Position
 from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
 from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.journal import ABANDONED, FINISHED, GameInfo, GameRecord, JournalError
+from bornes.firmware.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, GameRecord, JournalError
 from bornes.firmware.live import JournalFollower, replay
 
 log = logging.getLogger("bornes.bridge")
@@ -45,7 +45,7 @@ SINCE_KEY = "publish-after-game"  # games up to this id were history before the 
 ASSIGNMENT_KEY = "last-assignment"
 CONTROL_TIMEOUT = 3.0
 CONTROL_RETRY = 5.0  # seconds: the referee is not listening (stopped, restarting)
-REFUSED_RETRY = 15.0  # seconds: the referee said no (a game is in progress): ask again until it says yes
+REFUSED_RETRY = 15.0  # seconds: the referee said no for another reason (a deck check): ask again
 TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
 
 
@@ -60,8 +60,8 @@ def make_client(client_id: str, broker: BrokerSettings) -> mqtt.Client:
     return client
 
 
-def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str]:
-    """Hand an assignment to the referee as one ``setup`` line; (accepted, error)."""
+def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str, bool]:
+    """Hand an assignment to the referee as one ``setup`` line; (accepted, error, kept for the game's end)."""
     message: dict[str, Any] = {"v": 1, "type": "setup"}
     for key in ("edition", "teams", "names", "dealer", "options"):
         if key in assignment:
@@ -83,10 +83,10 @@ def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_T
     try:
         answer = json.loads(reply.decode() or "null")
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return False, "the referee's answer is not JSON"
+        return False, "the referee's answer is not JSON", False
     if not isinstance(answer, dict):
-        return False, "the referee gave no answer"
-    return bool(answer.get("ok")), str(answer.get("error") or "")
+        return False, "the referee gave no answer", False
+    return bool(answer.get("ok")), str(answer.get("error") or ""), answer.get("waiting") is True
 
 
 def result_body(record: GameRecord, game: Any) -> dict[str, Any]:
@@ -148,6 +148,8 @@ class Bridge:
         self.pending_assignment: dict[str, Any] | None = None
         self.assignment_retry = 0.0
         self.assignment_status: dict[str, Any] | None = None
+        self.waiting_behind: int | None = None  # the game a kept assignment waits for (journal game id)
+        self.waiting_assignment: dict[str, Any] | None = None
         self.journal_problem = ""
         self.since = self._since()
         self.history: list[GameInfo] = []
@@ -333,13 +335,24 @@ class Bridge:
 
     def _forward_assignment(self, data: dict[str, Any]) -> None:
         try:
-            ok, error = send_setup(self.settings.control, data)
+            ok, error, kept = send_setup(self.settings.control, data)
         except ConnectionError as problem:
             self.assignment_retry = time.monotonic() + CONTROL_RETRY
             if self.assignment_status is None or self.assignment_status.get("error") != str(problem):
                 log.warning("assignment %s waits for the referee: %s", data["id"], problem)
                 self.assignment_status = {"id": data["id"], "ok": False, "error": str(problem)}
                 self._publish_status()
+            return
+        if not ok and kept:
+            # A game is being played: the table keeps the assignment and offers it when that game ends.
+            # Not asked again (each try used to reach the players' screen); the board is told once.
+            self.pending_assignment = None
+            self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])
+            self.assignment_status = {"id": data["id"], "ok": False, "error": error, "waiting": True}
+            self.waiting_behind = self.history[-1].game_id if self.history else None
+            self.waiting_assignment = data
+            log.info("assignment %s kept by the table: %s", data["id"], error)
+            self._publish_status()
             return
         changed = self.assignment_status != {"id": data["id"], "ok": ok, "error": error}
         self.assignment_status = {"id": data["id"], "ok": ok, "error": error}
@@ -348,7 +361,6 @@ class Bridge:
             self.outbox.set_meta(ASSIGNMENT_KEY, data["id"])  # a reconnect will not propose it again
             log.info("assignment %s handed to the referee: accepted", data["id"])
         else:
-            # Usually "a game is in progress": the table takes it once that game is over.
             self.assignment_retry = time.monotonic() + REFUSED_RETRY
             if changed:
                 log.info("assignment %s refused by the referee for now: %s", data["id"], error)
@@ -387,6 +399,17 @@ class Bridge:
             return
         history = self.history = journal.history()
         latest: GameInfo | None = history[-1] if history else None
+        waiting = self.assignment_status is not None and self.assignment_status.get("waiting")
+        if waiting and latest is not None and latest.game_id != self.waiting_behind and self.assignment_status:
+            # The game it waited for is over and the next one has begun: the board sees the table playing.
+            self.assignment_status = {"id": self.assignment_status["id"], "ok": True, "error": ""}
+            self.waiting_assignment = None
+            self._publish_status()
+        elif waiting and latest is not None and latest.status != IN_PROGRESS and self.waiting_assignment:
+            # Over: hand it over once more, in case the referee restarted since and forgot it (it keeps
+            # it for the final score sheet's OK either way).
+            self.pending_assignment, self.waiting_assignment = self.waiting_assignment, None
+            self.assignment_retry = 0.0
         for info in history:
             if info.game_id <= self.since:
                 continue

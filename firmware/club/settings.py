@@ -15,6 +15,9 @@ from bornes.firmware.club.topics import check_id
 from bornes.firmware.errors import EX_CONFIG, UserError
 from bornes.firmware.i18n import LANGUAGES
 
+#: The organiser password guards the whole tournament on a shared LAN, over HTTP Basic: not a short word.
+MIN_ORGANISER_PASSWORD = 10
+
 
 class SettingsError(UserError):
     def __init__(self, message: str) -> None:
@@ -52,7 +55,8 @@ class BoardSettings:
     database: str = "/var/lib/bornes-club/club.sqlite3"
     listen: str = "0.0.0.0"
     port: int = 8080
-    organiser_password: str = ""  # empty: organiser pages refused (read-only board)
+    organiser_password: str = ""  # empty: organiser pages refused (read-only board); else MIN_ORGANISER_PASSWORD+
+    url: str = ""  # where browsers reach the board ("http://club.local:8080/"): its name passes the Host check
     title: str = "Mille Bornes club night"
     language: str = "en"  # the pages' language: "en" or "fr"
 
@@ -157,4 +161,9 @@ def load_board(path: str | None, broker: dict[str, Any] | None = None, **overrid
     except ValueError as error:
         raise SettingsError(f"{name}: {error}") from None
     _check_language(name, settings.language)
+    if settings.organiser_password and len(settings.organiser_password) < MIN_ORGANISER_PASSWORD:
+        raise SettingsError(f"{name}: the organiser password must be at least {MIN_ORGANISER_PASSWORD} characters"
+                            " (or empty: no organiser pages)")
+    if settings.url and not settings.url.startswith(("http://", "https://")):
+        raise SettingsError(f"{name}: url {settings.url!r} must start with http:// or https://")
     return settings

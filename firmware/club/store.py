@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.state import GameSetup, SetupError
+from bornes.engine.state import GameSetup, SetupError, check_name
 from bornes.firmware.club.pairing import Pair, PairingError, round_robin, swiss
 
 _SCHEMA = """
@@ -201,6 +201,10 @@ class ClubStore:
             with self._tx() as db:
                 db.execute("INSERT OR IGNORE INTO tables (table_id, seen) VALUES (?, ?)", (table, time.time()))
 
+    def clear_live(self, table: str) -> None:
+        with self._lock:
+            self._live.pop(table, None)
+
     def set_status(self, table: str, status: str) -> None:
         with self._tx() as db:
             db.execute("INSERT INTO tables (table_id, status, seen) VALUES (?, ?, ?) ON CONFLICT (table_id)"
@@ -336,9 +340,10 @@ class ClubStore:
         name = name.strip()
         if not name or not members:
             raise TournamentError("an entrant needs a name")
-        for member in members:
-            if len(member) > 12 or any(ch in member for ch in ';"\n') or not member.isprintable():
-                raise TournamentError(f"player name {member!r} must be 1–12 printable characters without ; or \"")
+        for who in (name, *members):  # a team's name too: it reaches the pages, the CSV and the tables' panels
+            refusal = check_name(who)
+            if refusal is not None:
+                raise TournamentError(refusal.message)
         taken = {m for _, ms in self.entrants() for m in ms}
         if any(m in taken for m in members):
             raise TournamentError(f"{', '.join(m for m in members if m in taken)} already plays in this tournament")

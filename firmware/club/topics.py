@@ -75,6 +75,8 @@ def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...
         data = json.loads(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadMessage(f"{kind} message is not JSON ({error})") from None
+    except RecursionError:  # 64 KiB of "[" nests deeper than Python's parser goes
+        raise BadMessage(f"{kind} message nests too deep") from None
     if not isinstance(data, dict):
         raise BadMessage(f"{kind} message is not a JSON object")
     if data.get("v") != VERSION:
@@ -108,3 +110,83 @@ ASSIGNMENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": str, "edition": str, "names": list, "teams": (bool, type(None)), "dealer": int, "options": dict,
 }
 RECEIPT_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": str}
+
+
+# -- the live table, field by field (the board shows every one of them) -------------------------------
+
+_TEXT = 400  # the longest text a live message may carry in one field (a turn line, an edition title)
+_INT = (int,)
+_Schema = dict[str, Any]
+_SAFETY: _Schema = {"name": (str, True), "coup_fourre": (bool, False), "kind": (str, False)}
+_SIDE: _Schema = {
+    "name": (str, True), "miles": (int, True), "hand_points": (int, True), "total": (int, True),
+    "turn": (bool, False), "limit": (bool, False), "battle": (str, False), "battle_words": (str, False),
+    "index": (int, False), "seats": (str, False), "trip": (int, False), "players": ([str], False),
+    "safeties": ([_SAFETY], True),
+}
+_ACTION_WORDS: _Schema = {"n": (int, False), "text": (str, True)}
+LIVE_SCHEMA: _Schema = {
+    "v": (int, True), "type": (str, True), "status": (str, True), "action_count": (int, True), "sides": ([_SIDE], True),
+    "game_id": ((int, type(None)), False), "created": ((str, type(None)), False), "at": ((int, float), False),
+    "edition": (str, False), "edition_title": (str, False), "language": (str, False), "unit": (str, False),
+    "hand": (int, False), "dealer": (str, False), "phase": (str, False), "turn": (str, False),
+    "to_act": ([str], False), "turn_text": (str, False), "trip": (int, False), "draw_pile": (int, False),
+    "over": (bool, False), "winner": ((str, type(None)), False), "tie": (bool, False),
+    "last_actions": ([_ACTION_WORDS], False), "hands_scored": (int, False),
+}
+
+
+_ASSIGNMENT_STATE: _Schema = {"id": (str, True), "ok": (bool, True), "error": (str, False),
+                               "waiting": (bool, False)}
+STATUS_SCHEMA: _Schema = {
+    "v": (int, True), "type": (str, True), "online": (bool, True),
+    "assignment": ((_ASSIGNMENT_STATE, type(None)), False), "journal": ((str, type(None)), False),
+    "web": ((str, type(None)), False),
+}
+
+
+def check_status(data: dict[str, Any]) -> dict[str, Any]:
+    """A bridge's status, field by field, as :func:`check_live` (the Rounds page reads its assignment)."""
+    return _check_object(data, STATUS_SCHEMA, "status message")
+
+
+def check_live(data: dict[str, Any]) -> dict[str, Any]:
+    """Every field the board may show has its type, texts are short, numbers are numbers (not markup).
+
+    Unknown fields are dropped, so nothing unchecked is stored or sent to a page.
+    """
+    return _check_object(data, LIVE_SCHEMA, "live message")
+
+
+def _check_object(data: Any, schema: _Schema, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise BadMessage(f"{where} is not an object")
+    out: dict[str, Any] = {}
+    for name, (kind, required) in schema.items():
+        if name not in data:
+            if required:
+                raise BadMessage(f"{where}: field {name!r} is missing")
+            continue
+        out[name] = _check_value(data[name], kind, f"{where}: {name}")
+    return out
+
+
+def _check_value(value: Any, kind: Any, where: str) -> Any:
+    if isinstance(kind, list):  # a list of one kind, at most 16 long (8 sides, 4 safeties, a few words)
+        if not isinstance(value, list) or len(value) > 16:
+            raise BadMessage(f"{where} is not a short list")
+        return [_check_value(item, kind[0], where) for item in value]
+    if isinstance(kind, dict):
+        return _check_object(value, kind, where)
+    if isinstance(kind, tuple) and isinstance(kind[0], dict):  # an object or null
+        return None if value is None else _check_object(value, kind[0], where)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise BadMessage(f"{where} is not {_names(kinds)}")
+    if not isinstance(value, kinds):
+        raise BadMessage(f"{where} is not {_names(kinds)}")
+    if isinstance(value, str) and (len(value) > _TEXT or not value.isprintable()):
+        raise BadMessage(f"{where} is not a short printable text")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**9:
+        raise BadMessage(f"{where} is out of range")
+    return value

@@ -29,10 +29,13 @@ from starlette.routing import Route
 from bornes.engine.options import EDITIONS
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore, TournamentError
+from bornes.firmware.guard import SiteGuard, csv_row, local_names
 from bornes.firmware.i18n import translations
 
 MAX_FORM = 16 * 1024
-MAX_LISTENERS = 200  # browsers following the tables page at once (a projector, phones…)
+MAX_LISTENERS = 100  # browsers following the tables page at once (a projector, phones…); half uvicorn's limit
+LISTENERS_PER_CLIENT = 4  # one phone's tabs: one phone never takes every live page
+MAX_GAME = 10**9  # game numbers are SQLite integers: anything larger is no game
 WRONG_TRIES = 5  # wrong organiser passwords from one address…
 WRONG_WINDOW = 60.0  # …within this many seconds, and that address waits until the window has passed
 CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/locale/<lang>/LC_MESSAGES/bornes-club.po
@@ -89,33 +92,43 @@ TABLES_JS = """
 // Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
 const L = JSON.parse(document.getElementById('labels').textContent);
-function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
+const ENT={'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'};
+function esc(s){return String(s??'').replace(/[&<>"']/g,c=>ENT[c]);}
+function list(v){return Array.isArray(v)?v:[];}
 function card(t){
   const s=t.live||{}, st=t.status||{};
   const web=/^https?:[/][/]/.test(st.web||'')?' <a href="'+esc(st.web)+'">'+esc(L.page)+'</a>':'';
   let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+web+'</h2>';
   if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
-  h+='<p>'+esc(s.edition_title||s.edition)+' · '+esc(L.hand)+' '+s.hand+' · '+s.action_count+' '+esc(L.actions)+'</p>'
+  h+='<p>'+esc(s.edition_title||s.edition)+' · '+esc(L.hand)+' '+esc(s.hand)+' · '+esc(s.action_count)+' '
+    +esc(L.actions)+'</p>'
     +'<p class="turn">'+esc(s.turn_text||'')+'</p><table><tr><th>'+esc(L.side)+'</th><th>'+esc(s.unit||'miles')
     +'</th><th>'+esc(L.battle)+'</th><th>'+esc(L.hand)+'</th><th>'+esc(L.total)+'</th></tr>';
-  s.sides.forEach(x=>{h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
-    +(x.safeties.length?'<br><span class="safe">'+x.safeties.map(f=>esc(f.name)+(f.coup_fourre?' (CF)':''))
-      .join(', ')+'</span>':'')+'</td><td>'+x.miles
+  list(s.sides).forEach(x=>{x=x||{};const safe=list(x.safeties);
+    h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
+    +(safe.length?'<br><span class="safe">'+safe.map(f=>esc((f||{}).name)+((f||{}).coup_fourre?' (CF)':''))
+      .join(', ')+'</span>':'')+'</td><td>'+esc(x.miles)
     +(x.limit?'<br><small>'+esc(L.limit)+'</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
     +'</td><td class="num">'
-    +x.hand_points+'</td><td class="num">'+x.total+'</td></tr>';});
-  h+='</table><div class="words">'+(s.last_actions||[]).slice(-3).map(a=>esc(a.text)).join('<br>')+'</div>';
+    +esc(x.hand_points)+'</td><td class="num">'+esc(x.total)+'</td></tr>';});
+  h+='</table><div class="words">'+list(s.last_actions).slice(-3).map(a=>esc((a||{}).text)).join('<br>')+'</div>';
   return h;
+}
+// One table's card, or a line saying it cannot be shown: one bad table never blanks the board.
+function safeCard(t){
+  try{return card(t);}catch(e){return '<h2>'+esc(t.table)+'</h2><p class="bad">'+esc(L.unreadable)+'</p>';}
 }
 function draw(){
   const grid=document.getElementById('tables');
   grid.innerHTML=Object.keys(data).sort().map(k=>'<div class="card'+((data[k].status||{}).online===false?' off':'')
-    +'" id="t-'+esc(k)+'" data-actions="'+((data[k].live||{}).action_count??'')+'">'+card(data[k])+'</div>').join('');
+    +'" id="t-'+esc(k)+'" data-actions="'+esc((data[k].live||{}).action_count)+'">'+safeCard(data[k])+'</div>')
+    .join('');
 }
 draw();
 const es=new EventSource('/events');
+es.onopen=()=>{document.body.dataset.live='yes';};  // following the tables (what a test waits for)
 es.onmessage=e=>{const m=JSON.parse(e.data);const t=data[m.table]||(data[m.table]={table:m.table});
-  if(m.live)t.live=m.live; if(m.status)t.status=m.status; draw();};
+  if('live' in m)t.live=m.live; if(m.status)t.status=m.status; draw();};
 """
 
 
@@ -152,12 +165,15 @@ def _record_link(result: dict[str, Any]) -> str:
 
 def _csv(rows: list[list[Any]]) -> Response:
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    csv.writer(out).writerows(csv_row(row) for row in rows)  # no cell a spreadsheet would run as a formula
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
 
 
-def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en") -> Starlette:
+def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en",
+               url: str = "") -> Starlette:
+    """The pages; ``url`` is where browsers reach the board ("http://club.local:8080/"): its name is allowed."""
     use_language(language)
+    streams: dict[str, int] = {}  # client address -> its open live pages
     wrong: dict[str, list[float]] = {}  # client address -> times of its recent wrong passwords
 
     def show(title: str, body: str, script: str = "") -> HTMLResponse:
@@ -201,7 +217,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         data = {t["table"]: t for t in store.tables()}
         labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
                   "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50"),
-                  "page": _("the table's page")}
+                  "page": _("the table's page"), "unreadable": _("this table's last message cannot be shown")}
         body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
         return show(_("Every table, live"), body, '<script src="/club.js"></script>')
 
@@ -216,12 +232,15 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         return JSONResponse(store.tables())
 
     async def events(request: Request) -> Response:
-        if len(board.listeners) >= MAX_LISTENERS:
-            return Response(_("Too many pages open: try again later.\n"), status_code=503, media_type="text/plain")
-        listener: asyncio.Queue[str] = asyncio.Queue()
-        board.listeners.add(listener)
-
+        address = client(request)
+        if len(board.listeners) >= MAX_LISTENERS or streams.get(address, 0) >= LISTENERS_PER_CLIENT:
+            return Response(_("Too many pages open: try again later.\n"), status_code=503, media_type="text/plain",
+                            headers={"Retry-After": "10"})
         async def stream() -> AsyncIterator[str]:
+            # Counted from the stream's first step: a browser gone before it starts leaves no count behind.
+            listener: asyncio.Queue[str] = asyncio.Queue()
+            board.listeners.add(listener)
+            streams[address] = streams.get(address, 0) + 1
             try:
                 yield ": connected\n\n"
                 while True:
@@ -233,6 +252,11 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
                     yield f"data: {text}\n\n"
             finally:
                 board.listeners.discard(listener)
+                left = streams.get(address, 1) - 1
+                if left > 0:
+                    streams[address] = left
+                else:
+                    streams.pop(address, None)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -262,6 +286,7 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
     async def rounds_page(request: Request) -> Response:
         results = store.results()
         by_assignment = {r["assignment"]: r for r in results if r["assignment"]}
+        handed = {t["table"]: (t["status"] or {}).get("assignment") or {} for t in store.tables()}
         body = ""
         for round_ in store.rounds():
             state = _("closed") if round_["closed"] else _("open")
@@ -270,8 +295,17 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
             for a in round_["assignments"]:
                 result = by_assignment.get(a["id"])
                 who = " vs ".join(escape(e) for e in a["entrants"]) if a["table"] else escape(a["entrants"][0])
-                outcome = _result_line(result) + _record_link(result) if result else (
-                    _("bye") if not a["table"] else (_("playing") if a["published"] else _("not published")))
+                at_table = handed.get(a["table"]) or {}
+                if result:
+                    outcome = _result_line(result) + _record_link(result)
+                elif not a["table"]:
+                    outcome = _("bye")
+                elif not a["published"]:
+                    outcome = _("not published")
+                elif at_table.get("id") == a["id"] and at_table.get("waiting"):
+                    outcome = escape(_("waiting: the table is busy until its game ends, then offers this one"))
+                else:
+                    outcome = _("playing")
                 body += f"<tr><td>{escape(a['table'] or '—')}</td><td>{who}</td><td>{outcome}</td></tr>"
             body += "</table>"
         others = [r for r in results if not r["assignment"]]
@@ -287,10 +321,10 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
     async def record(request: Request) -> Response:
         """A counted game's record, as the table's journal holds it (docs/record.md): replays anywhere."""
         params = request.query_params
-        try:
-            game = int(params.get("game", ""))
-        except ValueError:
+        raw = params.get("game", "").strip()
+        if not (raw.isascii() and raw.isdigit() and int(raw) < MAX_GAME):
             return Response(_("game must be a number\n"), status_code=400, media_type="text/plain")
+        game = int(raw)
         text = store.record(params.get("table", ""), game, params.get("created", ""))
         if text is None:
             return Response(_("no such game\n"), status_code=404, media_type="text/plain")
@@ -360,13 +394,18 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         return JSONResponse({"rejects": store.rejects(), "counts": board.counts})
 
     async def read_body(request: Request) -> dict[str, Any]:
-        raw = await request.body()
-        if len(raw) > MAX_FORM:
-            raise TournamentError(_("request too large"))
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isascii() or not declared.isdigit() or int(declared) > MAX_FORM):
+            raise TooLarge(_("request too large"))  # refused before a byte of it is read
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_FORM:
+                raise TooLarge(_("request too large"))
         if request.headers.get("content-type", "").startswith("application/json"):
             try:
                 data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # 16 KiB of "[" nests too deep
                 raise TournamentError(_("the request is not JSON")) from None
             if not isinstance(data, dict):
                 raise TournamentError(_("the request is not a JSON object"))
@@ -387,10 +426,14 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
                 answer = action(data)
             except (TournamentError, ValueError, TypeError, KeyError) as error:
                 message = f"missing {error}" if isinstance(error, KeyError) else (str(error) or type(error).__name__)
+                status = 413 if isinstance(error, TooLarge) else 400
                 if request.headers.get("content-type", "").startswith("application/json"):
-                    return JSONResponse({"ok": False, "error": message}, status_code=400)
+                    return JSONResponse({"ok": False, "error": message}, status_code=status,
+                                        headers={"Connection": "close"} if status == 413 else None)
                 answer = show(_("Organiser"), f'<p class="bad">{escape(message)}</p><a href="/organiser">back</a>')
-                answer.status_code = 400
+                answer.status_code = status
+                if status == 413:
+                    answer.headers["Connection"] = "close"  # the rest of the body is never read
                 return answer
             if request.headers.get("content-type", "").startswith("application/json"):
                 return JSONResponse({"ok": True, **(answer or {})})
@@ -468,4 +511,10 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         yield
         board.loop = None
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(SiteGuard, names=local_names(url))
+    return app
+
+
+class TooLarge(TournamentError):
+    """A request body past :data:`MAX_FORM`: answered 413 without reading the rest."""

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         from bornes.firmware.club.settings import load_board
         from bornes.firmware.club.store import ClubStore
         from bornes.firmware.club.web import create_app
+        from bornes.firmware.guard import server_config
     except ImportError as error:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(
@@ -55,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     board = Board(settings, store)
     board.start()
     try:
-        app = create_app(board, store, settings.organiser_password, settings.language)
-        uvicorn.run(app, host=settings.listen, port=settings.port, log_level="warning", access_log=False,
-                    timeout_graceful_shutdown=2)  # open event streams
+        app = create_app(board, store, settings.organiser_password, settings.language, settings.url)
+        uvicorn.Server(server_config(app, settings.listen, settings.port, log_level="warning",
+                                     timeout_graceful_shutdown=2)).run()  # 2 s: open event streams
     finally:
         board.stop()
         store.close()

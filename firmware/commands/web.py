@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from bornes.firmware.guard import server_config
         from bornes.firmware.web.app import Settings, create_app
     except ImportError as error:
         raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
@@ -54,11 +55,10 @@ def run(args: argparse.Namespace) -> int:
     port = args.port if args.port is not None else config.web.port
     if not 0 < port < 65536:
         raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
-    server = uvicorn.Server(uvicorn.Config(
-        create_app(settings), host=host, port=port, loop="asyncio", http="h11", ws="none",
-        lifespan="on", access_log=False, log_level=config.log.level, server_header=False,
-        timeout_keep_alive=30, limit_concurrency=200, proxy_headers=False,
-    ))
+    settings.url, settings.port = config.web.url, port
+    if settings.url and not settings.url.startswith(("http://", "https://")):
+        raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
+    server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))
     log.info("serving %s on http://%s:%d/", settings.state_dir, host, port)
     server.run()
     return 0

@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -36,6 +37,7 @@ from starlette.types import Receive, Scope, Send
 
 from bornes.engine.options import EDITIONS
 from bornes.firmware import control
+from bornes.firmware.guard import SiteGuard, local_names
 from bornes.firmware.i18n import WEB_DOMAIN, translations
 from bornes.firmware.journal import JournalError
 from bornes.firmware.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
@@ -50,6 +52,14 @@ COOKIE = "bornes_pair"
 TOKEN_DAYS = 180
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
+#: PIN requests from every phone together: each one puts a PIN on the panel (between hands).
+PIN_REQUESTS_ALL_PER_MINUTE = 6
+#: PDF score sheets drawn at once (each child is ~30 MB: a Pi Zero 2 W has 512 MB), and how many may wait.
+PDF_AT_ONCE = 2
+PDF_WAITING = 4
+#: Live-table streams: per phone (tabs), and in all (the rest of uvicorn's connections stay for pages).
+STREAMS_PER_CLIENT = 4
+STREAMS = 100
 CLIENT_QUEUE = 4
 PDF_TIMEOUT = 60.0  # seconds for the child that draws a PDF (a Pi Zero needs a few)
 #: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
@@ -68,6 +78,10 @@ class Settings:
     control_socket: Path
     language: str = "en"
     defaults: dict[str, Any] = field(default_factory=dict)  # the config's game: edition, names, dealer…
+    #: Where phones reach these pages ("http://table1.local:8080/"): the panel's QR code, never the request's
+    #: Host. Empty: this machine's address on the network, found when a PIN is asked for (see :func:`pages_url`).
+    url: str = ""
+    port: int = 8080
 
 
 # -- the live feed ----------------------------------------------------------------------------------
@@ -158,9 +172,19 @@ class EventStream:
 
     def __init__(self, hub: Callable[[], Hub]) -> None:
         self.hub = hub
+        self.per_client: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         hub = self.hub()
+        client = scope["client"][0] if scope.get("client") else "?"
+        if len(hub.clients) >= STREAMS or self.per_client.get(client, 0) >= STREAMS_PER_CLIENT:
+            body = b"Too many live pages open: close one, or try again later.\n"
+            await send({"type": "http.response.start", "status": 503, "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"), (b"retry-after", b"10"),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        self.per_client[client] = self.per_client.get(client, 0) + 1
         queue: asyncio.Queue[bytes] = asyncio.Queue(CLIENT_QUEUE)
         queue.put_nowait(hub.message)
         hub.clients.add(queue)
@@ -204,6 +228,11 @@ class EventStream:
         finally:
             hub.clients.discard(queue)
             listener.cancel()
+            left = self.per_client.get(client, 1) - 1
+            if left > 0:
+                self.per_client[client] = left
+            else:
+                self.per_client.pop(client, None)
 
 
 # -- pairing ----------------------------------------------------------------------------------------
@@ -239,21 +268,60 @@ class RateLimit:
 
 class Pairings:
     """Tokens of paired phones, kept in memory: restarting ``bornes web`` asks phones to pair again,
-    and the web process never needs a writable file."""
+    and the web process never needs a writable file.
 
-    def __init__(self) -> None:
-        self._tokens: dict[str, float] = {}
+    A phone unpairs itself (its button on the setup page); the panel unpairs them all (a long BACK
+    while a PIN is shown moves ``control.PHONES_FORGOTTEN``'s time, which this reads, never writes).
+    """
+
+    def __init__(self, forgotten: Path | None = None) -> None:
+        self._tokens: dict[str, tuple[float, float]] = {}  # token -> (paired at, expires at)
+        self.forgotten = forgotten
 
     def new(self) -> str:
         token = secrets.token_urlsafe(32)
-        self._tokens[token] = time.time() + TOKEN_DAYS * 86400
+        now = time.time()
+        self._tokens[token] = (now, now + TOKEN_DAYS * 86400)
         return token
 
     def valid(self, token: str | None) -> bool:
         if not token or len(token) > 100:
             return False
-        expires = self._tokens.get(token)
-        return expires is not None and expires > time.time()
+        times = self._tokens.get(token)
+        if times is None or times[1] <= time.time():
+            return False
+        if self.forgotten is not None and control.phones_forgotten_at(self.forgotten) >= times[0]:
+            del self._tokens[token]  # unpaired at the panel since
+            return False
+        return True
+
+    def forget(self, token: str | None) -> None:
+        """Unpair one phone (its own button on the setup page)."""
+        if token:
+            self._tokens.pop(token, None)
+
+
+class PdfSlots:
+    """At most :data:`PDF_AT_ONCE` PDF children at once; :data:`PDF_WAITING` more wait, the rest hear 503."""
+
+    def __init__(self) -> None:
+        self.slots = asyncio.Semaphore(PDF_AT_ONCE)
+        self.waiting = 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[bool]:
+        if self.slots.locked() and self.waiting >= PDF_WAITING:
+            yield False
+            return
+        self.waiting += 1
+        try:
+            await self.slots.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            yield True
+        finally:
+            self.slots.release()
 
 
 # -- the app ----------------------------------------------------------------------------------------
@@ -291,21 +359,38 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _same_origin(request: Request) -> bool:
-    """A POST from one of our own pages (the browser says where it comes from)."""
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    host = request.headers.get("host", "")
-    return origin.split("://", 1)[-1] == host
+def pages_url(settings: Settings) -> str:
+    """The address for the panel's QR code: ``[web] url``, else this machine's address on its network.
+
+    The address (not ``<name>.local``): many phones do not resolve mDNS names. It is looked up when a
+    PIN is asked for, since DHCP may change it; the route lookup sends nothing.
+    """
+    if settings.url:
+        return settings.url
+    address = ""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the LAN's route
+        address = str(probe.getsockname()[0])
+    if not address or address.startswith("0."):
+        address = socket.gethostname().split(".")[0] + ".local"
+    return f"http://{address}:{settings.port}/"
+
+
+def _digits(raw: str, longest: int = 9) -> int | None:
+    """``"12"`` → 12; anything else (``"¹"``, ``"٣"``, 10 digits) → None: ``str.isdigit`` takes more than ``int``."""
+    if not raw or len(raw) > longest or not raw.isascii() or not raw.isdigit():
+        return None
+    return int(raw)
 
 
 def create_app(settings: Settings) -> Starlette:
     words = views.Words(settings.language, translations(settings.language, WEB_DOMAIN))
     library = Library(settings.state_dir)
-    pairings = Pairings()
+    pairings = Pairings(settings.state_dir / control.PHONES_FORGOTTEN)
     pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
     ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
+    ask_all_limit = RateLimit(PIN_REQUESTS_ALL_PER_MINUTE)
+    pdf_slots = PdfSlots()
     state: dict[str, Hub] = {}
 
     def hub() -> Hub:
@@ -321,10 +406,10 @@ def create_app(settings: Settings) -> Starlette:
         return html(views.error_page(words, status, message), status)
 
     def game_id(request: Request) -> int:
-        raw = request.path_params.get("game", "")
-        if not raw.isdigit() or len(raw) > 9:
+        number = _digits(request.path_params.get("game", ""))
+        if number is None:
             raise BadRequest(404, words("There is no such game."))
-        return int(raw)
+        return number
 
     def stored(request: Request) -> games.StoredGame:
         try:
@@ -398,10 +483,10 @@ def create_app(settings: Settings) -> Starlette:
 
     async def viewer(request: Request) -> Response:
         found = stored(request)
-        raw = request.query_params.get("step", str(len(found.actions)))
-        if not raw.isdigit():
+        wanted = _digits(request.query_params.get("step", str(len(found.actions))))
+        if wanted is None:
             raise BadRequest(400, words("step must be an action number"))
-        step = min(int(raw), len(found.actions))
+        step = min(wanted, len(found.actions))
         state_at = found.states[step] if step < len(found.states) else found.state
         snap = snapshot(state_at, found.actions[:step], game_id=found.info.game_id,
                         status=found.info.status if step == len(found.actions) else "in-progress",
@@ -426,6 +511,14 @@ def create_app(settings: Settings) -> Starlette:
 
     async def sheet_pdf(request: Request) -> Response:
         found = stored(request)
+        async with pdf_slots.slot() as free:
+            if not free:
+                response = refuse(503, words("The table is drawing other score sheets: try again in a few seconds."))
+                response.headers["retry-after"] = "10"
+                return response
+            return await draw_pdf(found)
+
+    async def draw_pdf(found: games.StoredGame) -> Response:
         # In a child process: reportlab would otherwise stay in this long-running process's memory.
         child = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bornes.firmware.web.pdf", str(settings.state_dir), str(found.info.game_id),
@@ -436,6 +529,9 @@ def create_app(settings: Settings) -> Starlette:
             child.kill()
             await child.wait()
             raise BadRequest(503, words("The PDF took too long; try again.")) from None
+        except asyncio.CancelledError:  # the server is stopping: no child outlives its slot
+            child.kill()
+            raise
         if child.returncode != 0 or not pdf.startswith(b"%PDF"):
             last = problem.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             log.warning("PDF of game %d failed: %s", found.info.game_id, last[0])
@@ -470,12 +566,10 @@ def create_app(settings: Settings) -> Starlette:
         return html(views.setup_page(words, draft(request.query_params.get("edition"))))
 
     async def pair_start(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         await read_form(request)  # a size check; the form is empty
-        if not ask_limit.allow(_client(request)):
+        if not ask_limit.allow(_client(request)) or not ask_all_limit.allow("every phone"):
             return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
-        url = f"{request.url.scheme}://{request.url.netloc}/setup"
+        url = pages_url(settings).rstrip("/") + "/setup"  # never from the request: its Host is the client's word
         try:
             answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pair", "url": url})
         except control.ControlError as error:
@@ -485,8 +579,6 @@ def create_app(settings: Settings) -> Starlette:
         return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 
     async def pair(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         form = await read_form(request)
         client = _client(request)
         if not pin_limit.allow(client):
@@ -507,8 +599,6 @@ def create_app(settings: Settings) -> Starlette:
         return response
 
     async def setup_send(request: Request) -> Response:
-        if not _same_origin(request):
-            return refuse(403, words("Requests must come from this site's own pages."))
         if not paired(request):
             return html(views.pairing_page(words, words("This phone is not paired: only a paired phone may set up a game."), "error"), 403)  # noqa: E501
         form = await read_form(request)
@@ -535,9 +625,19 @@ def create_app(settings: Settings) -> Starlette:
             answer = await asyncio.to_thread(control.send, settings.control_socket, message)
         except control.ControlError as error:
             return html(views.setup_page(words, back, str(error), "error"), 503)
+        if answer == control.BUSY:  # kept by the table: offered there when its game ends
+            return html(views.setup_page(words, back, words(
+                "The table is busy until this game ends: it will offer your game then."), "ok"), 202)
         if answer is not None:
             return html(views.setup_page(words, back, answer, "error"), 409)
         return html(views.setup_page(words, back, words("Sent: press OK at the table to start."), "ok"))
+
+    async def unpair(request: Request) -> Response:
+        await read_form(request)  # a size check; the form is empty
+        pairings.forget(request.cookies.get(COOKIE))
+        response = html(views.pairing_page(words, words("This phone is no longer paired."), "ok"))
+        response.delete_cookie(COOKIE, httponly=True, samesite="strict")
+        return response
 
     # -- static files --
 
@@ -592,6 +692,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/setup", guarded(setup_send), methods=["POST"]),
         Route("/pair/start", guarded(pair_start), methods=["POST"]),
         Route("/pair", guarded(pair), methods=["POST"]),
+        Route("/unpair", guarded(unpair), methods=["POST"]),
         Route("/static/{name}", static),
     ]
     app = Starlette(
@@ -600,4 +701,10 @@ def create_app(settings: Settings) -> Starlette:
         exception_handlers={404: not_found, 405: method_not_allowed, 500: server_error},
     )
     app.state.settings = settings
+    app.state.pairings = pairings
+
+    def refused_page(status: int, reason: str) -> bytes:
+        return views.error_page(words, status, words(reason)).encode()
+
+    app.add_middleware(SiteGuard, names=local_names(settings.url), refuse=refused_page)
     return app

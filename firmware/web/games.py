@@ -20,6 +20,7 @@ from typing import Any
 from bornes.engine.actions import Action, CoupFourre
 from bornes.engine.game import Game
 from bornes.engine.state import GameSetup, GameState
+from bornes.firmware.guard import csv_row
 from bornes.firmware.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
 from bornes.firmware.live import GameUnreadable, open_readonly, replay
 
@@ -273,6 +274,6 @@ def history_csv(infos: list[GameInfo], library: Library) -> str:
             edition, names, teams = "?", "?", "?"
         totals = summary.get("totals")
         totals_text = "; ".join(f"{k}: {v}" for k, v in totals.items()) if isinstance(totals, dict) else ""
-        writer.writerow([info.game_id, info.created, info.finished or "", info.status, edition, names, teams,
-                         summary.get("winner") or "", totals_text, summary.get("hands", ""), info.actions])
+        writer.writerow(csv_row([info.game_id, info.created, info.finished or "", info.status, edition, names, teams,
+                                 summary.get("winner") or "", totals_text, summary.get("hands", ""), info.actions]))
     return out.getvalue()

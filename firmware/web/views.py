@@ -400,6 +400,8 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
         f'<button type="submit">{h(t("Send to the table"))}</button>'
         f'<p class="hint">{h(t("The table shows the game; one OK there starts it. Cards are played with cards."))}</p>'
         "</form>"
+        '<form method="post" action="/unpair" class="inline">'
+        f'<button type="submit">{h(t("Unpair this phone"))}</button></form>'
     )
     return page(t, t("New game"), body, active="setup", paired=True)
 

@@ -4,7 +4,7 @@ A real Mosquitto, board and bridge, and the real referee loop with its control s
 (firmware/control.py) and journal: the board publishes the round, the bridge hands the assignment
 to the referee, the table shows the proposed game, one OK starts it, and the board sees the
 table playing with the assigned names. A reconnect does not propose the same game twice, and a
-table in the middle of a game refuses the next assignment, which the bridge then asks again.
+table in the middle of a game keeps the next assignment for the game's end without a word on its panel.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from bornes.firmware.journal import Journal
 from bornes.firmware.referee import STOP, Referee
 from bornes.firmware.store import JournalStore
 from tests.club.conftest import require_mosquitto
+from tests.web.server import first_hand
 
 DEFAULTS: dict[str, Any] = {"edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"], "dealer": 0,
                             "options": {}}
@@ -110,11 +111,43 @@ def test_the_organisers_round_is_one_ok_at_the_table(table: tuple[Club, Referee,
     assert club.bridges["t1"].text().count("handed to the referee: accepted") == 1
     assert flow.ui.mode is Mode.PLAY
 
-    # The next round is published while the game goes on: the referee says no (its words reach the
-    # board), and the bridge keeps the assignment to ask again (every 15 s) rather than dropping it.
+    # The next round is published while the game goes on (issue 20, finding 7): the table stays exactly
+    # as it is (no REFUSED on the players' screen, no sound), the bridge tells the board once that the
+    # table is busy until its game ends, and the table offers the new game when this one is over.
+    view_before, message_before = referee._last_view, flow.ui.message
     organise(club, "/organiser/close", {})
     organise(club, "/organiser/rounds", {"pairing": "manual", "tables": ["t1"], "manual": [["Anaïs", "Hugo"]]})
     organise(club, "/organiser/publish", {})
-    wait_for("the refusal", lambda: "A game is in progress" in str(live()["status"]["assignment"]))
-    assert flow.state.setup.names == ("Zoé", "Jérôme")
-    assert "assignment r2-t1 refused by the referee for now: A game is in progress" in club.bridges["t1"].text()
+    waiting = {"id": "r2-t1", "ok": False, "error": "busy until this game ends", "waiting": True}
+    wait_for("the board told", lambda: live()["status"]["assignment"] == waiting)
+    assert flow.state.setup.names == ("Zoé", "Jérôme") and flow.ui.mode is Mode.PLAY
+    assert flow.ui.message == message_before and not flow.ui.refused, "nobody at the table asked for anything"
+    assert referee._last_view == view_before, "the panel did not change"
+    rounds = httpx.get(club.url("/rounds"), timeout=5).text
+    assert "busy until its game ends" in rounds
+    time.sleep(2.0)  # the bridge used to ask again (and paint REFUSED) every 15 s: it asks once now
+    bridge_log = club.bridges["t1"].text()
+    assert bridge_log.count("assignment r2-t1 kept by the table: busy until this game ends") == 1
+    assert "refused by the referee" not in bridge_log
+
+    # The referee restarts mid-game and forgets what it kept (it is in memory only)…
+    flow.waiting = None
+    # …the hand is played to its end (Jérôme drives to 700): one hand is the whole game here, and the
+    # bridge, seeing the game over in the journal, hands the assignment over once more.
+    for event in first_hand():
+        step = threading.Event()
+        referee.on_outcome = lambda event, outcome, step=step: step.set()
+        events.put(event)
+        assert step.wait(5)
+    assert flow.state is not None and flow.state.over
+    wait_for("the assignment handed over again", lambda: flow.waiting is not None)
+    assert flow.state.over, "the final score sheet stays up"
+    press_ok(referee, events)  # off the final score sheet: the organiser's game is offered
+    assert flow.state is None and flow.draft.names == ["Anaïs", "Hugo"] and flow.ui.mode is Mode.SETUP
+    press_ok(referee, events)  # and one OK starts it
+    assert flow.state is not None and flow.state.setup.names == ("Anaïs", "Hugo")
+    wait_for("the board shows the new game", lambda: [s["name"] for s in (live()["live"] or {}).get("sides", [])]
+             == ["Anaïs", "Hugo"])
+    wait_for("the assignment taken", lambda: live()["status"]["assignment"] == {"id": "r2-t1", "ok": True,
+                                                                                "error": ""})
+    assert "busy until" not in httpx.get(club.url("/rounds"), timeout=5).text

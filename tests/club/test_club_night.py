@@ -23,7 +23,9 @@ import pytest
 from bench.club import (
     BOARD_PASSWORD,
     CLUB,
+    ODD_BOARD,
     ORGANISER_PASSWORD,
+    SPARE_TABLE,
     Club,
     club_night,
     organiser_headers,
@@ -230,7 +232,7 @@ def test_a_table_cannot_write_another_tables_topics(club: Club) -> None:
     before = results(club)
     refused: list[str] = []
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="intruder", protocol=mqtt.MQTTv5)
-    client.username_pw_set("t1", table_password("t1"))
+    client.username_pw_set(SPARE_TABLE, table_password(SPARE_TABLE))
     client.on_publish = lambda c, u, mid, reason, props: refused.append(str(reason)) if reason.is_failure else None
     client.connect("127.0.0.1", club.broker.port)
     client.loop_start()
@@ -242,7 +244,7 @@ def test_a_table_cannot_write_another_tables_topics(club: Club) -> None:
         payload = json.dumps({"v": 1, "type": "result", **forged}).encode()
         for leaf in ("result", "live"):
             client.publish(f"bornes/{CLUB}/t2/{leaf}", payload, qos=1).wait_for_publish(5)
-        client.publish(f"bornes/{CLUB}/t1/assignment", b"{}", qos=1).wait_for_publish(5)  # a table cannot assign
+        client.publish(f"bornes/{CLUB}/{SPARE_TABLE}/assignment", b"{}", qos=1).wait_for_publish(5)  # nor assign
         time.sleep(1.0)
     finally:
         client.disconnect()
@@ -272,11 +274,12 @@ def test_malformed_and_oversized_messages_are_logged_and_survived(club: Club) ->
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="clumsy-t1", protocol=mqtt.MQTTv5)
-    client.username_pw_set("t1", table_password("t1"))
+    # As a table with no bridge (the broker's client id is the user name: a second "t1" would take the bridge's).
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="clumsy", protocol=mqtt.MQTTv5)
+    client.username_pw_set(SPARE_TABLE, table_password(SPARE_TABLE))
     client.connect("127.0.0.1", club.broker.port)
     client.loop_start()
-    base = f"bornes/{CLUB}/t1/"
+    base = f"bornes/{CLUB}/{SPARE_TABLE}/"
     bad = [
         ("result", b"not json at all"),
         ("result", b"\xff\xfe\x00"),
@@ -299,7 +302,7 @@ def test_malformed_and_oversized_messages_are_logged_and_survived(club: Club) ->
     # And the other way: garbage on a table's assignment and receipt topics (only the board may write
     # there, but a board of another version might): the bridge logs it and goes on.
     board = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="odd-board", protocol=mqtt.MQTTv5)
-    board.username_pw_set("board", BOARD_PASSWORD)
+    board.username_pw_set(ODD_BOARD, BOARD_PASSWORD)
     board.connect("127.0.0.1", club.broker.port)
     board.loop_start()
     try:
@@ -321,7 +324,7 @@ def test_malformed_and_oversized_messages_are_logged_and_survived(club: Club) ->
     assert any("over the 65536-byte limit" in r["problem"] for r in problems)
     assert any("not JSON" in r["problem"] for r in problems)
     assert club.board.process is not None and club.board.process.poll() is None
-    assert "ignored a message on bornes/bench/t1/result" in club.board.text()
+    assert f"ignored a message on bornes/bench/{SPARE_TABLE}/result" in club.board.text()
     assert "Traceback" not in club.board.text()
     assert len(results(club)) == 16
     assert httpx.get(club.url("/standings"), timeout=5).status_code == 200
@@ -336,7 +339,7 @@ def test_pages_refuse_without_the_organiser_password(club: Club) -> None:
     assert httpx.get(club.url("/organiser"), timeout=5).status_code == 401
     assert httpx.post(club.url("/organiser/rounds"), json={"pairing": "swiss"}, timeout=5).status_code == 401
     reply = httpx.post(club.url("/organiser/rounds"), headers=organiser_headers(), content=b"x" * 20_000, timeout=5)
-    assert reply.status_code == 400 and "too large" in reply.text
+    assert reply.status_code == 413 and "too large" in reply.text
     # The organiser's page posts plain forms.
     auth = ("organiser", ORGANISER_PASSWORD)
     reply = httpx.post(club.url("/organiser/entrants"), auth=auth, data={"name": "Anne"}, timeout=5)
@@ -416,6 +419,7 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
 
         wait_for("the table cards", lambda: driver.execute_script("return document.querySelectorAll('.card').length")
                  == len(TABLES))
+        wait_for("the live stream", lambda: driver.execute_script("return document.body.dataset.live") == "yes")
         before = t8_actions()
         driver.execute_script("window.notReloaded = true")
         with Journal.open(club.journal("t8")) as journal:

@@ -24,7 +24,7 @@ class PageClient:
     def get(self, path: str, **options: Any) -> httpx.Response:
         async def fetch() -> httpx.Response:
             transport = httpx.ASGITransport(app=self.app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://board") as client:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
                 return await client.get(path, **options)
 
         return asyncio.run(fetch())

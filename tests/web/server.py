@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -9,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -16,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +62,24 @@ def feed_lines(name: str) -> list[str]:
     return lines
 
 
+def first_hand() -> list[Any]:
+    """The first hand of two-players-classic.feed as input events, up to its score sheet: the starter
+    rolls and drives to 700, the dealer only discards (any two names: cards do not say who)."""
+    from bornes.drivers.readers.resolver import CardResolver
+    from bornes.firmware.commands.feed import input_event
+
+    resolver = CardResolver()
+    lines: list[str] = []
+    for raw in (GAMES / "two-players-classic.feed").read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("setup") or not line:
+            continue
+        if line == "press NEXT" and lines and lines[-1] == "press OK":
+            break  # the score sheet is up
+        lines.append(line)
+    return [input_event(line.split(), resolver) for line in lines]
+
+
 @dataclass
 class Web:
     url: str
@@ -85,11 +106,12 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], bytes]:
 
 
 @contextmanager
-def web_server(state_dir: Path, control_socket: Path, language: str = "en") -> Iterator[Web]:
+def web_server(state_dir: Path, control_socket: Path, language: str = "en", web: str = "") -> Iterator[Web]:
+    """``web``: more lines of the config's [web] section (``url = "…"``)."""
     port = free_port()
     config = state_dir.parent / f"web-{port}.toml"
     config.write_text(f'[state]\ndir = "{state_dir}"\n[control]\nsocket = "{control_socket}"\n'
-                      f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n')
+                      f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n[web]\n{web}\n')
     process = subprocess.Popen([*BORNES, "web", "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
                                cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     web = Web(f"http://127.0.0.1:{port}", state_dir, control_socket, process)
@@ -156,3 +178,74 @@ def screenshot_dir() -> Path:
     where = Path(os.environ.get("BORNES_SCREENSHOTS", ROOT / "build" / "screenshots"))
     where.mkdir(parents=True, exist_ok=True)
     return where
+
+
+# -- a hostile site and a browser --------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hostile_site(form: str) -> Iterator[str]:
+    """A page of another origin (``localhost``, not ``127.0.0.1``) that sends ``form`` as soon as it loads."""
+    page = (f"<!doctype html><html><body>{form}"
+            "<script>document.forms[0].submit()</script></body></html>").encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
+    """The distribution's headless Chromium; ``headers`` go with every request (a browser that
+    remembers the organiser's password sends it the same way)."""
+    binary, driver_path = chromium_or_skip()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.implicitly_wait(0)
+    try:
+        if headers:
+            driver.execute_cdp_cmd("Network.enable", {})
+            driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": headers})
+        yield driver
+    finally:
+        driver.quit()
+
+
+def browser_wait(condition: Any, timeout: float = 10.0) -> Any:
+    from selenium.common.exceptions import WebDriverException
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except WebDriverException:
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting in the browser")
+        time.sleep(0.05)

@@ -70,10 +70,9 @@ def test_a_setup_with_accented_names_is_shown_and_one_ok_starts_it(table: tuple[
     assert flow.state is not None
     assert flow.state.setup.names == ("Zoé", "Jérôme", "Anaïs") and flow.state.setup.dealer == 1
     assert flow.state.setup.edition == "dujardin" and flow.state.options.hazard_on_hazard
-    # A game is being played: a phone cannot replace it.
-    assert send(path, {"type": "setup", "edition": "winning-moves"}) == (
-        "A game is in progress: finish it at the table first"
-    )
+    # A game is being played: a phone cannot replace it (the table keeps it for the game's end).
+    assert send(path, {"type": "setup", "edition": "winning-moves"}) == "busy until this game ends"
+    assert flow.state.setup.names == ("Zoé", "Jérôme", "Anaïs")
 
 
 def test_bad_messages_get_one_line_and_change_nothing(table: tuple[Path, Referee, Any]) -> None:

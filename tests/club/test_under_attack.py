@@ -1,0 +1,248 @@
+"""The club board under attack (issue 20): each finding against commit 44cd1eb, on a real club night.
+
+A real Mosquitto (with the shipped config's settings), a real `bornes club` and bridge, a real
+headless Chromium. Hostile MQTT messages are sent as a table with no bridge (``SPARE_TABLE``): the
+broker's client id is the user name, so acting as a running table would take its connection.
+The X-Forwarded-For test is last: it locks 127.0.0.1 out of the organiser pages for a minute.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.club import (
+    CLUB,
+    ORGANISER_PASSWORD,
+    SPARE_TABLE,
+    Club,
+    club_night,
+    organiser_headers,
+    play_game,
+    setup_from,
+    table_password,
+)
+from bornes.firmware.club import topics
+from bornes.firmware.club.settings import SettingsError, load_board
+from tests.club.conftest import require_mosquitto
+from tests.web.server import browser_wait, chromium, hostile_site
+
+AUTH = ("organiser", ORGANISER_PASSWORD)
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
+    require_mosquitto()
+    with club_night(tmp_path_factory.mktemp("attack"), ["t1"]) as night:
+        yield night
+
+
+def wait_for(what: str, check: Any, timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return value
+
+
+def entrants(club: Club) -> str:
+    return httpx.get(club.url("/organiser"), auth=AUTH, timeout=5).text
+
+
+def mqtt_client(client_id: str, user: str = SPARE_TABLE) -> Any:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    client.username_pw_set(user, table_password(user))
+    return client
+
+
+def publish(club: Club, leaf: str, payload: bytes, *, retain: bool = False, client_id: str = "hostile") -> None:
+    client = mqtt_client(client_id)
+    client.connect("127.0.0.1", club.broker.port)
+    client.loop_start()
+    try:
+        info = client.publish(f"bornes/{CLUB}/{SPARE_TABLE}/{leaf}", payload, qos=1, retain=retain)
+        info.wait_for_publish(5)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def live_of(club: Club, table: str) -> Any:
+    return {t["table"]: t for t in httpx.get(club.url("/api/tables"), timeout=5).json()}.get(table, {}).get("live")
+
+
+def test_a_hostile_page_in_chromium_cannot_use_the_organisers_password(club: Club) -> None:
+    """Finding 1: a page the logged-in organiser opened added the entrant "CSRF-Mallory"."""
+    token = base64.b64encode(f"organiser:{ORGANISER_PASSWORD}".encode()).decode()
+    form = (f'<form method="post" action="{club.url("/organiser/entrants")}">'
+            '<input name="name" value="CSRF-Mallory"></form>')
+    with hostile_site(form) as evil, chromium({"Authorization": f"Basic {token}"}) as browser:
+        # The organiser's own page works in this browser: the password goes with its requests.
+        browser.get(club.url("/organiser"))
+        browser.find_element("css selector", 'form[action="/organiser/entrants"] input[name="name"]').send_keys("Zoé")
+        browser.find_element("css selector", 'form[action="/organiser/entrants"] button').click()
+        browser_wait(lambda: "<li>Zoé</li>" in browser.page_source)
+        # Another site's page posts the same form: refused.
+        browser.get(evil)
+        browser_wait(lambda: browser.current_url.startswith(club.url("/")) and "own pages" in browser.page_source)
+    assert "CSRF-Mallory" not in entrants(club) and "Zoé" in entrants(club)
+    # The same from a script, with the password and another site's Origin (the issue's curl line).
+    reply = httpx.post(club.url("/organiser/entrants"), auth=AUTH, content=b"name=X", timeout=5,
+                       headers={"origin": "http://evil.example", "content-type": "text/plain"})
+    assert reply.status_code == 403
+    reply = httpx.post(club.url("/organiser/close"), auth=AUTH, content=b"", timeout=5,
+                       headers={"sec-fetch-site": "cross-site"})
+    assert reply.status_code == 403
+
+
+def test_a_rebinding_name_is_refused(club: Club) -> None:
+    """Finding 4: the Host header was not checked, so a DNS-rebinding page could read and post."""
+    port = club.web_port
+    reply = httpx.get(club.url("/api/tables"), headers={"host": f"evil.example:{port}"}, timeout=5)
+    assert reply.status_code == 421
+    reply = httpx.get(club.url("/api/tables"), headers={"host": f"localhost:{port}"}, timeout=5)
+    assert reply.status_code == 200
+
+
+def test_a_tables_live_message_cannot_inject_markup_or_blank_the_board(club: Club) -> None:
+    """Finding 5: markup in ``hand``, ``miles``, ``hand_points`` or ``total`` was inserted as is; a side
+    without ``safeties`` blanked every table; an empty retained message did not clear the table."""
+    link = '<a id="phish" href="http://evil.example/">log in again</a>'
+    side = {"name": "Ann", "miles": 100, "hand_points": 0, "total": 0, "safeties": [], "battle": "rolling"}
+    good = {"status": "in-progress", "action_count": 3, "hand": 1, "edition": "winning-moves", "sides": [side]}
+    publish(club, "live", topics.encode("live", **good), retain=True)
+    wait_for("the spare table's card", lambda: live_of(club, SPARE_TABLE))
+    hostile = [
+        {**good, "hand": link},
+        {**good, "sides": [{**side, "miles": link}]},
+        {**good, "sides": [{**side, "hand_points": link, "total": link}]},
+        {**good, "sides": [{key: value for key, value in side.items() if key != "safeties"}]},
+    ]
+    for body in hostile:
+        publish(club, "live", topics.encode("live", **body))
+    # A text field may hold anything: it is shown as text.
+    publish(club, "live", topics.encode("live", **{**good, "action_count": 4, "sides": [{**side, "name": link}]}))
+    wait_for("the named side", lambda: (live_of(club, SPARE_TABLE) or {}).get("action_count") == 4)
+    # A status the Rounds page would read: checked the same way.
+    publish(club, "status", topics.encode("status", online=True, assignment="<b>not an object</b>"))
+    rejected = httpx.get(club.url("/organiser/rejects.json"), headers=organiser_headers(), timeout=5).json()
+    assert sum(SPARE_TABLE in r["topic"] and "live message" in r["problem"] for r in rejected["rejects"]) >= 4
+    assert any(SPARE_TABLE in r["topic"] and "status message" in r["problem"] for r in rejected["rejects"])
+    assert httpx.get(club.url("/rounds"), timeout=5).status_code == 200
+
+    with chromium() as browser:
+        browser.get(club.url("/"))
+        browser_wait(lambda: browser.find_elements("css selector", f"#t-{SPARE_TABLE} table"))
+        assert browser.find_elements("css selector", "#t-t1"), "the other table is still on the board"
+        assert not browser.find_elements("css selector", "#phish")
+        assert link in browser.find_element("css selector", f"#t-{SPARE_TABLE}").text
+        # Live, through the event stream: a message the board lets through is drawn safely too.
+        browser_wait(lambda: browser.find_element("css selector", "body").get_attribute("data-live") == "yes")
+        publish(club, "live", topics.encode("live", **{**good, "action_count": 5}))
+        browser_wait(lambda: browser.find_element("css selector", f"#t-{SPARE_TABLE}").get_attribute(
+            "data-actions") == "5")
+        assert browser.find_elements("css selector", "#t-t1")
+        # The table clears its retained message: its card says nothing more.
+        publish(club, "live", b"", retain=True)
+        browser_wait(lambda: "table" not in browser.find_element("css selector", f"#t-{SPARE_TABLE}")
+                     .get_attribute("innerHTML"))
+    assert live_of(club, SPARE_TABLE) is None
+
+
+def test_deeply_nested_json_is_one_line_not_a_traceback(club: Club) -> None:
+    """Finding 6: 50 000 nested ``[`` logged a RecursionError traceback."""
+    with pytest.raises(topics.BadMessage, match="nests too deep"):
+        topics.decode(b"[" * 50_000, "live", topics.LIVE_FIELDS)
+    publish(club, "live", b"[" * 50_000)
+    publish(club, "result", b'{"v": 1, "x": ' + b"[" * 50_000)
+    reply = httpx.post(club.url("/organiser/rounds"), headers=organiser_headers(), content=b"[" * 15_000, timeout=5)
+    assert reply.status_code == 400 and "not JSON" in reply.text
+    wait_for("the board's line", lambda: club.board.text().count("nests too deep") >= 2)
+    assert "Traceback" not in club.board.text() and "RecursionError" not in club.board.text()
+
+
+def test_a_table_reusing_the_boards_client_id_does_not_disconnect_it(club: Club) -> None:
+    """Finding 6: a table connecting with the board's client id took the board's connection (5 of 5)."""
+    lost = club.board.text().count("board lost the broker")
+    for _ in range(3):
+        client = mqtt_client(f"bornes-club-{CLUB}")
+        client.connect("127.0.0.1", club.broker.port)
+        client.loop_start()
+        time.sleep(0.5)
+        client.disconnect()
+        client.loop_stop()
+    time.sleep(1.0)
+    assert club.board.text().count("board lost the broker") == lost
+
+
+def test_formula_cells_and_team_names(club: Club) -> None:
+    """Finding 6: CSV cells started ``=``/``+``/``-``/``@`` raw; team names took formulas, RTL overrides, 10 kB."""
+    for name, members in (("=HYPERLINK(\"http://evil.example\")", "Paul, Rémi"), ("Li\u202eons", "Paul, Rémi"),
+                          ("x" * 10_000, "Paul, Rémi")):
+        reply = httpx.post(club.url("/organiser/entrants"), auth=AUTH, data={"name": name, "members": members},
+                           timeout=5)
+        assert reply.status_code == 400, name[:20]
+    reply = httpx.post(club.url("/organiser/entrants"), auth=AUTH, data={"name": "=1+2"}, timeout=5)
+    assert reply.status_code == 303  # a legal player name, however it starts…
+    # …plays a game at a table: its result reaches the board through the bridge.
+    setup = setup_from({"edition": "winning-moves", "names": ["=1+2", "@Bob"], "options": {"game_target": "0"}})
+    play_game(club.journal("t1"), setup, seed=20)
+    wait_for("the result", lambda: httpx.get(club.url("/results.json"), timeout=5).json())
+    rows = list(csv.reader(io.StringIO(httpx.get(club.url("/results.csv"), timeout=5).text)))
+    players = [row[rows[0].index("players")] for row in rows[1:]]
+    assert sorted(players) == ["'=1+2", "'@Bob"]  # text in a spreadsheet, not a formula
+    for row in rows:
+        assert not any(cell[:1] in ("=", "+", "-", "@", "\t", "\r") for cell in row), row
+
+
+def test_a_huge_body_is_refused_before_it_is_read(club: Club) -> None:
+    """Finding 6: the board read a 50 MB body before checking its size (RSS 44 → 147 MB)."""
+    token = base64.b64encode(f"organiser:{ORGANISER_PASSWORD}".encode()).decode()
+    with socket.create_connection(("127.0.0.1", club.web_port), timeout=10) as sock:
+        sock.sendall(f"POST /organiser/entrants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {token}\r\n"
+                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 50000000\r\n\r\n"
+                     .encode() + b"name=" + b"x" * 1000)
+        answer = sock.recv(4096)  # answered with 49.9 MB still unsent
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+
+
+def test_a_huge_game_number_is_a_400(club: Club) -> None:
+    """Finding 6: ``/record?game=<20 digits>`` answered 500."""
+    for game in ("99999999999999999999", "¹", "-1"):
+        reply = httpx.get(club.url("/record"), params={"table": "t1", "game": game, "created": "x"}, timeout=5)
+        assert reply.status_code == 400, game
+
+
+def test_a_short_organiser_password_is_refused(tmp_path: Path) -> None:
+    """Finding 6: any organiser password was taken, one letter too."""
+    with pytest.raises(SettingsError, match="at least 10 characters"):
+        load_board(None, club="c", database=str(tmp_path / "c.sqlite3"), organiser_password="abc")
+    assert load_board(None, club="c", database=str(tmp_path / "c.sqlite3"),
+                      organiser_password="correct horse").organiser_password == "correct horse"
+
+
+def test_x_forwarded_for_does_not_choose_the_client(club: Club) -> None:
+    """Finding 6: the board trusted X-Forwarded-For from loopback: a new address for every wrong password."""
+    codes = [httpx.get(club.url("/organiser"), auth=("organiser", f"guess{i}"), timeout=5,
+                       headers={"x-forwarded-for": f"10.0.0.{i}"}).status_code for i in range(7)]
+    assert codes[-1] == 429 and codes.count(401) <= 5, codes
+
+
+def test_the_shipped_broker_config_ties_client_ids_to_users() -> None:
+    root = Path(__file__).resolve().parents[2]
+    lines = (root / "config" / "mosquitto" / "bornes.conf").read_text().splitlines()
+    # Mosquitto 2.0 reads it per listener: it must follow the listener line to apply.
+    assert lines.index("use_username_as_clientid true") > lines.index("listener 1883")

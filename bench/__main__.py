@@ -219,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(Row(f"`bornes history` work with {n} games (newest 50)", ms(result.history_default), "≤ 100 ms",
                         result.history_default <= 0.1))
         rows.append(Row(f"  `bornes history --all` work with {n} games", ms(result.history_all)))
+        from bench.journal import commit_rows
+
+        rows.extend(Row(label, value) for label, value in commit_rows())
 
     def flat() -> None:
         peak, seconds = figures.simulate_memory(flat_hands)

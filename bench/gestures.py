@@ -33,11 +33,19 @@ COUP_ASKED = "coup fourré (partner asked)"
 HAZARD_3 = "hazard, three sides"  # the target is asked when two sides can take it
 UNDO = "undo"
 NEW_GAME = "new game, configured table"
+# The same gestures at a table with a pile pad per seat (docs/readers.md, Pads): the pad names the pile.
+PAD_PLAIN = "plain play, own pad"
+PAD_DISCARD = "discard, discard pad"
+PAD_COUP = "coup fourré, own pad"
+PAD_HAZARD_3 = "hazard, three sides, their pad"
 
 #: The most inputs each kind may take (issue 9: "plain play 1, discard 2, coup fourré 2 (3 only
 #: when the referee cannot tell the partner), hazard in a three-side game at most 3, undo 2,
 #: new game from a configured table 1").
-BUDGETS: dict[str, int] = {PLAIN: 1, DISCARD: 2, COUP: 2, COUP_ASKED: 3, HAZARD_3: 3, UNDO: 2, NEW_GAME: 1}
+BUDGETS: dict[str, int] = {PLAIN: 1, DISCARD: 2, COUP: 2, COUP_ASKED: 3, HAZARD_3: 3, UNDO: 2, NEW_GAME: 1,
+                           # issue 18: with pads, each is one tap
+                           PAD_PLAIN: 1, PAD_DISCARD: 1, PAD_COUP: 1, PAD_HAZARD_3: 1}
+_ON_PADS = {PLAIN: PAD_PLAIN, DISCARD: PAD_DISCARD, COUP: PAD_COUP, COUP_ASKED: PAD_COUP, HAZARD_3: PAD_HAZARD_3}
 
 
 @dataclass
@@ -69,6 +77,12 @@ def _kind(flow: TableFlow, outcome: Outcome, undo_confirmed: bool, partner_asked
     return None
 
 
+def _on_pad(event: object) -> bool:
+    """Laid on a seat's or the discard pile's pad (the table's own pad is the one-reader table)."""
+    pad = getattr(event, "pad", None)
+    return pad is not None and pad != "table"
+
+
 def count_script(text: str, name: str, tally: Tally) -> None:
     """Play one feed script and file each of its gestures."""
     resolver = CardResolver()
@@ -92,6 +106,8 @@ def count_script(text: str, name: str, tally: Tally) -> None:
         partner_asked |= flow.ui.mode is Mode.PARTNER
         if outcome.verdict == "accepted":
             kind = _kind(flow, outcome, undo_confirmed, partner_asked)
+            if kind is not None and _on_pad(event):
+                kind = _ON_PADS.get(kind, kind)
             if kind is not None:
                 tally.add(kind, inputs, f"{name}:{number}")
             inputs, partner_asked = 0, False

@@ -1,5 +1,9 @@
 """A year of play, then ten: start and ``history`` with thousands of finished games in the journal.
 
+Also (``python -m bench.journal [cards] [folder]``) what durability costs a tap: the per-card
+commit time and the WAL's size without a checkpoint (before issue 19), with the journal's
+checkpoint after every commit, and with the cheaper RESTART mode it did not choose.
+
 Builds a journal of N real finished games (one bot-played game's actions, header and summary,
 written under new ids through :meth:`Journal.import_games`), then measures against an empty
 journal: daemon start to READY (sd_notify), the journal's open check, and ``bornes history``'s
@@ -134,3 +138,73 @@ def measure(games: int, runs: int) -> JournalFigures:
             ready_full += ready_times(full, 1)
     return JournalFigures(games, per_game, size, built, ready_empty, ready_full, open_empty, open_full,
                           history_default, history_all, quick)
+
+
+# -- what durability costs a tap (issue 19) --------------------------------------------------------
+
+#: How the journal may end a write transaction: what it did before issue 19, and the candidates.
+POLICIES = ("none (before issue 19)", "TRUNCATE (the journal's policy)", "RESTART")
+
+
+@dataclass
+class CommitFigures:
+    policy: str
+    cards: int
+    median: float
+    p99: float
+    wal_peak: int
+    wal_after: int
+
+
+def commit_costs(policy: str, cards: int, where: Path) -> CommitFigures:
+    """Append ``cards`` actions one by one (one durable transaction each, as taps are) and time each."""
+    import os
+
+    from bornes.firmware import journal as journal_module
+
+    original = journal_module.Journal._settle
+    if policy.startswith("none"):
+        journal_module.Journal._settle = lambda self: None  # type: ignore[method-assign]
+    elif policy == "RESTART":
+        def restart(self: Journal) -> None:
+            self._connection().execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        journal_module.Journal._settle = restart  # type: ignore[method-assign]
+    times: list[float] = []
+    peak = 0
+    try:
+        with Journal.open(where) as journal:
+            game = journal.new_game('[Edition "winning-moves"]\n[Players "Anne; Bruno"]')
+            wal = where / f"{FILENAME}-wal"
+            for seq in range(cards):
+                started = time.perf_counter()
+                journal.append(game, seq, f"{'AB'[seq % 2]} play MB-D100-{seq % 100:02d}")
+                times.append(time.perf_counter() - started)
+                peak = max(peak, os.stat(wal).st_size)
+            after = os.stat(wal).st_size
+    finally:
+        journal_module.Journal._settle = original  # type: ignore[method-assign]
+    times.sort()
+    return CommitFigures(policy, cards, times[len(times) // 2], times[min(len(times) - 1, len(times) * 99 // 100)],
+                         peak, after)
+
+
+def commit_rows(cards: int = 300, directory: str | None = None) -> list[tuple[str, str]]:
+    """One row per policy: per-card commit latency (median / p99) and the WAL's size, on a real disk."""
+    rows = []
+    for policy in POLICIES:
+        with tempfile.TemporaryDirectory(prefix="bornes-commit-", dir=directory) as scratch:
+            found = commit_costs(policy, cards, Path(scratch))
+        rows.append((
+            f"commit per card, checkpoint {policy}, {cards} cards: median / p99; WAL between cards (max) / at end",
+            f"{found.median * 1000:.2f} / {found.p99 * 1000:.2f} ms; "
+            f"{found.wal_peak / 1024:.0f} / {found.wal_after / 1024:.0f} KiB",
+        ))
+    return rows
+
+
+if __name__ == "__main__":  # python -m bench.journal [cards] [folder on the disk to measure]
+    import sys
+
+    for label, value in commit_rows(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
+                                    sys.argv[2] if len(sys.argv) > 2 else None):
+        print(f"{label:<90} {value}")

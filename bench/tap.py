@@ -64,7 +64,7 @@ class TimedStore:
         with self.clock.timing():
             self.inner.start(game)
 
-    def append(self, game: Game, action: Action) -> None:
+    def append(self, game: Game, action: Action, pad: str | None = None) -> None:
         with self.clock.timing():
             self.inner.append(game, action)
 

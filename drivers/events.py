@@ -31,6 +31,23 @@ def button_name(text: str) -> str | None:
     return None
 
 
+#: The places a pile pad may lie: a seat's own (``A``–``H``), the table's, the discard pile's.
+PAD_SEATS = "ABCDEFGH"
+PAD_PLACES: tuple[str, ...] = (*PAD_SEATS, "table", "discard")
+
+
+def pad_place(text: str) -> str | None:
+    """``b`` → ``B``, ``Table`` → ``table``; None if ``text`` names no pad place."""
+    word = text.strip()
+    if len(word) == 1 and word.upper() in PAD_SEATS:
+        return word.upper()
+    return word.lower() if word.lower() in ("table", "discard") else None
+
+
+def pad_suffix(pad: str | None) -> str:
+    return f" @{pad}" if pad else ""
+
+
 @dataclass(frozen=True, slots=True)
 class CardScanned:
     """A reader saw a known physical card."""
@@ -38,9 +55,12 @@ class CardScanned:
     card: Card
     raw: str
     reader: str = "reader"
+    #: Where it was laid: a seat letter ``A``–``H``, ``table`` or ``discard`` (a pile pad), or
+    #: None for a table with one reader. The flow reads the pile from it (docs/readers.md, Pads).
+    pad: str | None = None
 
     def describe(self) -> str:
-        return f"{self.card.code():<16} {self.card.describe()}"
+        return f"{self.card.code():<16} {self.card.describe()}{pad_suffix(self.pad)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +70,10 @@ class ControlScanned:
     name: str
     raw: str
     reader: str = "reader"
+    pad: str | None = None
 
     def describe(self) -> str:
-        return f"{self.raw:<16} control {self.name}"
+        return f"{self.raw:<16} control {self.name}{pad_suffix(self.pad)}"
 
 
 class UnknownKind(enum.Enum):
@@ -76,9 +97,10 @@ class UnknownScanned:
     reason: str
     reader: str = "reader"
     kind: UnknownKind = UnknownKind.NOT_A_CARD_CODE
+    pad: str | None = None
 
     def describe(self) -> str:
-        return f"{self.raw:<16} unknown card ({self.reason})"
+        return f"{self.raw:<16} unknown card ({self.reason}){pad_suffix(self.pad)}"
 
 
 @dataclass(frozen=True, slots=True)

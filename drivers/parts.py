@@ -14,5 +14,8 @@ PANELS: Mapping[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 6
 #: Desktop twins of the panel (luma.core's dummy, luma.emulator's pygame/terminal/capture/gif).
 EMULATORS: tuple[str, ...] = ("dummy", "pygame", "terminal", "capture", "gif")
 #: Card reader protocols, with the speed each one uses unless config says otherwise.
-DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200}
+#: ``hid`` is a keyboard-mode USB reader (evdev): it has no line speed, the 0 is never used.
+DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200, "hid": 0}
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
+#: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
+HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")

@@ -169,6 +169,10 @@ def _format_value(value: object) -> str:
     return str(value)
 
 
+#: The numbers an option may take (points, or seat counts); others run from 0 to 100 000 points.
+_RANGES: dict[str, tuple[int, int]] = {"short_trip_seats": (2, 8)}
+
+
 def _parse_value(name: str, current: object, text: str) -> object:
     if isinstance(current, bool):
         lowered = text.lower()
@@ -184,18 +188,25 @@ def _parse_value(name: str, current: object, text: str) -> object:
                 return member
         allowed = ", ".join(str(m.value) for m in enum_type)
         raise OptionError(f"option {name}: {text!r} is not one of {allowed}")
+    low, high = _RANGES.get(name, (0, 100_000))
     if isinstance(current, tuple):
         if text in ("", "none"):
             return ()
         try:
-            return tuple(sorted(int(part) for part in text.split(",")))
+            seats = tuple(sorted({int(part) for part in text.split(",")}))
         except ValueError:
             raise OptionError(f"option {name}: {text!r} is not a list of seat counts like 2,3,6") from None
+        if not all(low <= seat <= high for seat in seats):
+            raise OptionError(f"option {name}: {text!r} has a seat count outside {low} to {high}")
+        return seats
     if isinstance(current, int):
         try:
-            return int(text)
+            value = int(text)
         except ValueError:
             raise OptionError(f"option {name}: {text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise OptionError(f"option {name}: {text!r} is out of range; allowed {low} to {high}")
+        return value
     raise OptionError(f"option {name} cannot be set from text")
 
 

@@ -77,6 +77,8 @@ def read_header(lines: Iterable[str]) -> GameSetup:
         options = preset.options.with_strings(overrides)
         names = [name.strip() for name in tags["Players"].split(";")]
         teams_tag = tags.get("Teams")
+        if teams_tag not in (None, "yes", "no"):
+            raise RecordError(f"Teams must be yes or no, not {teams_tag!r}")
         teams = None if teams_tag is None else teams_tag == "yes"
         dealer_tag = tags.get("Dealer", "A")
         if len(dealer_tag) != 1 or not "A" <= dealer_tag <= "H":
@@ -108,6 +110,8 @@ def iter_record(lines: Iterable[str]) -> tuple[GameSetup, Iterator[RecordLine]]:
     header: list[str] = []
     first: tuple[int, str] | None = None
     for number, raw in numbered:
+        if number == 1:
+            raw = raw.removeprefix("\ufeff")  # a byte order mark, as Windows Notepad saves UTF-8
         stripped = raw.strip()
         if stripped.startswith("["):
             header.append(raw)

@@ -1001,6 +1001,38 @@ def answer_action(state: GameState, seat: int, card: Card) -> CoupFourre | FastR
     return CoupFourre(seat, card)
 
 
+def laid_action(state: GameState, seat: int, card: Card) -> Action | None:
+    """What a card laid at ``seat``'s place means, at a table with a pile pad per seat.
+
+    The place names the pile, as it does at a real table: a hazard laid at an opponent's place
+    goes on that side (no target to ask); the card that answers the hazard just played on the
+    seat is that answer, even out of turn: its safety is the coup fourré (000 §7), and with Fast
+    Play a remedy laid out of turn is the fast remedy (001 "Fast Play"); anything else laid at a
+    place is that seat's own play. None when the place says no more than one reader would (a
+    hazard, or a card that answers nothing, laid at the place of the side in turn): the scan
+    means what :func:`play_action` makes of it. Whatever is returned is judged by
+    :func:`validate` like any other action, so a seat that may not act is refused with why.
+    """
+    setup, hand = state.setup, state.hand
+    if state.phase is Phase.START_ROLLS:
+        return StartRoll(seat, card)
+    if state.phase is Phase.LEFTOVERS:
+        return Leftover(seat, card)
+    if state.phase is not Phase.PLAY:
+        return Play(seat, card)
+    in_turn_side = setup.side_of(seat) == setup.side_of(hand.turn)
+    if card.kind.is_hazard:
+        return None if in_turn_side else Play(hand.turn, card, seat)
+    if seat in state.window_callers():
+        answer = answer_action(state, seat, card)
+        # In turn, a remedy is an ordinary play (the CF button still makes it the fast remedy), and
+        # a safety that answers nothing is played as a safety.
+        meant = card.kind.is_safety or (isinstance(answer, FastRemedy) and not in_turn_side)
+        if meant and (not in_turn_side or validate(state, answer) is None):
+            return answer
+    return None if in_turn_side else Play(seat, card)
+
+
 # -- effects ----------------------------------------------------------------------------------
 
 

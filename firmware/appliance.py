@@ -18,7 +18,7 @@ from bornes.firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
 from bornes.firmware.errors import EX_CONFIG, UserError
 from bornes.firmware.flow import TableFlow
 from bornes.firmware.i18n import _
-from bornes.firmware.journal import Journal, JournalCorrupt, JournalError
+from bornes.firmware.journal import Journal, JournalCorrupt, JournalError, headroom
 from bornes.firmware.referee import Referee
 from bornes.firmware.store import JournalStore
 
@@ -95,10 +95,51 @@ class IntegrityWatch:
         except JournalCorrupt as error:
             self.problem = str(error)
             log.error("journal check: %s", error)
-            self.flow.ui.status = _("Journal damaged: run bornes doctor")
+            self.flow.ui.status = _("Journal damaged")  # doctor says where; the text fits
         except JournalError as error:  # busy, unreadable: try again next time
             log.warning("journal check skipped: %s", error)
         self.checks += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
+
+
+class StorageWatch:
+    """Free space where the journal lives, checked at start and every minute: the panel warns while
+    about :data:`~bornes.firmware.journal.LOW_SPACE` is left, long before a card is refused."""
+
+    INTERVAL = 60.0
+
+    def __init__(self, state_dir: Any, flow: TableFlow) -> None:
+        self.state_dir = state_dir
+        self.flow = flow
+        self.low = False
+        self._stop = threading.Event()
+        self.check()
+        self._thread = threading.Thread(target=self._loop, name="storage", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.INTERVAL):
+            self.check()
+
+    def check(self) -> None:
+        try:
+            room = headroom(self.state_dir)
+        except OSError as error:
+            log.warning("free space not known: %s", error.strerror or error)
+            return
+        warning = _("Storage nearly full")
+        if room.low:
+            if not self.low:
+                log.warning("storage nearly full at %s: %s", self.state_dir, room.describe())
+            if self.flow.ui.status is None:  # shown again once a passing status (reader lost) clears
+                self.flow.ui.status = warning
+        elif self.low and self.flow.ui.status == warning:
+            self.flow.ui.status = None
+        self.low = room.low
 
     def close(self) -> None:
         self._stop.set()
@@ -123,6 +164,7 @@ class Appliance:
         self.events: queue.Queue[Any] = queue.Queue()
         self._closers: list[Any] = []
         self.reader: SerialReader | None = None
+        self.readers: list[SerialReader] = []
         self.buttons: Buttons | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
@@ -181,14 +223,17 @@ class Appliance:
         self._closers.append(self.display)
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
-            from bornes.firmware.reader_options import open_configured_reader
+            from bornes.firmware.reader_options import open_table_readers
 
             bindings = self._bindings(BindingTable, bindings_path(state_dir))
-            self.reader = open_configured_reader(config.reader, self.events, bindings)
-            self._closers.append(self.reader)
+            self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
+            self._closers.extend(self.readers)
+            self.reader = self.readers[0] if self.readers else None
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
         self.integrity = IntegrityWatch(state_dir, self.flow)
         self._closers.append(self.integrity)
+        self.storage = StorageWatch(state_dir, self.flow)
+        self._closers.append(self.storage)
         if control:
             self._open_control(emulate, state_dir)
 

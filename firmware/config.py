@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.files import UnreadableFile, exists_or_dangling, read_bounded
-from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, PROTOCOLS
+from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine.options import EDITIONS, OptionError, RuleOptions
 from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
@@ -80,11 +80,23 @@ class ReaderConfig:
     quiet_gap: float = 0.5
     #: Longest wait between attempts to reopen a reader that went away.
     max_backoff: float = 1.0
+    #: For ``hid`` readers (keyboard mode): the layout the reader types in, or ``auto``.
+    layout: str = "auto"
 
     @property
     def baud(self) -> int:
         """The speed actually used: the configured one, else the protocol's default."""
         return self.baudrate if self.baudrate is not None else DEFAULT_BAUDRATE[self.protocol]
+
+
+@dataclass(frozen=True, slots=True)
+class PadConfig:
+    """A pile pad (``[pads.NAME]``): one more reader, lying at a seat (``A``–``H``), on the table
+    (``table``) or by the discard pile (``discard``); see docs/readers.md, Pads."""
+
+    name: str
+    place: str
+    reader: ReaderConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +199,10 @@ class Config:
     table: TableConfig = field(default_factory=TableConfig)
     control: ControlConfig = field(default_factory=ControlConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    #: The pile pads, in the file's order (none: the table's one reader is the whole story).
+    pads: tuple[PadConfig, ...] = ()
+    #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
+    table_reader: bool = field(default=True, compare=False)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
     #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
@@ -251,6 +267,9 @@ def load_config(path: str | None = None) -> Config:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"config {chosen}: not UTF-8 text (byte {error.start})") from None
+    if not text.strip() or "\0" in text:  # what a power cut during a save leaves: empty, or zero-filled
+        what = "is empty" if not text.strip() else "holds NUL bytes (cut short while saved?)"
+        raise ConfigError(f"config {chosen}: {what}; restore it, or copy config/bornes.sample.toml there")
     return parse_config(text, chosen, base_dir=Path(chosen).resolve().parent)
 
 
@@ -396,13 +415,16 @@ class _Validator:
 
     def config(self, data: Mapping[str, Any]) -> Config:
         for key, value in data.items():
-            if key not in SECTIONS:
+            if key not in SECTIONS and key != "pads":
                 raise self.fail(f"unknown section [{key}]; known sections: {', '.join(SECTIONS)}")
             if not isinstance(value, dict):
                 raise self.bad(key, value, f"should be a table [{key}], not {_kind(value)}")
         for section, cls in SECTIONS.items():
             self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
+        pads = self.pads(data.get("pads", {}))
         return Config(
+            pads=pads,
+            table_reader="reader" in data or not pads,
             reader=self.reader(data.get("reader", {})),
             display=self.display(data.get("display", {})),
             pins=self.pins(data.get("pins", {})),
@@ -428,14 +450,14 @@ class _Validator:
             table_named={"edition", "players"} <= set(data.get("game", {})),
         )
 
-    def reader(self, t: Mapping[str, Any]) -> ReaderConfig:
-        s, d = "reader", ReaderConfig()
+    def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
+        d = ReaderConfig()
         baud = t.get("baudrate")
         if baud is not None and not isinstance(baud, bool) and isinstance(baud, int) and baud not in BAUDRATES:
-            raise self.bad("reader.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
+            raise self.bad(f"{s}.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
         port = self.string(t, s, "port", d.port)
         if not port.strip():
-            raise self.bad("reader.port", port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
+            raise self.bad(f"{s}.port", port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
         return ReaderConfig(
             protocol=self.choice(t, s, "protocol", d.protocol, READER_PROTOCOLS),
             port=port,
@@ -445,7 +467,34 @@ class _Validator:
             double_read_window=self.number(t, s, "double_read_window", d.double_read_window, 0.0, 10.0),
             quiet_gap=self.number(t, s, "quiet_gap", d.quiet_gap, 0.01, 5.0),
             max_backoff=self.number(t, s, "max_backoff", d.max_backoff, 0.1, 60.0),
+            layout=self.choice(t, s, "layout", d.layout, HID_LAYOUTS),
         )
+
+    def pads(self, value: object) -> tuple[PadConfig, ...]:
+        """``[pads.NAME]`` tables: a reader's keys plus ``place`` (default: NAME, if it is a place)."""
+        from bornes.drivers.events import PAD_PLACES, pad_place
+
+        if not isinstance(value, dict):
+            raise self.bad("pads", value, "should be tables like [pads.A], not " + _kind(value))
+        known = [*(f.name for f in dataclasses.fields(ReaderConfig)), "place"]
+        found: list[PadConfig] = []
+        for name, table in value.items():
+            section = f"pads.{name}"
+            if not isinstance(table, dict):
+                raise self.bad(section, table, f"should be a table [{section}], not {_kind(table)}")
+            self.check_keys(section, table, known)
+            place_text = self.string(table, section, "place", name)
+            place = pad_place(place_text)
+            if place is None:
+                raise self.bad(f"{section}.place", place_text, f"is not one of {', '.join(PAD_PLACES)}")
+            reader = self.reader({k: v for k, v in table.items() if k != "place"}, section)
+            found.append(PadConfig(str(name), place, reader))
+        ports: dict[str, str] = {}
+        for pad in found:
+            other = ports.setdefault(pad.reader.port, pad.name)
+            if other != pad.name:
+                raise self.bad(f"pads.{pad.name}.port", pad.reader.port, f"is also the port of pads.{other}")
+        return tuple(found)
 
     def display(self, t: Mapping[str, Any]) -> DisplayConfig:
         s, d = "display", DisplayConfig()

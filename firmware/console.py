@@ -34,6 +34,7 @@ def input_words() -> str:
         *(f"           {line}" for line in kinds[1:]),
         _("  buttons  ok  next  back  cf (coup fourré)  discard  undo;  held: long ok, long back, long discard"),
         _("  seats    seat1 … seat8: who called a coup fourré, whom a hazard is for"),
+        _("  pads     @B MB-STOP-01: laid on seat B's pad (also @table, @discard)"),
     ])
 
 

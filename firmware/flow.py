@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from bornes.drivers.events import (
+    PAD_SEATS,
     ButtonPressed,
     CardScanned,
     ControlScanned,
@@ -22,6 +23,7 @@ from bornes.drivers.events import (
     ReaderProblem,
     UnknownScanned,
     button_name,
+    pad_place,
     seat_of_button,
 )
 from bornes.engine.actions import (
@@ -42,7 +44,7 @@ from bornes.engine.cards import Card, CardCodeError, full_deck
 from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS, RuleOptions
 from bornes.engine.reasons import Refusal
-from bornes.engine.rules import Accepted, answer_action, play_action, target_choices, validate
+from bornes.engine.rules import Accepted, answer_action, laid_action, play_action, target_choices, validate
 from bornes.engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
 from bornes.firmware.control import BUSY as BUSY_UNTIL_GAME_ENDS  # a protocol word, not translated
 from bornes.firmware.i18n import N_, _
@@ -212,6 +214,8 @@ class TableFlow:
         self.draft = self._default_draft()
         #: A setup sent from a phone or the club board while a game was played: offered when it ends.
         self.waiting: SetupDraft | None = None
+        self.lost_readers: set[str] = set()
+        self._pad: str | None = None  # the pad the input being handled was laid on
 
     # -- starting -----------------------------------------------------------------------------
 
@@ -280,18 +284,26 @@ class TableFlow:
     def handle(self, event: InputEvent) -> Outcome:
         """Apply one input. Refusals change nothing but the message on screen."""
         self.ui.message = None  # feedback stays until the next input, and no longer
+        self._pad = event.pad if isinstance(event, CardScanned) else None  # journalled with the play
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
         if isinstance(event, ReaderLost):
+            self.lost_readers.add(event.reader)  # with pads, the status stays until every reader is back
             self.ui.status = _("Reader lost")
             return self._say("ignored", _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
                              short=(_("Reader lost"),))
         if isinstance(event, ReaderBack):
-            self.ui.status = None
+            self.lost_readers.discard(event.reader)
+            self.ui.status = None if not self.lost_readers else _("Reader lost")
             return self._say("ignored", _("Reader back"), None)
         if isinstance(event, ReaderProblem):
             if event.kind == "one-card-at-a-time":
                 text, short = _("One card at a time"), _("One card")
+            elif event.kind == "typing":  # a keyboard-mode reader's keys came at a person's pace
+                text, short = _("Typed by hand? Scan the card"), _("Scan the card")
+            elif event.kind == "layout":  # the layout test label, scanned on a keyboard-mode reader
+                return self._say("ignored", _("Scanner: {detail}").format(detail=event.detail), None,
+                                 short=(_("Scanner layout read"),))
             else:  # a garbled or unanswered read: the card was not seen, whatever the cause
                 text, short = _("The reader did not get that card: scan it again"), _("Scan it again")
             return self._say("refused", text, Sound.REFUSE, reason=event.kind, short=(short,))
@@ -305,13 +317,27 @@ class TableFlow:
         if isinstance(event, ButtonPressed):
             return self._button(event.name, event.long)
         assert isinstance(event, CardScanned)
-        return self._card(event.card)
+        return self._card(event.card, event.pad)
 
     def _typed(self, text: str) -> Outcome:
         """``bornes run --emulate``: a card code, or a button name (``ok``, ``next``, ``seat2``, ``long ok``)."""
         words = text.strip().split()
+        pad = None
+        if words and words[0].startswith("@"):  # "@B MB-STOP-01": laid on seat B's pad
+            pad = pad_place(words[0][1:])
+            if pad is None or len(words) != 2:
+                return self._say("refused", _("Not a pad and a card: {text}").format(text=text.strip()[:24]),
+                                 Sound.REFUSE, reason="bad-input", short=(_("Not a pad and a card"),))
+            words = words[1:]
         if not words:
             return self._say("ignored", "", None)
+        if pad is not None and words[0].upper().startswith("MB-") and not words[0].upper().startswith("MB-CMD-"):
+            try:
+                card = Card.from_code(words[0].upper())
+                self._pad = pad
+                return self._card(card, pad)
+            except CardCodeError:
+                pass  # refused just below, as an unknown card
         if words[0].upper().startswith("MB-CMD-"):
             return self._button(words[0].upper()[7:], False)
         if words[0].upper().startswith("MB-"):
@@ -373,7 +399,7 @@ class TableFlow:
             self.ui.mode = Mode.PLAY
             return self._refusal(verdict)
         self._disarm()
-        self.store.append(self.game, action)  # durable before anyone hears the chirp
+        self.store.append(self.game, action, pad=self._pad)  # durable before anyone hears the chirp
         self.game.commit(action, verdict)
         codes = {event.code for event in verdict.events}
         sound = Sound.ACCEPT
@@ -392,7 +418,7 @@ class TableFlow:
 
     # -- cards --------------------------------------------------------------------------------
 
-    def _card(self, card: Card) -> Outcome:
+    def _card(self, card: Card, pad: str | None = None) -> Outcome:
         mode = self.ui.mode
         if mode is Mode.DECK_CHECK:
             return self._deck_scan(card)
@@ -413,6 +439,10 @@ class TableFlow:
             count = len(self.ui.swap_cards)
             return self._say("prompt", _("Swap {count} cards: OK when done").format(count=count), None,
                              short=(_("Swap {count}: OK").format(count=count),))
+        if pad is not None and pad != "table":
+            laid = self._laid_on_pad(card, pad)
+            if laid is not None:
+                return laid
         chosen = self.ui.seat_chosen
         if phase is Phase.START_ROLLS:
             return self._commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
@@ -448,6 +478,28 @@ class TableFlow:
                                                             _("{card} on whom?").format(card=printed),
                                                             _("{card} on whom?").format(card=usual)))))
         return self._commit(play_action(state, hand.turn, card, self.ui.seat_chosen))
+
+    def _laid_on_pad(self, card: Card, pad: str) -> Outcome | None:
+        """A card laid on a pile pad: the pad names the pile, so no target, partner or CF question.
+
+        The discard pad discards; on a seat's pad the engine says what the card means there
+        (``laid_action``: a hazard on that side, the coup fourré, that seat's play) and judges it.
+        None: the pad adds nothing, and the table's own rules go on (docs/readers.md, Pads).
+        """
+        state = self.state
+        assert state is not None
+        if pad == "discard":
+            return self._commit(Discard(state.hand.turn, card))
+        seat = PAD_SEATS.index(pad)
+        if seat >= state.setup.seats:
+            return self._say("refused", _("No seat {letter} at this table").format(letter=pad), Sound.REFUSE,
+                             reason="no-such-seat", short=(_("No such seat"),))
+        if self.ui.cf_armed and state.phase is Phase.PLAY:
+            return self._commit(answer_action(state, seat, card))  # CF, then the card on the caller's pad
+        if self.ui.discard_armed:
+            return None  # DISCARD pressed: the player in turn discards it, wherever it lies
+        action = laid_action(state, seat, card)
+        return None if action is None else self._commit(action)
 
     def _answer_hazard(self, card: Card) -> Outcome:
         """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""

@@ -20,6 +20,15 @@ returns. :meth:`Journal.verify` (``bornes doctor``, and the referee when idle) c
 SQLite's page structure included. Damage raises :class:`JournalCorrupt` and the file is left
 exactly as it was; only :meth:`Journal.quarantine`, called on purpose, moves it aside.
 
+No acknowledged action lives only in the WAL (docs/journal.md). SQLite stops replaying a WAL at
+the first frame whose checksum fails, so a flipped bit there would silently roll the game back.
+So every write transaction ends with ``PRAGMA wal_checkpoint(TRUNCATE)`` before it returns (before
+the chirp): the action is in the main file, where the checks above cover it, and the WAL is empty
+again. If the checkpoint cannot finish (a reader holds an old snapshot for long, the disk cannot
+grow the main file), the writer first leaves a note, ``bornes.sqlite3-pending``, saying how many
+actions the newest game holds, with its own CRC; every opening reads the note before SQLite
+replays the WAL, and a journal holding less than the note says is damage, never a shorter game.
+
 A lock, a read-only file or a full disk is not damage: :class:`JournalBusy`,
 :class:`JournalUnwritable`, :class:`JournalFull` and :class:`JournalIOError` each say what is
 true and how to fix it.
@@ -44,7 +53,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
+import logging
 import os
 import pwd
 import sqlite3
@@ -59,6 +70,8 @@ from typing import NamedTuple
 from bornes.firmware.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
 
 FILENAME = "bornes.sqlite3"
+PENDING = f"{FILENAME}-pending"  # acknowledged actions the WAL holds and the main file does not yet
+CHECKPOINT_WAIT_MS = 250  # how long a commit waits for readers before it leaves the pending note instead
 SCHEMA_VERSION = 2
 IN_PROGRESS = "in-progress"
 FINISHED = "finished"
@@ -99,6 +112,8 @@ CREATE TABLE ledger (
     crc INTEGER NOT NULL
 );
 """
+
+log = logging.getLogger("bornes.journal")
 
 _GAME_COLUMNS = "id, header, status, created, finished, summary, actions, digest, crc"
 GameRow = tuple[int, str, str, str, str | None, str | None, int, int, int]
@@ -236,6 +251,115 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+# -- the pending note: acknowledged actions that only the WAL holds ----------------------------
+
+
+def _pending_crc(game_id: int, count: int, digest: int) -> int:
+    return zlib.crc32(f"pending|{game_id}|{count}|{digest}".encode())
+
+
+def read_pending(path: Path) -> tuple[int, int, int] | None:
+    """``(game_id, actions, digest)`` from the pending note beside the journal ``path``, or None if none.
+
+    A note that does not read or fails its CRC is damage: it exists only while the WAL holds
+    acknowledged actions, so it cannot be trusted to say nothing.
+    """
+    note = path.parent / PENDING
+    try:
+        raw = read_small(note)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise JournalCorrupt(path, f"{PENDING} cannot be read: {error.strerror or error}") from None
+    fields = raw.decode("ascii", "replace").split()
+    try:
+        tag, game_id, count, digest, crc = fields[0], *map(int, fields[1:5])
+    except (ValueError, IndexError):
+        raise JournalCorrupt(path, f"{PENDING} does not read") from None
+    if tag != "bornes-pending" or len(fields) != 5 or _pending_crc(game_id, count, digest) != crc:
+        raise JournalCorrupt(path, f"{PENDING} fails its checksum")
+    return game_id, count, digest
+
+
+def read_small(path: Path, limit: int = 4096) -> bytes:
+    """A side file's bytes (not following a symlink, not blocking on a FIFO); OSError if it is no file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def _write_pending(directory: Path, game_id: int, count: int, digest: int) -> None:
+    """Durably replace the note (write, fsync, rename, fsync the folder): it is whole or absent."""
+    temp = directory / f".{PENDING}.new"
+    text = f"bornes-pending {game_id} {count} {digest} {_pending_crc(game_id, count, digest)}\n"
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            os.write(fd, text.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, directory / PENDING)
+        _fsync_dir(directory)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+        raise
+
+
+# -- disk headroom ------------------------------------------------------------------------------
+
+#: What one card needs beyond its rows: the frames of its commit in the WAL (8-29 KiB measured with
+#: 4 KiB pages), a new page when a B-tree node splits, and the pending note if a reader is slow.
+COMMIT_RESERVE = 64 * 1024
+BYTES_PER_ACTION = 48  # the main file grows by about 42 bytes per action (bench: 200 games of 351)
+BYTES_PER_GAME = 16 * 1024  # a long two-player game of 351 actions, header and summary: about 14.6 KiB
+LOW_SPACE = 4 * 1024 * 1024  # below this the panel and doctor warn: about 250 games left
+
+
+@dataclass(frozen=True, slots=True)
+class Headroom:
+    """Free space where the journal lives, as cards and games that still fit."""
+
+    free: int  # bytes this user may still write (statvfs f_bavail: root's reserve not counted)
+
+    @property
+    def cards(self) -> int:
+        return max(0, self.free - COMMIT_RESERVE) // BYTES_PER_ACTION
+
+    @property
+    def games(self) -> int:
+        return max(0, self.free - COMMIT_RESERVE) // BYTES_PER_GAME
+
+    @property
+    def full(self) -> bool:
+        """Not even one more card can be made durable."""
+        return self.free < COMMIT_RESERVE
+
+    @property
+    def low(self) -> bool:
+        return self.free < LOW_SPACE
+
+    def describe(self) -> str:
+        size = f"{self.free / 1024 / 1024:.1f} MiB" if self.free >= 1024 * 1024 else f"{self.free // 1024} KiB"
+        if self.full:
+            return f"{size} free: not enough to record one more card; free some space"
+        return f"{size} free: room for about {self.cards:,} cards ({self.games:,} games)".replace(",", " ")
+
+
+def headroom(state_dir: str | os.PathLike[str]) -> Headroom:
+    """The free space of the file system holding ``state_dir`` (or its nearest existing parent)."""
+    where = Path(state_dir)
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    info = os.statvfs(where)
+    return Headroom(info.f_bavail * info.f_frsize)
+
+
 # -- who holds it, and can we write it ------------------------------------------------------------
 
 
@@ -313,6 +437,19 @@ def writability_problem(path: Path) -> str | None:
     return None
 
 
+def _pid_gone(text: str) -> bool:
+    """True when ``text`` names no running process (a temporary file's owner that died)."""
+    try:
+        os.kill(int(text), 0)
+    except ValueError:
+        return False
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _mount_point(directory: Path) -> Path:
     current = directory.resolve()
     while not os.path.ismount(current) and current != current.parent:
@@ -320,11 +457,24 @@ def _mount_point(directory: Path) -> Path:
     return current
 
 
+#: SQLite codes that, for the fixed statements of this module, can only mean the file is not what
+#: it wrote: a damaged page, a damaged schema (``no such column``), a value of the wrong type or size.
+_DAMAGE_CODES = frozenset({
+    sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT,
+    sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_RANGE,
+})
+#: The same, said by Python's sqlite3 (no code) or by SQLite's generic SQLITE_ERROR.
+_DAMAGE_WORDS = (
+    "malformed", "not a database", "Could not decode", "no such column", "no such table", "no such index",
+    "unsupported file format", "corrupt", "has no column",
+)
+
+
 def classify(path: Path, error: sqlite3.Error) -> JournalError:
     """Turn an SQLite error into the true one-line reason: damage, busy, unwritable, full, I/O, or other."""
     code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
     text = " ".join(str(error).split())[:200]
-    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+    if code in _DAMAGE_CODES or any(words in text for words in _DAMAGE_WORDS):
         return JournalCorrupt(path, text)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
         return JournalBusy(path)
@@ -347,6 +497,7 @@ class Journal:
         self.path = path
         self.readonly = readonly
         self._db: sqlite3.Connection | None = connection
+        self._pending = (path.parent / PENDING).exists()
 
     # -- opening ----------------------------------------------------------------------------------
 
@@ -411,7 +562,9 @@ class Journal:
         if mode != "wal":
             connection.close()
             raise JournalError(f"journal {path}: cannot use write-ahead logging (got journal_mode {mode})")
-        return cls(path, connection, readonly=False)
+        journal = cls(path, connection, readonly=False)
+        journal._settle()  # what the last run left in the WAL goes into the main file now
+        return journal
 
     @staticmethod
     def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -452,9 +605,13 @@ class Journal:
         """Build the empty schema under a temporary name and link it in, so a half-made file never
         sits under the real name (an empty or partial ``bornes.sqlite3`` then always means damage)."""
         temp = directory / f".{FILENAME}.new-{os.getpid()}"
+        leftovers = (temp, Path(f"{temp}-journal"), Path(f"{temp}-wal"), Path(f"{temp}-shm"))
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            for leftover in (temp, Path(f"{temp}-journal"), Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+            for stale in directory.glob(f".{FILENAME}.new-*"):  # a create killed half way, ours or another's
+                if _pid_gone(stale.name.split(".new-", 1)[1].split("-")[0]):
+                    stale.unlink(missing_ok=True)
+            for leftover in leftovers:
                 leftover.unlink(missing_ok=True)
             connection = sqlite3.connect(temp, isolation_level=None)
             try:
@@ -474,9 +631,12 @@ class Journal:
                 os.link(temp, path)
             temp.unlink()
             _fsync_dir(directory)
-        except sqlite3.Error as error:
-            raise classify(path, error) from None
-        except OSError as error:
+        except (sqlite3.Error, OSError) as error:
+            for leftover in leftovers:  # never leave a half-made file behind (a full disk, say)
+                with contextlib.suppress(OSError):
+                    leftover.unlink(missing_ok=True)
+            if isinstance(error, sqlite3.Error):
+                raise classify(path, error) from None
             if error.errno == errno.ENOSPC:
                 raise JournalFull(f"journal {path}: cannot create: the storage is full; free some space") from None
             raise JournalUnwritable(
@@ -490,6 +650,7 @@ class Journal:
         Returns the schema version (1 needs upgrading). Schema 1 is checked in full, as it was,
         because upgrading re-signs every row; schema 2 is checked in O(game in progress).
         """
+        note = read_pending(path)  # before the snapshot: a note written after it would be newer than it
         connection = cls._connect(path, readonly=True)
         try:
             connection.execute("BEGIN")
@@ -498,6 +659,8 @@ class Journal:
                 raise JournalCorrupt(path, "not a bornes journal: tables are missing")
             versions = connection.execute("SELECT version FROM schema_version").fetchall()
             version = versions[0][0] if len(versions) == 1 else None
+            if version in (1, SCHEMA_VERSION) and _schema(connection) != _expected_schema(version):
+                raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
             if version == 1 and "ledger" not in tables:
                 _check_v1(path, connection)
                 return 1
@@ -505,7 +668,10 @@ class Journal:
                 if isinstance(version, int) and version > SCHEMA_VERSION:
                     raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
                 raise JournalCorrupt(path, f"unknown schema version {version!r}")
-            _Reader(path, connection).check_open()
+            reader = _Reader(path, connection)
+            reader.check_open()
+            if note is not None:
+                reader.check_pending(*note)
             return SCHEMA_VERSION
         except sqlite3.Error as error:
             raise classify(path, error) from None
@@ -524,15 +690,18 @@ class Journal:
         directory = Path(state_dir)
         path = directory / FILENAME
         wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-        if not path.exists() and not wal.exists():
+        if not path.exists() and not wal.exists() and not (directory / PENDING).exists():
             return None
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         target = directory / f"{FILENAME}.corrupt-{stamp}"
         counter = 1
-        while any(Path(f"{target}{suffix}").exists() for suffix in ("", "-wal")):
+        while any(Path(f"{target}{suffix}").exists() for suffix in ("", "-wal", "-pending")):
             counter += 1
             target = directory / f"{FILENAME}.corrupt-{stamp}-{counter}"
+        pending = directory / PENDING
         try:
+            if pending.exists():  # it names what the damaged file lost: keep it with the file
+                os.rename(pending, f"{target}-pending")
             if wal.exists():
                 os.rename(wal, f"{target}-wal")
             if path.exists():
@@ -716,9 +885,7 @@ class Journal:
         O(file): for ``bornes doctor`` and the idle referee, not for start. Returns games checked.
         """
         with self._read() as reader:
-            problems = [row[0] for row in reader.db.execute("PRAGMA quick_check")]
-            if problems != ["ok"]:
-                raise JournalCorrupt(self.path, f"SQLite check failed: {problems[0]}")
+            _sqlite_check(self.path, reader.db)
         games = self.history()
         total = 0
         for info in games:
@@ -767,7 +934,8 @@ class Journal:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[_Reader]:
-        """One durable transaction: COMMIT returns only after the WAL is fsynced (synchronous=FULL)."""
+        """One durable transaction: COMMIT returns after the WAL is fsynced (synchronous=FULL), and this
+        returns after the main file holds it too (see :meth:`_settle`)."""
         if self.readonly:
             raise ValueError(f"journal {self.path} was opened read-only")
         db = self._connection()
@@ -781,6 +949,7 @@ class Journal:
                         db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+            self._settle()
         except (sqlite3.Error, UnicodeDecodeError) as error:
             with contextlib.suppress(sqlite3.Error):
                 if db.in_transaction:
@@ -788,6 +957,48 @@ class Journal:
             if isinstance(error, UnicodeDecodeError):
                 raise JournalCorrupt(self.path, "a stored text is not valid UTF-8") from None
             raise classify(self.path, error) from None
+
+
+    def _settle(self) -> None:
+        """Move what was just committed into the main file and empty the WAL, before it is acknowledged.
+
+        Readers get :data:`CHECKPOINT_WAIT_MS` to finish; if the checkpoint still cannot finish, the
+        pending note records what the WAL alone holds, so a flipped bit there is damage, not a rollback.
+        """
+        db = self._connection()
+        wait = 0 if self._pending else CHECKPOINT_WAIT_MS  # a long reader (doctor) costs one wait, not one a card
+        try:
+            db.execute(f"PRAGMA busy_timeout = {wait}")
+            try:
+                busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            settled, why = busy == 0 and frames == copied, "readers held it"
+        except sqlite3.Error as error:
+            settled, why = False, " ".join(str(error).split())
+        directory = self.path.parent
+        if settled:
+            if self._pending:
+                with contextlib.suppress(OSError):
+                    (directory / PENDING).unlink(missing_ok=True)
+                    _fsync_dir(directory)
+                self._pending = False
+            return
+        try:  # the commit stands whatever happens here: it is durable in the WAL already
+            last = db.execute("SELECT last_id FROM ledger").fetchone()[0]
+            row = db.execute("SELECT actions, digest FROM games WHERE id = ?", (last,)).fetchone()
+            count, digest = row if row is not None else (0, 0)
+            _write_pending(directory, last, count, digest)
+            self._pending = True
+        except (sqlite3.Error, TypeError) as error:  # no ledger row to read: the next open reports that
+            log.warning("journal %s: checkpoint deferred (%s), no note: %s", self.path, why, error)
+            return
+        except OSError as error:  # a full disk: the action is durable in the WAL, only less guarded
+            log.warning("journal %s: checkpoint deferred (%s) and %s not written: %s", self.path, why, PENDING,
+                        error.strerror or error)
+            return
+        log.info("journal %s: checkpoint deferred (%s); %s notes game %d at %d actions",
+                 self.path, why, PENDING, last, count)
 
 
 class _Reader:
@@ -895,6 +1106,19 @@ class _Reader:
             raise self.damaged(f"game {game_id}'s actions do not match their digest")
         return lines
 
+    def check_pending(self, game_id: int, count: int, digest: int) -> None:
+        """The journal holds at least what the pending note says was acknowledged."""
+        first, last, _ = self.ledger()
+        if game_id < first:
+            return  # archived since; the note is left from before
+        row = self.game(game_id) if game_id <= last else None
+        if row is None:
+            raise self.damaged(f"game {game_id} was acknowledged but is missing (the WAL lost it)")
+        if row[6] < count or (row[6] == count and row[7] != digest):
+            raise self.damaged(
+                f"game {game_id} holds {row[6]} actions but {count} were acknowledged (the WAL lost some)"
+            )
+
     def check_open(self) -> None:
         """What opening checks: the ledger, the id range's ends, the newest game and the game in progress."""
         first, last, current = self.ledger()
@@ -914,11 +1138,38 @@ class _Reader:
             self.lines(newest)
 
 
-def _check_v1(path: Path, db: sqlite3.Connection) -> None:
-    """Schema 1's full check: SQLite's, then every game row and every game's actions by their old CRCs."""
-    problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+def _schema(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+@functools.cache
+def _expected_schema(version: int) -> list[tuple[str, str, str, str]]:
+    """The table definitions bornes writes for schema ``version``: a damaged one is damage, found at
+    open, not as ``no such column`` in the middle of a game."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA_V1 if version == 1 else _SCHEMA_V1 + _MIGRATE_1_TO_2)
+        return _schema(db)
+
+
+def _sqlite_check(path: Path, db: sqlite3.Connection) -> None:
+    """SQLite's full ``integrity_check``: unlike ``quick_check`` it sees a row out of key order, so a
+    row whose game number changed is damage, not a row of another game."""
+    problems = [row[0] for row in db.execute("PRAGMA integrity_check(1)")]
     if problems != ["ok"]:
         raise JournalCorrupt(path, f"SQLite check failed: {problems[0]}")
+
+
+def _check_v1(path: Path, db: sqlite3.Connection) -> None:
+    """Schema 1's full check: SQLite's, then every game row and every game's actions by their old CRCs."""
+    _sqlite_check(path, db)
+    orphans = db.execute("SELECT count(*) FROM actions WHERE game_id NOT IN (SELECT id FROM games)").fetchone()[0]
+    if orphans:
+        raise JournalCorrupt(path, f"{orphans} action rows belong to no game")
+    ids = [row[0] for row in db.execute("SELECT id FROM games ORDER BY id")]
+    if not all(isinstance(game_id, int) for game_id in ids):
+        raise JournalCorrupt(path, "a game number is not a number")
+    if ids and ids != list(range(ids[0], ids[0] + len(ids))):
+        raise JournalCorrupt(path, "game numbers are not consecutive")
     for game_id, header, status, created, finished, summary, crc in db.execute(
         "SELECT id, header, status, created, finished, summary, crc FROM games"
     ).fetchall():

@@ -78,6 +78,10 @@ _MAX_MODULE = 0.5 * mm
 
 def label_title(payload: str) -> str:
     """The name printed under the code."""
+    from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
+
+    if payload == LAYOUT_TEST_CODE:
+        return "Scanner layout test (keyboard mode)"
     if payload.startswith("MB-CMD-"):
         name = payload[len("MB-CMD-") :]
         return f"Control: {CONTROL_TITLES.get(name, name)}"

@@ -55,6 +55,7 @@ from bornes.engine.scoring import score_hand
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
 from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, edition_card_name, translations
 from bornes.firmware.journal import FILENAME, Journal, JournalError
+from bornes.firmware.padnotes import action_text, line_pad
 
 log = logging.getLogger("bornes.live")
 
@@ -152,6 +153,18 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
     return action.notation()  # pragma: no cover - every action kind is named above
 
 
+def pad_words(setup: GameSetup, text: str, pad: str | None, language: str = "en") -> str:
+    """An action's words with the pad its card was laid on, where a pad said something (a seat's or
+    the discard pile's: firmware/padnotes.py); the words alone otherwise."""
+    t = _t(language)
+    if pad == "discard":
+        return t.gettext("{action}, on the discard pad").format(action=text)
+    seat = "ABCDEFGH".find(pad) if pad is not None and len(pad) == 1 else -1
+    if 0 <= seat < setup.seats:
+        return t.gettext("{action}, on {player}'s pad").format(action=text, player=setup.names[seat])
+    return text
+
+
 # -- the snapshot ----------------------------------------------------------------------------------
 
 
@@ -178,11 +191,13 @@ def snapshot(
     language: str = "en",
     last: int = LAST_ACTIONS,
     states: list[GameState] | None = None,
+    pads: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """The table as plain data for a page or an MQTT message.
 
     ``states`` (the state before each action, when known) lets the last actions be told in words
     with the names as they stood; without it the final state's names are used (they never change).
+    ``pads`` (the pad each action's card was laid on, from the journal) adds where it was laid.
     """
     setup = state.setup
     hand = state.hand
@@ -221,7 +236,12 @@ def snapshot(
     words = []
     for offset, action in enumerate(tail):
         before = states[start + offset] if states is not None and start + offset < len(states) else state
-        words.append({"n": start + offset + 1, "text": describe(before, action, language)})
+        pad = pads[start + offset] if pads is not None and start + offset < len(pads) else None
+        text = describe(before, action, language)
+        entry: dict[str, Any] = {"n": start + offset + 1, "text": pad_words(setup, text, pad, language)}
+        if pad is not None:
+            entry["pad"] = pad  # only for a card laid on a pad: without pads the snapshot is as before
+        words.append(entry)
     to_act = state.to_act()
     t = _t(language)
     if state.over:
@@ -297,7 +317,7 @@ def replay(header: str, lines: list[str]) -> tuple[Game, list[GameState]]:
     states: list[GameState] = []
     for number, line in enumerate(lines, start=1):
         try:
-            action = parse_action(line)
+            action = parse_action(action_text(line))
         except ValueError as error:
             raise GameUnreadable(f"action {number} does not read: {error}") from None
         states.append(game.state)
@@ -571,6 +591,7 @@ class JournalFollower:
                 status=status,
                 language=self.language,
                 states=followed.states,
+                pads=[line_pad(line) for line in followed.lines],
             )
         )
 
@@ -582,7 +603,7 @@ class JournalFollower:
             assert followed.game is not None
             for line in lines[len(followed.lines) :]:
                 try:
-                    action = parse_action(line)
+                    action = parse_action(action_text(line))
                 except ValueError as error:
                     raise GameUnreadable(f"action {len(followed.lines) + 1} does not read: {error}") from None
                 verdict = apply(followed.game.state, action)

@@ -16,25 +16,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.parts import HID_LAYOUTS
 from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
     BindingTable,
+    DoubleReadFilter,
     SerialReader,
     bindings_path,
     open_reader,
 )
 from bornes.firmware.config import Config, ReaderConfig, add_config_argument, load_config
-from bornes.firmware.errors import EX_DATAERR, UserError
+from bornes.firmware.errors import EX_DATAERR, EX_USAGE, UserError
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = True) -> None:
     add_config_argument(parser)
-    parser.add_argument("--port", help="serial device or pyserial URL (default: reader.port in the config)")
+    parser.add_argument("--port", help="serial device or pyserial URL; for hid an input device (/dev/input/by-id/…) "
+                                       "or vendor:product (default: reader.port in the config)")
     if protocol:
         parser.add_argument("--protocol", choices=PROTOCOLS, help="reader protocol (default: reader.protocol)")
     parser.add_argument("--baudrate", type=int, help="serial speed (default: the config, else the protocol's usual)")
     parser.add_argument("--state-dir", help="where the binding table lives (default: state.dir in the config)")
+    parser.add_argument("--pad", metavar="NAME", help="use the reader of [pads.NAME] instead of [reader]")
+    parser.add_argument("--layout", choices=HID_LAYOUTS, help="hid: the keyboard layout it types in (default: "
+                                                              "reader.layout)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +68,24 @@ class ReaderChoice:
         return bindings_path(self.state_dir)
 
     def describe(self) -> str:
+        if self.protocol == "hid":
+            return f"{self.port} (keyboard mode, layout {self.reader.layout})"
         return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"
 
 
 def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> ReaderChoice:
     config = load_config(getattr(args, "config", None))
-    chosen = protocol or getattr(args, "protocol", None) or config.reader.protocol
-    baud = args.baudrate or (config.reader.baudrate if chosen == config.reader.protocol else None)
+    base = config.reader
+    if getattr(args, "pad", None):
+        pads = {pad.name: pad.reader for pad in config.pads}
+        if args.pad not in pads:
+            raise UserError(f"no [pads.{args.pad}] in the config; pads: {', '.join(pads) or 'none'}", EX_USAGE)
+        base = pads[args.pad]
+    chosen = protocol or getattr(args, "protocol", None) or base.protocol
+    baud = args.baudrate or (base.baudrate if chosen == base.protocol else None)
     return ReaderChoice(
-        reader=dataclasses.replace(config.reader, protocol=chosen, port=args.port or config.reader.port,
-                                   baudrate=baud),
+        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud,
+                                   layout=getattr(args, "layout", None) or base.layout),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),
     )
@@ -85,10 +99,12 @@ def load_bindings(choice: ReaderChoice) -> BindingTable:
 
 
 def open_configured_reader(
-    reader: ReaderConfig, events: queue.Queue[Any], bindings: BindingTable | None
+    reader: ReaderConfig, events: queue.Queue[Any], bindings: BindingTable | None, *,
+    name: str = "reader", pad: str | None = None, double_reads: DoubleReadFilter | None = None,
 ) -> SerialReader:
-    """The reader ``[reader]`` describes, putting its events on ``events``: the one place the
-    config's reader settings are handed to the driver (the referee and the reader commands)."""
+    """The reader ``[reader]`` (or a ``[pads.NAME]``) describes, putting its events on ``events``:
+    the one place the config's reader settings are handed to the driver (the referee and the
+    reader commands)."""
     return open_reader(
         reader.protocol,
         reader.port,
@@ -100,7 +116,30 @@ def open_configured_reader(
         quiet_gap=reader.quiet_gap,
         max_backoff=reader.max_backoff,
         bindings=bindings,
+        layout=reader.layout,
+        name=name,
+        pad=pad,
+        double_reads=double_reads,
     )
+
+
+def open_table_readers(config: Config, events: queue.Queue[Any], bindings: BindingTable | None) -> list[SerialReader]:
+    """Every reader of the table: ``[reader]`` (unless only pads are configured) and each pad,
+    all on one queue (FIFO: each reader's taps stay in order) and one double-read filter."""
+    windows = [pad.reader.double_read_window for pad in config.pads] + [config.reader.double_read_window]
+    shared = DoubleReadFilter(max(windows))
+    readers: list[SerialReader] = []
+    try:
+        if config.table_reader:
+            readers.append(open_configured_reader(config.reader, events, bindings, double_reads=shared))
+        for pad in config.pads:
+            readers.append(open_configured_reader(pad.reader, events, bindings, name=f"pad {pad.name}",
+                                                  pad=pad.place, double_reads=shared))
+    except BaseException:
+        for reader in readers:
+            reader.close()
+        raise
+    return readers
 
 
 def start_reader(choice: ReaderChoice, events: queue.Queue[Any], bindings: BindingTable | None) -> SerialReader:

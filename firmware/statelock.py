@@ -12,12 +12,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
+import stat
+import time
 from pathlib import Path
 
-from bornes.firmware.errors import EX_TEMPFAIL, UserError
+from bornes.firmware.errors import EX_CANTCREAT, EX_TEMPFAIL, UserError
 
 LOCK_FILE = "bornes.lock"
+
+log = logging.getLogger("bornes.statelock")
 
 
 class StateDirBusy(UserError):
@@ -37,6 +42,7 @@ class StateLock:
     def acquire(cls, state_dir: str | os.PathLike[str], purpose: str) -> StateLock:
         """Take the lock now or raise :class:`StateDirBusy` (never waits: a person is waiting)."""
         path = Path(state_dir) / LOCK_FILE
+        _move_aside_if_not_a_file(path)
         flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
             try:
@@ -45,7 +51,8 @@ class StateLock:
                 fd = os.open(path, os.O_RDONLY | flags)
         except OSError as error:
             reason = error.strerror or error
-            raise UserError(f"state directory {state_dir}: cannot open {path.name}: {reason}") from None
+            raise UserError(f"state directory {state_dir}: cannot open {path.name}: {reason}; "
+                            f"remove it and start again", EX_CANTCREAT) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:
@@ -55,7 +62,8 @@ class StateLock:
                     f"state directory {state_dir} is in use by {holder_text(state_dir)}; "
                     "stop it first (sudo systemctl stop bornes) or use another state directory"
                 ) from None
-            raise UserError(f"state directory {state_dir}: cannot lock {path.name}: {error.strerror}") from None
+            raise UserError(f"state directory {state_dir}: cannot lock {path.name}: {error.strerror}",
+                            EX_CANTCREAT) from None
         with contextlib.suppress(OSError):  # who holds it, for the refusal a second writer sees (if writable)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()} {purpose}\n".encode(), 0)
@@ -72,6 +80,24 @@ class StateLock:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _move_aside_if_not_a_file(path: Path) -> None:
+    """A folder, a symlink (dangling or not) or a FIFO named ``bornes.lock`` holds no lock and stopped
+    every start: it goes aside as ``bornes.lock.moved-<time>`` (nothing is deleted) and a file replaces it."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode):
+        return
+    target = path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    try:
+        os.rename(path, target)
+    except OSError as error:
+        raise UserError(f"{path} is not a file and cannot be moved aside ({error.strerror or error}); "
+                        "remove it and start again", EX_CANTCREAT) from None
+    log.warning("%s was not a file; moved aside to %s", path, target.name)
 
 
 def holder(state_dir: str | os.PathLike[str]) -> tuple[int, str] | None:

@@ -15,6 +15,7 @@ from bornes.engine.record import RecordError, read_header, write_header
 from bornes.engine.state import GameState
 from bornes.firmware.errors import EX_DATAERR, UserError
 from bornes.firmware.journal import Journal
+from bornes.firmware.padnotes import action_text, journal_line
 
 
 class Store(Protocol):
@@ -22,7 +23,7 @@ class Store(Protocol):
 
     def start(self, game: Game) -> None: ...
 
-    def append(self, game: Game, action: Action) -> None: ...
+    def append(self, game: Game, action: Action, pad: str | None = None) -> None: ...
 
     def undo(self, game: Game) -> None: ...
 
@@ -43,7 +44,7 @@ class MemoryStore:
     def start(self, game: Game) -> None:
         pass
 
-    def append(self, game: Game, action: Action) -> None:
+    def append(self, game: Game, action: Action, pad: str | None = None) -> None:
         pass
 
     def undo(self, game: Game) -> None:
@@ -77,9 +78,10 @@ class JournalStore:
             self.journal.abandon(current.game_id)
         self.game_id = self.journal.new_game(write_header(game.setup))
 
-    def append(self, game: Game, action: Action) -> None:
+    def append(self, game: Game, action: Action, pad: str | None = None) -> None:
+        """``pad``: where the card was laid, kept as a comment on the line (firmware/padnotes.py)."""
         assert self.game_id is not None
-        self.journal.append(self.game_id, len(game.log), action.notation())
+        self.journal.append(self.game_id, len(game.log), journal_line(action, pad))
 
     def undo(self, game: Game) -> None:
         assert self.game_id is not None
@@ -97,7 +99,7 @@ class JournalStore:
             return None
         try:
             setup = read_header(line for line in current.header.splitlines() if line.strip())
-            game = Game(setup, [parse_action(line) for line in current.lines])
+            game = Game(setup, [parse_action(action_text(line)) for line in current.lines])
         except (RecordError, ReplayError, ValueError) as error:
             raise GameDoesNotReplay(current.game_id, self.journal.path, str(error)) from None
         self.game_id = current.game_id

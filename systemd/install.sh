@@ -10,6 +10,8 @@
 #   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
 #   sudo systemd/install.sh --no-pi      not a Pi (an image builder, a container): skip GPIO, I2C, raspi-config
 #   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
+#   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
+#                                        (repeat for several pads; docs/readers.md, Keyboard mode)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the services (keeps config and games)
 #
@@ -27,12 +29,15 @@ UNIT=/etc/systemd/system/bornes.service
 WEB_UNIT=/etc/systemd/system/bornes-web.service
 WEB_USER=bornes-web
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
+HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
+HID_IDS=()
 USER_NAME=bornes
 GROUPS_WANTED=(gpio i2c dialout)
 CONSTRAINTS="$REPO/systemd/pi-constraints.txt"
 # The venv needs python3-venv; i2c-tools gives i2cdetect for checking the OLED's wiring. Pillow's
 # wheels carry their own image libraries, so nothing else is needed from apt.
-APT_PACKAGES=(python3-venv)
+# python3-evdev: keyboard-mode readers; PyPI has evdev as source only, Debian builds it for the Pi.
+APT_PACKAGES=(python3-venv python3-evdev)
 APT_PI_PACKAGES=(i2c-tools)
 # gpiozero drives the pins through lgpio. PyPI's lgpio has no wheel for Python 3.13 on arm64, so it
 # comes from apt (the Raspberry Pi archive); the venv sees it through --system-site-packages.
@@ -49,7 +54,7 @@ PI=1
 WHEELS=""
 
 usage() {
-    sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -65,6 +70,14 @@ while [[ $# -gt 0 ]]; do
             [[ $# -ge 2 && -d $2 ]] || { echo "install.sh: --wheels needs a folder of wheels" >&2; exit 64; }
             WHEELS="$(cd "$2" && pwd)"
             shift ;;
+        --hid)
+            if [[ $# -lt 2 || ! $2 =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$ ]]; then
+                echo "install.sh: --hid takes the reader's USB vendor:product, like 0c2e:0b61" >&2
+                exit 64
+            fi
+            HID_IDS+=("${2,,}")
+            shift
+            ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -135,9 +148,9 @@ if [[ $UNINSTALL -eq 1 ]]; then
             fi
         fi
     done
-    step "remove the units and the udev rule $RULE"
+    step "remove the units and the udev rules $RULE and $HID_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
-        /etc/systemd/system/bornes-club.service "$RULE"
+        /etc/systemd/system/bornes-club.service "$RULE" "$HID_RULE"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -260,6 +273,24 @@ else
     run install -D -m 0644 "$REPO/systemd/99-bornes-reader.rules" "$RULE"
 fi
 udev_reload tty
+
+if [[ ${#HID_IDS[@]} -gt 0 ]]; then
+    step "install the udev rule $HID_RULE for the keyboard-mode reader(s) ${HID_IDS[*]}"
+    # One copy of the template's #HID# line per reader; the template itself matches nothing.
+    hid_rules="$(grep -v '^#HID# ' "$REPO/systemd/99-bornes-hid.rules")"
+    for id in "${HID_IDS[@]}"; do
+        line="$(grep '^#HID# ' "$REPO/systemd/99-bornes-hid.rules" | sed "s/^#HID# //; s/VVVV/${id%%:*}/g; s/PPPP/${id##*:}/g")"
+        hid_rules="$(printf '%s\n' "$hid_rules" | sed "/^LABEL=\"bornes_hid_end\"/i $line")"
+    done
+    if [[ $DRY_RUN -eq 1 ]]; then
+        printf '    would write %s with:\n%s\n' "$HID_RULE" "$(printf '%s\n' "$hid_rules" | grep '^ATTRS')"
+    else
+        printf '%s\n' "$hid_rules" > "$HID_RULE.tmp"
+        chmod 0644 "$HID_RULE.tmp"
+        mv "$HID_RULE.tmp" "$HID_RULE"
+    fi
+    udev_reload input
+fi
 
 step "enable I2C for the OLED"
 if [[ $PI -eq 0 ]]; then

@@ -1,4 +1,5 @@
-"""Card readers over serial: barcode/bridge lines, EM4100 125 kHz, PN532 NFC.
+"""Card readers: over serial (barcode/bridge lines, EM4100 125 kHz, PN532 NFC) and keyboard-mode
+USB readers through evdev (``hid``: barcode scanners and 125 kHz RFID readers that type).
 
 The appliance calls :func:`open_reader` with the ``[reader]`` section of its config;
 the reader thread puts :mod:`bornes.drivers.events` events on the queue and nothing else.
@@ -15,7 +16,7 @@ from bornes.drivers.parts import DEFAULT_BAUDRATE, PROTOCOLS
 from bornes.drivers.readers.bindings import BindingError, BindingTable, bindings_path
 from bornes.drivers.readers.em4100 import Em4100Decoder
 from bornes.drivers.readers.lines import LineDecoder
-from bornes.drivers.readers.presence import PresenceTracker
+from bornes.drivers.readers.presence import DoubleReadFilter, PresenceTracker
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.drivers.readers.serial_reader import Link, PassiveLink, Pn532Link, SerialFactory, SerialReader, open_serial
 
@@ -25,6 +26,7 @@ __all__ = [
     "BindingError",
     "BindingTable",
     "CardResolver",
+    "DoubleReadFilter",
     "ReaderConfigError",
     "SerialReader",
     "bindings_path",
@@ -37,8 +39,17 @@ class ReaderConfigError(ValueError):
     """A [reader] setting that cannot work (unknown protocol, bad number)."""
 
 
-def make_link(protocol: str, *, prefix: str = "", suffix: str = "", quiet_gap: float = 0.5) -> Link:
+def make_link(protocol: str, *, prefix: str = "", suffix: str = "", quiet_gap: float = 0.5,
+              layout: str = "auto") -> Link:
     """The loop body for a protocol name from the config file."""
+    if protocol == "hid":
+        from bornes.drivers.readers.hid import HidDecoder
+        from bornes.drivers.readers.hid_device import HidLink
+
+        try:
+            return HidLink(HidDecoder(layout))
+        except ValueError as error:
+            raise ReaderConfigError(str(error)) from None
     if protocol == "lines":
         return PassiveLink(LineDecoder(prefix=prefix, suffix=suffix))
     if protocol == "em4100":
@@ -62,10 +73,25 @@ def open_reader(
     bindings: BindingTable | Mapping[str, str] | None = None,
     name: str = "reader",
     monotonic: Callable[[], float] = time.monotonic,
-    serial_factory: SerialFactory = open_serial,
+    serial_factory: SerialFactory | None = None,
+    layout: str = "auto",
+    pad: str | None = None,
+    double_reads: DoubleReadFilter | None = None,
 ) -> SerialReader:
-    """Build and start a reader thread; call ``close()`` on it when done."""
-    link = make_link(protocol, prefix=prefix, suffix=suffix, quiet_gap=quiet_gap)
+    """Build and start a reader thread; call ``close()`` on it when done.
+
+    ``pad`` is where the reader lies (a seat letter, ``table`` or ``discard``; None: the table's
+    one reader) and goes on every scan. Readers of one table share ``double_reads``, so one card
+    seen by two pads within the window is one card.
+    """
+    link = make_link(protocol, prefix=prefix, suffix=suffix, quiet_gap=quiet_gap, layout=layout)
+    if serial_factory is None:
+        if protocol == "hid":
+            from bornes.drivers.readers.hid_device import open_hid
+
+            serial_factory = open_hid
+        else:
+            serial_factory = open_serial
     for label, value in (("double_read_window", double_read_window), ("quiet_gap", quiet_gap)):
         if value < 0:
             raise ReaderConfigError(f"{label} must be 0 or more seconds, not {value}")
@@ -77,8 +103,9 @@ def open_reader(
         link,
         baudrate=baudrate or DEFAULT_BAUDRATE[protocol],
         name=name,
-        resolver=CardResolver(bindings, reader=name),
+        resolver=CardResolver(bindings, reader=name, pad=pad),
         double_read_window=double_read_window,
+        double_reads=double_reads,
         max_backoff=max_backoff,
         read_timeout=0.05 if protocol == "pn532" else 1.0,  # close() cancels a waiting read: no need to wake
         monotonic=monotonic,

@@ -147,7 +147,19 @@ class BindingTable:
         if key is None:
             return None
         with self._lock:
-            return self._by_uid.get(key)
+            found = self._by_uid.get(key)
+            return found if found is not None else self._em4100_alias(key)
+
+    def _em4100_alias(self, key: str) -> str | None:
+        """An EM4100 tag is 10 hex digits on a serial reader (version byte + 32-bit number) and the
+        32-bit number alone on a USB keyboard-mode one (8 hex digits once decoded): either
+        enrolment serves the other reader. Caller holds the lock."""
+        if len(key) == 10:
+            return self._by_uid.get(key[2:])
+        if len(key) == 8:
+            matches = [p for u, p in self._by_uid.items() if len(u) == 10 and u.endswith(key)]
+            return matches[0] if len(matches) == 1 else None
+        return None
 
     def bind(self, uid: str, payload: str, *, replace: bool = False) -> str:
         """Bind ``uid`` to ``payload``; refuses a UID bound to something else unless ``replace``.

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import threading
+
 
 class PresenceTracker:
     """One arrival per stay in the field; a stay ends when another key shows up, ``clear()``
@@ -33,7 +35,8 @@ class DoubleReadFilter:
     """Suppress a value seen again less than ``window`` seconds after its previous sighting.
 
     Every sighting restarts the window, so a card held in front of a scanner in
-    continuous mode reads once. Memory is bounded to ``max_entries`` values.
+    continuous mode reads once. Memory is bounded to ``max_entries`` values. Thread-safe: the
+    readers of one table (its pads) share one filter, so a card two pads see is one card.
     """
 
     def __init__(self, window: float, max_entries: int = 256) -> None:
@@ -41,8 +44,13 @@ class DoubleReadFilter:
         self.max_entries = max_entries
         self.suppressed = 0
         self._last: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     def accept(self, raw: str, now: float) -> bool:
+        with self._lock:
+            return self._accept(raw, now)
+
+    def _accept(self, raw: str, now: float) -> bool:
         previous = self._last.pop(raw, None)
         self._last[raw] = now
         if len(self._last) > self.max_entries or (previous is None and len(self._last) > 16):

@@ -7,6 +7,7 @@ a UID -> whatever the binding table says it stands for, anything else ->
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from bornes.drivers.events import CONTROL_NAMES, CardScanned, ControlScanned, UnknownKind, UnknownScanned
@@ -21,11 +22,17 @@ _MAX_RAW = 64
 class CardResolver:
     """Map payloads and UIDs to scan events; ``bindings`` may be a table, a plain dict or None."""
 
-    def __init__(self, bindings: BindingTable | Mapping[str, str] | None = None, reader: str = "reader") -> None:
+    def __init__(self, bindings: BindingTable | Mapping[str, str] | None = None, reader: str = "reader",
+                 pad: str | None = None) -> None:
         self.bindings = bindings
         self.reader = reader
+        self.pad = pad
 
     def resolve(self, raw: str, *, is_uid: bool = False) -> ScanEvent:
+        event = self._resolve(raw, is_uid=is_uid)
+        return dataclasses.replace(event, pad=self.pad) if self.pad is not None else event
+
+    def _resolve(self, raw: str, *, is_uid: bool = False) -> ScanEvent:
         text = raw.strip()[:_MAX_RAW]
         if not is_uid and text.upper().startswith(PAYLOAD_PREFIX):
             return self._payload(text.upper(), text)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import serial
 
-from bornes.drivers.events import ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.events import CardScanned, ReaderBack, ReaderLost, ReaderProblem
 from bornes.drivers.readers.base import Decoder, DecoderStats, Reading
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
@@ -172,6 +172,7 @@ class SerialReader:
         name: str = "reader",
         resolver: CardResolver | None = None,
         double_read_window: float = 1.5,
+        double_reads: DoubleReadFilter | None = None,
         min_backoff: float = 0.1,
         max_backoff: float = 1.0,
         read_timeout: float = 1.0,
@@ -185,7 +186,7 @@ class SerialReader:
         self.baudrate = baudrate
         self.name = name
         self.resolver = resolver if resolver is not None else CardResolver(reader=name)
-        self.double_reads = DoubleReadFilter(double_read_window)
+        self.double_reads = double_reads if double_reads is not None else DoubleReadFilter(double_read_window)
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
         self.read_timeout = read_timeout
@@ -240,7 +241,9 @@ class SerialReader:
 
     def reading(self, reading: Reading) -> None:
         event = self.resolver.resolve(reading.raw, is_uid=reading.is_uid)
-        if self.double_reads.accept(event.raw, self.monotonic()):
+        # Keyed on the card, not the raw read: a tag's UID on one pad and its label on another are one card.
+        key = event.card.code() if isinstance(event, CardScanned) else event.raw
+        if self.double_reads.accept(key, self.monotonic()):
             self._put(event)
 
     def problem(self, kind: str, detail: str) -> None:

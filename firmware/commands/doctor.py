@@ -7,6 +7,7 @@ Exit status 0 when nothing FAILed, 1 otherwise; a bad config file stops with exi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import glob
 import grp
@@ -19,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
+from bornes.firmware.commands.archive import ARCHIVE_DIR
 from bornes.firmware.config import Config, add_config_argument, config_path, load_config
 from bornes.firmware.errors import UserError
-from bornes.firmware.journal import FILENAME, Journal, JournalError, writability_problem
+from bornes.firmware.journal import FILENAME, PENDING, Journal, JournalError, headroom, writability_problem
+from bornes.firmware.statelock import LOCK_FILE
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 GROUPS = ("gpio", "i2c", "dialout")
@@ -54,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     checks: list[Callable[[Config], Iterable[Finding]]] = [
         check_config,
         check_serial,
+        check_readers,
         check_display,
         check_gpio,
         check_pins,
@@ -127,7 +131,15 @@ def check_serial(config: Config) -> Iterable[Finding]:
         yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
                                                           "cards, or a USB scanner with --port /dev/ttyUSB0")
         return
-    yield _open_reader(config)
+    if config.table_reader and config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
+        yield _open_reader(config)
+
+
+def check_readers(config: Config) -> Iterable[Finding]:
+    """Pile pads and keyboard-mode readers (firmware/reader_checks.py)."""
+    from bornes.firmware.reader_checks import findings
+
+    return findings(config)
 
 
 def _open_reader(config: Config) -> Finding:
@@ -236,25 +248,65 @@ def check_pins(config: Config) -> Iterable[Finding]:
 def check_state(config: Config) -> Iterable[Finding]:
     where = Path(config.state.dir)
     topic = f"state {where}"
-    if where.is_dir():
-        try:
-            with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
-                pass
-        except OSError as error:
-            yield Finding(FAIL, topic, f"not writable: {error.strerror or error}")
-            return
-        yield Finding(OK, topic, "exists and is writable")
+    problem = _state_dir_problem(where)  # the very probe ``run`` makes, so the two always agree
+    if problem is not None:
+        yield Finding(FAIL, topic, f"{problem}; set state.dir to a folder the service can write")
         return
-    if where.exists():
-        yield Finding(FAIL, topic, "is not a folder")
+    yield Finding(OK, topic, "exists and is writable" if where.is_dir() else "can be created on start")
+    yield from _check_room(where)
+    yield from _check_side_files(config, where)
+
+
+def _state_dir_problem(where: Path) -> str | None:
+    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
+    made: list[Path] = []
+    missing = where
+    while not missing.exists() and missing != missing.parent:
+        made.insert(0, missing)
+        missing = missing.parent
+    if missing == where and not where.is_dir():
+        return "is not a folder"
+    try:
+        if not missing.is_dir():
+            raise NotADirectoryError(f"{missing} is not a folder")
+        for folder in made:
+            folder.mkdir()
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
+            pass
+    except OSError as error:
+        reason = error.strerror if error.strerror and error.errno else str(error)
+        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
+    finally:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    return None
+
+
+def _check_room(where: Path) -> Iterable[Finding]:
+    try:
+        room = headroom(where)
+    except OSError as error:
+        yield Finding(WARN, "storage", f"free space not known: {error.strerror or error}")
         return
-    parent = where.parent
-    while not parent.exists():
-        parent = parent.parent
-    if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
-        yield Finding(WARN, topic, "does not exist yet; it will be created on start")
-    else:
-        yield Finding(FAIL, topic, f"does not exist and cannot be created in {parent}")
+    level = FAIL if room.full else WARN if room.low else OK
+    yield Finding(level, "storage", room.describe())
+
+
+def _check_side_files(config: Config, where: Path) -> Iterable[Finding]:
+    """Files beside the journal that are not what they should be: what ``run`` does about each."""
+    lock = where / LOCK_FILE
+    if os.path.lexists(lock) and (lock.is_symlink() or not lock.is_file()):
+        kind = "a dangling symlink" if lock.is_symlink() and not lock.exists() else \
+            "a symlink" if lock.is_symlink() else "a folder" if lock.is_dir() else "not a file"
+        yield Finding(WARN, f"lock {lock}", f"is {kind}; the referee moves it aside and makes a new one")
+    archive = where / ARCHIVE_DIR
+    if config.state.keep_games and os.path.lexists(archive) and not archive.is_dir():
+        yield Finding(WARN, f"archive {archive}", f"is not a folder: state.keep_games = {config.state.keep_games} "
+                      "archives nothing (the journal keeps every game) until it is moved away")
+    note = where / PENDING
+    if os.path.lexists(note) and not Path(f"{where / FILENAME}").exists():
+        yield Finding(WARN, f"journal {note}", "is left without its journal; move it away")
 
 
 def check_journal(config: Config) -> Iterable[Finding]:

@@ -7,11 +7,12 @@ into the same table flow the daemon runs. The verdict of every input is printed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name
+from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name, pad_place
 from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS, OptionError
@@ -76,7 +77,12 @@ def parse_setup(words: list[str]) -> GameSetup:
 
 
 def input_event(words: list[str], resolver: CardResolver) -> InputEvent:
-    verb = words[0].lower()
+    verb, at, where = words[0].lower().partition("@")
+    if verb == "scan" and at:  # scan@B PAYLOAD: laid on seat B's pad (scan@table, scan@discard)
+        pad = pad_place(where)
+        if pad is None or len(words) != 2:
+            raise ScriptError(f"scan@PAD PAYLOAD with PAD a seat letter A-H, table or discard, not {' '.join(words)!r}")
+        return dataclasses.replace(resolver.resolve(words[1]), pad=pad)
     if verb == "scan" and len(words) == 2:
         return resolver.resolve(words[1])
     if verb == "press" and len(words) in (2, 3):
@@ -87,7 +93,7 @@ def input_event(words: list[str], resolver: CardResolver) -> InputEvent:
         if name is None:
             raise ScriptError(f"unknown button {words[1]!r} ({', '.join(CONTROL_NAMES)}, SEAT1…SEAT8)")
         return ButtonPressed(name, long)
-    raise ScriptError(f"expected 'setup …', 'scan PAYLOAD' or 'press BUTTON [long]', not {' '.join(words)!r}")
+    raise ScriptError(f"expected 'setup …', 'scan[@PAD] PAYLOAD' or 'press BUTTON [long]', not {' '.join(words)!r}")
 
 
 def feed(text: str, flow: TableFlow) -> list[dict[str, object]]:
@@ -173,4 +179,17 @@ def run(args: argparse.Namespace) -> int:
         if state:
             for sheet in sheets_list(state):
                 print(json.dumps(sheet, ensure_ascii=False))
+    return exit_status(results)
+
+
+EX_REFUSED = 1  # docs/feed.md: the script ran, but the referee refused at least one input
+
+
+def exit_status(results: list[dict[str, object]]) -> int:
+    """0 when no input was refused; 65 (EX_DATAERR) when a line was bad input (not a script line, not a
+    card or button); 1 when the referee refused an input. A script can tell each from the others."""
+    if any(entry.get("reason") == "bad-input" for entry in results):
+        return EX_DATAERR
+    if any(entry["verdict"] == "refused" for entry in results):
+        return EX_REFUSED
     return 0

@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_SHEET,
         help="A4 Avery L7160 (21, Code 128), US Letter Avery 5160 (30, Code 128), A4 Avery L7651 (65, DataMatrix)",
     )
-    parser.add_argument("--no-controls", action="store_true", help="leave out the six control cards")
+    parser.add_argument("--no-controls", action="store_true",
+                        help="leave out the six control cards and the scanner layout test label")
     parser.add_argument("--card", action="append", default=[], metavar="CODE", help="print only this card (repeat)")
     parser.add_argument("--skip", type=int, default=0, metavar="N", help="leave the first N labels of the sheet blank")
     parser.add_argument("--outline", action="store_true", help="draw label edges (to test on plain paper)")
@@ -42,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         edition = args.edition or load_config(args.config).game.edition
         payloads = deck_payloads(edition, args.players, controls=not args.no_controls)
+        if not args.no_controls:
+            from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
+
+            payloads.append(LAYOUT_TEST_CODE)  # a keyboard-mode scanner reads it and says its layout
     if args.skip < 0:
         raise UserError("--skip must be 0 or more")
     sheet = SHEETS[args.sheet]

@@ -94,15 +94,27 @@ def run(args: argparse.Namespace) -> int:
     from bornes.firmware.config import table_language
 
     i18n.use(table_language(config))
-    log.info("starting with %s", config.source or "built-in defaults")
     if stop.is_set():
         return _stopped()
+    # What a restart cannot cure stops in one line, never after "starting with" (docs/exit-codes.md).
     state_dir = ensure_state_dir(config)
+    config.load_pin_map()
+    _check_room(state_dir)
     lock = StateLock.acquire(state_dir, "run")  # one writer: held until this process ends
     try:
         return _run_locked(config, args, state_dir, stop, queues)
     finally:
         lock.close()
+
+
+def _check_room(state_dir: Path) -> None:
+    """A disk too full for one card stops the start in one line (exit 74, not restarted by systemd)."""
+    from bornes.firmware.journal import JournalFull, headroom
+
+    room = headroom(state_dir)
+    if room.full:
+        raise JournalFull(f"state directory {state_dir}: the storage is full ({room.describe()}), "
+                          "then: sudo systemctl restart bornes")
 
 
 def _run_locked(
@@ -113,33 +125,33 @@ def _run_locked(
     from bornes.firmware.referee import STOP
     from bornes.firmware.store import GameDoesNotReplay
 
-    try:
-        journal = Journal.open(state_dir)
-    except JournalCorrupt as error:
-        log.error("%s", error)
-        if not _hold_ok(config, args, stop, queues, "Journal damaged", "Kept as is. Hold OK to set it aside"):
-            return _stopped()
-        log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
-        journal = Journal.open(state_dir)
-    if config.state.keep_games:
-        from bornes.firmware.commands.archive import ARCHIVE_DIR, archive_games
-
-        gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
-        if gone:
-            log.info("archived %d old games to %s (state.keep_games = %d)", gone, state_dir / ARCHIVE_DIR,
-                     config.state.keep_games)
+    journal: Journal | None = None
     while True:
         if stop.is_set():
-            journal.close()
+            if journal is not None:
+                journal.close()
             return _stopped()
         try:
+            if journal is None:
+                journal = Journal.open(state_dir)
+                _archive(config, journal, state_dir)
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
                 control=True,
             )
+            log.info("starting with %s", config.source or "built-in defaults")  # only once it can start
             break
+        except JournalCorrupt as error:  # at open, or while resuming: a person decides, nothing is changed
+            if journal is not None:
+                journal.close()
+                journal = None
+            log.error("%s", error)
+            if not _hold_ok(config, args, stop, queues, "Journal damaged", "Kept as is. Hold OK to set it aside"):
+                return _stopped()
+            log.info("damaged journal moved to %s", Journal.quarantine(state_dir))
         except GameDoesNotReplay as error:  # the Appliance closed what it had opened
+            journal = None
             log.error("%s", error)
             if not _hold_ok(config, args, stop, queues, "Game can't resume", "Hold OK to keep it in history"):
                 return _stopped()
@@ -161,6 +173,27 @@ def _run_locked(
         if console is not None:
             console.close()
     return _stopped()
+
+
+def _archive(config: Config, journal: Any, state_dir: Path) -> None:
+    """``state.keep_games``: archive old games; a problem with the archive folder is logged, never fatal
+    (the journal simply keeps every game until it is fixed)."""
+    if not config.state.keep_games:
+        return
+    from bornes.firmware.commands.archive import ARCHIVE_DIR, archive_games
+    from bornes.firmware.errors import UserError
+    from bornes.firmware.journal import JournalCorrupt
+
+    try:
+        gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
+    except JournalCorrupt:
+        raise
+    except UserError as error:
+        log.warning("old games not archived, the journal keeps them all: %s", error)
+        return
+    if gone:
+        log.info("archived %d old games to %s (state.keep_games = %d)", gone, state_dir / ARCHIVE_DIR,
+                 config.state.keep_games)
 
 
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:

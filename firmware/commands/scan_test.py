@@ -11,7 +11,7 @@ import queue
 from typing import Any
 
 from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from bornes.firmware.errors import EX_UNAVAILABLE
+from bornes.firmware.errors import EX_UNAVAILABLE, UserError
 from bornes.firmware.reader_options import (
     add_reader_arguments,
     events_until,
@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_arguments(parser)
     parser.add_argument("--count", type=int, metavar="N", help="stop after N reads")
     parser.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds")
+    parser.add_argument("--devices", action="store_true",
+                        help="list the keyboard-like input devices (USB scanners and RFID readers in keyboard "
+                             "mode) and show what each decodes")
 
 
 def format_event(event: object) -> str | None:
@@ -45,9 +48,70 @@ def format_event(event: object) -> str | None:
     return None
 
 
+def _list_devices() -> None:
+    """Before listening on a keyboard-mode reader: what else is there, in case the port is wrong."""
+    from bornes.drivers.readers.hid_device import HidUnavailable, keyboard_devices
+
+    try:
+        devices = keyboard_devices()
+    except HidUnavailable as error:
+        print(f"{'!':<20} {error}", flush=True)
+        return
+    print(f"Keyboard-like input devices here: {len(devices)}", flush=True)
+    for device in devices:
+        print(f"  {device.line()}", flush=True)
+
+
+def run_devices(args: argparse.Namespace) -> int:
+    """Every keyboard-like input device, each grabbed and read at once: tap a card on the reader and
+    its line shows which device it is and what it decodes (with the layout it types in)."""
+    from bornes.drivers.readers import open_reader
+    from bornes.drivers.readers.hid_device import HidUnavailable, keyboard_devices
+
+    try:
+        devices = keyboard_devices()
+    except HidUnavailable as error:
+        raise UserError(str(error), EX_UNAVAILABLE) from None
+    if not devices:
+        print("No keyboard-like input devices (plug the reader in; a user outside group input or bornes sees none).",
+              flush=True)
+        return EX_UNAVAILABLE
+    print("Keyboard-like input devices (stable name, vendor:product, name): put one as reader.port", flush=True)
+    for device in devices:
+        print(f"  {device.line()}", flush=True)
+    print("Tap a card on each reader to see what it decodes; Ctrl-C to stop. (They are grabbed meanwhile: "
+          "a keyboard here types nothing.)", flush=True)
+    choice = reader_choice(args, protocol="hid")
+    bindings = load_bindings(choice)
+    events: queue.Queue[Any] = queue.Queue()
+    readers = [open_reader("hid", device.stable or device.path, events, name=device.stable or device.path,
+                           bindings=bindings, layout=choice.reader.layout) for device in devices]
+    reads = 0
+    try:
+        for event in events_until(events, args.seconds, lambda: args.count != 0):
+            line = format_event(event)
+            if line is not None and not isinstance(event, ReaderBack):
+                print(f"{getattr(event, 'reader', '?')}: {line.strip()}", flush=True)
+            if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
+                reads += 1
+                if args.count is not None and reads >= args.count:
+                    break
+    except KeyboardInterrupt:
+        print()
+    finally:
+        for reader in readers:
+            reader.close()
+    print(f"{reads} reads on {len(devices)} devices", flush=True)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.devices:
+        return run_devices(args)
     choice = reader_choice(args)
     bindings = load_bindings(choice)
+    if choice.protocol == "hid":
+        _list_devices()
     events: queue.Queue[Any] = queue.Queue()
     print(f"Listening on {choice.describe()}; {len(bindings)} enrolled tags. Tap cards, Ctrl-C to stop.", flush=True)
     reader = start_reader(choice, events, bindings)

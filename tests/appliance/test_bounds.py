@@ -15,7 +15,7 @@ from bornes.firmware.errors import EX_DATAERR
 def _feed(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
     path = tmp_path / "script.txt"
     path.write_text(script)
-    assert main(["feed", "--json", str(path)]) == 0
+    assert main(["feed", "--json", str(path)]) == EX_DATAERR  # a bad line (issue 19: feed says so)
     return json.loads(capsys.readouterr().out)["inputs"]  # type: ignore[no-any-return]
 
 

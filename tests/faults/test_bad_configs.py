@@ -144,6 +144,7 @@ def _one_line(result: subprocess.CompletedProcess[str], words: str) -> None:
     assert "Traceback" not in everything, everything
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, f"not one line: {lines}"
+    assert "starting with" not in result.stdout, result.stdout  # issue 19: one line, not two
     assert words in lines[0], lines[0]
 
 

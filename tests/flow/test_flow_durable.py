@@ -47,7 +47,7 @@ class FailingStore(JournalStore):
         self.fail_undo = fail_undo
         self.calls = 0
 
-    def append(self, game: Game, action: Action) -> None:
+    def append(self, game: Game, action: Action, pad: str | None = None) -> None:
         self.calls += 1
         # Not applied yet: the engine would still accept it (an applied card is on the table).
         assert isinstance(game.check(action), Accepted), "the game shows the action already"

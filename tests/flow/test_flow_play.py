@@ -590,7 +590,7 @@ def test_a_seat_button_with_a_non_ascii_digit_is_a_bad_line_not_a_crash(
 ) -> None:
     script = tmp_path / "s.feed"
     script.write_text("setup edition=winning-moves names=Ann,Bob\npress SEAT²\n", encoding="utf-8")
-    assert main(["feed", str(script), "--json"]) == 0
+    assert main(["feed", str(script), "--json"]) == 65  # a bad line: the script's caller is told (issue 19)
     verdicts = [entry["verdict"] for entry in json.loads(capsys.readouterr().out)["inputs"]]
     assert verdicts == ["accepted", "bad-input"]
     typed = table().handle(KeyTyped("seat²"))

@@ -54,3 +54,26 @@ def test_the_feed_games_keep_every_budget() -> None:
         assert row.seen > 0, f"no feed game shows a {row.kind}"
         assert row.most <= row.budget, row
     assert next(r for r in table if r.kind == NEW_GAME).most == 1
+
+
+def test_pads_make_each_gesture_one_tap() -> None:
+    from bench.gestures import PAD_COUP, PAD_DISCARD, PAD_HAZARD_3, PAD_PLAIN
+
+    script = """
+    setup edition=winning-moves names=Ann,Bob,Cid dealer=C
+    scan@A MB-ROLL-01
+    scan@B MB-ROLL-02
+    scan@C MB-ROLL-03
+    scan@C MB-STOP-01
+    scan@C MB-RIGHTOFWAY-01
+    scan@discard MB-D25-02
+    scan@A MB-D25-01
+    scan@table MB-ACCIDENT-01
+    press OK
+    """
+    found = counted(script)
+    assert found[PAD_PLAIN] == [1, 1, 1, 1]  # three rolls and Ann's 25
+    assert found[PAD_HAZARD_3] == [1]  # Ann's Stop on Cid's pad: no question
+    assert found[PAD_COUP] == [1]  # Cid's Right of Way on his own pad, before Bob plays
+    assert found[PAD_DISCARD] == [1]
+    assert found[HAZARD_3] == [2]  # Bob's Accident on the table's own pad asks, as a one-reader table does

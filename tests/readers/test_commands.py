@@ -15,6 +15,7 @@ import zxingcpp
 
 from bornes.drivers.readers.bindings import BindingTable
 from bornes.drivers.readers.em4100 import em4100_frame
+from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
 from bornes.drivers.readers.lines import LineDecoder
 from bornes.drivers.readers.ntag import decode_text_tlv
 from bornes.firmware.cli import main
@@ -45,8 +46,8 @@ def decoded_codes(pdf_path: Path) -> list[bytes]:
 def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
     out = tmp_path / "deck.pdf"
     assert main(["labels", "--edition", "winning-moves", "--sheet", sheet, "--out", str(out)]) == 0
-    expected = deck_payloads("winning-moves")
-    assert len(expected) == 106 + 6
+    expected = [*deck_payloads("winning-moves"), LAYOUT_TEST_CODE]
+    assert len(expected) == 106 + 6 + 1
     # What a scanner in serial mode would send for each code, through the real line decoder.
     decoder = LineDecoder()
     codes = [r.raw for text in decoded_codes(out) for r in decoder.feed(text + b"\r\n")]

@@ -34,7 +34,7 @@ MIRROR = os.environ.get("BORNES_CI_MIRROR", "http://deb.debian.org/debian")
 CACHE = Path(os.environ.get("BORNES_CI_CACHE", "/var/cache/bornes-ci"))
 #: What the root has besides minbase: systemd as init, Python, what install.sh takes from apt (so
 #: it needs no network), and a broker for the bridge.
-PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "i2c-tools", "mosquitto",
+PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3-evdev", "i2c-tools", "mosquitto",
             "mosquitto-clients")
 #: Bump when the way the root is prepared changes, so cached roots are rebuilt.
 RECIPE = "1"

@@ -46,7 +46,8 @@ def free_port() -> int:
 def feed(script: str, state_dir: Path) -> list[dict[str, Any]]:
     """Run `bornes feed` on a script through the real journal in ``state_dir``; its verdicts."""
     done = subprocess.run([*BORNES, "feed", "-", "--json", "--state-dir", str(state_dir)], input=script,
-                          capture_output=True, text=True, cwd=ROOT, timeout=60, check=True)
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode in (0, 1), done.stderr  # 1: some input was refused, as games scripts mean to
     result = json.loads(done.stdout)["inputs"]
     assert isinstance(result, list)
     return result

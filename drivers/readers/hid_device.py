@@ -1,0 +1,190 @@
+"""Keyboard-mode readers on Linux evdev: find the device, grab it, read its keys.
+
+The reader thread is the same :class:`~bornes.drivers.readers.serial_reader.SerialReader` as for
+the serial readers (its reconnect loop, status events and double-read filter), with
+:func:`open_hid` as its port factory and :class:`HidLink` as its loop body. The device is
+*grabbed* (``EVIOCGRAB``): while the referee holds it, no keystroke reaches a console, a login
+prompt or another program; closing the port releases it, and so does the kernel if we die.
+
+python-evdev is imported here only, when a keyboard-mode reader is configured or listed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import select
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bornes.drivers.readers.base import DecoderStats
+from bornes.drivers.readers.hid import LAYOUT_NAMES, LAYOUT_TEST_CODE, HidDecoder, HidProblem, K
+
+BY_ID = Path("/dev/input/by-id")
+_VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
+LED_NUML, LED_CAPSL = 0, 1
+
+
+class HidUnavailable(OSError):
+    """python-evdev is not installed (the ``hid`` extra, or Debian's python3-evdev)."""
+
+
+def evdev_module() -> Any:
+    try:
+        import evdev
+    except ImportError:
+        raise HidUnavailable("python-evdev is not installed: apt install python3-evdev "
+                             "(or pip install 'bornes[hid]')") from None
+    return evdev
+
+
+def is_vendor_product(port: str) -> bool:
+    return _VENDOR_PRODUCT.fullmatch(port) is not None
+
+
+def _keyboard_like(device: Any) -> bool:
+    """It can type a payload and end it: Enter, and digits or letters."""
+    keys = set(device.capabilities().get(1, ()))  # EV_KEY
+    return (K["KEY_ENTER"] in keys or K["KEY_TAB"] in keys) and (K["KEY_1"] in keys or K["KEY_KP1"] in keys)
+
+
+def stable_names() -> dict[str, str]:
+    """``/dev/input/eventN`` -> its ``/dev/input/by-id/…`` name (udev's, stable across replugs)."""
+    names: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for link in sorted(BY_ID.iterdir()):
+            if "event" in link.name:
+                with contextlib.suppress(OSError):
+                    names.setdefault(str(link.resolve()), str(link))
+    return names
+
+
+@dataclass(frozen=True, slots=True)
+class InputDeviceInfo:
+    """One keyboard-like input device, as ``bornes scan-test --list`` shows it."""
+
+    path: str
+    stable: str | None
+    name: str
+    vendor: int
+    product: int
+
+    @property
+    def vendor_product(self) -> str:
+        return f"{self.vendor:04x}:{self.product:04x}"
+
+    def line(self) -> str:
+        return f"{self.stable or self.path}  {self.vendor_product}  {self.name}"
+
+
+def keyboard_devices() -> list[InputDeviceInfo]:
+    """Every keyboard-like input device this process may open (others are skipped silently)."""
+    evdev = evdev_module()
+    names = stable_names()
+    found = []
+    for path in sorted(evdev.list_devices()):
+        try:
+            device = evdev.InputDevice(path)
+        except OSError:
+            continue
+        try:
+            if _keyboard_like(device):
+                found.append(InputDeviceInfo(path, names.get(path), device.name, device.info.vendor,
+                                             device.info.product))
+        finally:
+            device.close()
+    return found
+
+
+def resolve_device(port: str) -> str:
+    """The event node a config's ``port`` names: a path (``/dev/input/by-id/…``) or ``vvvv:pppp``."""
+    match = _VENDOR_PRODUCT.fullmatch(port)
+    if match is None:
+        if not os.path.exists(port):
+            raise FileNotFoundError(2, "No such file or directory", port)
+        return port
+    vendor, product = (int(part, 16) for part in match.groups())
+    for device in keyboard_devices():
+        if (device.vendor, device.product) == (vendor, product):
+            return device.path
+    raise FileNotFoundError(2, f"no keyboard-like input device {port} (plugged in? readable?)")
+
+
+class HidPort:
+    """One grabbed evdev device, with a pipe that wakes a waiting read on close()."""
+
+    def __init__(self, port: str) -> None:
+        evdev = evdev_module()
+        self.path = resolve_device(port)
+        self.device = evdev.InputDevice(self.path)
+        try:
+            self.device.grab()
+        except OSError as error:
+            self.device.close()
+            raise OSError(error.errno, f"{port} is held by another program (grabbed)") from None
+        self._wake_read, self._wake_write = os.pipe()
+
+    def leds(self) -> set[int]:
+        with contextlib.suppress(OSError):
+            return set(self.device.leds())
+        return set()
+
+    def read_events(self, timeout: float) -> list[Any]:
+        """The events waiting (at most ``timeout`` s of waiting); [] when woken by close()."""
+        ready, _, _ = select.select([self.device.fd, self._wake_read], [], [], timeout)
+        if self._wake_read in ready or not ready:
+            return []
+        try:
+            return list(self.device.read())
+        except BlockingIOError:
+            return []
+
+    def cancel_read(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_write, b"x")
+
+    def close(self) -> None:
+        """Release the grab and the device; safe to call twice."""
+        with contextlib.suppress(OSError):
+            self.device.ungrab()
+        with contextlib.suppress(OSError):
+            self.device.close()
+        for fd in (self._wake_read, self._wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._wake_read = self._wake_write = -1
+
+
+def open_hid(port: str, baudrate: int, timeout: float) -> HidPort:
+    """The ``serial_factory`` of a keyboard-mode reader (``baudrate`` means nothing to USB HID)."""
+    return HidPort(port)
+
+
+class HidLink:
+    """The loop body: read key events, decode them, report readings and refusals."""
+
+    def __init__(self, decoder: HidDecoder, read_timeout: float = 1.0) -> None:
+        self.decoder = decoder
+        self.read_timeout = read_timeout
+
+    @property
+    def stats(self) -> DecoderStats:
+        return self.decoder.stats
+
+    def start(self, port: Any, sink: Any) -> None:
+        self.decoder.reset()
+        leds = port.leds()
+        self.decoder.caps_lock = LED_CAPSL in leds
+        self.decoder.num_lock = LED_NUML in leds
+
+    def step(self, port: Any, sink: Any) -> None:
+        for item in self.decoder.feed(port.read_events(self.read_timeout)):
+            if isinstance(item, HidProblem):
+                sink.problem(item.kind, item.detail)
+            elif item.raw == LAYOUT_TEST_CODE:
+                layout = self.decoder.layout or "us"
+                sink.problem("layout", f"keyboard layout {LAYOUT_NAMES[layout]} (layout = \"{layout}\")")
+            else:
+                sink.reading(item)

@@ -1,0 +1,401 @@
+"""Keyboard-mode readers: the decoder on python-evdev's own ``InputEvent`` and ``ecodes``.
+
+The decoder is I/O-free, so these are recorded event streams, as the kernel delivers them for a
+scanner (shift pressed and released around each capital, a few ms per key). The last test drives
+a real kernel input device through ``evdev.UInput`` and runs wherever ``/dev/uinput`` works.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import queue
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import evdev  # the [hid] extra, in [dev]: CI installs it, so a missing evdev fails here, never skips
+import pytest
+from evdev import InputEvent, ecodes
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bornes.drivers.events import CardScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.readers import BindingTable, open_reader
+from bornes.drivers.readers.base import Reading
+from bornes.drivers.readers.hid import (
+    KEYS,
+    LAYOUT_TEST_CODE,
+    LAYOUTS,
+    HidDecoder,
+    HidProblem,
+    keys_for,
+)
+from tests.readers.fakes import wait_for
+
+SCANNER = 0.002  # seconds between keys: a scanner
+HAND = 0.15  # a person
+
+
+class Clock:
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def tick(self, seconds: float) -> tuple[int, int]:
+        self.now += seconds
+        sec = int(self.now)
+        return sec, round((self.now - sec) * 1_000_000)
+
+
+def key(clock: Clock, code: int, value: int, gap: float = 0.0) -> InputEvent:
+    sec, usec = clock.tick(gap)
+    return InputEvent(sec, usec, ecodes.EV_KEY, code, value)
+
+
+def tap(clock: Clock, code: int, gap: float = SCANNER) -> list[InputEvent]:
+    """Down and up, with the SYN reports the kernel puts between them."""
+    sec, usec = clock.tick(gap)
+    return [key(clock, code, 1), InputEvent(sec, usec, ecodes.EV_SYN, ecodes.SYN_REPORT, 0), key(clock, code, 0)]
+
+
+def typed(text: str, layout: str, clock: Clock, *, gap: float = SCANNER, end: int = ecodes.KEY_ENTER,
+          caps_aware: bool = False) -> list[InputEvent]:
+    """What a scanner set to ``layout`` sends for ``text``: Shift around each shifted key."""
+    events: list[InputEvent] = []
+    for code, shift in keys_for(text, layout):
+        plain, shifted = LAYOUTS[layout].get(code, ("", ""))
+        if caps_aware and shift and plain != shifted and plain.upper() == shifted:
+            shift = False  # a scanner that knows Caps Lock is on sends capitals unshifted
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 1, gap))
+        events += tap(clock, code, 0.0 if shift else gap)
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 0))
+    events += tap(clock, end, gap)
+    return events
+
+
+def readings(out: list[Reading | HidProblem]) -> list[str]:
+    return [r.raw if isinstance(r, Reading) else f"!{r.kind}" for r in out]
+
+
+def test_the_key_codes_are_the_kernels() -> None:
+    for name, code in KEYS.items():
+        assert ecodes.ecodes[name] == code, name
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_each_layout_reads_card_codes_set_or_found(layout: str) -> None:
+    clock = Clock()
+    for configured in (layout, "auto"):
+        decoder = HidDecoder(configured)
+        out = decoder.feed(typed("MB-D100-07", layout, clock) + typed("MB-CMD-OK", layout, clock))
+        assert readings(out) == ["MB-D100-07", "MB-CMD-OK"]
+        assert decoder.layout == layout
+
+
+def test_a_french_scanner_read_with_the_us_map_is_refused_as_the_issue_shows() -> None:
+    decoder = HidDecoder("us")
+    out = decoder.feed(typed("MB-D100-07", "fr", Clock()))
+    assert len(out) == 1 and isinstance(out[0], HidProblem) and out[0].kind == "garbled"
+    assert ":B6D!))6)&" in out[0].detail
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_caps_lock_on_reads_the_same_code(layout: str) -> None:
+    clock = Clock()
+    decoder = HidDecoder(layout)
+    events = tap(clock, ecodes.KEY_CAPSLOCK)
+    events += typed("MB-D100-07", layout, clock)  # a scanner unaware of Caps Lock: Shift inverts letters
+    events += typed("MB-D100-07", layout, clock, caps_aware=True)  # one that sends capitals unshifted
+    assert readings(decoder.feed(events)) == ["MB-D100-07", "MB-D100-07"]
+    assert decoder.caps_lock
+
+
+def test_num_lock_off_keypad_digits_are_digits() -> None:
+    clock = Clock()
+    decoder = HidDecoder("us", num_lock=True)
+    events = tap(clock, ecodes.KEY_NUMLOCK)  # Num Lock goes off
+    for digit in "0004660002":
+        events += tap(clock, getattr(ecodes, f"KEY_KP{digit}"))
+    events += tap(clock, ecodes.KEY_KPENTER)
+    out = decoder.feed(events)
+    assert not decoder.num_lock
+    assert out == [Reading(f"{4660002:08X}", is_uid=True)]
+
+
+def test_a_scanner_that_ends_with_tab() -> None:
+    clock = Clock()
+    out = HidDecoder("de").feed(typed("MB-STOP-03", "de", clock, end=ecodes.KEY_TAB))
+    assert readings(out) == ["MB-STOP-03"]
+
+
+def test_a_slow_low_speed_usb_reader_is_still_a_scanner() -> None:
+    """Polled every 10 ms: a report for each press and release, four for a shifted key (AZERTY digits)."""
+    clock = Clock()
+    decoder = HidDecoder("fr")
+    events = []
+    for code, shift in keys_for("0012345678", "fr"):
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 1, 0.010))
+        events += [key(clock, code, 1, 0.010), key(clock, code, 0, 0.010)]
+        if shift:
+            events.append(key(clock, ecodes.KEY_LEFTSHIFT, 0, 0.010))
+    events += tap(clock, ecodes.KEY_ENTER, 0.010)
+    assert decoder.feed(events) == [Reading("00BC614E", is_uid=True)]
+
+
+def test_keys_at_human_speed_are_refused_in_one_line() -> None:
+    clock = Clock()
+    decoder = HidDecoder("auto")
+    out = decoder.feed(typed("MB-D100-07", "us", clock, gap=HAND))
+    assert len(out) == 1 and isinstance(out[0], HidProblem) and out[0].kind == "typing"
+    assert "\n" not in out[0].detail and "ms apart" in out[0].detail
+    assert readings(decoder.feed(typed("MB-D100-07", "us", clock))) == ["MB-D100-07"]  # the scan after it reads
+
+
+def test_ctrl_held_or_a_half_code_is_garbled_and_the_next_code_reads() -> None:
+    clock = Clock()
+    decoder = HidDecoder("us")
+    held = typed("MB-D50-01", "us", clock)
+    events = [key(clock, ecodes.KEY_LEFTCTRL, 1), *held, key(clock, ecodes.KEY_LEFTCTRL, 0)]
+    events += typed("MB-D50-01", "us", clock)[:6]  # cut short: no Enter ...
+    events += typed("MB-D50-02", "us", clock, gap=2.0)[:1]  # ... and the next code comes 2 s later
+    events += typed("MB-D50-02", "us", clock)[1:]
+    assert readings(decoder.feed(events)) == ["!garbled", "!garbled", "MB-D50-02"]
+
+
+def test_key_repeats_are_ignored() -> None:
+    clock = Clock()
+    events = typed("MB-D50-01", "us", clock)
+    events.insert(1, key(clock, ecodes.KEY_LEFTSHIFT, 2))
+    assert readings(HidDecoder("us").feed(events)) == ["MB-D50-01"]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_usb_rfid_readers_ten_digits_are_the_em4100_number(layout: str) -> None:
+    out = HidDecoder("auto").feed(typed("0012345678", layout, Clock()))
+    assert out == [Reading("00BC614E", is_uid=True)]
+
+
+def test_one_enrolment_serves_serial_and_usb_em4100_readers() -> None:
+    serial_enrolled = BindingTable({"1A00BC614E": "MB-D100-07"})
+    assert serial_enrolled.lookup("00BC614E") == "MB-D100-07"  # the USB reader's number
+    usb_enrolled = BindingTable({"00BC614E": "MB-D75-01"})
+    assert usb_enrolled.lookup("1A00BC614E") == "MB-D75-01"  # the serial reader's UID
+    assert usb_enrolled.lookup("1A00BC614F") is None
+
+
+def test_the_layout_test_code_tells_the_layout() -> None:
+    for layout in LAYOUTS:
+        decoder = HidDecoder("auto")
+        assert readings(decoder.feed(typed(LAYOUT_TEST_CODE, layout, Clock()))) == [LAYOUT_TEST_CODE]
+        assert decoder.layout == layout
+    for a in LAYOUTS:  # and no other layout reads it back as printed
+        for b in LAYOUTS:
+            if a != b:
+                assert HidDecoder(b).feed(typed(LAYOUT_TEST_CODE, a, Clock())) != [Reading(LAYOUT_TEST_CODE)]
+
+
+_CODES = sorted(set(KEYS.values()) | {ecodes.KEY_F1, ecodes.KEY_HOME, 240})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_CODES), st.sampled_from([0, 1, 2]), st.floats(0, 3)), max_size=200),
+       st.sampled_from(["auto", "us", "fr", "de"]))
+def test_any_key_stream_gives_plausible_readings_or_problems(stream: list[tuple[int, int, float]], layout: str) -> None:
+    clock = Clock()
+    decoder = HidDecoder(layout)
+    for item in decoder.feed(key(clock, code, value, gap) for code, value, gap in stream):
+        if isinstance(item, Reading):
+            assert item.raw.startswith("MB-") or item.is_uid
+            assert item.raw.isascii() and item.raw.isprintable()
+        else:
+            assert item.kind in ("typing", "garbled", "layout") and "\n" not in item.detail
+    assert len(decoder._keys) <= 64
+
+
+# -- the reader thread, on recorded events -----------------------------------------------------
+
+
+class RecordedPort:
+    """Stands in for :class:`HidPort` (our class, not evdev's): hands out recorded events, then
+    raises ENODEV as a vanished device does."""
+
+    def __init__(self, batches: Iterator[list[InputEvent]]) -> None:
+        self.batches = batches
+        self.closed = False
+
+    def leds(self) -> set[int]:
+        return set()
+
+    def read_events(self, timeout: float) -> list[Any]:
+        try:
+            return next(self.batches)
+        except StopIteration:
+            raise OSError(errno.ENODEV, "No such device") from None
+
+    def cancel_read(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_reader_thread_puts_cards_with_their_pad_and_survives_an_unplug() -> None:
+    clock = Clock()
+    sessions = iter([
+        iter([typed("MB-D100-07", "fr", clock), typed("0012345678", "fr", clock), typed("MB-D25-01", "fr", clock,
+                                                                                        gap=HAND)]),
+        iter([typed("MB-D50-02", "fr", clock)]),
+    ])
+    opened: list[RecordedPort] = []
+
+    def factory(port: str, baudrate: int, timeout: float) -> RecordedPort:
+        try:
+            session = next(sessions)
+        except StopIteration:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", port) from None
+        opened.append(RecordedPort(session))
+        return opened[-1]
+
+    events: queue.Queue[Any] = queue.Queue()
+    reader = open_reader("hid", "/dev/input/by-id/usb-scanner-event-kbd", events, serial_factory=factory,
+                         layout="auto", pad="B", bindings=BindingTable({"1A00BC614E": "MB-STOP-01"}), max_backoff=0.1)
+    try:
+        seen = wait_for(events, lambda e: isinstance(e, CardScanned) and e.card.code() == "MB-D50-02")
+    finally:
+        reader.close()
+    kinds = [type(e).__name__ for e in seen]
+    assert kinds[:4] == ["ReaderBack", "CardScanned", "CardScanned", "ReaderProblem"]
+    cards = [e for e in seen if isinstance(e, CardScanned)]
+    assert [c.card.code() for c in cards] == ["MB-D100-07", "MB-STOP-01", "MB-D50-02"]
+    assert all(c.pad == "B" for c in cards)
+    problem = next(e for e in seen if isinstance(e, ReaderProblem))
+    assert problem.kind == "typing"
+    assert any(isinstance(e, ReaderLost) for e in seen) and kinds.count("ReaderBack") == 2
+    assert not any(isinstance(e, UnknownScanned) for e in seen)
+    assert all(port.closed for port in opened)
+
+
+# -- a real kernel input device ----------------------------------------------------------------
+
+
+def _uinput_problem() -> str | None:
+    if not os.path.exists("/dev/uinput"):
+        return "no /dev/uinput on this machine (the kernel's uinput module is not there)"
+    try:
+        fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as error:
+        return f"/dev/uinput does not open: {os.strerror(error.errno or 0)} (no uinput in this kernel?)"
+    os.close(fd)
+    return None
+
+
+@pytest.mark.skipif(_uinput_problem() is not None, reason=_uinput_problem() or "")
+def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
+    from evdev import UInput
+
+    capabilities = {ecodes.EV_KEY: sorted(set(KEYS.values()))}
+    with UInput(capabilities, name="bornes test scanner", vendor=0x0C2E, product=0x0B61) as scanner:
+        path = scanner.device.path
+        events: queue.Queue[Any] = queue.Queue()
+        reader = open_reader("hid", path, events, layout="auto", pad="A")
+        try:
+            wait_for(events, lambda e: isinstance(e, ReaderBack))
+            other = evdev.InputDevice(path)
+            with pytest.raises(OSError):  # grabbed: no console or program gets these keys
+                other.grab()
+            for event in typed("MB-D100-07", "fr", Clock()):
+                if event.type == ecodes.EV_KEY:
+                    scanner.write(ecodes.EV_KEY, event.code, event.value)
+                    scanner.syn()
+            got = wait_for(events, lambda e: isinstance(e, CardScanned))
+            assert got[-1].card.code() == "MB-D100-07" and got[-1].pad == "A"
+        finally:
+            reader.close()
+        other.grab()  # released on close
+        other.ungrab()
+        other.close()
+
+
+# -- the commands --------------------------------------------------------------------------------
+
+
+def test_the_printed_layout_label_tells_each_layout(tmp_path: Path) -> None:
+    """bornes labels prints the test code; a scanner types what it reads in its own layout."""
+    from bornes.firmware.labels import SHEETS, label_title, write_labels
+    from tests.readers.test_commands import decoded_codes
+
+    out = tmp_path / "layout.pdf"
+    write_labels(out, [LAYOUT_TEST_CODE], SHEETS["a4-l7160"])
+    (printed,) = decoded_codes(out)
+    assert printed.decode() == LAYOUT_TEST_CODE and "layout" in label_title(LAYOUT_TEST_CODE)
+    for layout in LAYOUTS:
+        decoder = HidDecoder("auto")
+        decoder.feed(typed(printed.decode(), layout, Clock()))
+        assert decoder.layout == layout
+
+
+def test_the_layout_label_on_the_running_table_says_the_layout_and_changes_nothing() -> None:
+    from bornes.drivers.readers.hid_device import HidLink
+    from bornes.firmware.flow import TableFlow
+
+    class Sink:
+        def __init__(self) -> None:
+            self.problems: list[tuple[str, str]] = []
+
+        def problem(self, kind: str, detail: str) -> None:
+            self.problems.append((kind, detail))
+
+        def reading(self, reading: Reading) -> None:
+            raise AssertionError(reading)
+
+    port = RecordedPort(iter([typed(LAYOUT_TEST_CODE, "de", Clock())]))
+    sink = Sink()
+    HidLink(HidDecoder("auto")).step(port, sink)
+    assert sink.problems == [("layout", 'keyboard layout German QWERTZ (layout = "de")')]
+    outcome = TableFlow().handle(ReaderProblem(*sink.problems[0]))
+    assert outcome.verdict == "ignored" and "German QWERTZ" in outcome.message
+
+
+def test_scan_test_lists_the_keyboard_like_devices(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.drivers.readers import hid_device
+    from bornes.firmware.cli import main
+
+    found = [hid_device.InputDeviceInfo("/dev/input/event7", "/dev/input/by-id/usb-Scanner_Co-event-kbd",
+                                        "Scanner Co Barcode", 0x0C2E, 0x0B61)]
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{tmp_path}"\n', encoding="utf-8")
+    monkeypatch.setattr(hid_device, "keyboard_devices", lambda: found)
+    assert main(["scan-test", "--devices", "--count", "0", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "/dev/input/by-id/usb-Scanner_Co-event-kbd  0c2e:0b61  Scanner Co Barcode" in out
+    monkeypatch.setattr(hid_device, "keyboard_devices", list)
+    assert main(["scan-test", "--devices", "--config", str(config)]) == 69
+    assert "No keyboard-like input devices" in capsys.readouterr().out
+
+
+def test_doctor_checks_the_configured_keyboard_reader_and_pads(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.firmware.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text('[reader]\nprotocol = "hid"\nport = "/dev/input/by-id/usb-none-event-kbd"\n'
+                      f'[pads.B]\nport = "{tmp_path / "ttyUSB7"}"\n[pads.C]\nprotocol = "hid"\nport = "dead:beef"\n',
+                      encoding="utf-8")
+    main(["doctor", "--config", str(config)])
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("FAIL reader /dev/input/by-id/usb-none-event-kbd: no such input device")
+               for line in lines), lines
+    assert any(line.startswith("FAIL pad B ") and "pads.B.port" in line for line in lines), lines
+    assert any(line.startswith("FAIL pad C dead:beef: no such input device") for line in lines), lines
+    assert not any("serial.Serial" in line or "Traceback" in line for line in lines)
+
+
+def test_the_keyboard_devices_of_this_machine_are_listed_without_error() -> None:
+    from bornes.drivers.readers.hid_device import keyboard_devices
+
+    for device in keyboard_devices():  # none on a server; on a Pi with a scanner, its line
+        assert device.path.startswith("/dev/input/event") and len(device.vendor_product) == 9

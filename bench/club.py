@@ -178,7 +178,7 @@ def bridge_child(directory: Path, table: str, broker_port: int, *, club: str = C
     secret.write_text(table_password(table))
     args = ["bridge", "--club", club, "--table", table, "--journal", str(directory / table / "journal"),
             "--state", str(directory / table / "bridge"), "--control", str(directory / table / "control.sock"),
-            "--host", "127.0.0.1", "--port", str(broker_port), "--password-file", str(secret),
+            "--broker-host", "127.0.0.1", "--broker-port", str(broker_port), "--password-file", str(secret),
             "--resend", str(resend)] + (["--web-url", web_url] if web_url else [])
     return Child(args, directory / f"bridge-{table}.log")  # as bornes-bridge.service starts it
 
@@ -186,8 +186,8 @@ def bridge_child(directory: Path, table: str, broker_port: int, *, club: str = C
 def board_child(directory: Path, broker: Mosquitto, web_port: int, *, club: str = CLUB) -> Child:
     (directory / "board.secret").write_text(BOARD_PASSWORD)
     (directory / "organiser.secret").write_text(ORGANISER_PASSWORD)
-    args = ["club", "--club", club, "--database", str(directory / "club.sqlite3"), "--listen", "127.0.0.1",
-            "--port", str(web_port), "--host", "127.0.0.1", "--broker-port", str(broker.port),
+    args = ["club", "--club", club, "--database", str(directory / "club.sqlite3"), "--host", "127.0.0.1",
+            "--port", str(web_port), "--broker-host", "127.0.0.1", "--broker-port", str(broker.port),
             "--password-file", str(directory / "board.secret"),
             "--organiser-password-file", str(directory / "organiser.secret")]
     return Child(args, directory / "board.log")

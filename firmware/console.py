@@ -9,10 +9,10 @@ scrolling region of their own, so the log scrolls and the panel stays put.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
@@ -25,17 +25,32 @@ HELP_WORDS = ("help", "?")
 
 
 def input_words() -> str:
-    """Every word the emulator understands, in six lines for a person who has never seen the project."""
+    """Every word the emulator understands, in a few lines for a person who has never seen the project."""
     kinds = textwrap.wrap(" ".join(kind.value for kind in CardKind), 96)
     return "\n".join([
         _("Type a card or a button, then Enter (help shows this again; Ctrl-D stops, the game is kept):"),
         _("  cards    MB-<kind>-<copy>, as on the label: MB-ROLL-01, MB-D100-07, MB-STOP-02"),
         _("  kinds    {kinds}").format(kinds=kinds[0]),
         *(f"           {line}" for line in kinds[1:]),
-        _("  buttons  ok  next  back  cf (coup fourré)  discard  undo;  held: long ok, long back, long discard"),
+        _("  buttons  ok  next  back  cf (coup fourré)  discard  undo"),
+        _("  held     long ok       what the icons mean (naming a seat: keep the whole name)"),
+        _("           long back     end a hand nobody can finish (menus: the previous one; PIN shown: unpair "
+          "every phone)"),
+        _("           long discard  swap cards (fast-play rule)"),
         _("  seats    seat1 … seat8: who called a coup fourré, whom a hazard is for"),
         _("  pads     @B MB-STOP-01: laid on seat B's pad (also @table, @discard)"),
     ])
+
+
+class SpokenActions(logging.Filter):
+    """On the emulator's terminal, an accepted action by players' names ("Chloé: Roll (MB-ROLL-01)")
+    instead of the record's notation that journald keeps ("B play MB-ROLL-01")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        said = getattr(record, "said", None)
+        if said:
+            record.msg, record.args = "accepted %s", (said,)
+        return True
 
 
 class Console:
@@ -107,15 +122,38 @@ class Console:
         """Typed lines until end of input (Ctrl-D). ``help`` is answered here and not passed on."""
         read: Callable[[], str]
         if self.interactive:
-            with contextlib.suppress(ImportError):
-                import readline  # noqa: F401  (line editing and history for input())
+            try:
+                import readline  # line editing and history for input()
+            except ImportError:
+                readline = None  # type: ignore[assignment]
+            held = threading.local()
+
+            def shown() -> None:
+                """readline's pre-input hook: the prompt is on the screen now, so say() may redraw it."""
+                self._prompting = True
+                if getattr(held, "lock", False):
+                    held.lock = False
+                    TERMINAL_LOCK.release()
+
+            if readline is not None:
+                readline.set_pre_input_hook(shown)
 
             def read() -> str:
-                self._prompting = True
+                # Until readline has drawn the prompt, a log line waits: redrawn by say() *and* drawn by
+                # input(), the prompt showed twice ("bornes> ornes>" after a refusal).
+                if readline is not None:
+                    TERMINAL_LOCK.acquire()
+                    held.lock = True
+                else:
+                    self._prompting = True
                 try:
                     return input(PROMPT)
                 finally:
-                    self._prompting = False
+                    if getattr(held, "lock", False):
+                        held.lock = False
+                        TERMINAL_LOCK.release()
+                    with TERMINAL_LOCK:
+                        self._prompting = False
         else:
             def read() -> str:
                 line = self.stdin.readline()

@@ -104,6 +104,7 @@ class Mode(enum.Enum):
     UNDO_CONFIRM = "undo-confirm"
     END_CONFIRM = "end-confirm"
     SWAP = "swap"
+    LEGEND = "legend"  # what the icons mean: from the main menu, or a long OK during a game
 
 
 class SetupStep(enum.Enum):
@@ -116,7 +117,7 @@ class SetupStep(enum.Enum):
     OPTIONS = "options"
 
 
-MAIN_ITEMS = (N_("New game"), N_("Check a deck"))
+MAIN_ITEMS = (N_("New game"), N_("Check a deck"), N_("What the icons mean"))
 #: The box a deck check compares against: every playing card of the classic deck.
 FULL_DECK: tuple[Card, ...] = full_deck()
 FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
@@ -157,6 +158,8 @@ class FlowState:
     pending: Pending | None = None
     swap_cards: list[Card] = field(default_factory=list)
     sheet_page: int = 0
+    legend_page: int = 0
+    legend_from: Mode = Mode.PLAY  # where OK on the legend goes back to
     extension_yes: bool = True
     name_index: int = 0
     name_text: str = ""
@@ -419,6 +422,8 @@ class TableFlow:
     # -- cards --------------------------------------------------------------------------------
 
     def _card(self, card: Card, pad: str | None = None) -> Outcome:
+        if self.ui.mode is Mode.LEGEND:  # a card closes the legend and counts as usual
+            self.ui.mode = self.ui.legend_from
         mode = self.ui.mode
         if mode is Mode.DECK_CHECK:
             return self._deck_scan(card)
@@ -535,6 +540,8 @@ class TableFlow:
     def _button(self, name: str, long: bool) -> Outcome:
         name = name.upper()
         mode = self.ui.mode
+        if mode is Mode.LEGEND:
+            return self._legend_button(name)
         if mode in (Mode.SETUP, Mode.NAME_EDIT):
             return self._setup_button(name, long)
         if mode in (Mode.DECK_CHECK, Mode.DECK_REPORT):
@@ -558,6 +565,8 @@ class TableFlow:
         state = self.state
         assert state is not None and self.game is not None
         phase = state.phase
+        if name == "OK" and long:  # held OK: what the icons mean; any button comes back
+            return self._open_legend()
         if name == "UNDO":
             if not self.game.can_undo():
                 return self._say("refused", _("Nothing to undo in this hand"), Sound.REFUSE,
@@ -766,6 +775,8 @@ class TableFlow:
         draft = self.draft
         step = ui.step
         if step is SetupStep.MAIN:
+            if ui.cursor == 2:
+                return self._open_legend()
             if ui.cursor == 1:
                 ui.mode = Mode.DECK_CHECK
                 ui.deck_seen = set()
@@ -812,6 +823,21 @@ class TableFlow:
             current = draft.options.as_strings()[option]
             following = choices[(choices.index(current) + 1) % len(choices)]
             draft.options = draft.options.with_strings({option: following})
+        return self._say("prompt", "", None)
+
+    def _open_legend(self) -> Outcome:
+        came_from = self.ui.mode
+        if came_from is Mode.PLAY:
+            self._disarm()
+        self.ui.legend_from, self.ui.mode, self.ui.legend_page = came_from, Mode.LEGEND, 0
+        return self._say("prompt", "", None)
+
+    def _legend_button(self, name: str) -> Outcome:
+        """NEXT and BACK page through the legend (the renderer wraps); any other button goes back."""
+        if name in ("NEXT", "BACK"):
+            self.ui.legend_page += 1 if name == "NEXT" else -1
+        else:
+            self.ui.mode = self.ui.legend_from
         return self._say("prompt", "", None)
 
     def _summary_button(self, name: str) -> Outcome:

@@ -13,12 +13,13 @@ from bornes.engine.scoring import score_hand
 from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
 from bornes.firmware.flow import Mode, SetupStep, TableFlow
 from bornes.firmware.i18n import _
-from bornes.firmware.rule_labels import RULES_HINT
+from bornes.firmware.rule_labels import rules_hint
 from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
     FeedbackView,
     GameOverView,
+    LegendView,
     MenuView,
     NameEditView,
     PartnerPrompt,
@@ -139,15 +140,17 @@ def _screen(flow: TableFlow) -> ScreenView:
     mode = ui.mode
     if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
         sides, edition, detail = flow.summary()
-        return SetupSummaryView(sides=sides, edition=edition, detail=detail, hint=_("OK to start, NEXT to change"))
+        return SetupSummaryView(sides=sides, edition=edition, detail=detail)
     if mode is Mode.SETUP:
         title, items = flow.menu_items()
         if ui.step is SetupStep.OPTIONS:
-            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=_(RULES_HINT))
+            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=rules_hint())
         return MenuView(title=title, items=tuple(items), selected=ui.cursor)
     if mode is Mode.NAME_EDIT:
         return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
-                            text=ui.name_text, cursor=ui.name_cursor, hint=_("NEXT/BACK letter CF Aa OK next"))
+                            text=ui.name_text, cursor=ui.name_cursor)
+    if mode is Mode.LEGEND:
+        return LegendView(page=ui.legend_page)
     if mode is Mode.DECK_CHECK:
         return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
     if mode is Mode.DECK_REPORT:

@@ -219,7 +219,9 @@ class Referee:
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
-            log.info("accepted %s", outcome.action.notation())
+            # journald keeps the record's notation (tools and the fault tests read it); the emulator's
+            # terminal says it by name (firmware/console.py: SpokenActions).
+            log.info("accepted %s", outcome.action.notation(), extra={"said": self._said(outcome.action)})
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
@@ -233,6 +235,18 @@ class Referee:
         if self.on_outcome is not None:
             self.on_outcome(event, outcome)
         return outcome
+
+    def _said(self, action: Any) -> str:
+        """An accepted action for the log, by players' names: "Bob: Roll (MB-ROLL-01)", not "B play MB-ROLL-01"."""
+        from bornes.engine.cards import Card
+        from bornes.firmware.words import action_words
+
+        state = self.flow.state
+        if state is None:
+            return str(action.notation())
+        words = action_words(state.setup, action)[0]
+        card = getattr(action, "card", None)
+        return f"{words} ({card.code()})" if isinstance(card, Card) else words
 
     def _forget_phones(self) -> Outcome:
         """A long BACK while the PIN is shown: every paired phone must pair again (a phone lost, a guest gone)."""

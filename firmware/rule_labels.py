@@ -69,8 +69,14 @@ VALUE_LABELS: dict[str, str] = {
     "none": N_("nobody"),
 }
 
-#: The Rules menu's hint line: what the mark means and what OK does.
+#: The Rules menu's hint line: what the mark means and what OK does (then shorter, for 128 px).
 RULES_HINT = N_("*: edition's rule   OK: change")
+RULES_HINT_SHORT = (N_("* edition's  OK change"), N_("* edition  OK change"))
+
+
+def rules_hint() -> tuple[str, ...]:
+    """The Rules menu's hint in the table's language, longest phrasing first."""
+    return tuple(_(text) for text in (RULES_HINT, *RULES_HINT_SHORT))
 
 #: Values offered for the options that are numbers or seat lists (the edition's own is added).
 NUMBER_CHOICES: dict[str, tuple[str, ...]] = {

@@ -34,3 +34,19 @@ COMMANDS: dict[str, str] = {
 def module_name(command: str) -> str:
     """The module that implements ``command``."""
     return f"{__name__}.{command.replace('-', '_')}"
+
+
+def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = str) -> None:
+    """Keep an old flag spelling working for one release, hidden from ``--help``: it fills ``dest``
+    (the new flag's) and says once on standard error which flag to use instead."""
+    import argparse
+    import sys
+
+    class _Renamed(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                     option_string: str | None = None) -> None:
+            print(f"bornes: {old} is deprecated and goes in the next release: use {new}", file=sys.stderr)
+            setattr(namespace, self.dest, values)
+
+    assert isinstance(parser, argparse.ArgumentParser)
+    parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)

@@ -8,6 +8,7 @@ import signal
 import sys
 from types import FrameType
 
+from bornes.firmware.commands import add_deprecated
 from bornes.firmware.errors import EX_CONFIG, UserError
 
 
@@ -18,8 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--journal", help="the referee's state directory (read only)")
     parser.add_argument("--state", help="the bridge's own state directory (its outbox position)")
     parser.add_argument("--control", help="the referee's control socket, for assignments")
-    parser.add_argument("--host", help="broker host")
-    parser.add_argument("--port", type=int, help="broker port")
+    # The bridge listens nowhere: its broker is --broker-host/--broker-port, as for `bornes club`.
+    parser.add_argument("--broker-host", help="broker host (default: [broker] host)")
+    parser.add_argument("--broker-port", type=int, help="broker port (default: [broker] port)")
+    add_deprecated(parser, "--host", "--broker-host", "broker_host")
+    add_deprecated(parser, "--port", "--broker-port", "broker_port", int)
     parser.add_argument("--password-file", help="file holding this table's broker password")
     parser.add_argument("--tls-ca", help="CA certificate: connect with TLS")
     parser.add_argument("--language", help="language of the live table's words (en, fr)")
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         args.settings, club=args.club, table=args.table, journal=args.journal, state=args.state,
         control=args.control, language=args.language, web_url=args.web_url,
         resend=args.resend, all_history=args.all_history,
-        broker={"host": args.host, "port": args.port, "password": password, "tls_ca": args.tls_ca},
+        broker={"host": args.broker_host, "port": args.broker_port, "password": password, "tls_ca": args.tls_ca},
     )
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     bridge = Bridge(settings)

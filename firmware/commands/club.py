@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 
+from bornes.firmware.commands import add_deprecated
 from bornes.firmware.errors import EX_CONFIG, UserError
 
 
@@ -13,10 +14,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--settings", help="board settings file (TOML; e.g. /etc/bornes/club.toml)")
     parser.add_argument("--club", help="club id (the topic's second level)")
     parser.add_argument("--database", help="the tournament's SQLite file")
-    parser.add_argument("--listen", help="address for the pages (default 0.0.0.0)")
-    parser.add_argument("--port", type=int, help="port for the pages (default 8080)")
-    parser.add_argument("--host", help="broker host")
-    parser.add_argument("--broker-port", type=int, help="broker port")
+    # --host/--port: where this process listens (as for `bornes web`); --broker-*: the broker.
+    parser.add_argument("--host", help="address the pages listen on (default: [club] listen, 0.0.0.0; "
+                                       "127.0.0.1: this computer only)")
+    parser.add_argument("--port", type=int, help="port the pages listen on (default: [club] port, 8080)")
+    parser.add_argument("--broker-host", help="broker host (default: [broker] host)")
+    parser.add_argument("--broker-port", type=int, help="broker port (default: [broker] port)")
+    add_deprecated(parser, "--listen", "--host", "host")
     parser.add_argument("--username", help="broker user name (default: board)")
     parser.add_argument("--password-file", help="file holding the board's broker password")
     parser.add_argument("--organiser-password-file", help="file holding the organiser pages' password")
@@ -46,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(
-        args.settings, club=args.club, database=args.database, listen=args.listen, port=args.port,
+        args.settings, club=args.club, database=args.database, listen=args.host, port=args.port,
         organiser_password=_read(args.organiser_password_file), language=args.language,
-        broker={"host": args.host, "port": args.broker_port, "username": args.username,
+        broker={"host": args.broker_host, "port": args.broker_port, "username": args.username,
                 "password": _read(args.password_file), "tls_ca": args.tls_ca},
     )
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")

@@ -199,19 +199,21 @@ def _archive(config: Config, journal: Any, state_dir: Path) -> None:
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
     """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
     from bornes.drivers.display.terminal import panel_rows
-    from bornes.firmware.console import Console, input_words
+    from bornes.firmware.console import Console, SpokenActions, input_words
     from bornes.firmware.i18n import _
 
     display = appliance.display
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
     console = Console(panel_rows=rows)
     console.start()
+    root = logging.getLogger()
     if console.interactive:  # log lines go above the prompt from now on
         handler = console.handler()
-        root = logging.getLogger()
         for old in list(root.handlers):
             root.removeHandler(old)
         root.addHandler(handler)
+    for handler in root.handlers:  # a person reads these: names, not seat letters
+        handler.addFilter(SpokenActions())
     console.say(input_words())
     if args.port:
         console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))

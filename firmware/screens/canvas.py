@@ -59,7 +59,7 @@ class Canvas:
     # --- text -----------------------------------------------------------------------------
 
     def text_width(self, text: str, font: str) -> int:
-        return len(fonts.printable(text)) * fonts.cell(font)[0]
+        return fonts.width(fonts.printable(text), font)
 
     def fits(self, text: str, font: str, width: int) -> bool:
         return self.text_width(text, font) <= width
@@ -91,8 +91,9 @@ class Canvas:
     def fit(self, text: str, font: str, width: int) -> str:
         """The text cut to ``width`` pixels (recorded as cut by :meth:`text`; screens avoid this)."""
         text = fonts.printable(text)
-        room = max(0, width // fonts.cell(font)[0])
-        return text if len(text) <= room else text[:room]
+        while text and fonts.width(text, font) > width:
+            text = text[:-1]
+        return text
 
     def _ink(self, xy: tuple[int, int], text: str, font: str) -> tuple[int, int, int, int] | None:
         if not text:
@@ -142,12 +143,11 @@ class Canvas:
 
     def wrap(self, text: str, font: str, width: int) -> list[str]:
         """Greedy word wrap to ``width`` pixels; a word longer than a line is cut (and shows as cut)."""
-        room = max(1, width // fonts.cell(font)[0])
         lines: list[str] = []
         line = ""
         for word in fonts.printable(text).split():
             candidate = f"{line} {word}" if line else word
-            if len(candidate) <= room:
+            if fonts.width(candidate, font) <= width:
                 line = candidate
                 continue
             if line:
@@ -233,8 +233,15 @@ class Canvas:
         return self.image.copy()
 
 
-def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
+#: Columns kept dark at the panel's left and right edges: a case's bezel hides the outermost
+#: columns of a 0.96" module, so no text, icon or figure may sit there (backgrounds may).
+MARGIN = 2
+
+
+def layout_problems(boxes: Sequence[Box], size: tuple[int, int], margin: int = MARGIN) -> list[str]:
     """What is wrong with a screen's layout: overlaps, marks off the panel, cut texts. Empty when right.
+
+    Ink keeps ``margin`` dark columns at the left and right edges of the panel (the bezel's).
 
     Ink marks must not share a pixel's rectangle, and two texts on one line need two clear
     columns between them ("Chloé 1000" must not read "Chloé1000"). A background (``fill``) must either hold an
@@ -259,6 +266,8 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int]) -> list[str]:
         x0, y0, x1, y1 = b.rect
         if x0 < 0 or y0 < 0 or x1 >= width or y1 >= height:
             problems.append(f"off the panel: {name(b)}")
+        elif b.ink and (x0 < margin or x1 >= width - margin):
+            problems.append(f"in the {margin}-pixel margin: {name(b)}")
         if b.cut:
             problems.append(f"cut: {name(b)}")
     for i, a in enumerate(boxes):

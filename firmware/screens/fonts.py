@@ -1,4 +1,8 @@
-"""The bitmap fonts screens use: X11 misc-fixed, public domain, crisp at one pixel per dot."""
+"""The bitmap fonts screens use: X11 misc-fixed, public domain, crisp at one pixel per dot.
+
+All are monospaced but the smallest: its M, N, W, m and w are redrawn wider (tools/tiny_font.py),
+so widths are measured (:func:`width`), never counted in characters.
+"""
 
 from __future__ import annotations
 
@@ -29,9 +33,16 @@ def font(name: str) -> ImageFont.ImageFont:
 
 
 def cell(name: str) -> tuple[int, int]:
-    """Width and height of one character cell (the fonts are monospaced)."""
+    """Width and height of one character cell (the advance of most glyphs: in the 4×6 font, M, N, W,
+    m and w are wider, redrawn by ``tools/tiny_font.py`` so that they cannot be read as H)."""
     _, width, height = FONTS[name]
     return width, height
+
+
+@lru_cache(maxsize=8192)
+def width(text: str, name: str) -> int:
+    """The pixels ``text`` (already :func:`printable`) advances in font ``name``."""
+    return int(font(name).getlength(text))
 
 
 def _windows_1252_slots() -> dict[str, str]:

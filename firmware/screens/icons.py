@@ -170,6 +170,18 @@ _SAFETY_ICONS: dict[str, str] = {
 }
 
 
+#: The draw pile, before its bare count in the header ("89" alone would say nothing): two cards.
+_DECK_ICON = """
+..####
+..#..#
+####.#
+#..#.#
+#..###
+#..#..
+####..
+"""
+
+
 def _parse(art: str) -> Image.Image:
     rows = [row for row in art.strip().splitlines()]
     width = len(rows[0])
@@ -195,6 +207,12 @@ def safety_icon(name: str, scale: int = 1) -> Image.Image:
     """The 10×10 (times ``scale``) mask for a safety value."""
     icon = _parse(_SAFETY_ICONS[name])
     return icon if scale == 1 else icon.resize((icon.width * scale, icon.height * scale), Image.Resampling.NEAREST)
+
+
+@cache
+def deck_icon() -> Image.Image:
+    """The 6×7 mask of the draw pile, drawn before its count when "Draw 89" does not fit."""
+    return _parse(_DECK_ICON)
 
 
 def icon_names() -> tuple[tuple[str, ...], tuple[str, ...]]:

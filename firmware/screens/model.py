@@ -139,7 +139,8 @@ class MenuView:
     title: str
     items: tuple[str, ...]
     selected: int = 0
-    hint: str = "NEXT/BACK move  OK choose"
+    #: The key hint, longest phrasing first; None: "NEXT/BACK move  OK choose"; empty: no hint line.
+    hint: str | tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,7 @@ class SetupSummaryView:
     sides: str  # "Ann, Bob, Chloé" or "Ann+Chloé, Bob+Dee"
     edition: str  # a short edition name: "Winning Moves"
     detail: str = ""  # "Ann deals"
-    hint: str = "OK to start, NEXT to change"
+    hint: str | tuple[str, ...] = ()  # empty: "OK to start, NEXT to change"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +160,7 @@ class NameEditView:
     title: str
     text: str
     cursor: int
-    hint: str = "NEXT/BACK letter CF Aa OK next"  # CF switches é/É
+    hint: str | tuple[str, ...] = ()  # empty: "NEXT/BACK letter CF Aa OK next" (CF switches é/É)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +190,13 @@ class StatusView:
     detail: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class LegendView:
+    """What each icon and figure of the table means, a few per page (the renderer pages it)."""
+
+    page: int = 0  # zero-based, taken modulo the pages the panel needs: NEXT and BACK cycle
+
+
 ScreenView = (
     TableView
     | CoupFourrePrompt
@@ -202,4 +210,5 @@ ScreenView = (
     | ScoreSheetView
     | GameOverView
     | StatusView
+    | LegendView
 )

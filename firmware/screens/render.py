@@ -13,7 +13,7 @@ from PIL import Image
 
 from bornes.firmware.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
-from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
+from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
 from bornes.firmware.screens.canvas import layout_problems as canvas_problems
 from bornes.firmware.screens.model import (
     KIND_TITLES,
@@ -21,6 +21,7 @@ from bornes.firmware.screens.model import (
     ExtensionPrompt,
     FeedbackView,
     GameOverView,
+    LegendView,
     MenuView,
     NameEditView,
     PartnerPrompt,
@@ -32,13 +33,17 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.screens.table import render_table
+from bornes.firmware.screens.table import render_table, shortened
 
 #: The two panel geometries: the 128×64 monochrome panels and the 256×64 grayscale ssd1322.
 SMALL: tuple[int, int] = (128, 64)
 WIDE: tuple[int, int] = (256, 64)
 
 TITLE_H = 11
+#: The key-hint line at the foot of a screen: the 5×8 font, whose M, N, H and W differ (in the
+#: 4×6 font "NEXT/BACK move" read "HEXT/BACK Hove").
+HINT_FONT = "small"
+HINT_H = 8
 
 
 def default_mode(size: tuple[int, int]) -> str:
@@ -81,7 +86,13 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
 
 
 def _hint(c: Canvas, text: str | Sequence[str]) -> None:
-    c.text_center(c.height - 6, c.choose(text, "tiny", c.width), "tiny")
+    """The buttons this screen waits for, on the last line, in the longest phrasing that fits."""
+    c.text_center(c.height - HINT_H, c.choose(text, HINT_FONT, c.width - 2 * MARGIN), HINT_FONT,
+                  left=MARGIN, right=c.width - MARGIN)
+
+
+def _menu_hint() -> tuple[str, ...]:
+    return (_("NEXT/BACK move  OK choose"), _("NEXT/BACK  OK choose"), _("NEXT / OK"))
 
 
 def _largest_fit(c: Canvas, text: str, width: int, height: int, choices: Sequence[str]) -> tuple[str, list[str]]:
@@ -94,11 +105,11 @@ def _largest_fit(c: Canvas, text: str, width: int, height: int, choices: Sequenc
     return name, c.wrap(text, name, width)
 
 
-def _paragraph(c: Canvas, text: str, top: int, bottom: int, left: int = 0, right: int | None = None,
+def _paragraph(c: Canvas, text: str, top: int, bottom: int, left: int = MARGIN, right: int | None = None,
                choices: Sequence[str] = ("huge", "big", "bold7", "text", "small")) -> None:
     """Text as large as it fits in the box, centred both ways (a text too long shows as cut)."""
-    right = c.width if right is None else right
-    name, lines = _largest_fit(c, text, right - left - 2, bottom - top, choices)
+    right = c.width - MARGIN if right is None else right
+    name, lines = _largest_fit(c, text, right - left, bottom - top, choices)
     line_h = fonts.cell(name)[1]
     room = max(1, (bottom - top) // line_h)
     y = top + max(0, (bottom - top - len(lines) * line_h) // 2)
@@ -162,11 +173,12 @@ def _list(c: Canvas, items: Sequence[str], selected: int, top: int, bottom: int,
             dy = (height - len(lines) * cell_h) // 2 if len(lines) == 1 else 1 + number * 7
             c.text((3, y + max(0, dy)), line, item_font, fill=fill)
         y += height
+    right = c.width - 1 - MARGIN
     if first > 0:
-        c.polygon([(c.width - 6, top + 4), (c.width - 2, top + 4), (c.width - 4, top + 1)])
+        c.polygon([(right - 4, top + 4), (right, top + 4), (right - 2, top + 1)])
     if last + 1 < len(entries):
         b = y - 2
-        c.polygon([(c.width - 6, b - 3), (c.width - 2, b - 3), (c.width - 4, b)])
+        c.polygon([(right - 4, b - 3), (right, b - 3), (right - 2, b)])
 
 
 # --- screens ------------------------------------------------------------------------------
@@ -184,9 +196,9 @@ def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
     c.box((0, 0, c.width - 1, 12))
     c.text_center(0, _("REFUSED"), "bold7", fill=BLACK)
     text = message.text
-    if message.short and not all(c.fits(word, "small", c.width - 2) for word in text.split()):
+    if message.short and not all(c.fits(word, "small", c.width - 2 * MARGIN) for word in text.split()):
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
-    _paragraph(c, text, 14, c.height - 8)
+    _paragraph(c, text, 14, c.height - HINT_H - 1)
     if view.turn_name:
         _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))
     else:
@@ -198,13 +210,13 @@ def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
     _title(c, (_("COUP FOURRÉ?"), _("CF?")), timer)
     c.icon((4, TITLE_H + 6), icons.hazard_icon(view.hazard, 2))
     hazard = card_title(view.hazard)
-    text, font = c.choose_font(hazard, ("bold7", "text", "small"), c.width - 33)
+    text, font = c.choose_font(hazard, ("bold7", "text", "small"), c.width - 32 - MARGIN)
     c.text((32, TITLE_H + 3), text, font)
     on, font = c.choose_font((_("on {side}").format(side=view.side_name), view.side_name), ("text", "small", "tiny"),
-                             c.width - 33)
+                             c.width - 32 - MARGIN)
     c.text((32, TITLE_H + 17), on, font)
-    c.text_center(c.height - 17, c.choose((_("Scan your safety now"), _("Scan the safety")), "small", c.width),
-                  "small")
+    scan = c.choose((_("Scan your safety now"), _("Scan the safety")), "small", c.width - 2 * MARGIN)
+    c.text_center(c.height - HINT_H - 10, scan, "small")
     _hint(c, _("or press CF"))
 
 
@@ -215,7 +227,7 @@ def _target(c: Canvas, view: TargetPrompt) -> None:
     if view.hazard is not None and c.width >= 256:
         c.icon((6, TITLE_H + 8), icons.hazard_icon(view.hazard, 2))
         left = 34
-    sub = Canvas((c.width - left, c.height - TITLE_H - 8), c.mode)
+    sub = Canvas((c.width - left, c.height - TITLE_H - HINT_H - 2), c.mode)
     _list(sub, view.options, view.selected, 1, sub.height)
     c.paste(sub, (left, TITLE_H + 1))
     _hint(c, (_("NEXT choose   OK play"), _("NEXT / OK")))
@@ -223,7 +235,7 @@ def _target(c: Canvas, view: TargetPrompt) -> None:
 
 def _partner(c: Canvas, view: PartnerPrompt) -> None:
     _title(c, (_("Coup fourré by?"), _("Who?")))
-    _list(c, view.names, view.selected, TITLE_H + 2, c.height - 7)
+    _list(c, view.names, view.selected, TITLE_H + 2, c.height - HINT_H - 1)
     _hint(c, view.hint or (_("NEXT choose   OK confirm"), _("NEXT / OK")))
 
 
@@ -231,25 +243,26 @@ def _extension(c: Canvas, view: ExtensionPrompt) -> None:
     _title(c, _("EXTENSION"))
     said = (_("{name} reached {miles}.").format(name=view.player_name, miles=view.trip_from),
             _("{miles} reached.").format(miles=view.trip_from))
-    c.text_center(TITLE_H + 2, c.choose(said, "text", c.width), "text")
+    c.text_center(TITLE_H + 2, c.choose(said, "text", c.width - 2 * MARGIN), "text")
     go_on, font = c.choose_font((_("Go on to {miles}?").format(miles=view.trip_to), _("{miles}?").format(
-        miles=view.trip_to)), ("bold7", "text"), c.width)
-    c.text_center(TITLE_H + 13, go_on, font)
+        miles=view.trip_to)), ("bold7", "text"), c.width - 2 * MARGIN)
+    c.text_center(TITLE_H + 11, go_on, font)
     half = c.width // 2
     for index, (label, chosen) in enumerate(((_("YES"), view.selected_yes), (_("NO"), not view.selected_yes))):
         x0 = index * half + 8
         x1 = (index + 1) * half - 9
-        y0, y1 = c.height - 19, c.height - 3
+        y0, y1 = c.height - HINT_H - 18, c.height - HINT_H - 2
         if chosen:
             c.box((x0, y0, x1, y1))
         else:
             c.frame((x0, y0, x1, y1))
         c.text_center(y0 + 2, label, "bold7", fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
+    _hint(c, (_("NEXT switch   OK confirm"), _("NEXT switch  OK confirm"), _("NEXT / OK")))
 
 
 def _undo(c: Canvas, view: UndoPrompt) -> None:
     _title(c, _("UNDO?"))
-    _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - 8, choices=("big", "bold7", "text", "small"))
+    _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - HINT_H - 1, choices=("big", "bold7", "text", "small"))
     _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep")))
 
 
@@ -257,9 +270,10 @@ def _menu(c: Canvas, view: MenuView) -> None:
     _title(c, view.title)
     longest = max((len(item) for item in view.items), default=0)
     font = "text" if longest * fonts.cell("text")[0] <= c.width - 14 else "small"
-    _list(c, view.items, view.selected, TITLE_H + 2, c.height - (7 if view.hint else 0), font=font)
-    if view.hint:
-        _hint(c, view.hint)
+    hint = _menu_hint() if view.hint is None else view.hint
+    _list(c, view.items, view.selected, TITLE_H + 2, c.height - (HINT_H + 1 if hint else 0), font=font)
+    if hint:
+        _hint(c, hint)
 
 
 def _name_edit(c: Canvas, view: NameEditView) -> None:
@@ -281,18 +295,20 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
             c.box((x, y, x + cell_w - 1, y + cell_h - 1))
             fill = BLACK
         c.text((x, y), char, font, fill=fill)
-    _hint(c, view.hint)
+    _hint(c, view.hint or (_("NEXT/BACK letter CF Aa OK next"), _("NEXT/BACK letter OK next"),
+                           _("NEXT/BACK  OK next")))
 
 
 def _setup_summary(c: Canvas, view: SetupSummaryView) -> None:
     """Edition in the title bar, the sides as large as they fit, who deals, and the two buttons."""
     _title(c, view.edition)
-    detail_top = c.height - 7 - fonts.cell("small")[1]
+    detail_top = c.height - HINT_H - 1 - fonts.cell("small")[1]
     _paragraph(c, view.sides, TITLE_H + 1, detail_top - 1, choices=("big", "bold7", "text", "small", "tiny"))
     if view.detail:  # "Maximilienne deals · house rules" takes the tiny font on 128 px
-        detail, font = c.choose_font(view.detail, ("small", "tiny"), c.width)
+        detail, font = c.choose_font((view.detail, view.detail.split(" · ")[0]), ("small", "tiny"),
+                                     c.width - 2 * MARGIN)
         c.text_center(detail_top + (fonts.cell("small")[1] - fonts.cell(font)[1]) // 2, detail, font)
-    _hint(c, view.hint)
+    _hint(c, view.hint or (_("OK to start, NEXT to change"), _("OK start  NEXT change"), _("OK / NEXT")))
 
 
 #: Short labels for the official rows when the panel is narrow.
@@ -315,14 +331,23 @@ _ROW_TITLES = (N_("Milestones"), N_("Coups fourrés"), N_("Trip completed"), N_(
                N_("Extension"), N_("Miles in hand"), N_("Total for deal"), N_("Brought forward"),
                N_("Combined total"))
 _TOTAL_ROWS = ("Total for deal", "Combined total")
+#: Rows that are sums of points, so a side with none shows 0 there; the other rows show "-".
+_SUM_ROWS = ("Total for deal", "Brought forward", "Combined total")
 
 
 def _sheet_font(size: tuple[int, int]) -> tuple[str, int]:
     font = "small" if size[0] >= 256 else "tiny"
-    return font, fonts.cell(font)[1] + 1
+    return font, fonts.cell(font)[1] + (0 if size[0] >= 256 else 1)
 
 
-_SHEET_TOP = TITLE_H + 10  # below the title and the names
+def _sheet_top(size: tuple[int, int]) -> int:
+    """The first row's top: below the title and the names."""
+    return TITLE_H + 10
+
+
+def _sheet_bottom(size: tuple[int, int]) -> int:
+    """The rows end above the key hint (a row's last pixel row is blank)."""
+    return size[1] - HINT_H + 1
 
 
 def _sheet_layout(view: ScoreSheetView, size: tuple[int, int]) -> list[list[tuple[int, int]]]:
@@ -330,12 +355,12 @@ def _sheet_layout(view: ScoreSheetView, size: tuple[int, int]) -> list[list[tupl
     with a clear pixel row on each side, so the rule never touches a figure."""
     _font, line_h = _sheet_font(size)
     pages: list[list[tuple[int, int]]] = [[]]
-    y = _SHEET_TOP
+    top = y = _sheet_top(size)
     for index, label in enumerate(view.rows):
         need = line_h + (2 if label in _TOTAL_ROWS else 0)
-        if pages[-1] and y + need > size[1]:
+        if pages[-1] and y + need > _sheet_bottom(size):
             pages.append([])
-            y = _SHEET_TOP
+            y = top
         if label in _TOTAL_ROWS and pages[-1]:
             y += 2
         pages[-1].append((index, y))
@@ -356,24 +381,24 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
     _title(c, view.title, f"{page + 1}/{len(pages)}")
     wide = c.width >= 256
     columns = view.columns
-    label_w = 84 if wide else 34
-    col_w = (c.width - label_w) // max(1, len(columns))
+    label_w = 86 if wide else 38  # from the panel's edge: the labels start after the margin
+    col_w = (c.width - MARGIN - label_w) // max(1, len(columns))
     names_y = TITLE_H + 1
     for index, (name, _values) in enumerate(columns):
         right = label_w + (index + 1) * col_w - 1
-        shorter = [name, "+".join(part[:1] for part in name.split("+")) if "+" in name else name[:1]]
-        chosen, name_font = c.choose_font(shorter, ("small", "tiny"), col_w - 3)
+        chosen, name_font = c.choose_font(shortened(name), ("small",), col_w - 2)  # 5×8: "Dmitri", not "DHitri"
         c.text_right(right, names_y, chosen, name_font)
     for offset, (row, y) in enumerate(pages[page]):
         label = view.rows[row]
         if label in _TOTAL_ROWS and offset:
-            c.hline_dim(0, c.width - 1, y - 2)
-        shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - 2)
-        c.text((0, y), shown, font)
+            c.hline_dim(MARGIN, c.width - 1 - MARGIN, y - 2)
+        shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - MARGIN - 2)
+        c.text((MARGIN, y), shown, font)
         for index, (_name, values) in enumerate(columns):
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
-            c.text_right(right, y, "-" if value == 0 and label not in _TOTAL_ROWS else str(value), font)
+            c.text_right(right, y, "-" if value == 0 and label not in _SUM_ROWS else str(value), font)
+    _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
 
 
 def _game_over(c: Canvas, view: GameOverView) -> None:
@@ -385,7 +410,7 @@ def _game_over(c: Canvas, view: GameOverView) -> None:
         said = (_("{names} win!").format(names=view.winner), _("{names} win!").format(names=short))
     else:
         said = (_("{name} wins!").format(name=view.winner), view.winner)
-    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2)
+    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2 * MARGIN, words_first=True)
     c.text_center(TITLE_H + 1, text, font)
     totals = sorted(view.totals, key=lambda item: -item[1])
     font = "small"
@@ -398,18 +423,81 @@ def _game_over(c: Canvas, view: GameOverView) -> None:
         yy = y + line * 9
         number = str(total)
         room = col_w - 10 - c.text_width(number, font)
-        shorter = [name, "+".join(part[:1] for part in name.split("+")) if "+" in name else name[:1]]
-        chosen, name_font = c.choose_font(shorter, (font, "tiny"), room)
+        chosen, name_font = c.choose_font(shortened(name), (font, "tiny"), room)
         c.text((x0 + 4, yy + (0 if name_font == font else 1)), chosen, name_font)
         c.text_right(x0 + col_w - 4, yy, number, font)
+    _hint(c, (_("OK: a new game"), _("OK: new game"), _("OK")))
 
 
 def _status(c: Canvas, view: StatusView) -> None:
     c.box((0, 0, c.width - 1, 14))
-    title, font = c.choose_font(f"! {view.title}", ("bold7", "text", "small"), c.width - 2)
+    title, font = c.choose_font(f"! {view.title}", ("bold7", "text", "small"), c.width - 2 * MARGIN)
     c.text_center(1, title, font, fill=BLACK)
     if view.detail:
         _paragraph(c, view.detail, 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
+
+
+_LEGEND_ROW = 12
+_LEGEND_SAMPLE = 30  # the column of the marks, before their meanings
+
+
+def _legend_columns(size: tuple[int, int]) -> int:
+    return 2 if size[0] >= 256 else 1
+
+
+def legend_pages(size: tuple[int, int] = SMALL) -> int:
+    """How many pages the legend needs on a panel of ``size``."""
+    from bornes.firmware.screens.legend import LEGEND
+
+    rows = (size[1] - TITLE_H - HINT_H - 2) // _LEGEND_ROW
+    per_page = rows * _legend_columns(size)
+    return -(-len(LEGEND) // per_page)
+
+
+def _legend(c: Canvas, view: LegendView) -> None:
+    """Each mark of the table beside its meaning: NEXT and BACK page through them."""
+    from bornes.firmware.screens.legend import LEGEND, LEGEND_TITLE
+
+    size = (c.width, c.height)
+    columns = _legend_columns(size)
+    rows = (c.height - TITLE_H - HINT_H - 2) // _LEGEND_ROW
+    per_page = rows * columns
+    pages = legend_pages(size)
+    page = view.page % pages
+    _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
+    col_w = (c.width - 2 * MARGIN) // columns
+    for place, entry in enumerate(LEGEND[page * per_page:(page + 1) * per_page]):
+        column, row = divmod(place, rows)
+        x = MARGIN + column * col_w
+        y = TITLE_H + 2 + row * _LEGEND_ROW
+        legend_sample(c, entry.kind, entry.name, x, y)
+        room = col_w - _LEGEND_SAMPLE - 2
+        words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
+        c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
+    _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
+
+
+def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
+    """One mark as the table draws it, in an 11-pixel-high slot at (x, y)."""
+    if kind == "hazard":
+        c.icon((x + 1, y), icons.hazard_icon(name))
+    elif kind == "safety":
+        c.icon((x + 1, y), icons.safety_icon(name))
+    elif kind == "coup":
+        c.box((x, y - 1, x + 11, y + 10))
+        c.icon((x + 1, y), icons.safety_icon(name), fill=BLACK)
+    elif kind == "slot":
+        c.dot((x + 6, y + 5))
+    elif kind == "turn":
+        c.polygon([(x + 1, y), (x + 5, y + 5), (x + 1, y + 10)])
+    elif kind == "deck":
+        deck = icons.deck_icon()
+        c.icon((x + 1, y + 2), deck)
+        c.text((x + deck.width + 3, y + 2), "42", "small")
+    elif kind == "points":
+        c.text((x + 1, y + 3), "350 +75", "tiny")
+    elif kind == "bar":
+        c.bar(x + 1, y + 5, 24, 1, 2, 3)
 
 
 def card_title(kind: str) -> str:
@@ -430,4 +518,5 @@ _DRAWERS: dict[type, Callable[[Canvas, Any], None]] = {
     ScoreSheetView: _score_sheet,
     GameOverView: _game_over,
     StatusView: _status,
+    LegendView: _legend,
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bornes.engine.options import EDITIONS
-from bornes.firmware.rule_labels import RULES_HINT, edition_short, option_lines
+from bornes.firmware.rule_labels import edition_short, option_lines, rules_hint
 from bornes.firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
@@ -19,6 +19,7 @@ from bornes.firmware.screens.model import (
     ExtensionPrompt,
     FeedbackView,
     GameOverView,
+    LegendView,
     MenuView,
     NameEditView,
     PartnerPrompt,
@@ -149,7 +150,7 @@ def sample_screens() -> dict[str, ScreenView]:
         # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
         "menu-options": MenuView("Rules", ("Start the game", *option_lines(
             EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
-                                 hint=RULES_HINT),
+                                 hint=rules_hint()),
         "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"), "Ann deals"),
         "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"), "Bob deals"),
         "score-sheet-p1": ScoreSheetView(
@@ -172,5 +173,7 @@ def sample_screens() -> dict[str, ScreenView]:
         "status-unknown-card": StatusView("Unknown card", "MB-XYZ-01 is not a Mille Bornes card."),
         "status-display": StatusView("Display problem", "The OLED did not answer; retrying."),
         "status-config": StatusView("Config problem", "pins.toml: GPIO 2 is used twice (SDA and OK)."),
+        "legend": LegendView(page=0),
+        "legend-last": LegendView(page=-1),
     })
     return screens

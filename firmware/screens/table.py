@@ -1,12 +1,13 @@
 """The table screen: every side at once, whose turn it is, the draw pile and the score.
 
-The panel below the 8-pixel header is cut into cells, one per side, each 28 pixels high:
+The panel below the 8-pixel header is cut into cells, one per side, each 28 pixels high, inside
+a margin of two dark columns at each edge (``canvas.MARGIN``: a case's bezel hides them):
 
-* roomy cells (128 wide): the name (after an arrow on the side to play), the game total and
+* roomy cells (124 wide): the name (after an arrow on the side to play), the game total and
   this hand's points, the miles in 20-pixel type, the battle state and the speed limit as
   11-pixel icons, the four safety slots as 10-pixel icons in a square, and a miles bar;
 * wide rows (256 wide, two sides): the same with doubled battle and safety icons;
-* compact cells (64 wide): the name and points in one line, miles in 15-pixel type beside the
+* compact cells (60 wide): the name and points in one line, miles in 15-pixel type beside the
   battle and limit icons, the safeties in a row of 10-pixel icons.
 
 Two sides take two roomy rows (wide rows on 256). Three or four take a 2×2 grid: roomy cells
@@ -20,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bornes.firmware.i18n import _
-from bornes.firmware.screens import icons
-from bornes.firmware.screens.canvas import BLACK, Canvas
+from bornes.firmware.screens import fonts, icons
+from bornes.firmware.screens.canvas import BLACK, MARGIN, Canvas
 from bornes.firmware.screens.model import SAFETIES, SideView, TableView
 
 HEADER_H = 8
@@ -29,26 +30,45 @@ CELL_H = 28
 
 
 def _points(side: SideView) -> list[str]:
-    """The game total and this hand's points so far, longest phrasing first."""
+    """The game total and this hand's points so far, longest phrasing first.
+
+    Always a space between them: ``4200+1400`` reads as a sum, ``4200 +1400`` as a total and a
+    gain (the legend says so, and the wide panel labels it).
+    """
     return [
         _("{total} pts +{hand}").format(total=side.score, hand=side.hand_points),
         f"{side.score} +{side.hand_points}",
-        f"{side.score}+{side.hand_points}",
     ]
 
 
+def shortened(name: str, least: int = 1) -> list[str]:
+    """A name, then shorter forms that still read as that name: "Dmitri", "Dmit.", "Dmi.", ... "D";
+    partners each keep their first letters ("Ann+Chloé", "Ann+Chl", "An+Ch", "A+C"). No form keeps
+    fewer than ``least`` letters of a name."""
+    parts = name.split("+")
+    longest = max(len(part) for part in parts)
+    forms = [name]
+    for keep in range(longest - 1, least - 1, -1):
+        if len(parts) > 1:
+            forms.append("+".join(part[:keep] for part in parts))
+        elif keep < len(name):
+            forms.append(f"{name[:keep]}." if keep > 1 else name[:1])
+    return list(dict.fromkeys(forms))
+
+
 def _names(side: SideView) -> list[str]:
-    """The side's name, then shorter forms: a first name alone, then the seat letters (as on the seat
-    buttons), so a long name is never cut mid-word."""
+    """The side's name, then shorter forms: a first name alone, the name shortened ("Chl."), then
+    the seat letters (as on the seat buttons), so a name is never cut without a mark."""
     options = [side.name]
     parts = side.name.split("+")
     if len(parts) == 1:
         words = side.name.replace("-", " ").split()
         if len(words) > 1:
             options.append(words[0])
+        options += shortened(options[-1], least=3)[1:]  # partners keep whole names, or their seats
     if side.seats:
         options.append(side.seats)
-    return options
+    return list(dict.fromkeys(options))
 
 
 #: The mark of the side to play: a solid arrow before the name, as readable as an inverted name
@@ -62,14 +82,18 @@ TURN_MARK_TINY = 4
 def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str],
                  mark: int = TURN_MARK) -> None:
     """The name after the turn mark's column (``width`` holds both); the mark, a solid arrow, only on
-    the side to play."""
+    the side to play. A full name in a smaller font beats seat letters in a larger one; in a compact
+    cell's tiny line only the side to play gives the mark its columns (a name is worth them more)."""
+    if mark == TURN_MARK_TINY and not side.is_turn:
+        mark = 0
     if side.is_turn:  # as tall as the name's capitals: ten rows in a roomy cell, five in a tiny line
         if mark == TURN_MARK:
             c.polygon([(x, y + 1), (x + 4, y + 6), (x, y + 11)])
         else:
             c.polygon([(x, y), (x + 2, y + 2), (x, y + 4)])
-    text, font = c.choose_font(_names(side), choices, width - mark)
+    text, font = c.choose_font(_names(side), choices, width - mark, words_first=True)
     c.text((x + mark, y), text, font)
+
 
 def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1,
               invert_coups: bool = True) -> None:
@@ -87,49 +111,56 @@ def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale
             c.icon((x, y), icons.safety_icon(kind, scale))
 
 
+ROOMY_W = 124
+
+
 def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
-    """A side in a 128×28 cell."""
+    """A side in a 124×28 cell."""
     _marked_name(c, side, x, y, 44, ("bold7", "small", "tiny"))
     points, font = c.choose_font(_points(side)[1:], ("small", "tiny"), 44)
     c.text((x + 1, y + 15), points, font)
-    c.text_right(x + 87, y + 3, str(side.miles), "huge")
-    c.icon((x + 89, y + 2), icons.hazard_icon(side.battle))
+    c.text_right(x + 86, y + 3, str(side.miles), "huge")
+    c.icon((x + 88, y + 2), icons.hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 89, y + 15), icons.hazard_icon("SPEEDLIMIT"))
-    _safeties(c, side, ((x + 104, y + 2), (x + 116, y + 2), (x + 104, y + 14), (x + 116, y + 14)), 1)
-    c.bar(x, y + 26, 126, 1, side.miles, side.trip)
+        c.icon((x + 88, y + 15), icons.hazard_icon("SPEEDLIMIT"))
+    _safeties(c, side, ((x + 102, y + 2), (x + 114, y + 2), (x + 102, y + 14), (x + 114, y + 14)), 1)
+    c.bar(x, y + 26, ROOMY_W, 1, side.miles, side.trip)
 
 
 def wide_row(c: Canvas, side: SideView, y: int) -> None:
     """A side across the 256-wide panel, 28 high: two-sided games."""
-    _marked_name(c, side, 0, y, 85, ("bold7", "small", "tiny"))
+    x = MARGIN
+    _marked_name(c, side, x, y, 85, ("bold7", "small", "tiny"))
     points, font = c.choose_font(_points(side), ("small", "tiny"), 86)
-    c.text((1, y + 15), points, font)
+    c.text((x + 1, y + 15), points, font)
     c.text_right(129, y + 3, str(side.miles), "huge")
     c.icon((132, y + 2), icons.hazard_icon(side.battle, 2))
     if side.limited:
         c.icon((156, y + 2), icons.hazard_icon("SPEEDLIMIT"))
     _safeties(c, side, [(171 + i * 21, y + 2) for i in range(4)], 2, margin=0)
-    c.bar(0, y + 26, 256, 1, side.miles, side.trip)
+    c.bar(x, y + 26, c.width - 2 * MARGIN, 1, side.miles, side.trip)
+
+
+COMPACT_W = 60
 
 
 def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
-    """A side in a 64×28 cell: name and points, then miles and state, then safeties."""
-    points = _points(side)[-1]
-    done = False
-    for name in _names(side):  # the fullest name first, then the roomiest points beside it
-        for option in _points(side)[1:]:
-            if TURN_MARK_TINY + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= 62:
-                points, done = option, True
-                break
-        if done:
+    """A side in a 60×28 cell: name and points, then miles and state, then safeties."""
+    # The fullest name beside both figures; where even the seat letters leave no room (five-digit
+    # totals), the game total alone.
+    points = str(side.score)
+    mark = TURN_MARK_TINY if side.is_turn else 0
+    for option in (_points(side)[-1], points):
+        if any(mark + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= COMPACT_W
+               for name in _names(side)):
+            points = option
             break
-    left = c.text_right(x + 62, y, points, "tiny")
+    left = c.text_right(x + COMPACT_W - 1, y, points, "tiny")
     _marked_name(c, side, x, y, left - x - 2, ("tiny",), TURN_MARK_TINY)  # two dark columns before the points
-    c.text_right(x + 36, y + 4, str(side.miles), "big")
-    c.icon((x + 38, y + 6), icons.hazard_icon(side.battle))
+    c.text_right(x + 35, y + 4, str(side.miles), "big")
+    c.icon((x + 37, y + 6), icons.hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 50, y + 6), icons.hazard_icon("SPEEDLIMIT"))
+        c.icon((x + 49, y + 6), icons.hazard_icon("SPEEDLIMIT"))
     # The slots fill the cell's last ten rows, against the name line of the cell below: an inverted
     # coup fourré would join it, so here it is drawn plain (its points show in "+hand").
     _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0, invert_coups=False)
@@ -156,7 +187,7 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
         return
     if view.play_out:
         piles = [_("Play out"), _("Out")]
-    else:
+    else:  # the bare count stands after the draw-pile icon (the legend names it), never alone
         piles = [_("Draw {count}").format(count=view.draw_pile), f"{view.draw_pile}"]
     if view.message is not None and not view.message.refused:
         options = [view.message.text, *view.message.short]
@@ -171,17 +202,35 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
             _("{name} to play").format(name=name),
             name,
         ]
-    # The longest message that fits beside some phrasing of the pile, with the longest such pile.
-    chosen = (options[-1], f"{page} {piles[-1]}" if page else piles[-1])
-    for option in options:
-        fitting = [p for p in piles if c.text_width(option, "small") + 4 + c.text_width(
-            f"{page} {p}" if page else p, "small") <= c.width]
-        if fitting:
-            chosen = (option, f"{page} {fitting[0]}" if page else fitting[0])
-            break
-    message, shown = chosen
-    right = c.text_right(c.width, 0, shown, "small")
-    c.text((0, 0), c.choose(message, "small", right - 4), "small")
+    pile_icon = not view.play_out
+    deck = icons.deck_icon()
+
+    def pile_width(pile: str, page: str) -> int:
+        width = c.text_width(f"{page} {pile}" if page else pile, "small")
+        return width + (deck.width + 2 if pile_icon and pile == piles[-1] else 0)
+
+    # The longest message that fits beside some phrasing of the pile, with the longest such pile;
+    # the page number gives way before the message does.
+    room = c.width - 2 * MARGIN
+    chosen = (options[-1], piles[-1], "")
+    for pages in ((page, "") if page else ("",)):
+        for option in options:
+            fitting = [p for p in piles if c.text_width(option, "small") + 4 + pile_width(p, pages) <= room]
+            if fitting:
+                chosen = (option, fitting[0], pages)
+                break
+        else:
+            continue
+        break
+    message, pile, page = chosen
+    right = c.width - MARGIN
+    right = c.text_right(right, 0, pile, "small")
+    if pile_icon and pile == piles[-1]:
+        right -= deck.width + 2
+        c.icon((right + 1, 0), deck)
+    if page:
+        right = c.text_right(right - fonts.cell("small")[0], 0, page, "small")
+    c.text((MARGIN, 0), c.choose(message, "small", right - 4 - MARGIN), "small")
 
 
 def render_table(c: Canvas, view: TableView) -> None:
@@ -198,15 +247,16 @@ def render_table(c: Canvas, view: TableView) -> None:
             if wide:
                 wide_row(c, side, y)
             else:
-                roomy_cell(c, side, 0, y)
+                roomy_cell(c, side, MARGIN, y)
         return
     if wide and count <= 4:
         for place, index in enumerate(shown):
             row, column = divmod(place, 2)
-            roomy_cell(c, view.sides[index], column * 128, HEADER_H + row * CELL_H)
+            roomy_cell(c, view.sides[index], MARGIN + column * (c.width // 2), HEADER_H + row * CELL_H)
         return
     columns = 2 if c.width < 256 else 3  # on 256, three roomier columns keep cells well apart
-    pitch = c.width // columns
+    pitch = (c.width - 2 * MARGIN) // columns
     for place, index in enumerate(shown):
         row, column = divmod(place, columns)
-        compact_cell(c, view.sides[index], column * pitch + (pitch - 64) // 2, HEADER_H + row * CELL_H)
+        x = MARGIN + column * pitch + (pitch - COMPACT_W) // 2
+        compact_cell(c, view.sides[index], x, HEADER_H + row * CELL_H)

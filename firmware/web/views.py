@@ -131,10 +131,12 @@ def table_fragment(snap: dict[str, Any], t: Words) -> str:
 
 
 def live_page(snap: dict[str, Any], t: Words, paired: bool) -> str:
+    from bornes.firmware.screens.legend import legend_html
+
     body = table_fragment(snap, t) + (
         f'<p class="live" id="live" data-text-on="{h(t("live"))}" data-text-off="{h(t("reconnecting…"))}">'
         f"{h(t('live'))}</p>"
-    )
+    ) + legend_html(t.language)  # the panel's icons, as the panel draws them, in the table's words
     return page(t, t("Table"), body, active="table", script="live.js", paired=paired)
 
 

@@ -79,18 +79,24 @@ def test_long_names_and_big_scores_still_fit() -> None:
 
 
 def test_the_check_finds_what_it_should() -> None:
-    """The checker itself: an overlap, a mark off the panel, a cut text, texts run together."""
-    text = Box("text", (0, 0, 20, 7), "Chloé")
+    """The checker itself: an overlap, a mark off the panel or in its margin, a cut text, texts run together."""
+    text = Box("text", (2, 0, 20, 7), "Chloé")
     assert layout_problems([text, Box("text", (20, 0, 40, 7), "1000")], SMALL)
     assert layout_problems([text, Box("text", (22, 0, 40, 7), "1000")], SMALL)  # one column apart: runs together
     assert layout_problems([text, Box("text", (23, 0, 40, 7), "1000")], SMALL) == []
     assert layout_problems([Box("icon", (120, 60, 130, 70))], SMALL)
-    assert layout_problems([Box("text", (0, 0, 10, 7), "Scan the card to", cut=True)], SMALL)
+    assert layout_problems([Box("text", (2, 0, 10, 7), "Scan the card to", cut=True)], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (5, 5, 15, 15))], SMALL)
     assert layout_problems([Box("fill", (0, 0, 10, 10)), Box("icon", (2, 2, 8, 8))], SMALL) == []
     # Ink right against a lit background merges with it ("Bob" read "B0b" under "play"'s descender).
-    assert layout_problems([Box("fill", (0, 8, 30, 13)), Box("text", (0, 1, 98, 7), "Bob to play")], SMALL)
-    assert layout_problems([Box("fill", (0, 9, 30, 13)), Box("text", (0, 1, 98, 7), "Bob to play")], SMALL) == []
+    assert layout_problems([Box("fill", (0, 8, 30, 13)), Box("text", (2, 1, 98, 7), "Bob to play")], SMALL)
+    assert layout_problems([Box("fill", (0, 9, 30, 13)), Box("text", (2, 1, 98, 7), "Bob to play")], SMALL) == []
+    # The two columns at each edge hide behind a case's bezel: ink stays out of them, backgrounds may reach.
+    assert layout_problems([Box("text", (1, 20, 30, 27), "Before")], SMALL)
+    assert layout_problems([Box("icon", (118, 20, 126, 27))], SMALL)
+    assert layout_problems([Box("icon", (118, 20, 253, 27))], WIDE) == []
+    assert layout_problems([Box("icon", (118, 20, 254, 27))], WIDE)
+    assert layout_problems([Box("fill", (0, 0, 127, 10)), Box("text", (2, 1, 125, 8), "Hand 3")], SMALL) == []
 
 
 def test_miles_are_at_least_ten_pixels_tall() -> None:

@@ -62,7 +62,8 @@ def test_the_input_words_are_printed_at_start_and_again_on_help(tmp_path: Path) 
     assert out.count("Type a card or a button, then Enter") == 2  # at start, and for `help`
     assert "ok  next  back  cf (coup fourré)  discard  undo" in out
     assert "Not a card or button: help" not in out
-    assert "accepted B play MB-ROLL-02" in out  # the configured table started with one OK
+    assert "accepted Chloé: Roll (MB-ROLL-02)" in out  # the configured table started with one OK; names, not seats
+    assert "accepted B " not in out
     assert "Not a card or button: fly" in out and "type help" in out
     assert "pygame" not in out + done.stderr  # no third-party banner
 
@@ -71,6 +72,9 @@ def test_every_button_word_in_the_help_is_understood() -> None:
     words = input_words()
     for word in ("ok", "next", "back", "cf", "discard", "undo", "long ok", "seat1", "MB-ROLL-01"):
         assert word in words
+    for held, meaning in (("long ok", "what the icons mean"), ("long back", "end a hand nobody can finish"),
+                          ("long discard", "swap cards")):  # each held button says what it does
+        assert any(held in line and meaning in line for line in words.splitlines()), (held, words)
     flow = TableFlow(players=2, names=("Ann", "Bob"), configured=True)
     for typed in ("ok", "next", "back", "cf", "discard", "undo", "long ok", "long back", "seat1"):
         out = flow.handle(_typed(typed))
@@ -203,7 +207,7 @@ def test_in_a_real_terminal_the_log_never_eats_the_typed_line_and_a_scanner_feed
     command = " ".join([*BORNES, "run", "--emulate", "--display", "terminal", "--config", str(config),
                         "--port", port])
     env = " ".join(f"{k}={v}" for k, v in (("PYTHONPATH", str(REPO)),))
-    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", f"cd {REPO} && env {env} {command}; sleep 60")
+    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "50", f"cd {REPO} && env {env} {command}; sleep 60")
 
     def screen_text() -> str:
         return tmux("capture-pane", "-t", "t", "-p")
@@ -218,10 +222,10 @@ def test_in_a_real_terminal_the_log_never_eats_the_typed_line_and_a_scanner_feed
         tmux("send-keys", "-t", "t", "MB-D1")  # half typed when the scanner speaks
         time.sleep(0.3)
         os.write(scanner, b"MB-ROLL-01\r\n")
-        text = _wait_for(screen_text, "accepted B play MB-ROLL-01")
+        text = _wait_for(screen_text, "accepted Chloé: Roll (MB-ROLL-01)")
         lines = [line for line in text.splitlines() if line.strip()]
         assert lines[-1] == "bornes> MB-D1", text  # the log went above; the typed line is whole
-        assert "accepted B play MB-ROLL-01" in lines[-2]
+        assert "accepted Chloé: Roll (MB-ROLL-01)" in lines[-2]
         tmux("send-keys", "-t", "t", "00-07", "Enter")  # finish the line: MB-D100-07
         text = _wait_for(screen_text, "refused")
         assert "bornes> MB-D100-07" in text
@@ -242,3 +246,29 @@ def test_in_a_real_terminal_the_log_never_eats_the_typed_line_and_a_scanner_feed
     finally:
         os.close(scanner)
         os.close(scanner_end)
+
+
+def test_after_refusals_the_prompt_shows_once(tmp_path: Path, tmux: Callable[..., str]) -> None:
+    """A refusal logged while input() was about to draw its prompt drew it twice ("bornes> ornes>")."""
+    config = desktop_config(tmp_path)
+    command = " ".join([*BORNES, "run", "--emulate", "--config", str(config)])
+    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "120",
+         f"cd {REPO} && env PYTHONPATH={REPO} {command}; sleep 60")
+
+    def screen_text() -> str:
+        return tmux("capture-pane", "-t", "t", "-p", "-S", "-400")
+
+    _wait_for(screen_text, "bornes>", timeout=90)  # a loaded machine starts Python slowly
+    tmux("send-keys", "-t", "t", "ok", "Enter")
+    _wait_for(screen_text, "bornes> ok", timeout=60)
+    for _ in range(30):  # Ann has no Roll: each is refused, each refusal logged as the next prompt comes up
+        tmux("send-keys", "-t", "t", "MB-D100-07", "Enter")
+        time.sleep(0.1)
+    text = screen_text()
+    deadline = time.monotonic() + 90
+    while text.count("refused [") < 30 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        text = screen_text()
+    assert text.count("refused [") == 30, text
+    prompts = [line for line in text.splitlines() if "ornes>" in line]
+    assert all(line.count("ornes>") == 1 and line.startswith("bornes>") for line in prompts), text

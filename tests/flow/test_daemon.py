@@ -247,13 +247,13 @@ def test_emulate_plays_from_standard_input_and_exits_at_its_end(
     )
     assert proc.returncode == 0, proc.stderr
     accepted = [line for line in proc.stdout.splitlines() if line.startswith("bornes: accepted ")]
-    assert accepted == [
-        "bornes: accepted A play MB-ROLL-01",
-        "bornes: accepted B play MB-STOP-01",
-        "bornes: accepted A coup MB-RIGHTOFWAY-01",
-        "bornes: accepted A play MB-D100-01",
-        "bornes: accepted B discard MB-D25-01",
+    assert accepted == [  # the emulator says who played what by name (journald keeps the notation)
+        "bornes: accepted Ann: Roll (MB-ROLL-01)",
+        "bornes: accepted Bob: Stop (MB-STOP-01)",
+        "bornes: accepted Coup fourré! Ann: Right of Way (MB-RIGHTOFWAY-01)",
+        "bornes: accepted Ann: 100 miles (MB-D100-01)",
+        "bornes: accepted Bob discards 25 miles (MB-D25-01)",
     ]
     assert "bornes: refused [bad-input] Not a card or button: nonsense" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "bornes: stopped"
-    assert exported(config, capsys) == [line.removeprefix("bornes: accepted ") for line in accepted]
+    assert exported(config, capsys) == [notation for _, notation in MOVES[:5]]

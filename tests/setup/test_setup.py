@@ -22,7 +22,10 @@ def configured(players: int = 3, names: tuple[str, ...] = ("Ann", "Bob", "Chloé
 def test_a_configured_table_opens_on_its_summary_and_one_ok_starts_it() -> None:
     flow = configured()
     view = screen(flow)
-    assert view == SetupSummaryView("Ann, Bob, Chloé", "Winning Moves", "Ann deals", "OK to start, NEXT to change")
+    assert view == SetupSummaryView("Ann, Bob, Chloé", "Winning Moves", "Ann deals")  # the renderer's key hint
+    from bornes.firmware.screens.render import draw
+
+    assert "OK to start, NEXT to change" in {b.text for b in draw(view, (256, 64)).boxes}
     out = accept(flow, "press OK")[0]
     assert out.verdict == "accepted" and flow.game is not None
     assert flow.game.setup.names == ("Ann", "Bob", "Chloé") and flow.game.setup.edition == "winning-moves"

@@ -44,6 +44,9 @@ def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
     assert 'lang="fr"' in html and "Feuille de marque" in html
     assert "Élie joue Feu Rouge contre Zoé" in html and "Feu Rouge" in html  # Stop, as printed by Dujardin
     assert "km" in html
+    # The panel's legend at the foot of the table page, in the table's words (docs/legend.md).
+    assert '<details class="legend"><summary>Ce que disent les icônes</summary>' in html
+    assert "Attend un Feu Vert" in html and "Véhicule Prioritaire" in html and "data:image/png;base64," in html
 
 
 def _decode(image: Image.Image) -> list[str]:

@@ -1,0 +1,48 @@
+"""The legend: every mark the table draws has a meaning, in both languages, the same on the panel,
+the phone's table page and docs/legend.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bornes.firmware import i18n
+from bornes.firmware.screens import SMALL, WIDE
+from bornes.firmware.screens.icons import icon_names
+from bornes.firmware.screens.legend import LEGEND, legend_html, legend_markdown, sample_png
+from bornes.firmware.screens.model import LegendView
+from bornes.firmware.screens.render import draw, layout_problems, legend_pages
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_every_icon_is_in_the_legend() -> None:
+    hazards, safeties = icon_names()
+    named = {entry.name for entry in LEGEND if entry.kind in ("hazard", "safety")}
+    assert set(hazards) - {"not started"} <= named  # "not started" shares the hourglass of "needs roll"
+    assert set(safeties) <= named
+    assert {"coup", "slot", "turn", "deck", "points", "bar"} <= {entry.kind for entry in LEGEND}
+
+
+def test_every_page_fits_in_both_languages_and_shows_every_entry() -> None:
+    try:
+        for language in ("en", "fr"):
+            i18n.use(language)
+            for size in (SMALL, WIDE):
+                shown: list[str] = []
+                for page in range(legend_pages(size)):
+                    assert layout_problems(LegendView(page), size) == [], (language, size, page)
+                    shown += [b.text for b in draw(LegendView(page), size).boxes if b.kind == "text"]
+                for entry in LEGEND:
+                    assert any(word in shown for word in entry.words()), (language, size, entry)
+    finally:
+        i18n.use("en")
+
+
+def test_the_docs_and_the_phone_page_say_the_same() -> None:
+    text = (DOCS / "legend.md").read_text(encoding="utf-8")
+    assert legend_markdown() in text, "refresh docs/legend.md: python -m bornes.firmware.screens.legend"
+    for entry in LEGEND:
+        assert (DOCS / "legend" / f"{entry.key}.png").read_bytes() == sample_png(entry), entry.key
+    french = legend_html("fr")
+    assert "Ce que disent les icônes" in french and "Feu Rouge" in french and "Attend un Feu Vert" in french
+    assert legend_html("en").count("<dt>") == len(LEGEND)

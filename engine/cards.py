@@ -39,6 +39,9 @@ class _KindFacts:
     is_hazard: bool
     is_remedy: bool
     is_safety: bool
+    #: A hazard's remedy and safety (000 §6A, §6B); only hazards have them (AttributeError otherwise).
+    remedy: CardKind
+    safety: CardKind
 
 
 class CardKind(_KindFacts, enum.Enum):
@@ -67,16 +70,6 @@ class CardKind(_KindFacts, enum.Enum):
     # Members are singletons: identity hashing is correct and runs in C, where Enum's own
     # __hash__ is Python code called millions of times by the simulator.
     __hash__ = object.__hash__
-
-    @property
-    def remedy(self) -> CardKind:
-        """The remedy that cures this hazard."""
-        return REMEDY_FOR[self]
-
-    @property
-    def safety(self) -> CardKind:
-        """The safety that protects against this hazard."""
-        return SAFETY_FOR[self]
 
 
 _CATEGORY: dict[CardKind, Category] = {
@@ -191,6 +184,9 @@ for _kind in CardKind:
     _kind.is_hazard = _kind.category is Category.HAZARD
     _kind.is_remedy = _kind.category is Category.REMEDY
     _kind.is_safety = _kind.category is Category.SAFETY
+for _kind in REMEDY_FOR:
+    _kind.remedy = REMEDY_FOR[_kind]
+    _kind.safety = SAFETY_FOR[_kind]
 del _kind
 
 PAYLOAD_PREFIX = "MB-"

@@ -11,6 +11,11 @@ from bornes.engine.reasons import Refusal
 from bornes.engine.rules import Accepted, Verdict, apply, new_game
 from bornes.engine.state import GameSetup, GameState, Phase
 
+# Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
+# OS bookworm) ``Phase.PLAY`` goes through the slot hook of EnumType.__getattr__, ~870 instructions a
+# read, where a global is one specialised LOAD_GLOBAL (3.12 dropped the hook).
+_PHASE_GAME_OVER = Phase.GAME_OVER
+
 
 class ReplayError(ValueError):
     """A log that does not replay: an action in it is refused."""
@@ -49,16 +54,17 @@ class Game:
 
         The table flow checks, makes the action durable, then commits: the engine runs once a tap.
         """
-        if verdict.state.setup is not self.setup:
+        state = verdict.state
+        if state.setup is not self.setup:
             raise ValueError("that verdict belongs to another game")
         self.log.append(action)
-        self._state = verdict.state
-        if verdict.state.hand.number != self._snapshots[-1][1].hand.number:
-            self._snapshots.append((len(self.log), verdict.state))
+        self._state = state
+        if state.hand.number != self._snapshots[-1][1].hand.number:
+            self._snapshots.append((len(self.log), state))
 
     def can_undo(self) -> bool:
         """Undo goes back one action at a time, to the start of the current hand."""
-        return len(self.log) > self._snapshots[-1][0] and self._state.phase is not Phase.GAME_OVER
+        return len(self.log) > self._snapshots[-1][0] and self._state.phase is not _PHASE_GAME_OVER
 
     def undo(self) -> Action | None:
         """Drop the last action and rebuild the state by replaying the hand without it."""

@@ -46,6 +46,51 @@ from bornes.engine.state import (
     can_move,
 )
 
+# Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
+# OS bookworm) ``Phase.PLAY`` goes through the slot hook of EnumType.__getattr__, ~870 instructions a
+# read, where a global is one specialised LOAD_GLOBAL (3.12 dropped the hook).
+_ACTION_COUP_FOURRE = ActionKind.COUP_FOURRE
+_ACTION_DISCARD = ActionKind.DISCARD
+_ACTION_END_HAND = ActionKind.END_HAND
+_ACTION_FAST_REMEDY = ActionKind.FAST_REMEDY
+_ACTION_PLAY = ActionKind.PLAY
+_ACTION_SWAP = ActionKind.SWAP
+_ACTION_TAKE_DISCARD = ActionKind.TAKE_DISCARD
+_DRAW_END_HAND = EmptyDrawPile.END_HAND
+_DRAW_RESHUFFLE = EmptyDrawPile.RESHUFFLE
+_EVENT_BLOCKED = EventCode.BLOCKED
+_EVENT_COUP_FOURRE = EventCode.COUP_FOURRE
+_EVENT_DISCARD = EventCode.DISCARD
+_EVENT_DISTANCE = EventCode.DISTANCE
+_EVENT_DRAW_PILE_EMPTY = EventCode.DRAW_PILE_EMPTY
+_EVENT_EXTENSION = EventCode.EXTENSION
+_EVENT_EXTENSION_ASKED = EventCode.EXTENSION_ASKED
+_EVENT_FAST_REMEDY = EventCode.FAST_REMEDY
+_EVENT_GAME_OVER = EventCode.GAME_OVER
+_EVENT_HAND_OVER = EventCode.HAND_OVER
+_EVENT_HAZARD = EventCode.HAZARD
+_EVENT_NEW_HAND = EventCode.NEW_HAND
+_EVENT_REMEDY = EventCode.REMEDY
+_EVENT_RESHUFFLED = EventCode.RESHUFFLED
+_EVENT_SAFETY = EventCode.SAFETY
+_EVENT_SHOW_LEFTOVERS = EventCode.SHOW_LEFTOVERS
+_EVENT_SWAP = EventCode.SWAP
+_EVENT_TAKE_DISCARD = EventCode.TAKE_DISCARD
+_EVENT_TRIP_COMPLETED = EventCode.TRIP_COMPLETED
+_KIND_D200 = CardKind.D200
+_KIND_END_OF_LIMIT = CardKind.END_OF_LIMIT
+_KIND_RIGHT_OF_WAY = CardKind.RIGHT_OF_WAY
+_KIND_ROLL = CardKind.ROLL
+_KIND_SPEED_LIMIT = CardKind.SPEED_LIMIT
+_KIND_STOP = CardKind.STOP
+_PHASE_EXTENSION = Phase.EXTENSION
+_PHASE_GAME_OVER = Phase.GAME_OVER
+_PHASE_HAND_OVER = Phase.HAND_OVER
+_PHASE_LEFTOVERS = Phase.LEFTOVERS
+_PHASE_PLAY = Phase.PLAY
+_PHASE_START_ROLLS = Phase.START_ROLLS
+_SCORING_MILLE_BORNES_FR = Scoring.MILLE_BORNES_FR
+
 
 class Accepted(NamedTuple):
     """An accepted action: the new state and what happened, in order.
@@ -87,7 +132,7 @@ def deal(setup: GameSetup, number: int, dealer: int) -> HandState:
         hands=(HAND_SIZE,) * seats,
         draw_pile=draw_pile,
         turn=(dealer + 1) % seats,
-        phase=Phase.START_ROLLS if youngest else Phase.PLAY,
+        phase=_PHASE_START_ROLLS if youngest else _PHASE_PLAY,
         trip=options.trip_length(seats),
         leftovers=((),) * seats,
     )
@@ -141,16 +186,16 @@ _WRONG_SAFETY = {h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} ans
 def _phase_refusal(state: GameState) -> Refusal:
     phase = state.phase
     hand = state.hand
-    if phase is Phase.GAME_OVER:
+    if phase is _PHASE_GAME_OVER:
         return _GAME_OVER
     decider = hand.decider
-    if phase is Phase.EXTENSION and decider is not None:
+    if phase is _PHASE_EXTENSION and decider is not None:
         return Refusal(Reason.WRONG_PHASE, lambda: f"{state.setup.names[decider]} must decide the extension first")
-    if phase is Phase.HAND_OVER:
+    if phase is _PHASE_HAND_OVER:
         return _HAND_IS_OVER
-    if phase is Phase.LEFTOVERS:
+    if phase is _PHASE_LEFTOVERS:
         return _SHOW_LEFTOVERS_FIRST
-    if phase is Phase.START_ROLLS:
+    if phase is _PHASE_START_ROLLS:
         return _START_ROLLS_FIRST
     return _NOT_NOW
 
@@ -178,7 +223,7 @@ def _card_refusal(state: GameState, card: Card) -> Refusal | None:
 
 def _can_draw(options: RuleOptions, draw_pile: int, discard: tuple[Card, ...]) -> bool:
     """A draw is possible: cards in the draw pile, or discards to shuffle into a new one (001)."""
-    return draw_pile > 0 or (options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and bool(discard))
+    return draw_pile > 0 or (options.empty_draw_pile is _DRAW_RESHUFFLE and bool(discard))
 
 
 def _reshuffle_pending(state: GameState) -> bool:
@@ -187,14 +232,14 @@ def _reshuffle_pending(state: GameState) -> bool:
         not hand.drawn
         and hand.draw_pile == 0
         and bool(hand.discard)
-        and state.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE
+        and state.setup.options.empty_draw_pile is _DRAW_RESHUFFLE
     )
 
 
 def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     """The seat in turn plays; it must hold a card once its draw is counted."""
     hand = state.hand
-    if state.over or hand.phase is not Phase.PLAY:  # state.phase, without the property's call
+    if state.over or hand.phase is not _PHASE_PLAY:  # state.phase, without the property's call
         return _phase_refusal(state)
     if not 0 <= seat < len(state.setup.names):
         return _seat_refusal(state, seat)
@@ -234,7 +279,7 @@ class _OwnSide:
         miles = kind.miles
         if miles > 50 and self.limited:  # 000 §6A Speed Limit
             return _SPEED_LIMIT
-        if kind is CardKind.D200 and side.two_hundreds >= 2:  # 000 §6C
+        if kind is _KIND_D200 and side.two_hundreds >= 2:  # 000 §6C
             return _TOO_MANY_200
         trip = self.trip
         if side.miles + miles > trip and self.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
@@ -242,11 +287,11 @@ class _OwnSide:
         return None
 
     def remedy(self, kind: CardKind) -> Refusal | None:
-        if kind is CardKind.END_OF_LIMIT:
+        if kind is _KIND_END_OF_LIMIT:
             return None if self.limited else _NO_LIMIT
         hazard = self.hazard
-        if kind is CardKind.ROLL:
-            if hazard is CardKind.STOP:
+        if kind is _KIND_ROLL:
+            if hazard is _KIND_STOP:
                 return None
             if hazard is not None:
                 return _REMEDY_FIRST[hazard]
@@ -263,7 +308,7 @@ def _own_side(state: GameState, index: int) -> _OwnSide:
     hand = state.hand
     side = hand.sides[index]
     mine = _LAST_OWN[0]
-    if mine.side is not side or mine.setup is not state.setup or mine.index != index or mine.trip != hand.trip:
+    if mine.side is not side or mine.index != index or mine.setup is not state.setup or mine.trip != hand.trip:
         mine = _LAST_OWN[0] = _OwnSide(state.setup, hand.trip, index, side)
     return mine
 
@@ -272,11 +317,12 @@ _LAST_OWN = [_OwnSide(GameSetup.create("winning-moves", ("A", "B")), 1000, 0, Si
 
 
 class _Target:
-    """What hazards may go on one side, remembered for as long as the side is on the table.
+    """What hazards may go on one side, remembered for every side with the same hazard facts.
 
-    A side's piles are an immutable value and an action replaces only the sides it touches, so
-    the sides a seat may attack are mostly the ones it judged on its last turn. The verdicts are
-    those of :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
+    Whether a hazard may go on a side depends only on the top of its battle pile, the top of its
+    speed pile and its safeties (and on the rules and which side it is, for the refusal's line):
+    not on its miles. A side that only drove on keeps its verdicts. They are those of
+    :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
     """
 
     __slots__ = ("against", "index", "setup", "side")
@@ -296,20 +342,28 @@ class _Target:
         return verdict
 
 
-#: The sides judged lately as targets, by identity. Each entry holds its side, so an id is not
-#: reused while it is here; a few hundred is far more than the sides on any table at once.
-_TARGETS: dict[int, _Target] = {}
+#: The hazard facts judged lately, keyed by :func:`_target_key` (and checked against the setup):
+#: a few hundred is far more than any table meets at once.
+_TARGETS: dict[tuple[object, ...], _Target] = {}
 _TARGETS_LIMIT = 256
 
 
+def _target_key(index: int, side: SideState) -> tuple[object, ...]:
+    """What a hazard's verdict on side ``index`` depends on: the top battle and speed cards' kinds and
+    the safeties (``can_move``, ``active_hazard``, ``limited`` and ``has`` read nothing else)."""
+    battle, speed, _distance, safeties, _coups, _miles = side
+    return (index, battle[-1].kind if battle else None, speed[-1].kind if speed else None, safeties)
+
+
 def _target(state: GameState, index: int) -> _Target:
-    """The remembered hazard verdicts of side ``index`` of ``state`` (the side value and the setup)."""
+    """The remembered hazard verdicts of side ``index`` of ``state`` (its hazard facts and the setup)."""
     side = state.hand.sides[index]
-    target = _TARGETS.get(id(side))
-    if target is None or target.side is not side or target.setup is not state.setup or target.index != index:
+    key = _target_key(index, side)
+    target = _TARGETS.get(key)
+    if target is None or target.setup is not state.setup:
         if len(_TARGETS) >= _TARGETS_LIMIT:
             _TARGETS.clear()
-        target = _TARGETS[id(side)] = _Target(state.setup, index, side)
+        target = _TARGETS[key] = _Target(state.setup, index, side)
     return target
 
 
@@ -325,7 +379,7 @@ def _hazard_on_side(setup: GameSetup, target: int, side: SideState, kind: CardKi
     if side.has(kind.safety):
         return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}")
     options = setup.options
-    if kind is CardKind.SPEED_LIMIT:
+    if kind is _KIND_SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
             return Refusal(Reason.ALREADY_LIMITED, lambda: f"{setup.side_name(target)} is already under a speed limit")
@@ -346,9 +400,19 @@ def _target_sides(state: GameState, own: int, kind: CardKind) -> tuple[int, ...]
     """The sides a hazard from side ``own`` may go on right now, in side order (the one place
     targets are worked out: the check, the generator and the effect all ask it)."""
     targets: list[int] = []
-    for side in range(len(state.hand.sides)):
-        if side != own and _target(state, side).hazard_on(kind) is None:
-            targets.append(side)
+    sides = state.hand.sides
+    setup = state.setup
+    for index in range(len(sides)):
+        if index != own:
+            battle, speed, _distance, safeties, _coups, _miles = sides[index]  # _target_key, without the call
+            target = _TARGETS.get((index, battle[-1].kind if battle else None, speed[-1].kind if speed else None,
+                                   safeties))
+            if target is None or target.setup is not setup:
+                target = _target(state, index)
+            against = target.against
+            verdict = against[kind] if kind in against else target.hazard_on(kind)
+            if verdict is None:
+                targets.append(index)
     return tuple(targets)
 
 
@@ -366,9 +430,9 @@ def _attacker_refusal(options: RuleOptions, side: SideState, kind: CardKind) -> 
     the round, or a Hazard card is impacting you." (docs/rules.md, D29)."""
     if (
         options.attack_needs_own_roll
-        and kind is not CardKind.SPEED_LIMIT
+        and kind is not _KIND_SPEED_LIMIT
         and not side.battle
-        and not side.has(CardKind.RIGHT_OF_WAY)
+        and not side.has(_KIND_RIGHT_OF_WAY)
     ):
         return _ATTACKER_NOT_STARTED
     return None
@@ -413,7 +477,7 @@ def _discard_refusal(options: RuleOptions, kind: CardKind) -> Refusal | None:
 
 def _window_refusal(state: GameState, seat: int, card: Card) -> Refusal | None:
     """Out-of-turn answers to the hazard just played: coup fourré and Fast Play remedies."""
-    if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_PLAY:
         return _phase_refusal(state)
     return _seat_refusal(state, seat) or _card_refusal(state, card) or _window_open_refusal(state, seat)
 
@@ -475,7 +539,7 @@ def _swap_refusal_before_cards(state: GameState, seat: int) -> Refusal | None:
 
 
 def _start_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
-    if state.phase is not Phase.START_ROLLS:
+    if state.phase is not _PHASE_START_ROLLS:
         return _phase_refusal(state)
     refusal = _seat_refusal(state, seat)
     if refusal:
@@ -486,7 +550,7 @@ def _start_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
 
 
 def _leftover_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
-    if state.phase is not Phase.LEFTOVERS:
+    if state.phase is not _PHASE_LEFTOVERS:
         return _phase_refusal(state)
     refusal = _seat_refusal(state, seat)
     if refusal:
@@ -497,7 +561,7 @@ def _leftover_refusal_before_card(state: GameState, seat: int) -> Refusal | None
 
 
 def _end_refusal(state: GameState) -> Refusal | None:
-    if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_PLAY:
         return _phase_refusal(state)
     if not state.hand.exhausted:
         return _PLAY_CONTINUES
@@ -505,16 +569,16 @@ def _end_refusal(state: GameState) -> Refusal | None:
 
 
 def _next_refusal(state: GameState) -> Refusal | None:
-    if state.phase is not Phase.HAND_OVER:
-        if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_HAND_OVER:
+        if state.phase is not _PHASE_PLAY:
             return _phase_refusal(state)
         return _HAND_STILL_PLAYED
     return None
 
 
 def _extension_refusal(state: GameState, seat: int) -> Refusal | None:
-    if state.phase is not Phase.EXTENSION:
-        if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_EXTENSION:
+        if state.phase is not _PHASE_PLAY:
             return _phase_refusal(state)
         return _NO_EXTENSION_TO_DECIDE
     decider = state.hand.decider
@@ -627,12 +691,12 @@ def _check_swap(state: GameState, action: Swap) -> Refusal | None:
 
 @_checks(StartRoll)
 def _check_start(state: GameState, action: StartRoll) -> Refusal | None:
-    if state.phase is not Phase.START_ROLLS:
+    if state.phase is not _PHASE_START_ROLLS:
         return _phase_refusal(state)
     refusal = _seat_refusal(state, action.seat) or _card_refusal(state, action.card)
     if refusal:
         return refusal
-    if action.card.kind is not CardKind.ROLL:
+    if action.card.kind is not _KIND_ROLL:
         return _NOT_A_ROLL
     return _start_refusal_before_card(state, action.seat)
 
@@ -644,7 +708,7 @@ def _check_extension(state: GameState, action: Extension) -> Refusal | None:
 
 @_checks(Leftover)
 def _check_leftover(state: GameState, action: Leftover) -> Refusal | None:
-    if state.phase is not Phase.LEFTOVERS:
+    if state.phase is not _PHASE_LEFTOVERS:
         return _phase_refusal(state)
     return (
         _seat_refusal(state, action.seat)
@@ -680,10 +744,10 @@ class _SeatActions:
     """The action values of one seat and card, made once and shared: actions are immutable
     values, and building a dataclass costs more than a dictionary lookup."""
 
-    __slots__ = ("discard", "kind", "play", "plays_on")
+    __slots__ = ("copy", "discard", "kind", "play", "plays_on")
 
     def __init__(self, seat: int, card: Card) -> None:
-        self.kind = card.kind
+        self.kind, self.copy = card  # (a slot reads faster than a named tuple's field on Python 3.11)
         self.play = Play(seat, card)
         self.discard = Discard(seat, card)
         self.plays_on: dict[int, Play] = {}
@@ -702,10 +766,14 @@ def _play_targets(state: GameState, own: int, mine: _OwnSide, kind: CardKind) ->
     """The ways a card of ``kind`` may be played now: ``(None,)`` on the own side, a seat per
     target side for a hazard (its first seat), ``()`` when it may not be played at all."""
     if kind.is_hazard:
-        if _attacker_refusal(state.setup.options, mine.side, kind) is not None:
+        setup = mine.setup
+        if _attacker_refusal(setup.options, mine.side, kind) is not None:
             return ()
-        first_seats = state.setup._side_seats
-        return tuple(first_seats[target][0] for target in _target_sides(state, own, kind))
+        first_seats = setup._side_seats
+        seats: list[int | None] = []
+        for target in _target_sides(state, own, kind):
+            seats.append(first_seats[target][0])
+        return tuple(seats)
     if kind.is_safety:
         return _OWN_SIDE  # a safety may be played at any time (000 §5B)
     return _OWN_SIDE if (mine.distance(kind) if kind.is_distance else mine.remedy(kind)) is None else _NOWHERE
@@ -754,7 +822,7 @@ def _turn_cards(
         if actions is None:
             actions = shared[card] = _SeatActions(seat, card)
         kind = actions.kind
-        if card.copy > deck.get(kind, 0):
+        if actions.copy > deck.get(kind, 0):
             continue
         if plays:
             targets = settled.get(kind)
@@ -828,7 +896,7 @@ def _gen_start(state: GameState, seat: int, cards: Sequence[Card], found: list[A
     if _start_refusal_before_card(state, seat) is not None:
         return
     found.extend(
-        StartRoll(seat, card) for card in cards if card.kind is CardKind.ROLL and _card_refusal(state, card) is None
+        StartRoll(seat, card) for card in cards if card.kind is _KIND_ROLL and _card_refusal(state, card) is None
     )
 
 
@@ -895,27 +963,27 @@ def legal_actions(
     if not 0 <= seat < len(setup.names):
         return []
     wanted = ALL_KINDS if kinds is None else kinds if type(kinds) is frozenset else frozenset(kinds)
-    phase = Phase.GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
+    hand = state.hand
+    phase = _PHASE_GAME_OVER if state.over else hand.phase  # state.phase, without the property's call
     found: list[Action] = []
     if type(cards) is not list and type(cards) is not tuple:
         cards = tuple(cards)
-    if phase is Phase.PLAY:
-        plays, discards = ActionKind.PLAY in wanted, ActionKind.DISCARD in wanted
+    if phase is _PHASE_PLAY:
+        plays, discards = _ACTION_PLAY in wanted, _ACTION_DISCARD in wanted
         if plays or discards:
             _turn_cards(state, seat, cards, found, plays, discards)
-        hand = state.hand
         options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:
-            if ActionKind.COUP_FOURRE in wanted:
+            if _ACTION_COUP_FOURRE in wanted:
                 _answers(state, seat, cards, found, fast=False)
-            if options.fast_play and ActionKind.FAST_REMEDY in wanted:
+            if options.fast_play and _ACTION_FAST_REMEDY in wanted:
                 _answers(state, seat, cards, found, fast=True)
-        if options.draw_from_discard and ActionKind.TAKE_DISCARD in wanted:
+        if options.draw_from_discard and _ACTION_TAKE_DISCARD in wanted:
             _gen_take(state, seat, cards, found)
-        if options.fast_play and ActionKind.SWAP in wanted:
+        if options.fast_play and _ACTION_SWAP in wanted:
             _gen_swap(state, seat, cards, found)
-        if hand.exhausted and ActionKind.END_HAND in wanted:
+        if hand.exhausted and _ACTION_END_HAND in wanted:
             _gen_end(state, seat, cards, found)
         return found
     for kind in _PHASE_KINDS[phase]:
@@ -931,7 +999,7 @@ def _kind_refusal_turn(state: GameState, seat: int) -> Refusal | None:
 
 
 def _kind_refusal_window(state: GameState, seat: int) -> Refusal | None:
-    if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_PLAY:
         return _phase_refusal(state)
     return _seat_refusal(state, seat) or _window_open_refusal(state, seat)
 
@@ -1070,16 +1138,15 @@ class _Work:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self.setup = state.setup
-        self.options = state.setup.options
-        hand = state.hand
+        self.setup = setup = state.setup
+        self.options = setup.options
         (
-            self.number, self.dealer, _sides, _hands, self.draw_pile, self.discard, self.seen, self.turn,
+            self.number, self.dealer, sides, hands, self.draw_pile, self.discard, self.seen, self.turn,
             self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider, self.exhausted,
             self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers, self.blocked,
-        ) = hand
-        self.sides = list(hand.sides)
-        self.hands = list(hand.hands)
+        ) = state.hand
+        self.sides = list(sides)
+        self.hands = list(hands)
         self.events: list[Event] = []
 
     def freeze(self) -> HandState:
@@ -1112,27 +1179,27 @@ class _Work:
 
     def draw(self, seat: int) -> bool:
         """Count one draw for ``seat``; reshuffle first where the edition says so. True if it emptied the pile."""
-        if self.draw_pile == 0 and self.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and self.discard:
+        if self.draw_pile == 0 and self.options.empty_draw_pile is _DRAW_RESHUFFLE and self.discard:
             cards = self.discard
             self.draw_pile, self.discard, self.seen = len(cards), (), self.seen.difference(cards)
-            self.event(EventCode.RESHUFFLED, f"Discards shuffled into a new draw pile of {len(cards)}")
+            self.event(_EVENT_RESHUFFLED, f"Discards shuffled into a new draw pile of {len(cards)}")
         if self.draw_pile == 0:
             return False
         self.hands[seat] += 1
         self.draw_pile -= 1
         if self.draw_pile == 0:
             self.exhausted = True
-            self.event(EventCode.DRAW_PILE_EMPTY, "Draw pile empty: play out your hands")
+            self.event(_EVENT_DRAW_PILE_EMPTY, "Draw pile empty: play out your hands")
             return True
         return False
 
     def advance(self, after: int) -> None:
         """Pass the turn to the left, skipping empty hands, or end the hand when nobody can play."""
-        if self.options.empty_draw_pile is EmptyDrawPile.END_HAND and self.draw_pile == 0:
+        if self.options.empty_draw_pile is _DRAW_END_HAND and self.draw_pile == 0:
             self.end_hand(None)  # 002 "until … the deck is exhausted"; 004 "dès qu'il n'y a plus de carte"
             return
-        seats = self.setup.seats
-        drawable = self.can_draw()
+        seats = len(self.setup.names)  # setup.seats, without the property's call
+        drawable = self.draw_pile > 0 or self.can_draw()
         for step in range(1, seats + 1):
             seat = (after + step) % seats
             if self.hands[seat] > 0 or drawable:
@@ -1149,17 +1216,17 @@ class _Work:
 
     def end_hand(self, finisher: int | None, delayed: bool = False) -> None:
         self.finisher, self.delayed, self.window, self.decider = finisher, delayed, None, None
-        if self.options.scoring is Scoring.MILLE_BORNES_FR and any(self.hands):
-            self.phase = Phase.LEFTOVERS
-            self.event(EventCode.SHOW_LEFTOVERS, "Show the cards left in your hands")
+        if self.options.scoring is _SCORING_MILLE_BORNES_FR and any(self.hands):
+            self.phase = _PHASE_LEFTOVERS
+            self.event(_EVENT_SHOW_LEFTOVERS, "Show the cards left in your hands")
         else:
-            self.phase = Phase.HAND_OVER
+            self.phase = _PHASE_HAND_OVER
 
     def lay(self, side_index: int, card: Card) -> None:
         """Put ``card`` on its pile of a side: speed cards on the speed pile, the rest on the battle pile."""
         side = self.sides[side_index]
         battle, speed, distance, safeties, coups, miles = side
-        if card.kind is CardKind.SPEED_LIMIT or card.kind is CardKind.END_OF_LIMIT:
+        if card.kind is _KIND_SPEED_LIMIT or card.kind is _KIND_END_OF_LIMIT:
             speed = (*speed, card)
         else:
             battle = (*battle, card)
@@ -1177,23 +1244,23 @@ if HandState._fields != (
 
 def _finish(work: _Work) -> Accepted:
     hand = work.freeze()
-    setup, _hand, sheets, winner, over, tie = work.state
+    setup, before, sheets, winner, over, tie = work.state
     state = _make(GameState, (setup, hand, sheets, winner, over, tie))
     events = work.events
-    if hand.phase is Phase.HAND_OVER and work.state.hand.phase is not Phase.HAND_OVER:
+    if work.phase is _PHASE_HAND_OVER and before.phase is not _PHASE_HAND_OVER:
         setup = state.setup
         sheet = score_hand(setup, hand, state.totals)
         sheets = (*state.sheets, sheet)
         over, winner, tie = game_result(setup, sheets, hand)
         state = state._replace(sheets=sheets, over=over, winner=winner, tie=tie)
         totals = ", ".join(f"{setup.side_name(i)} {t}" for i, t in enumerate(sheet.total_for_deal))
-        events.append(Event(EventCode.HAND_OVER, f"Hand {hand.number} over: {totals}"))
+        events.append(Event(_EVENT_HAND_OVER, f"Hand {hand.number} over: {totals}"))
         if over:
             if winner is not None:
                 verb = "win" if setup.teams else "wins"
-                events.append(Event(EventCode.GAME_OVER, f"{setup.side_name(winner)} {verb} the game", side=winner))
+                events.append(Event(_EVENT_GAME_OVER, f"{setup.side_name(winner)} {verb} the game", side=winner))
             else:
-                events.append(Event(EventCode.GAME_OVER, "The game ends in a tie"))
+                events.append(Event(_EVENT_GAME_OVER, "The game ends in a tie"))
     return _make(Accepted, (state, tuple(events)))
 
 
@@ -1210,11 +1277,11 @@ def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool)
     delayed = work.draw_pile == 0 and (options.delayed_action_on_last_draw or not drew_last)
     if trip < 1000 and options.extension and work.extension_by is None:
         # 000 §10C: "he must call 'Extension' exactly at the time he reaches 700".
-        work.phase, work.decider, work.pending_delayed, work.turn = Phase.EXTENSION, seat, delayed, seat
-        work.event(EventCode.EXTENSION_ASKED, f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
+        work.phase, work.decider, work.pending_delayed, work.turn = _PHASE_EXTENSION, seat, delayed, seat
+        work.event(_EVENT_EXTENSION_ASKED, f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
         return
     work.event(
-        EventCode.TRIP_COMPLETED, f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index
+        _EVENT_TRIP_COMPLETED, f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index
     )
     work.end_hand(side_index, delayed)
 
@@ -1247,7 +1314,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     if kind.is_distance:
         battle, speed, distance, safeties, coups, miles = side
         work.sides[own] = _make(SideState, (battle, speed, (*distance, card), safeties, coups, miles + kind.miles))
-        work.event(EventCode.DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
         _complete_distance(work, seat, own, drew_last)
         return
     if kind.is_hazard:
@@ -1255,19 +1322,19 @@ def _apply_play(work: _Work, play: Play) -> None:
         target = setup.side_of(play.target) if play.target is not None else _target_sides(work.state, own, kind)[0]
         work.lay(target, card)
         work.window = CoupFourreWindow(card, target, seat)
-        work.event(EventCode.HAZARD, f"{kind.title} on {setup.side_name(target)}", seat, target, card)
+        work.event(_EVENT_HAZARD, f"{kind.title} on {setup.side_name(target)}", seat, target, card)
         work.advance(seat)
         return
     if kind.is_remedy:
         work.lay(own, card)
-        work.event(EventCode.REMEDY, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_REMEDY, f"{work.name(seat)}: {kind.title}", seat, own, card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
     battle, speed, distance, safeties, coups, miles = side
     work.sides[own] = _make(SideState, (battle, speed, distance, (*safeties, card), coups, miles))
-    work.event(EventCode.SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
+    work.event(_EVENT_SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
     work.extra_turn(seat)
 
 
@@ -1280,7 +1347,7 @@ def _apply_discard(work: _Work, action: Discard) -> None:
     work.see(action.card)
     work.discard = (*work.discard, action.card)
     work.event(
-        EventCode.DISCARD, f"{work.name(action.seat)} discards {action.card.kind.title}", action.seat, card=action.card
+        _EVENT_DISCARD, f"{work.name(action.seat)} discards {action.card.kind.title}", action.seat, card=action.card
     )
     work.advance(action.seat)
 
@@ -1294,7 +1361,7 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     assert window is not None
     seat, card = action.seat, action.card
     side = work.sides[window.side]
-    if window.hazard.kind is CardKind.SPEED_LIMIT:
+    if window.hazard.kind is _KIND_SPEED_LIMIT:
         assert side.speed and side.speed[-1] == window.hazard
         side = side._replace(speed=side.speed[:-1])
     else:
@@ -1313,7 +1380,7 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     work.extra_turn(seat)  # then the extra turn: draw and play again
     lost = f"; {', '.join(work.name(s) for s in skipped)} lose their turn" if skipped else ""
     work.event(
-        EventCode.COUP_FOURRE,
+        _EVENT_COUP_FOURRE,
         f"Coup fourré! {work.name(seat)}: {card.kind.title}{lost}",
         seat,
         window.side,
@@ -1335,7 +1402,7 @@ def _apply_fast_remedy(work: _Work, action: FastRemedy) -> None:
     if work.hands[turn] == 0 and not work.drawn and not work.can_draw():
         work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
     work.event(
-        EventCode.FAST_REMEDY, f"{work.name(action.seat)}: {action.card.kind.title} at once", action.seat,
+        _EVENT_FAST_REMEDY, f"{work.name(action.seat)}: {action.card.kind.title} at once", action.seat,
         card=action.card,
     )
 
@@ -1347,7 +1414,7 @@ def _apply_take(work: _Work, action: TakeDiscard) -> None:
     work.drawn, work.window = True, None
     work.hands[action.seat] += 1
     work.event(
-        EventCode.TAKE_DISCARD, f"{work.name(action.seat)} takes the {action.card.kind.title}", action.seat,
+        _EVENT_TAKE_DISCARD, f"{work.name(action.seat)} takes the {action.card.kind.title}", action.seat,
         card=action.card,
     )
 
@@ -1360,7 +1427,7 @@ def _apply_swap(work: _Work, action: Swap) -> None:
     work.discard = work.discard + action.cards
     for _ in action.cards:
         work.draw(action.seat)
-    work.event(EventCode.SWAP, f"{work.name(action.seat)} swaps {len(action.cards)} cards", action.seat)
+    work.event(_EVENT_SWAP, f"{work.name(action.seat)} swaps {len(action.cards)} cards", action.seat)
     work.advance(action.seat)
 
 
@@ -1370,18 +1437,18 @@ def _apply_start(work: _Work, action: StartRoll) -> None:
     work.see(action.card)
     work.started = work.started | {action.seat}
     if len(work.started) == work.setup.seats:
-        work.phase = Phase.PLAY
+        work.phase = _PHASE_PLAY
 
 
 @_effect(Extension)
 def _apply_extension(work: _Work, action: Extension) -> None:
     if action.extend:
-        work.trip, work.extension_by, work.decider, work.phase = 1000, action.seat, None, Phase.PLAY
-        work.event(EventCode.EXTENSION, f"{work.name(action.seat)} extends the trip to 1000", action.seat)
+        work.trip, work.extension_by, work.decider, work.phase = 1000, action.seat, None, _PHASE_PLAY
+        work.event(_EVENT_EXTENSION, f"{work.name(action.seat)} extends the trip to 1000", action.seat)
         work.advance(action.seat)
     else:
         own = work.setup.side_of(action.seat)
-        work.event(EventCode.TRIP_COMPLETED, f"{work.setup.side_name(own)} stops at {work.trip}", side=own)
+        work.event(_EVENT_TRIP_COMPLETED, f"{work.setup.side_name(own)} stops at {work.trip}", side=own)
         work.end_hand(own, work.pending_delayed)
 
 
@@ -1393,13 +1460,13 @@ def _apply_leftover(work: _Work, action: Leftover) -> None:
     leftovers[action.seat] = (*leftovers[action.seat], action.card)
     work.leftovers = tuple(leftovers)
     if not any(work.hands):
-        work.phase = Phase.HAND_OVER
+        work.phase = _PHASE_HAND_OVER
 
 
 @_effect(EndHand)
 def _apply_end(work: _Work, action: EndHand) -> None:
     work.blocked = True
-    work.event(EventCode.BLOCKED, "The table ends the blocked hand")
+    work.event(_EVENT_BLOCKED, "The table ends the blocked hand")
     work.end_hand(None)
 
 
@@ -1413,7 +1480,7 @@ def apply(state: GameState, action: Action) -> Verdict:
         setup = state.setup
         dealer = (hand.dealer + 1) % setup.seats  # the deal passes to the left
         new_hand = deal(setup, hand.number + 1, dealer)
-        event = Event(EventCode.NEW_HAND, f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
+        event = Event(_EVENT_NEW_HAND, f"Hand {new_hand.number}: {setup.names[dealer]} deals", seat=dealer)
         return Accepted(state._replace(hand=new_hand), (event,))
     work = _Work(state)
     _EFFECTS[type(action)](work, action)
@@ -1427,7 +1494,7 @@ def counted_draw(state: GameState) -> GameState:
     reshuffled discard pile is judged as the referee will judge it.
     """
     hand = state.hand
-    if state.phase is not Phase.PLAY or hand.drawn:
+    if state.phase is not _PHASE_PLAY or hand.drawn:
         return state
     work = _Work(state)
     work.draw(hand.turn)

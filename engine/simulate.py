@@ -34,6 +34,22 @@ from bornes.engine.record import read_record, write_record
 from bornes.engine.rules import Accepted, kind_refusal, legal_actions, validate
 from bornes.engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
 
+# Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
+# OS bookworm) ``Phase.PLAY`` goes through the slot hook of EnumType.__getattr__, ~870 instructions a
+# read, where a global is one specialised LOAD_GLOBAL (3.12 dropped the hook).
+_ACTION_FAST_REMEDY = ActionKind.FAST_REMEDY
+_ACTION_SWAP = ActionKind.SWAP
+_ACTION_TAKE_DISCARD = ActionKind.TAKE_DISCARD
+_DRAW_RESHUFFLE = EmptyDrawPile.RESHUFFLE
+_EVENT_COUP_FOURRE = EventCode.COUP_FOURRE
+_EVENT_TRIP_COMPLETED = EventCode.TRIP_COMPLETED
+_KIND_ROLL = CardKind.ROLL
+_PHASE_EXTENSION = Phase.EXTENSION
+_PHASE_GAME_OVER = Phase.GAME_OVER
+_PHASE_HAND_OVER = Phase.HAND_OVER
+_PHASE_LEFTOVERS = Phase.LEFTOVERS
+_PHASE_START_ROLLS = Phase.START_ROLLS
+
 TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DISCARD})
 COUP_KINDS = frozenset({ActionKind.COUP_FOURRE})
 FAST_KINDS = frozenset({ActionKind.FAST_REMEDY})
@@ -99,7 +115,7 @@ class PhysicalTable:
         self.start_rolls = {}
         if self.setup.options.youngest_start_rolling:
             for seat in range(seats):
-                roll = next(c for c in cards if c.kind is CardKind.ROLL)
+                roll = next(c for c in cards if c.kind is _KIND_ROLL)
                 cards.remove(roll)
                 self.start_rolls[seat] = roll
         self.hands = [[] for _ in range(seats)]
@@ -114,7 +130,7 @@ class PhysicalTable:
     def draw(self, seat: int) -> bool:
         """Draw like the rulebook says; True if the discards were reshuffled first."""
         reshuffled = False
-        if not self.pile and self.setup.options.empty_draw_pile is EmptyDrawPile.RESHUFFLE and self.discard:
+        if not self.pile and self.setup.options.empty_draw_pile is _DRAW_RESHUFFLE and self.discard:
             self.pile = self.discard
             self.rng.shuffle(self.pile)
             self.discard = []
@@ -139,10 +155,14 @@ class Bot:
                 plays.append(action)
             elif type(action) is Discard:
                 discards.append(action)
-        usable = {discard.card for discard in discards}
-        if len(usable) < len(hand):
-            usable.update(play.card for play in plays)
-        stuck = [card for card in hand if card not in usable] if len(usable) < len(hand) else []
+        # The engine lists at most one discard per card held: as many discards as cards means
+        # every card has one, and no set needs building.
+        stuck: list[Card] = []
+        if len(discards) < len(hand):
+            usable = {discard.card for discard in discards}
+            if len(usable) < len(hand):
+                usable.update(play.card for play in plays)
+                stuck = [card for card in hand if card not in usable]
         rng = self.rng
         if plays and rng.random() < 0.1:
             return rng.choice(plays), stuck
@@ -212,14 +232,14 @@ class Simulation:
         self.reset_hand()
         while True:
             state = game.state
-            if state.over or state.phase is Phase.HAND_OVER:
+            if state.over or state.hand.phase is _PHASE_HAND_OVER:  # state.phase, without the property's call
                 self.report.hands += 1
                 if state.over or self.report.hands >= hands_wanted:
                     break
             action = self.next_action(state, table)
             if action is None:
                 break
-            self._push(game, table, action)
+            self._push(game, table, action, state)
         if self.verify_replay:
             self._verify_replay(game)
         if self.keep_games:
@@ -231,23 +251,23 @@ class Simulation:
 
     def next_action(self, state: GameState, table: PhysicalTable) -> Action | None:
         """What the table does next. For a turn this also makes the seat's real draw."""
-        phase = state.phase
-        if phase is Phase.GAME_OVER:
+        phase = _PHASE_GAME_OVER if state.over else state.hand.phase  # state.phase, without the property's call
+        if phase is _PHASE_GAME_OVER:
             return None
-        if phase is Phase.HAND_OVER:
+        if phase is _PHASE_HAND_OVER:
             return NextHand()
         self.steps_in_hand += 1
         if self.steps_in_hand > RUNAWAY_ACTIONS:
             self.failures_add(state, f"hand {state.hand.number} ran {RUNAWAY_ACTIONS} actions without ending")
             return EndHand() if validate(state, EndHand()) is None else None
-        if phase is Phase.START_ROLLS:
+        if phase is _PHASE_START_ROLLS:
             seat = state.to_act()[0]
             return legal_actions(state, seat, (table.start_rolls[seat],))[0]
-        if phase is Phase.EXTENSION:
+        if phase is _PHASE_EXTENSION:
             seat = state.to_act()[0]
             yes, no = legal_actions(state, seat)
             return yes if self.rng.random() < 0.5 else no
-        if phase is Phase.LEFTOVERS:
+        if phase is _PHASE_LEFTOVERS:
             seat = state.to_act()[0]
             return legal_actions(state, seat, table.hands[seat][:1])[0]
         if state.hand.exhausted and self.stale > 6 * self.setup.seats and validate(state, EndHand()) is None:
@@ -267,18 +287,18 @@ class Simulation:
                 coups = legal_actions(state, seat, cards, COUP_KINDS)
                 if coups:
                     return coups[0]
-                if kind_refusal(state, seat, ActionKind.FAST_REMEDY) is None and self.rng.random() < 0.7:
+                if kind_refusal(state, seat, _ACTION_FAST_REMEDY) is None and self.rng.random() < 0.7:
                     fast = legal_actions(state, seat, cards, FAST_KINDS)
                     if fast:
                         return fast[0]
         seat = hand.turn
         if not hand.drawn:
-            if kind_refusal(state, seat, ActionKind.SWAP) is None and self.rng.random() < 0.05 and table.hands[seat]:
+            if kind_refusal(state, seat, _ACTION_SWAP) is None and self.rng.random() < 0.05 and table.hands[seat]:
                 count = self.rng.randint(1, len(table.hands[seat]))
                 swap = Swap(seat, tuple(self.rng.sample(table.hands[seat], count)))
                 if validate(state, swap) is None:
                     return swap
-            if kind_refusal(state, seat, ActionKind.TAKE_DISCARD) is None and self.rng.random() < 0.15:
+            if kind_refusal(state, seat, _ACTION_TAKE_DISCARD) is None and self.rng.random() < 0.15:
                 return legal_actions(state, seat, (), TAKE_KINDS)[0]
             if table.draw(seat):
                 self.report.reshuffles += 1
@@ -293,13 +313,13 @@ class Simulation:
 
     # -- applying and mirroring ---------------------------------------------------------------
 
-    def _push(self, game: Game, table: PhysicalTable, action: Action) -> bool:
-        before = game.state
+    def _push(self, game: Game, table: PhysicalTable, action: Action, before: GameState) -> bool:
+        """Referee ``action`` on ``before`` (the game's state) and mirror it if accepted."""
         verdict = game.push(action)
         if not isinstance(verdict, Accepted):
             self._fail(game, f"bot action {action.notation()} refused: {verdict}")
             return False
-        self.record(before, game.state, table, action, verdict.events)
+        self.record(before, verdict.state, table, action, verdict.events)  # the state the game now holds
         return True
 
     def record(
@@ -312,9 +332,9 @@ class Simulation:
         trip = coup = False
         for event in events:
             code = event.code
-            if code is EventCode.TRIP_COMPLETED:
+            if code is _EVENT_TRIP_COMPLETED:
                 trip = True
-            elif code is EventCode.COUP_FOURRE:
+            elif code is _EVENT_COUP_FOURRE:
                 coup = True
         report.trips += trip
         report.coups_fourres += coup
@@ -324,15 +344,16 @@ class Simulation:
         elif kind is NextHand:
             self.reset_hand()
         moved = False
-        for now, then in zip(after.hand.sides, before.hand.sides, strict=True):
+        after_hand = after.hand
+        for now, then in zip(after_hand.sides, before.hand.sides, strict=True):
             if now is not then and now.miles != then.miles:
                 moved = True
                 break
         self.stale = 0 if moved else self.stale + 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
-        phase = after.phase
-        if phase is Phase.HAND_OVER or phase is Phase.GAME_OVER or kind is NextHand:
+        phase = _PHASE_GAME_OVER if after.over else after_hand.phase  # after.phase, without the call
+        if phase is _PHASE_HAND_OVER or phase is _PHASE_GAME_OVER or kind is NextHand:
             problems = self.check(after, table)
         else:
             problems = self.check_step(after, table, action)
@@ -395,14 +416,14 @@ class Simulation:
             on_table += len(battle) + len(speed) + len(distance) + len(safeties)
         if on_table != len(table.table):
             problems.append("table cards differ")
-        if len(hand.seen) != len(table.table) + len(table.discard) + len(table.shown):
+        seen = hand.seen
+        if len(seen) != len(table.table) + len(table.discard) + len(table.shown):
             problems.append("the referee's seen cards differ from the table and discards")
         cards: tuple[Card, ...] = ()
         if type(action) in _ONE_CARD:
             cards = (cast(_OneCard, action).card,)
         elif isinstance(action, Swap):
             cards = action.cards
-        seen = hand.seen
         for card in cards:
             if (card in seen) != (card in table.table or card in table.shown or card in table.discard):
                 problems.append(f"the referee and the table disagree about {card.code()}")

@@ -21,6 +21,14 @@ from bornes.engine.cards import Card, CardKind, deck_counts
 from bornes.engine.options import Edition, RuleOptions, edition
 from bornes.engine.reasons import Reason, Refusal
 
+# Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
+# OS bookworm) ``Phase.PLAY`` goes through the slot hook of EnumType.__getattr__, ~870 instructions a
+# read, where a global is one specialised LOAD_GLOBAL (3.12 dropped the hook).
+_KIND_D200 = CardKind.D200
+_KIND_RIGHT_OF_WAY = CardKind.RIGHT_OF_WAY
+_KIND_ROLL = CardKind.ROLL
+_KIND_SPEED_LIMIT = CardKind.SPEED_LIMIT
+
 HAND_SIZE = 6
 #: A player's name fits the score sheet's column and the record's ``Players`` tag.
 MAX_NAME_LENGTH = 12
@@ -172,7 +180,7 @@ class SideState(NamedTuple):
 
     @property
     def two_hundreds(self) -> int:
-        return sum(1 for card in self.distance if card.kind is CardKind.D200)
+        return sum(1 for card in self.distance if card.kind is _KIND_D200)
 
     @property
     def battle_top(self) -> CardKind | None:
@@ -181,16 +189,19 @@ class SideState(NamedTuple):
     @property
     def active_hazard(self) -> CardKind | None:
         """The hazard on top of the battle pile, unless a later safety cancelled it."""
-        top = self.battle_top
-        if top is not None and top.is_hazard and not self.has(top.safety):
-            return top
+        battle = self.battle  # (the referee asks this every turn: no property calls, no safety lookup without safeties)
+        if battle:
+            top = battle[-1].kind
+            if top.is_hazard and not (self.safeties and self.has(top.safety)):
+                return top
         return None
 
     @property
     def limited(self) -> bool:
         """Under a speed limit: a Speed Limit on top of the speed pile and no Right of Way."""
-        return bool(self.speed) and self.speed[-1].kind is CardKind.SPEED_LIMIT and not self.has(
-            CardKind.RIGHT_OF_WAY
+        speed = self.speed
+        return bool(speed) and speed[-1].kind is _KIND_SPEED_LIMIT and not (
+            self.safeties and self.has(_KIND_RIGHT_OF_WAY)
         )
 
     def table_cards(self) -> tuple[Card, ...]:
@@ -199,14 +210,16 @@ class SideState(NamedTuple):
 
 def can_move(side: SideState, options: RuleOptions) -> bool:
     """Whether a side may play distance: rolling, or moving under Right of Way (000 §6B, §6C)."""
-    right_of_way = side.has(CardKind.RIGHT_OF_WAY)
-    top = side.battle_top
-    if top is None:
+    safeties = side.safeties  # most sides hold none: then no safety is looked up at all
+    right_of_way = bool(safeties) and side.has(_KIND_RIGHT_OF_WAY)
+    battle = side.battle
+    if not battle:
         return right_of_way
-    if top is CardKind.ROLL:
+    top = battle[-1].kind
+    if top is _KIND_ROLL:
         return True
     if top.is_hazard:
-        if side.has(top.safety):
+        if safeties and side.has(top.safety):
             return right_of_way or not options.roll_after_safety
         return False
     return right_of_way or not options.roll_after_remedy

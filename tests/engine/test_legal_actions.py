@@ -41,7 +41,9 @@ from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS
 from bornes.engine.rules import Accepted, apply, kind_refusal, legal_actions, validate
 from bornes.engine.simulate import Simulation
-from bornes.engine.state import GameSetup, GameState, Why
+from bornes.engine.state import EventCode, GameSetup, GameState, Phase, Why
+from tests.engine.helpers import new_game, play, run_down, turn
+from tests.engine.helpers import seat as seat_of
 
 #: edition, players, teams, option overrides: every edition, and the options that open other phases.
 TABLES: list[tuple[str, int, bool | None, dict[str, object]]] = [
@@ -119,12 +121,16 @@ def canonical(state: GameState, action: Action) -> Action:
         setup = state.setup
         if action.target is not None:
             return Play(action.seat, action.card, setup.side_seats(setup.side_of(action.target))[0])
-        # Without a target the engine accepts the hazard only when one side can take it.
+        # Without a target the engine accepts the hazard only when one side can take it; the hazard
+        # event names that side. A window is no witness: on the last turn of an `end-hand` hand the
+        # hazard ends the hand and opens none (docs/rules.md D11, 004 "Le Coup-Fourré" 2).
         verdict = apply(state, action)
         assert isinstance(verdict, Accepted)
+        (side,) = [event.side for event in verdict.events if event.code is EventCode.HAZARD]
+        assert side is not None
         window = verdict.state.hand.window
-        assert window is not None
-        return Play(action.seat, action.card, setup.side_seats(window.side)[0])
+        assert (window.side == side) if window is not None else verdict.state.phase is not Phase.PLAY
+        return Play(action.seat, action.card, setup.side_seats(side)[0])
     return action
 
 
@@ -194,3 +200,30 @@ def test_legal_actions_and_validate_agree_for_every_seat_and_kind(
                 held.append(data.draw(st.sampled_from(seen)))
             held_by_seat.append(held)
         check_position(state, held_by_seat)
+
+
+def test_a_hazard_on_the_last_turn_of_an_end_hand_hand_opens_no_window_D11() -> None:
+    """The Hypothesis counterexample (dujardin, 6 players, seed 35), built by hand.
+
+    004 "Règle standard": the hand ends “dès qu'il n'y a plus de carte Bornes dans le sabot”, and
+    004 "Le Coup-Fourré" 2 makes a coup fourré take a replacement card “dans le sabot”: so a hazard
+    on the last turn of an `empty_draw_pile=end-hand` hand ends the hand and opens no coup-fourré
+    window (docs/rules.md D11). Here the last card is drawn by a coup fourré (A's Puncture-Proof
+    against C's Flat Tire); A's extra turn is the last one, and A lays an Out of Gas without naming
+    a target: only C's side (C and F, the third partnership) is rolling, so the engine infers it.
+    The agreement check must take that target from the hazard event, not from a window.
+    """
+    keep = ("MB-ROLL-01", "MB-ROLL-02", "MB-FLATTIRE-01", "MB-PUNCTUREPROOF-01", "MB-OUTOFGAS-01")
+    game = new_game("dujardin", 6)  # A&D, B&E, C&F
+    play(game, "A play MB-ROLL-01", "B discard MB-D25-10", "C play MB-ROLL-02")
+    run_down(game, 2, before="C", keep=keep)
+    play(game, "C play MB-FLATTIRE-01 > A", "A coup MB-PUNCTUREPROOF-01")  # C drew the last but one card
+    state = game.state
+    assert state.hand.draw_pile == 0 and turn(game) == "A" and state.phase is Phase.PLAY
+    out_of_gas = Card.from_code("MB-OUTOFGAS-01")
+    verdict = apply(state, Play(seat_of("A"), out_of_gas))
+    assert isinstance(verdict, Accepted)
+    assert verdict.state.hand.window is None and verdict.state.hand.phase is not Phase.PLAY
+    assert [e.side for e in verdict.events if e.code is EventCode.HAZARD] == [2]
+    assert Play(seat_of("A"), out_of_gas, seat_of("C")) in legal_actions(state, seat_of("A"), [out_of_gas])
+    check_position(state, [[out_of_gas], [], [], [], [], []])

@@ -114,3 +114,31 @@ def test_settled_plays_and_discards_belong_to_their_seat_and_discard_rule() -> N
                 assert {a.seat for a in found if not isinstance(a, EndHand | NextHand)} == {seat}
                 assert (Discard(seat, ace) in found) is discard_safety
                 assert Play(seat, roll) in found and Play(seat, ace) in found
+
+
+def test_hazard_verdicts_are_shared_by_sides_alike_in_hazard_facts_and_no_other() -> None:
+    # Whether a hazard may go on a side is remembered per battle top, speed top and safeties: a
+    # side that only drove on keeps its verdicts, and each of those facts changed alone is judged
+    # afresh (000 §6B: a safety protects; 000 §12H and 001: a Speed Limit on a limit per the rules).
+    setup = setup_of(speed_limit_on_limit=False)
+    mine = SideState(battle=(Card(CardKind.ROLL, 2),))
+    driving = SideState(battle=(ROLL,), distance=(D100,), miles=100)
+    ace = Card(CardKind.DRIVING_ACE, 1)
+    for _ in range(2):
+        assert plays(state_with(setup, mine, driving), ACCIDENT) == [Play(0, ACCIDENT, 1)]
+        further = driving._replace(distance=(D100, Card(CardKind.D100, 2)), miles=200)
+        assert plays(state_with(setup, mine, further), ACCIDENT) == [Play(0, ACCIDENT, 1)]
+        protected = state_with(setup, mine, driving._replace(safeties=(ace,)))
+        assert plays(protected, ACCIDENT) == []
+        refusal = validate(protected, Play(0, ACCIDENT, 1))
+        assert refusal is not None and refusal.code == "protected"
+        stopped = state_with(setup, mine, driving._replace(battle=(ROLL, STOP)))
+        assert plays(stopped, ACCIDENT) == []
+        refusal = validate(stopped, Play(0, ACCIDENT, 1))
+        assert refusal is not None and refusal.code == "already-stopped"
+        limit = Card(CardKind.SPEED_LIMIT, 2)
+        assert plays(state_with(setup, mine, driving), limit) == [Play(0, limit, 1)]
+        limited = state_with(setup, mine, driving._replace(speed=(LIMIT,)))
+        assert plays(limited, limit) == []
+        refusal = validate(limited, Play(0, limit, 1))
+        assert refusal is not None and refusal.code == "already-limited"

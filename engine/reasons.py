@@ -1,9 +1,19 @@
-"""Why the referee refuses an action: stable codes and the short line a player reads."""
+"""Why the referee refuses an action: stable codes, their parameters, and an English line for logs.
+
+What a player reads is written from the code and the parameters by the phrasing layer
+(``bornes.firmware.words.refusal_words``), in the table's language; the engine's own line is
+English for logs and records only.
+"""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+
+#: What a refusal is about, as data: seats and sides as indexes, cards as ``Card``/``CardKind``,
+#: numbers as ints, and a few words that tell variants of one reason apart ("phase", "action").
+Params = Mapping[str, object]
+_NO_PARAMS: Params = {}
 
 
 class Reason(enum.Enum):
@@ -62,25 +72,37 @@ class Reason(enum.Enum):
 
 
 class Refusal:
-    """A refused action: the stable code and the line shown to the table.
+    """A refused action: the stable code, its parameters, and an English line for logs.
 
-    The line is written only when someone reads it: the legal-move generator asks the same
-    checks as ``validate`` many times a turn and only wants to know *whether* a move is refused,
-    so a check hands over a function that writes the line instead of the line itself.
+    The line and the parameters are worked out only when someone reads them: the legal-move
+    generator asks the same checks as ``validate`` many times a turn and only wants to know
+    *whether* a move is refused, so a check hands over functions instead of the values.
     """
 
-    __slots__ = ("_message", "reason")
+    __slots__ = ("_message", "_params", "reason")
 
-    def __init__(self, reason: Reason, message: str | Callable[[], str]) -> None:
+    def __init__(
+        self, reason: Reason, message: str | Callable[[], str], params: Params | Callable[[], Params] | None = None
+    ) -> None:
         self.reason = reason
         self._message = message
+        self._params = _NO_PARAMS if params is None else params
 
     @property
     def message(self) -> str:
+        """The English line (logs, records, tests); players read ``words.refusal_words``."""
         message = self._message
         if not isinstance(message, str):
             message = self._message = message()
         return message
+
+    @property
+    def params(self) -> Params:
+        """What the refusal is about (see :data:`Params`): what the phrasing layer words."""
+        params = self._params
+        if callable(params):
+            params = self._params = params()
+        return params
 
     @property
     def code(self) -> str:

@@ -147,12 +147,12 @@ def deal(setup: GameSetup, number: int, dealer: int) -> HandState:
 
 _GAME_OVER = Refusal(Reason.GAME_OVER, "The game is over")
 # Refusals whose line never changes are made once.
-_HAND_IS_OVER = Refusal(Reason.WRONG_PHASE, "The hand is over: deal the next hand")
-_SHOW_LEFTOVERS_FIRST = Refusal(Reason.WRONG_PHASE, "Show the cards left in hand first")
-_START_ROLLS_FIRST = Refusal(Reason.WRONG_PHASE, "Everyone lays a starting Roll first")
+_HAND_IS_OVER = Refusal(Reason.WRONG_PHASE, "The hand is over: deal the next hand", {"phase": "hand-over"})
+_SHOW_LEFTOVERS_FIRST = Refusal(Reason.WRONG_PHASE, "Show the cards left in hand first", {"phase": "leftovers"})
+_START_ROLLS_FIRST = Refusal(Reason.WRONG_PHASE, "Everyone lays a starting Roll first", {"phase": "start-rolls"})
 _NOT_NOW = Refusal(Reason.WRONG_PHASE, "Not now")
 _ROLL_FIRST = Refusal(Reason.NOT_ROLLING, "Play a Roll first")
-_ROLL_AGAIN = Refusal(Reason.NOT_ROLLING, "Play a Roll to go again")
+_ROLL_AGAIN = Refusal(Reason.NOT_ROLLING, "Play a Roll to go again", {"again": True})
 _SPEED_LIMIT = Refusal(Reason.SPEED_LIMIT, "Speed limit: only 25 or 50")
 _TOO_MANY_200 = Refusal(Reason.TOO_MANY_200, "Only two 200s per trip")
 _TARGET_OWN_SIDE = Refusal(Reason.TARGET_OWN_SIDE, "Hazards go on an opponent")
@@ -162,25 +162,40 @@ _NO_LIMIT = Refusal(Reason.NO_LIMIT, "No speed limit to end")
 _ALREADY_ROLLING = Refusal(Reason.ALREADY_ROLLING, "You are already rolling")
 _SAFETY_DISCARD = Refusal(Reason.SAFETY_DISCARD, "Safeties may not be discarded in these rules")
 _NO_WINDOW = Refusal(Reason.NO_WINDOW, "No hazard to answer: it must be the card just played")
-_NO_TAKING = Refusal(Reason.OPTION_OFF, "These rules do not let you take from the discard pile")
+_NO_TAKING = Refusal(Reason.OPTION_OFF, "These rules do not let you take from the discard pile",
+                     {"option": "draw_from_discard"})
 _ALREADY_DREW = Refusal(Reason.ALREADY_DREW, "You already drew this turn")
 _DISCARD_EMPTY = Refusal(Reason.DISCARD_EMPTY, "The discard pile is empty")
-_DISCARDS_RESHUFFLED = Refusal(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile")
-_SWAP_BEFORE_DRAWING = Refusal(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn")
+_DISCARDS_RESHUFFLED = Refusal(Reason.DISCARD_EMPTY, "The discards are shuffled into a new draw pile",
+                               {"reshuffle": True})
+_SWAP_BEFORE_DRAWING = Refusal(Reason.ALREADY_DREW, "Swap instead of drawing, at the start of your turn",
+                               {"action": "swap"})
 _PLAY_CONTINUES = Refusal(Reason.PLAY_CONTINUES, "The hand goes on: the draw pile has cards")
-_HAND_STILL_PLAYED = Refusal(Reason.WRONG_PHASE, "The hand is still being played")
-_NO_EXTENSION_TO_DECIDE = Refusal(Reason.WRONG_PHASE, "No extension to decide")
+_HAND_STILL_PLAYED = Refusal(Reason.WRONG_PHASE, "The hand is still being played", {"phase": "play"})
+_NO_EXTENSION_TO_DECIDE = Refusal(Reason.WRONG_PHASE, "No extension to decide",
+                                  {"phase": "play", "action": "extension"})
 _DUPLICATE_CARD = Refusal(Reason.DUPLICATE_CARD, "The same card twice")
 _NOT_A_ROLL = Refusal(Reason.NOT_A_ROLL, "Lay a Roll (Feu Vert) to start")
 #: The refusals that depend only on a hazard or a remedy, one per kind.
 _HAZARDS = tuple(REMEDY_FOR)
-_STOPPED_BY = {h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}") for h in _HAZARDS}
-_REMEDY_FIRST = {
-    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first") for h in _HAZARDS
+_STOPPED_BY = {
+    h: Refusal(Reason.STOPPED, f"Stopped by {h.title}: play {h.remedy.title}", {"hazard": h, "remedy": h.remedy})
+    for h in _HAZARDS
 }
-_NOTHING_TO_CURE = {h: Refusal(Reason.NOTHING_TO_REMEDY, f"No {h.title} to cure") for h in _HAZARDS}
-_WRONG_REMEDY = {h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}") for h in _HAZARDS}
-_WRONG_SAFETY = {h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}") for h in _HAZARDS}
+_REMEDY_FIRST = {
+    h: Refusal(Reason.REMEDY_FIRST, f"Stopped by {h.title}: play {h.remedy.title} first",
+               {"hazard": h, "remedy": h.remedy})
+    for h in _HAZARDS
+}
+_NOTHING_TO_CURE = {h: Refusal(Reason.NOTHING_TO_REMEDY, f"No {h.title} to cure", {"hazard": h}) for h in _HAZARDS}
+_WRONG_REMEDY = {
+    h: Refusal(Reason.WRONG_REMEDY, f"Only {h.remedy.title} cures a {h.title}", {"hazard": h, "remedy": h.remedy})
+    for h in _HAZARDS
+}
+_WRONG_SAFETY = {
+    h: Refusal(Reason.WRONG_SAFETY, f"Only the {h.safety.title} answers a {h.title}", {"hazard": h, "safety": h.safety})
+    for h in _HAZARDS
+}
 
 
 def _phase_refusal(state: GameState) -> Refusal:
@@ -190,7 +205,8 @@ def _phase_refusal(state: GameState) -> Refusal:
         return _GAME_OVER
     decider = hand.decider
     if phase is _PHASE_EXTENSION and decider is not None:
-        return Refusal(Reason.WRONG_PHASE, lambda: f"{state.setup.names[decider]} must decide the extension first")
+        return Refusal(Reason.WRONG_PHASE, lambda: f"{state.setup.names[decider]} must decide the extension first",
+                       lambda: {"phase": "extension", "seat": decider})
     if phase is _PHASE_HAND_OVER:
         return _HAND_IS_OVER
     if phase is _PHASE_LEFTOVERS:
@@ -202,7 +218,8 @@ def _phase_refusal(state: GameState) -> Refusal:
 
 def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
     if not 0 <= seat < state.setup.seats:
-        return Refusal(Reason.NO_SUCH_SEAT, lambda: f"There is no seat {seat_letter(seat) if 0 <= seat < 8 else seat}")
+        return Refusal(Reason.NO_SUCH_SEAT, lambda: f"There is no seat {seat_letter(seat) if 0 <= seat < 8 else seat}",
+                       lambda: {"seat": seat})
     return None
 
 
@@ -213,11 +230,14 @@ def _card_refusal(state: GameState, card: Card) -> Refusal | None:
         in_a_box = CLASSIC_COUNTS.get(card.kind, 0)
         if card.copy > in_a_box:  # no box has this copy: not a short-deck removal
             return Refusal(Reason.NOT_IN_DECK,
-                           lambda: f"No such card: {card.kind.title} #{card.copy} (a deck has {in_a_box})")
+                           lambda: f"No such card: {card.kind.title} #{card.copy} (a deck has {in_a_box})",
+                           lambda: {"card": card, "in_a_box": in_a_box})
         extra = " (taken out for 2–3 players)" if setup.short_deck else ""
-        return Refusal(Reason.NOT_IN_DECK, lambda: f"{card.describe()} is not in this deck{extra}")
+        return Refusal(Reason.NOT_IN_DECK, lambda: f"{card.describe()} is not in this deck{extra}",
+                       lambda: {"card": card, "short_deck": setup.short_deck})
     if card in state.hand.seen:
-        return Refusal(Reason.ON_TABLE, lambda: f"That card is already on the table: {card.describe()}")
+        return Refusal(Reason.ON_TABLE, lambda: f"That card is already on the table: {card.describe()}",
+                       lambda: {"card": card})
     return None
 
 
@@ -245,9 +265,11 @@ def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
         return _seat_refusal(state, seat)
     turn = hand.turn
     if seat != turn:
-        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays")
+        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"Not your turn: {state.setup.names[turn]} plays",
+                       lambda: {"seat": turn})
     if hand.hands[seat] < 1 and (hand.drawn or not _can_draw(state.setup.options, hand.draw_pile, hand.discard)):
-        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left")
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left",
+                       lambda: {"seat": seat})
     return None
 
 
@@ -283,7 +305,8 @@ class _OwnSide:
             return _TOO_MANY_200
         trip = self.trip
         if side.miles + miles > trip and self.setup.options.exact_trip:  # 000 §6C "Under no circumstances…"
-            return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it")
+            return Refusal(Reason.PAST_TRIP, lambda: f"Trip is exactly {trip}: {side.miles}+{miles} passes it",
+                           lambda: {"trip": trip, "miles": side.miles, "card_miles": miles})
         return None
 
     def remedy(self, kind: CardKind) -> Refusal | None:
@@ -377,19 +400,22 @@ def _hazard_on_refusal(state: GameState, attacker_side: int, target: int, kind: 
 def _hazard_on_side(setup: GameSetup, target: int, side: SideState, kind: CardKind) -> Refusal | None:
     """Can ``kind`` go on ``side``, side number ``target``, played by an opponent?"""
     if side.has(kind.safety):
-        return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}")
+        return Refusal(Reason.PROTECTED, lambda: f"{setup.side_name(target)} has the {kind.safety.title}",
+                       lambda: {"side": target, "safety": kind.safety, "hazard": kind})
     options = setup.options
     if kind is _KIND_SPEED_LIMIT:
         # A Speed Limit may go on a side that has not started (000 §5C) or is stopped (000 §12H).
         if side.limited and not options.speed_limit_on_limit:
-            return Refusal(Reason.ALREADY_LIMITED, lambda: f"{setup.side_name(target)} is already under a speed limit")
+            return Refusal(Reason.ALREADY_LIMITED, lambda: f"{setup.side_name(target)} is already under a speed limit",
+                           lambda: {"side": target})
         return None
     hazard = side.active_hazard
     if hazard is not None:
         if options.hazard_on_hazard:  # 003 note G: only the top one counts
             return None
         return Refusal(
-            Reason.ALREADY_STOPPED, lambda: f"{setup.side_name(target)} is already stopped by {hazard.title}"
+            Reason.ALREADY_STOPPED, lambda: f"{setup.side_name(target)} is already stopped by {hazard.title}",
+            lambda: {"side": target, "hazard": hazard},
         )
     if not can_move(side, options):
         return _NEEDS_ROLLING_TARGET
@@ -463,9 +489,10 @@ def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
         assert first is not None
         if len({r.reason for r in reasons if r}) == 1:
             return first
-        return Refusal(Reason.NO_TARGET, lambda: f"No opponent can take a {kind.title} now")
+        return Refusal(Reason.NO_TARGET, lambda: f"No opponent can take a {kind.title} now", lambda: {"hazard": kind})
     return Refusal(
-        Reason.TARGET_NEEDED, lambda: "Choose a target: " + ", ".join(setup.side_name(t) for t in targets)
+        Reason.TARGET_NEEDED, lambda: "Choose a target: " + ", ".join(setup.side_name(t) for t in targets),
+        lambda: {"hazard": kind, "sides": targets},
     )
 
 
@@ -488,10 +515,12 @@ def _window_open_refusal(state: GameState, seat: int) -> Refusal | None:
         return _NO_WINDOW
     if state.setup.side_of(seat) != window.side:
         return Refusal(
-            Reason.NOT_ATTACKED, lambda: f"Only {state.setup.side_name(window.side)} can answer that hazard"
+            Reason.NOT_ATTACKED, lambda: f"Only {state.setup.side_name(window.side)} can answer that hazard",
+            lambda: {"side": window.side, "hazard": window.hazard.kind},
         )
     if state.hand.hands[seat] < 1:
-        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left")
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has no cards left",
+                       lambda: {"seat": seat})
     return None
 
 
@@ -505,7 +534,7 @@ def _answer_refusal(hazard: CardKind, answer: CardKind, fast: bool) -> Refusal |
     return None
 
 
-_FAST_PLAY_OFF = Refusal(Reason.OPTION_OFF, "Fast Play is not on")
+_FAST_PLAY_OFF = Refusal(Reason.OPTION_OFF, "Fast Play is not on", {"option": "fast_play"})
 
 
 def _take_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
@@ -545,7 +574,8 @@ def _start_refusal_before_card(state: GameState, seat: int) -> Refusal | None:
     if refusal:
         return refusal
     if seat in state.hand.started:
-        return Refusal(Reason.ALREADY_STARTED, lambda: f"{state.setup.names[seat]} has laid a Roll already")
+        return Refusal(Reason.ALREADY_STARTED, lambda: f"{state.setup.names[seat]} has laid a Roll already",
+                       lambda: {"seat": seat})
     return None
 
 
@@ -556,7 +586,8 @@ def _leftover_refusal_before_card(state: GameState, seat: int) -> Refusal | None
     if refusal:
         return refusal
     if state.hand.hands[seat] < 1:
-        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has shown every card")
+        return Refusal(Reason.HAND_EMPTY, lambda: f"{state.setup.names[seat]} has shown every card",
+                       lambda: {"seat": seat, "phase": "leftovers"})
     return None
 
 
@@ -584,7 +615,8 @@ def _extension_refusal(state: GameState, seat: int) -> Refusal | None:
     decider = state.hand.decider
     if seat != decider:
         assert decider is not None
-        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"{state.setup.names[decider]} decides the extension")
+        return Refusal(Reason.NOT_YOUR_TURN, lambda: f"{state.setup.names[decider]} decides the extension",
+                       lambda: {"seat": decider, "action": "extension"})
     return None
 
 
@@ -619,7 +651,8 @@ def _check_play(state: GameState, play: Play) -> Refusal | None:
     kind = play.card.kind
     if play.target is not None and not kind.is_hazard:
         # 000 §4: remedies, safeties and distance go on your own piles, never an opponent's.
-        return Refusal(Reason.NOT_A_HAZARD, lambda: f"Only a hazard goes on another side: {kind.title} is yours")
+        return Refusal(Reason.NOT_A_HAZARD, lambda: f"Only a hazard goes on another side: {kind.title} is yours",
+                       lambda: {"card": kind})
     if kind.is_hazard:
         return _hazard_refusal(state, play)
     if kind.is_safety:
@@ -668,7 +701,8 @@ def _check_take(state: GameState, action: TakeDiscard) -> Refusal | None:
         return refusal
     top = state.hand.discard[-1]
     if action.card != top:
-        return Refusal(Reason.NOT_TOP_DISCARD, lambda: f"Only the top discard can be taken: {top.describe()}")
+        return Refusal(Reason.NOT_TOP_DISCARD, lambda: f"Only the top discard can be taken: {top.describe()}",
+                       lambda: {"card": top})
     return None
 
 
@@ -679,7 +713,7 @@ def _check_swap(state: GameState, action: Swap) -> Refusal | None:
         return refusal
     held = state.hand.hands[action.seat]
     if not 1 <= len(action.cards) <= held:
-        return Refusal(Reason.SWAP_SIZE, f"Swap 1 to {held} cards")
+        return Refusal(Reason.SWAP_SIZE, f"Swap 1 to {held} cards", {"held": held})
     if len(set(action.cards)) != len(action.cards):
         return _DUPLICATE_CARD
     for card in action.cards:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bornes.engine.options import CoupFourreScoring, ExtensionFailure, Scoring, ShutOut, Winner
 
 if TYPE_CHECKING:
-    from bornes.engine.state import GameSetup, HandState, ScoreSheet
+    from bornes.engine.state import GameSetup, GameState, HandState, ScoreSheet
 
 SAFETY_POINTS = 100
 ALL_FOUR_BONUS = 300
@@ -36,6 +36,9 @@ ROWS_CLASSIC = (
 )
 #: The sheet's three totals, below the rows.
 ROWS_TOTALS = ("Total for deal", "Brought forward", "Combined total")
+#: The rows a side has already earned while a hand is being played; the others (trip, safe
+#: trip, shut-out…) are only awarded when the hand ends.
+EARNED_ROWS = ("Milestones", "Safeties", "Coups fourrés")
 
 
 def distance_winner(setup: GameSetup, hand: HandState) -> int | None:
@@ -155,6 +158,27 @@ def score_hand(setup: GameSetup, hand: HandState, brought_forward: Sequence[int]
     else:
         rows = [("Milestones", tuple(s.miles for s in hand.sides))]
     return ScoreSheet(hand=hand.number, rows=tuple(rows), brought_forward=tuple(brought_forward))
+
+
+def hand_points(state: GameState) -> tuple[int, ...]:
+    """Each side's points in the current hand: the one rule the panel, the phone pages and the
+    club board all show.
+
+    While the hand is played, the rows already earned (:data:`EARNED_ROWS`: milestones, safeties,
+    coups fourrés), so a coup fourré shows at once; once the hand is scored, its sheet's total for
+    the deal, bonuses included.
+    """
+    from bornes.engine.state import Phase
+
+    hand = state.hand
+    sheets = state.sheets
+    if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER) and sheets and sheets[-1].hand == hand.number:
+        return sheets[-1].total_for_deal
+    sheet = score_hand(state.setup, hand, state.totals)
+    return tuple(
+        sum(values[side] for label, values in sheet.rows if label in EARNED_ROWS)
+        for side in range(state.setup.side_count)
+    )
 
 
 def game_result(

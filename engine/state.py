@@ -48,6 +48,7 @@ def check_name(name: str) -> Refusal | None:
         return Refusal(
             Reason.BAD_NAME,
             lambda: f"player name {name!r} must be 1–{MAX_NAME_LENGTH} printable characters without ; or \"",
+            lambda: {"name": name, "longest": MAX_NAME_LENGTH},
         )
     return None
 
@@ -64,7 +65,8 @@ def check_names(names: Iterable[str]) -> Refusal | None:
         key = name.strip().casefold()
         if key in seen:
             return Refusal(
-                Reason.DUPLICATE_NAME, f"two players are called {name.strip()!r}: each needs a name of their own"
+                Reason.DUPLICATE_NAME, f"two players are called {name.strip()!r}: each needs a name of their own",
+                {"name": name.strip()},
             )
         seen.add(key)
     return None

@@ -26,7 +26,7 @@ from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine.options import EDITIONS, OptionError, RuleOptions
 from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
 from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.i18n import FRENCH_EDITIONS, LANGUAGES
+from bornes.firmware.i18n import LANGUAGES, edition_language
 
 if TYPE_CHECKING:
     from bornes.drivers.pins import PinMap
@@ -233,7 +233,7 @@ def table_language(config: Config) -> str:
     """The language of the panel and pages: ``[table] language``, else the edition's own."""
     if config.table.language:
         return config.table.language
-    return "fr" if config.game.edition in FRENCH_EDITIONS else "en"
+    return edition_language(config.game.edition)
 
 
 # -- loading ------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from typing import Any
 
 from bornes.engine.options import EDITIONS, OptionError
 from bornes.engine.state import GameSetup, SetupError
+from bornes.firmware.i18n import N_
 
 log = logging.getLogger("bornes.control")
 
@@ -223,18 +224,19 @@ class Pairing:
         return max(0.0, self.expires - (time.monotonic() if now is None else now)) if self.pin else 0.0
 
     def check(self, pin: str, now: float | None = None) -> str | None:
-        """None when right (the PIN is then spent), else why not, in one line."""
+        """None when right (the PIN is then spent), else why not, in one line (English, marked for the
+        phone pages' catalogue: the page words it in its own language)."""
         if not self.active(now) or self.pin is None:
             self.pin = None
-            return "no PIN is shown: ask for a new one"
+            return N_("no PIN is shown: ask for a new one")
         if hmac.compare_digest(pin, self.pin):
             self.pin = None  # one PIN pairs one phone
             return None
         self.wrong += 1
         if self.wrong >= self.tries:
             self.pin = None
-            return "wrong PIN; too many tries: ask for a new one"
-        return "wrong PIN"
+            return N_("wrong PIN; too many tries: ask for a new one")
+        return N_("wrong PIN")
 
     def cancel(self) -> None:
         self.pin = None

@@ -51,7 +51,16 @@ from bornes.firmware.i18n import N_, _
 from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
 from bornes.firmware.rule_labels import edition_short, option_choices, option_lines
 from bornes.firmware.store import MemoryStore, Store
-from bornes.firmware.words import action_words, card_name, new_game_words, undo_question, undone_words
+from bornes.firmware.words import (
+    card_copy,
+    card_name,
+    edition_title,
+    new_game_words,
+    outcome_words,
+    refusal_words,
+    undo_question,
+    undone_words,
+)
 
 
 class Sound(enum.Enum):
@@ -376,7 +385,9 @@ class TableFlow:
         return outcome
 
     def _refusal(self, refusal: Refusal) -> Outcome:
-        return self._say("refused", refusal.message, Sound.REFUSE, reason=refusal.code)
+        """The engine's reason, worded in the table's language (never the engine's English line)."""
+        said = refusal_words(self.state.setup if self.state is not None else None, refusal)
+        return self._say("refused", said[0], Sound.REFUSE, reason=refusal.code, short=said[1:])
 
     def _disarm(self) -> None:
         """Forget every half-made choice (DISCARD, CF, a chosen seat, a card waiting for an answer)."""
@@ -415,9 +426,8 @@ class TableFlow:
             self.ui.extension_yes = True
         if verdict.state.over:
             self.store.finish(self.game)
-        said = action_words(self.game.state.setup, action)
-        message = verdict.events[-1].message if verdict.events else said[0]
-        return self._say("accepted", message, sound, action=action, short=said)
+        said = outcome_words(self.game.state, action, verdict.events)
+        return self._say("accepted", said[0], sound, action=action, short=said[1:] or said)
 
     # -- cards --------------------------------------------------------------------------------
 
@@ -554,7 +564,7 @@ class TableFlow:
             if name == "OK":
                 return self._undo()
             self.ui.mode = Mode.PLAY
-            return self._say("ignored", _("Undo cancelled"), None)
+            return self._say("ignored", _("Undo cancelled"), None, short=(_("Kept"),))
         if mode is Mode.END_CONFIRM:
             self.ui.mode = Mode.PLAY
             if name == "OK":
@@ -617,7 +627,8 @@ class TableFlow:
             self.ui.discard_armed = not self.ui.discard_armed
             self.ui.cf_armed = False
             if self.ui.discard_armed:
-                return self._say("prompt", _("Scan the card to discard"), None, short=(_("Discard: scan it"),))
+                return self._say("prompt", _("Scan the card to discard"), None,
+                                 short=(_("Discard: scan it"), _("Discard")))
             return self._say("prompt", _("Discard cancelled"), None, short=(_("Cancelled"),))
         if name == "BACK":
             if long and phase is Phase.PLAY:
@@ -733,9 +744,9 @@ class TableFlow:
             sides, edition, _detail = self.summary()
             return edition, [sides]
         if step is SetupStep.MAIN:
-            return "Mille Bornes", [_(item) for item in MAIN_ITEMS]
+            return _("Mille Bornes"), [_(item) for item in MAIN_ITEMS]
         if step is SetupStep.EDITION:
-            return _("Edition"), [EDITIONS[name].title for name in EDITIONS]
+            return _("Edition"), [edition_title(name) for name in EDITIONS]
         if step is SetupStep.PLAYERS:
             return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
                                   for n, teams in _players_menu(draft.edition)]
@@ -782,7 +793,7 @@ class TableFlow:
                 ui.deck_seen = set()
                 ui.deck_unknown = []
                 ui.deck_duplicates = 0
-                return self._say("prompt", "Deck check: scan every card, then OK", Sound.ATTENTION)
+                return self._say("prompt", _("Deck check: scan every card, then OK"), Sound.ATTENTION)
             ui.step, ui.cursor = SetupStep.EDITION, list(EDITIONS).index(draft.edition)
         elif step is SetupStep.EDITION:
             edition = list(EDITIONS)[ui.cursor]
@@ -896,12 +907,14 @@ class TableFlow:
         ui = self.ui
         if card not in FULL_DECK_SET:
             ui.deck_unknown.append(card.code())
-            return self._say("refused", f"Not in a deck: {card.code()}", Sound.REFUSE, reason="not-in-deck")
+            return self._say("refused", _("Not in a deck: {code}").format(code=card.code()), Sound.REFUSE,
+                             reason="not-in-deck")
         if card in ui.deck_seen:
             ui.deck_duplicates += 1
-            return self._say("refused", f"Scanned already: {card.describe()}", Sound.REFUSE, reason="duplicate-card")
+            return self._say("refused", _("Scanned already: {card}").format(card=card_copy(card)), Sound.REFUSE,
+                             reason="duplicate-card")
         ui.deck_seen.add(card)
-        return self._say("accepted", f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card.describe()}", Sound.ACCEPT)
+        return self._say("accepted", f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card_copy(card)}", Sound.ACCEPT)
 
     def deck_missing(self) -> list[Card]:
         return [card for card in FULL_DECK if card not in self.ui.deck_seen]
@@ -913,9 +926,10 @@ class TableFlow:
             ui.cursor = 0
             missing = self.deck_missing()
             if not missing and not ui.deck_unknown:
-                return self._say("accepted", f"Deck complete: {len(FULL_DECK)} cards", Sound.HAND_END)
-            return self._say("refused", f"{len(missing)} missing, {len(ui.deck_unknown)} unknown", Sound.REFUSE,
-                             reason="deck-incomplete")
+                return self._say("accepted", _("Deck complete: {count} cards").format(count=len(FULL_DECK)),
+                                 Sound.HAND_END)
+            return self._say("refused", _("{missing} missing, {unknown} unknown").format(
+                missing=len(missing), unknown=len(ui.deck_unknown)), Sound.REFUSE, reason="deck-incomplete")
         if ui.mode is Mode.DECK_REPORT and name in ("NEXT", "BACK") and len(self.report_lines()) > 1:
             step = 1 if name == "NEXT" else -1
             ui.cursor = (ui.cursor + step) % len(self.report_lines())
@@ -928,7 +942,7 @@ class TableFlow:
         return self._say("ignored", "", None)
 
     def report_lines(self) -> list[str]:
-        lines = [f"Missing {card.code()}" for card in self.deck_missing()]
-        lines += [f"Unknown {raw[:16]}" for raw in self.ui.deck_unknown]
-        return lines or ["Deck complete"]
+        lines = [_("Missing {code}").format(code=card.code()) for card in self.deck_missing()]
+        lines += [_("Unknown {code}").format(code=raw[:16]) for raw in self.ui.deck_unknown]
+        return lines or [_("Deck complete")]
 

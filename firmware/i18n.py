@@ -13,6 +13,8 @@ player reads) and ``bornes-web`` for the phone companion's pages.
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -26,11 +28,23 @@ DEFAULT_LANGUAGE = "en"
 FRENCH_EDITIONS = frozenset({"dujardin", "1000-bornes"})
 
 _current: dict[str, gettext.NullTranslations] = {}
+_chosen = [DEFAULT_LANGUAGE]
+#: Languages only tests install (the pseudo-locale of tests/i18n/pseudo.py): code -> the
+#: catalogue of a domain. Never offered to a user (not in :data:`LANGUAGES`).
+_EXTRA: dict[str, Callable[[str], gettext.NullTranslations]] = {}
+
+
+def register_language(code: str, factory: Callable[[str], gettext.NullTranslations]) -> None:
+    """Make ``code`` a language :func:`use` and :func:`translations` accept (tests only)."""
+    _EXTRA[code] = factory
+    translations.cache_clear()
 
 
 @cache
 def translations(language: str, domain: str = TABLE_DOMAIN) -> gettext.NullTranslations:
     """The catalogue for one language; English (the source text) needs none."""
+    if language in _EXTRA:
+        return _EXTRA[language](domain)
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; choose one of {', '.join(LANGUAGES)}")
     return gettext.translation(domain, localedir=LOCALE_DIR, languages=[language], fallback=True)
@@ -40,6 +54,23 @@ def use(language: str) -> None:
     """Choose the language of every later ``_()`` call in this process."""
     for domain in (TABLE_DOMAIN, WEB_DOMAIN):
         _current[domain] = translations(language, domain)
+    _chosen[0] = language
+
+
+def current_language() -> str:
+    """The language chosen by :func:`use` (English until one is chosen)."""
+    return _chosen[0]
+
+
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Use ``language`` inside a ``with`` block, then the language that was in use before."""
+    before = current_language()
+    use(language)
+    try:
+        yield
+    finally:
+        use(before)
 
 
 def _active(domain: str) -> gettext.NullTranslations:
@@ -47,6 +78,16 @@ def _active(domain: str) -> gettext.NullTranslations:
     if found is None:
         found = _current[domain] = translations(DEFAULT_LANGUAGE, domain)
     return found
+
+
+def catalogue(language: str | None = None) -> gettext.NullTranslations:
+    """The table's catalogue in ``language``; None: the one chosen by :func:`use`."""
+    return translations(language, TABLE_DOMAIN) if language else _active(TABLE_DOMAIN)
+
+
+def edition_language(edition: str) -> str:
+    """The language a table of ``edition`` speaks unless told otherwise: French for the French editions."""
+    return "fr" if edition in FRENCH_EDITIONS else DEFAULT_LANGUAGE
 
 
 def _(message: str) -> str:
@@ -73,8 +114,7 @@ def edition_card_name(title: str, edition: str | None, language: str | None = No
     """
     if edition is None:
         return None
-    catalogue = translations(language, TABLE_DOMAIN) if language else _active(TABLE_DOMAIN)
-    printed = catalogue.pgettext(f"card:{edition}", title)
+    printed = catalogue(language).pgettext(f"card:{edition}", title)
     return printed if printed != title else None
 
 

@@ -21,10 +21,13 @@ from reportlab.lib.units import inch, mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from bornes.drivers.readers.bindings import describe_payload
+from bornes.engine.cards import Card, CardCodeError
+from bornes.firmware.i18n import N_, _
+from bornes.firmware.words import card_copy
 
 CONTROL_TITLES: Mapping[str, str] = MappingProxyType(
-    {"CF": "Coup fourré", "DISCARD": "Discard", "UNDO": "Undo", "OK": "OK", "NEXT": "Next", "BACK": "Back"}
+    {"CF": N_("Coup fourré"), "DISCARD": N_("Discard"), "UNDO": N_("Undo"), "OK": "OK", "NEXT": N_("Next"),
+     "BACK": N_("Back")}
 )
 
 
@@ -76,16 +79,19 @@ _PAD = 1.5 * mm
 _MAX_MODULE = 0.5 * mm
 
 
-def label_title(payload: str) -> str:
-    """The name printed under the code."""
+def label_title(payload: str, edition: str | None = None) -> str:
+    """The name printed under the code, in the table's language: "25 miles #1", "25 km n° 1"."""
     from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
 
     if payload == LAYOUT_TEST_CODE:
-        return "Scanner layout test (keyboard mode)"
+        return _("Scanner layout test (keyboard mode)")
     if payload.startswith("MB-CMD-"):
         name = payload[len("MB-CMD-") :]
-        return f"Control: {CONTROL_TITLES.get(name, name)}"
-    return describe_payload(payload)
+        return _("Control: {name}").format(name=_(CONTROL_TITLES.get(name, name)))
+    try:
+        return card_copy(Card.from_code(payload), edition)
+    except CardCodeError:
+        return payload
 
 
 def _fit(text: str, font: str, size: float, width: float) -> float:
@@ -119,14 +125,15 @@ def _draw_datamatrix(canvas: Canvas, payload: str, x: float, y: float, size: flo
     return module * modules
 
 
-def draw_label(canvas: Canvas, sheet: Sheet, payload: str, x: float, y: float, outline: bool = False) -> None:
+def draw_label(canvas: Canvas, sheet: Sheet, payload: str, x: float, y: float, outline: bool = False,
+               edition: str | None = None) -> None:
     w, h = sheet.width, sheet.height
     if outline:
         canvas.setLineWidth(0.25)
         canvas.setStrokeGray(0.6)
         canvas.roundRect(x, y, w, h, 1.5 * mm)
     canvas.setFillGray(0)
-    title = label_title(payload)
+    title = label_title(payload, edition)
     if sheet.symbology == "code128":
         text_h = h * 0.34
         _draw_code128(canvas, payload, x + _PAD, y + text_h, w - 2 * _PAD, h - text_h - _PAD * 2)
@@ -157,6 +164,7 @@ def write_labels(
     skip: int = 0,
     outline: bool = False,
     title: str = "Mille Bornes card labels",
+    edition: str | None = None,
 ) -> int:
     """Write the PDF; ``skip`` leaves that many labels blank on a partly used first sheet.
 
@@ -172,7 +180,7 @@ def write_labels(
             canvas.showPage()
             pages += 1
         x, y = sheet.origin(slot)
-        draw_label(canvas, sheet, payload, x, y, outline)
+        draw_label(canvas, sheet, payload, x, y, outline, edition)
         slot += 1
     canvas.showPage()
     canvas.save()

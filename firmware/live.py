@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import gettext
 import logging
 import os
 import select
@@ -32,28 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bornes.engine.actions import (
-    Action,
-    CoupFourre,
-    Discard,
-    EndHand,
-    Extension,
-    FastRemedy,
-    Leftover,
-    NextHand,
-    Play,
-    StartRoll,
-    Swap,
-    TakeDiscard,
-    parse_action,
-)
+from bornes.engine.actions import Action, parse_action
 from bornes.engine.cards import SAFETY_KINDS, CardKind
 from bornes.engine.game import Game, ReplayError
 from bornes.engine.record import RecordError, read_header
-from bornes.engine.rules import Accepted, apply, attacked_side
-from bornes.engine.scoring import score_hand
+from bornes.engine.rules import Accepted, apply
+from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
-from bornes.firmware.i18n import FRENCH_EDITIONS, WEB_DOMAIN, edition_card_name, translations
+from bornes.firmware import words
+from bornes.firmware.i18n import FRENCH_EDITIONS, catalogue
 from bornes.firmware.journal import FILENAME, Journal, JournalError
 from bornes.firmware.padnotes import action_text, line_pad
 
@@ -66,33 +52,24 @@ RECHECK_FIRST = 0.002
 RECHECK_FOR = 2.0
 
 # -- words -----------------------------------------------------------------------------------------
-
-def _t(language: str) -> gettext.NullTranslations:
-    return translations(language, WEB_DOMAIN)
+# Every sentence comes from the phrasing layer (bornes.firmware.words), in the table's catalogue.
 
 
 def card_name(kind: CardKind, language: str = "en", edition: str | None = None) -> str:
-    """A card's name as printed, in the table's language ("Feu Vert" for Roll in French).
-
-    An edition that printed its own names has them under the context ``card:<edition>`` (the 2016
-    edition's "Emergency Vehicle" for Right of Way); every other name is under ``card``.
-    """
-    t = _t(language)
-    if kind.miles:  # a distance card
-        return t.gettext("{miles} miles").format(miles=kind.miles)
-    return edition_card_name(kind.title, edition, language) or t.pgettext("card", kind.title)
+    """A card's name as printed, in the table's language ("Feu Vert" for Roll in French)."""
+    return words.card_name(kind, edition, language)
 
 
 def battle_words(status: str, language: str = "en", edition: str | None = None) -> str:
     """``battle_status`` (a state word or a hazard's payload kind) as words."""
-    t = _t(language)
-    words = {
+    t = catalogue(language)
+    said = {
         "rolling": t.pgettext("battle", "rolling"),
         "not started": t.pgettext("battle", "not started"),
         "needs roll": t.pgettext("battle", "needs a Roll"),
     }
-    if status in words:
-        return words[status]
+    if status in said:
+        return said[status]
     try:
         return card_name(CardKind(status), language, edition)
     except ValueError:
@@ -101,85 +78,15 @@ def battle_words(status: str, language: str = "en", edition: str | None = None) 
 
 def describe(state: GameState, action: Action, language: str = "en") -> str:
     """One action in words, with the players' names: what a scorer would say aloud."""
-    t = _t(language)
-    setup = state.setup
-    names = setup.names
-
-    def card(kind: CardKind) -> str:
-        return card_name(kind, language, setup.edition)
-
-    if isinstance(action, Play):
-        target_side = attacked_side(setup, action)
-        if target_side is not None:
-            target = setup.side_name(target_side)
-            return t.gettext("{player} plays {card} on {target}").format(
-                player=names[action.seat], card=card(action.card.kind), target=target
-            )
-        return t.gettext("{player} plays {card}").format(player=names[action.seat], card=card(action.card.kind))
-    if isinstance(action, CoupFourre):
-        return t.gettext("Coup fourré! {player} plays {card}").format(
-            player=names[action.seat], card=card(action.card.kind)
-        )
-    if isinstance(action, Discard):
-        return t.gettext("{player} discards {card}").format(player=names[action.seat], card=card(action.card.kind))
-    if isinstance(action, TakeDiscard):
-        return t.gettext("{player} takes {card} from the discard pile").format(
-            player=names[action.seat], card=card(action.card.kind)
-        )
-    if isinstance(action, FastRemedy):
-        return t.gettext("{player} answers at once with {card}").format(
-            player=names[action.seat], card=card(action.card.kind)
-        )
-    if isinstance(action, Swap):
-        return t.ngettext("{player} swaps {count} card", "{player} swaps {count} cards", len(action.cards)).format(
-            player=names[action.seat], count=len(action.cards)
-        )
-    if isinstance(action, StartRoll):
-        return t.gettext("{player} lays a starting {card}").format(
-            player=names[action.seat], card=card(action.card.kind)
-        )
-    if isinstance(action, Extension):
-        if action.extend:
-            return t.gettext("{player} extends the trip").format(player=names[action.seat])
-        return t.gettext("{player} stops at the trip's end").format(player=names[action.seat])
-    if isinstance(action, Leftover):
-        return t.gettext("{player} shows {card} left in hand").format(
-            player=names[action.seat], card=card(action.card.kind)
-        )
-    if isinstance(action, EndHand):
-        return t.gettext("The blocked hand is ended")
-    if isinstance(action, NextHand):
-        return t.gettext("Next hand dealt")
-    return action.notation()  # pragma: no cover - every action kind is named above
+    return words.describe(state.setup, action, language)
 
 
 def pad_words(setup: GameSetup, text: str, pad: str | None, language: str = "en") -> str:
-    """An action's words with the pad its card was laid on, where a pad said something (a seat's or
-    the discard pile's: firmware/padnotes.py); the words alone otherwise."""
-    t = _t(language)
-    if pad == "discard":
-        return t.gettext("{action}, on the discard pad").format(action=text)
-    seat = "ABCDEFGH".find(pad) if pad is not None and len(pad) == 1 else -1
-    if 0 <= seat < setup.seats:
-        return t.gettext("{action}, on {player}'s pad").format(action=text, player=setup.names[seat])
-    return text
+    """An action's words with the pad its card was laid on (bornes.firmware.words.pad_words)."""
+    return words.pad_words(setup, text, pad, language)
 
 
 # -- the snapshot ----------------------------------------------------------------------------------
-
-
-#: The score sheet rows a side has already earned while a hand is being played; the others (trip,
-#: safe trip, shut-out…) are only awarded when the hand ends.
-EARNED_ROWS = ("Milestones", "Safeties", "Coups fourrés")
-
-
-def hand_points(state: GameState) -> tuple[int, ...]:
-    """Points each side has earned in the hand so far, by the engine's own score sheet rules."""
-    if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER) and state.sheets:
-        return state.sheets[-1].total_for_deal
-    sheet = score_hand(state.setup, state.hand, state.totals)
-    count = state.setup.side_count
-    return tuple(sum(values[i] for label, values in sheet.rows if label in EARNED_ROWS) for i in range(count))
 
 
 def snapshot(
@@ -233,7 +140,7 @@ def snapshot(
         )
     tail = actions[-last:] if last else []
     start = len(actions) - len(tail)
-    words = []
+    told = []
     for offset, action in enumerate(tail):
         before = states[start + offset] if states is not None and start + offset < len(states) else state
         pad = pads[start + offset] if pads is not None and start + offset < len(pads) else None
@@ -241,28 +148,14 @@ def snapshot(
         entry: dict[str, Any] = {"n": start + offset + 1, "text": pad_words(setup, text, pad, language)}
         if pad is not None:
             entry["pad"] = pad  # only for a card laid on a pad: without pads the snapshot is as before
-        words.append(entry)
+        told.append(entry)
     to_act = state.to_act()
-    t = _t(language)
-    if state.over:
-        turn_text = (
-            t.gettext("Game over: a tie")
-            if state.winner is None
-            else t.gettext("Game over: {side} wins").format(side=setup.side_name(state.winner))
-        )
-    elif state.phase is Phase.HAND_OVER:
-        turn_text = t.gettext("Hand over: score sheet on the table")
-    elif state.phase is Phase.EXTENSION and hand.decider is not None:
-        turn_text = t.gettext("{player} decides on the extension").format(player=setup.names[hand.decider])
-    elif to_act:
-        turn_text = t.gettext("{player} to play").format(player=setup.names[to_act[0]])
-    else:
-        turn_text = ""
+    turn_text = words.turn_text(state, language)
     return {
         "game_id": game_id,
         "status": status,
         "edition": setup.edition,
-        "edition_title": setup.edition_info.title,
+        "edition_title": words.edition_title(setup.edition, language),
         "language": language,
         "unit": "km" if language == "fr" or setup.edition in FRENCH_EDITIONS else "miles",
         "hand": hand.number,
@@ -278,7 +171,7 @@ def snapshot(
         "winner": None if state.winner is None else setup.side_name(state.winner),
         "tie": state.tie,
         "action_count": len(actions),
-        "last_actions": words,
+        "last_actions": told,
         "hands_scored": len(state.sheets),
     }
 
@@ -292,7 +185,7 @@ def empty_snapshot(language: str = "en", reason: str = "") -> dict[str, Any]:
         "sides": [],
         "action_count": 0,
         "last_actions": [],
-        "turn_text": reason or _t(language).gettext("No game yet: start one at the table"),
+        "turn_text": reason or catalogue(language).gettext("No game yet: start one at the table"),
     }
 
 

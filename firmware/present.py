@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bornes.engine.actions import Action
-from bornes.engine.scoring import score_hand
+from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
 from bornes.firmware.flow import Mode, SetupStep, TableFlow
 from bornes.firmware.i18n import _
@@ -32,28 +32,12 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.words import taken_back
+from bornes.firmware.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
 
 
 def side_label(state: GameState, side: int) -> str:
     """A side's name for a small screen: the player, or partners joined with '+'."""
-    setup = state.setup
-    return "+".join(setup.names[s] for s in setup.side_seats(side))
-
-
-#: The score-sheet rows that count while a hand is being played (the bonuses come at its end).
-RUNNING_ROWS = ("Milestones", "Safeties", "Coups fourrés")
-
-
-def hand_points(state: GameState) -> tuple[int, ...]:
-    """Each side's points of this hand so far, as the engine's scoring counts them (milestones,
-    safeties, coups fourrés), so a coup fourré shows at once and the screen never does its own sums."""
-    sheet = score_hand(state.setup, state.hand, state.totals)
-    labels = [label for label, _values in sheet.rows]
-    return tuple(
-        sum(sheet.row(label)[side] for label in RUNNING_ROWS if label in labels)
-        for side in range(state.setup.side_count)
-    )
+    return side_name(state.setup, side)
 
 
 def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -> TableView:
@@ -83,7 +67,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         if ui.message:
             message = FeedbackView(ui.message, ui.refused, ui.short)
         elif ui.discard_armed:  # an armed button stays visible until it is spent
-            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"),))
+            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"), _("Discard")))
         elif ui.cf_armed:
             message = FeedbackView(_("Coup fourré: scan the safety"),
                                    short=(_("Coup fourré! Scan it"), _("Scan the safety")))
@@ -94,7 +78,8 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         status = ui.status
     turn_name = setup.names[hand.turn]
     if state.phase is Phase.START_ROLLS:
-        turn_name = _("{name}: Roll").format(name=setup.names[state.to_act()[0]])
+        turn_name = _("{name}: {card}").format(name=setup.names[state.to_act()[0]],
+                                               card=card_name(ROLL, setup.edition))
     elif state.phase is Phase.LEFTOVERS:
         seat = state.to_act()[0]
         turn_name = _("{name}: show {count}").format(name=setup.names[seat], count=hand.hands[seat])
@@ -103,7 +88,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         draw_pile=hand.draw_pile,
         play_out=hand.exhausted and hand.draw_pile == 0,
         hand_number=hand.number,
-        edition_title=setup.edition_info.title,
+        edition_title=edition_title(setup.edition),
         turn_name=turn_name,
         message=message,
         status=status,
@@ -118,7 +103,7 @@ def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView
         values = [values[index] for _, values in sheet.rows]
         values += [sheet.total_for_deal[index], sheet.brought_forward[index], sheet.combined[index]]
         columns.append((side_label(state, index), tuple(values)))
-    return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=f"Hand {sheet.hand}")
+    return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=_("Hand {hand}").format(hand=sheet.hand))
 
 
 def screen(flow: TableFlow, page: int = 0) -> ScreenView:
@@ -161,7 +146,7 @@ def _screen(flow: TableFlow) -> ScreenView:
     pending = ui.pending
     if mode is Mode.TARGET and pending is not None:
         return TargetPrompt(
-            card_title=pending.card.kind.title,
+            card_title=card_name(pending.card, setup.edition),
             options=tuple(side_label(state, side) for side in pending.choices),
             selected=pending.selected,
             hazard=pending.card.kind.value,
@@ -207,10 +192,11 @@ def format_sheet(state: GameState, sheet: ScoreSheet) -> str:
     """A score sheet as a text table, for terminals and logs."""
     names = [side_label(state, i) for i in range(state.setup.side_count)]
     view = sheet_view(state, sheet, 0)
-    width = max(len(row) for row in view.rows) + 2
+    labels = [sheet_row(row) for row in view.rows]
+    width = max(len(row) for row in labels) + 2
     columns = [max(len(name), 6) for name in names]
-    lines = [f"Hand {sheet.hand}".ljust(width) + "  ".join(n.rjust(w) for n, w in zip(names, columns, strict=True))]
-    for index, row in enumerate(view.rows):
+    lines = [view.title.ljust(width) + "  ".join(n.rjust(w) for n, w in zip(names, columns, strict=True))]
+    for index, row in enumerate(labels):
         values = [column[1][index] for column in view.columns]
         lines.append(row.ljust(width) + "  ".join(str(v).rjust(w) for v, w in zip(values, columns, strict=True)))
     return "\n".join(lines)

@@ -174,13 +174,13 @@ class Referee:
             self.pairing.start(event.url)
             self.pairing_shown = True
             log.info("pairing: PIN shown on the panel for %s", event.url)
-            outcome = Outcome(Verdict.PROMPT, "Pairing", Sound.ATTENTION)
+            outcome = Outcome(Verdict.PROMPT, _("Pairing"), Sound.ATTENTION)
         elif isinstance(event, PinOffered):
             problem = self.pairing.check(event.pin)
             log.info("pairing: %s", problem or "a phone is paired")
             if problem is None:
                 self.pairing_shown = False
-                outcome = Outcome(Verdict.ACCEPTED, "Phone paired", Sound.ACCEPT)
+                outcome = Outcome(Verdict.ACCEPTED, _("Phone paired"), Sound.ACCEPT)
             else:
                 outcome = Outcome(Verdict.REFUSED, problem, None, "wrong-pin")
         else:
@@ -213,8 +213,8 @@ class Referee:
             outcome = Outcome(Verdict.REFUSED, storage_message(error), Sound.REFUSE, "storage")
         except Exception as error:  # a bug must not stop the table: report it and carry on
             log.exception("internal error on %s", event)
-            outcome = Outcome(Verdict.REFUSED, f"Internal error: {type(error).__name__}", Sound.REFUSE,
-                              "internal-error")
+            said = _("Internal error: {name}").format(name=type(error).__name__)
+            outcome = Outcome(Verdict.REFUSED, said, Sound.REFUSE, "internal-error")
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went

@@ -71,7 +71,7 @@ VALUE_LABELS: dict[str, str] = {
 
 #: The Rules menu's hint line: what the mark means and what OK does (then shorter, for 128 px).
 RULES_HINT = N_("*: edition's rule   OK: change")
-RULES_HINT_SHORT = (N_("* edition's  OK change"), N_("* edition  OK change"))
+RULES_HINT_SHORT = (N_("* edition's  OK change"), N_("* edition  OK change"), N_("OK change"))
 
 
 def rules_hint() -> tuple[str, ...]:

@@ -12,6 +12,7 @@ import base64
 import binascii
 import contextlib
 import csv
+import gettext
 import hmac
 import io
 import json
@@ -30,7 +31,7 @@ from bornes.engine.options import EDITIONS
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore, TournamentError
 from bornes.firmware.guard import SiteGuard, csv_row, local_names
-from bornes.firmware.i18n import translations
+from bornes.firmware.i18n import LANGUAGES, translations
 
 MAX_FORM = 16 * 1024
 MAX_LISTENERS = 100  # browsers following the tables page at once (a projector, phones…); half uvicorn's limit
@@ -45,6 +46,15 @@ _catalogue = translations(_language, CLUB_DOMAIN)
 
 def _(message: str) -> str:
     return _catalogue.gettext(message)
+
+
+def _labels(catalogue: gettext.NullTranslations) -> dict[str, str]:
+    """The words around a table's card on the tables page, in one language."""
+    t = catalogue.gettext
+    return {"offline": t("offline"), "nonews": t("no news yet"), "hand": t("hand"), "actions": t("actions"),
+            "side": t("side"), "battle": t("battle"), "total": t("total"), "limit": t("limit 50"),
+            "page": t("the table's page"), "cf": t("CF"),
+            "unreadable": t("this table's last message cannot be shown")}
 
 
 def use_language(language: str) -> None:
@@ -91,12 +101,15 @@ SECURITY_HEADERS = {
 TABLES_JS = """
 // Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
-const L = JSON.parse(document.getElementById('labels').textContent);
+// The words around a table follow that table's language (a French table reads French on any board).
+const LL = JSON.parse(document.getElementById('labels').textContent);
 const ENT={'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'};
 function esc(s){return String(s??'').replace(/[&<>"']/g,c=>ENT[c]);}
 function list(v){return Array.isArray(v)?v:[];}
 function card(t){
   const s=t.live||{}, st=t.status||{};
+  const L=typeof s.language==='string'&&/^[a-z]{2}$/.test(s.language)&&Object.hasOwn(LL,s.language)
+    ?LL[s.language]:LL[LL.board];
   const web=/^https?:[/][/]/.test(st.web||'')?' <a href="'+esc(st.web)+'">'+esc(L.page)+'</a>':'';
   let h='<h2>'+esc(t.table)+(st.online===false?' ('+esc(L.offline)+')':'')+web+'</h2>';
   if(!s.sides||!s.sides.length){return h+'<p>'+esc(s.turn_text||L.nonews)+'</p>';}
@@ -106,8 +119,9 @@ function card(t){
     +'</th><th>'+esc(L.battle)+'</th><th>'+esc(L.hand)+'</th><th>'+esc(L.total)+'</th></tr>';
   list(s.sides).forEach(x=>{x=x||{};const safe=list(x.safeties);
     h+='<tr'+(x.turn?' class="turn"':'')+'><td>'+esc(x.name)
-    +(safe.length?'<br><span class="safe">'+safe.map(f=>esc((f||{}).name)+((f||{}).coup_fourre?' (CF)':''))
-      .join(', ')+'</span>':'')+'</td><td>'+esc(x.miles)
+    +(safe.length?'<br><span class="safe">'
+      +safe.map(f=>esc((f||{}).name)+((f||{}).coup_fourre?' ('+esc(L.cf)+')':'')).join(', ')+'</span>':'')
+    +'</td><td>'+esc(x.miles)
     +(x.limit?'<br><small>'+esc(L.limit)+'</small>':'')+'</td><td>'+esc(x.battle_words||x.battle)
     +'</td><td class="num">'
     +esc(x.hand_points)+'</td><td class="num">'+esc(x.total)+'</td></tr>';});
@@ -116,7 +130,7 @@ function card(t){
 }
 // One table's card, or a line saying it cannot be shown: one bad table never blanks the board.
 function safeCard(t){
-  try{return card(t);}catch(e){return '<h2>'+esc(t.table)+'</h2><p class="bad">'+esc(L.unreadable)+'</p>';}
+  try{return card(t);}catch(e){return '<h2>'+esc(t.table)+'</h2><p class="bad">'+esc(LL[LL.board].unreadable)+'</p>';}
 }
 function draw(){
   const grid=document.getElementById('tables');
@@ -215,9 +229,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
 
     async def tables_page(request: Request) -> Response:
         data = {t["table"]: t for t in store.tables()}
-        labels = {"offline": _("offline"), "nonews": _("no news yet"), "hand": _("hand"), "actions": _("actions"),
-                  "side": _("side"), "battle": _("battle"), "total": _("total"), "limit": _("limit 50"),
-                  "page": _("the table's page"), "unreadable": _("this table's last message cannot be shown")}
+        labels: dict[str, Any] = {language: _labels(translations(language, CLUB_DOMAIN)) for language in LANGUAGES}
+        labels["board"] = _language
         body = '<div class="grid" id="tables"></div>' + _json_script(data) + _json_script(labels, "labels")
         return show(_("Every table, live"), body, '<script src="/club.js"></script>')
 

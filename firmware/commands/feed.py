@@ -20,13 +20,17 @@ from bornes.engine.state import GameSetup, SetupError
 from bornes.engine.views import sheets_list, table_dict
 from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 from bornes.firmware.flow import TableFlow
+from bornes.firmware.i18n import LANGUAGES, _, current_language, edition_language, use
 from bornes.firmware.present import screen
+from bornes.firmware.words import SHEET_ROWS, sheet_row
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("script", help="the script file (docs/feed.md), or - for standard input")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--state-dir", help="keep the game in this journal (resumes a game in progress)")
+    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
+                        help="language of the verdicts (default: the edition's, French for the French editions)")
 
 
 MAX_PLAYERS = 8  # the most seats any edition has
@@ -44,30 +48,33 @@ def parse_setup(words: list[str]) -> GameSetup:
     for word in words:
         key, sep, value = word.partition("=")
         if not sep:
-            raise ScriptError(f"setup takes key=value words, not {word!r}")
+            raise ScriptError(_("setup takes key=value words, not {word!r}").format(word=word))
         if key.startswith("option."):
             overrides[key[7:]] = value
         elif key in ("edition", "names", "dealer", "teams", "players"):
             values[key] = value
         else:
-            raise ScriptError(f"unknown setup key {key!r} (edition, players, names, dealer, teams, option.NAME)")
+            said = _("unknown setup key {key!r} (edition, players, names, dealer, teams, option.NAME)")
+            raise ScriptError(said.format(key=key))
     edition_name = values.get("edition", "winning-moves")
     if edition_name not in EDITIONS:
-        raise ScriptError(f"unknown edition {edition_name!r}; choose one of {', '.join(EDITIONS)}")
+        raise ScriptError(_("unknown edition {edition!r}; choose one of {editions}").format(
+            edition=edition_name, editions=", ".join(EDITIONS)))
     names = [n for n in values.get("names", "").split(",", MAX_PLAYERS) if n]
     if len(names) > MAX_PLAYERS:
-        raise ScriptError(f"names lists more than {MAX_PLAYERS} players")
+        raise ScriptError(_("names lists more than {count} players").format(count=MAX_PLAYERS))
     if "players" in values:
         text = values["players"]
         if not (text.isascii() and text.isdigit() and len(text) <= 2 and 2 <= int(text) <= MAX_PLAYERS):
-            raise ScriptError(f"players must be a number from 2 to {MAX_PLAYERS}, not {text[:12]!r}")
+            raise ScriptError(_("players must be a number from 2 to {count}, not {text!r}").format(count=MAX_PLAYERS,
+                                                                                                text=text[:12]))
         count = int(text)
         names = (names + [f"P{i + 1}" for i in range(len(names), count)])[:count]
     if not names:
-        raise ScriptError("setup needs names=… or players=N")
+        raise ScriptError(_("setup needs names=… or players=N"))
     dealer_text = values.get("dealer", "A").upper()
     if len(dealer_text) != 1 or not "A" <= dealer_text <= "H":
-        raise ScriptError(f"dealer must be a seat letter, not {dealer_text!r}")
+        raise ScriptError(_("dealer must be a seat letter, not {text!r}").format(text=dealer_text))
     teams = None if "teams" not in values else values["teams"].lower() in ("yes", "true", "1")
     try:
         options = EDITIONS[edition_name].options.with_strings(overrides)
@@ -89,15 +96,32 @@ def input_event(words: list[str], resolver: CardResolver) -> InputEvent:
         name = button_name(words[1])
         long = len(words) == 3 and words[2].lower() == "long"
         if len(words) == 3 and not long:
-            raise ScriptError(f"press NAME [long], not {' '.join(words)!r}")
+            raise ScriptError(_("press NAME [long], not {line!r}").format(line=" ".join(words)))
         if name is None:
-            raise ScriptError(f"unknown button {words[1]!r} ({', '.join(CONTROL_NAMES)}, SEAT1…SEAT8)")
+            raise ScriptError(_("unknown button {name!r} ({names}, SEAT1…SEAT8)").format(name=words[1],
+                                                                                   names=", ".join(CONTROL_NAMES)))
         return ButtonPressed(name, long)
-    raise ScriptError(f"expected 'setup …', 'scan[@PAD] PAYLOAD' or 'press BUTTON [long]', not {' '.join(words)!r}")
+    raise ScriptError(_("expected 'setup …', 'scan[@PAD] PAYLOAD' or 'press BUTTON [long]', not {line!r}").format(
+        line=" ".join(words)))
 
 
-def feed(text: str, flow: TableFlow) -> list[dict[str, object]]:
-    """Run every line of a script through the flow; a bad line is a verdict, not a crash."""
+def feed(text: str, flow: TableFlow, language: str | None = None) -> list[dict[str, object]]:
+    """Run every line of a script through the flow; a bad line is a verdict, not a crash.
+
+    The verdicts are worded in ``language``; None follows the table: each ``setup`` line's
+    edition (French for the French editions), else the game resumed. The language in use before
+    is back when this returns.
+    """
+    before = current_language()
+    state = flow.state
+    use(language or (edition_language(state.setup.edition) if state is not None else before))
+    try:
+        return _feed(text, flow, language)
+    finally:
+        use(before)
+
+
+def _feed(text: str, flow: TableFlow, language: str | None) -> list[dict[str, object]]:
     resolver = CardResolver()
     results: list[dict[str, object]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -108,7 +132,9 @@ def feed(text: str, flow: TableFlow) -> list[dict[str, object]]:
         entry: dict[str, object] = {"line": number, "input": line}
         try:
             if words[0].lower() == "setup":
-                outcome = flow.start_game(parse_setup(words[1:]))
+                setup = parse_setup(words[1:])
+                use(language or edition_language(setup.edition))
+                outcome = flow.start_game(setup)
             else:
                 outcome = flow.handle(input_event(words, resolver))
         except ScriptError as error:
@@ -159,18 +185,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         flow = TableFlow()
     try:
-        results = feed(text, flow)
+        results = feed(text, flow, args.lang)
     finally:
         if journal is not None:
             journal.close()
             lock.close()
     state = flow.state
     if args.json:
+        language = args.lang or (edition_language(state.setup.edition) if state else "en")
         out = {
             "inputs": results,
             "table": table_dict(state) if state else None,
             "sheets": sheets_list(state) if state else [],
         }
+        if language != "en":  # the sheets' rows keep their stable names; here is what the table calls them
+            out["labels"] = {row: sheet_row(row, language) for row in SHEET_ROWS}
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         for entry in results:

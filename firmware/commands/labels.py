@@ -8,6 +8,7 @@ from pathlib import Path
 from bornes.firmware.config import add_config_argument, load_config
 from bornes.firmware.enrollment import deck_payloads, parse_payloads
 from bornes.firmware.errors import EX_IOERR, EX_UNAVAILABLE, UserError
+from bornes.firmware.i18n import LANGUAGES, _, edition_language, speaking
 
 # Kept here so `bornes` starts on a Pi without reportlab (the optional "labels" extra);
 # tests check it matches bornes.firmware.labels.SHEETS.
@@ -31,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--card", action="append", default=[], metavar="CODE", help="print only this card (repeat)")
     parser.add_argument("--skip", type=int, default=0, metavar="N", help="leave the first N labels of the sheet blank")
     parser.add_argument("--outline", action="store_true", help="draw label edges (to test on plain paper)")
+    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
+                        help="language of the card names (default: the edition's; French editions print km)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
         from bornes.firmware.labels import SHEETS, write_labels
     except ImportError:
         raise UserError("bornes labels needs reportlab: pip install 'bornes[labels]'", EX_UNAVAILABLE) from None
+    edition = args.edition or load_config(args.config).game.edition
     if args.card:
         payloads = parse_payloads(args.card)
     else:
-        edition = args.edition or load_config(args.config).game.edition
         payloads = deck_payloads(edition, args.players, controls=not args.no_controls)
         if not args.no_controls:
             from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
@@ -52,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     sheet = SHEETS[args.sheet]
     out = Path(args.out)
     try:
-        pages = write_labels(out, payloads, sheet, skip=args.skip, outline=args.outline)
+        with speaking(args.lang or edition_language(edition)):
+            pages = write_labels(out, payloads, sheet, skip=args.skip, outline=args.outline, edition=edition,
+                                 title=_("Mille Bornes card labels"))
     except OSError as error:
         raise UserError(f"cannot write {out}: {error.strerror or error}", EX_IOERR) from None
     print(f"wrote {len(payloads)} labels on {pages} page(s) of {sheet.title} to {out}")

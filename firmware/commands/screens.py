@@ -8,6 +8,7 @@ from pathlib import Path
 from bornes.engine.actions import Action, Play
 from bornes.firmware.errors import EX_IOERR, UserError
 from bornes.firmware.flow import Outcome
+from bornes.firmware.i18n import LANGUAGES, edition_language, speaking
 from bornes.firmware.screens.model import MenuView, ScreenView, TableView
 
 
@@ -23,9 +24,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=6, metavar="N", help="players in the --game (default 6)")
     parser.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None,
                         help="partnerships or not in the --game (default: the edition's usual way for N players)")
+    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
+                        help="language of the screens (default: the --game edition's, French for the French "
+                             "editions; English for the samples)")
 
 
 def run(args: argparse.Namespace) -> int:
+    language = args.lang or (edition_language(args.edition) if args.game is not None else "en")
+    with speaking(language):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from PIL import Image
 
     from bornes.firmware.screens import SMALL, WIDE, render

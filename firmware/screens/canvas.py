@@ -145,7 +145,9 @@ class Canvas:
         """Greedy word wrap to ``width`` pixels; a word longer than a line is cut (and shows as cut)."""
         lines: list[str] = []
         line = ""
-        for word in fonts.printable(text).split():
+        for word in fonts.printable(text).split(" "):  # never at a no-break space ("carte\u00a0:")
+            if not word:
+                continue
             candidate = f"{line} {word}" if line else word
             if fonts.width(candidate, font) <= width:
                 line = candidate
@@ -161,8 +163,17 @@ class Canvas:
         """An inverted bar with centred text: titles and warnings."""
         right = self.width if right is None else right
         self.box((left, y, right - 1, y + height - 1))
-        cell_h = fonts.cell(font)[1]
-        self.text_center(y + (height - cell_h) // 2, text, font, fill=BLACK, left=left, right=right)
+        # The ink, not the cell, is centred: an accent ("Réseau") or a descender ("perdu") needs the
+        # row a plain English word leaves blank; a text whose ink is taller than the bar takes the
+        # next smaller font rather than stick out of it.
+        order = tuple(fonts.FONTS)
+        for name in order[order.index(font)::-1]:
+            box = fonts.font(name).getmask(fonts.printable(text) or " ").getbbox()
+            top, ink_h = (box[1], box[3] - box[1]) if box else (0, 0)
+            if ink_h <= height:
+                font = name
+                break
+        self.text_center(y + (height - ink_h) // 2 - top, text, font, fill=BLACK, left=left, right=right)
 
     # --- shapes ---------------------------------------------------------------------------
 

@@ -200,9 +200,10 @@ def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
     _paragraph(c, text, 14, c.height - HINT_H - 1)
     if view.turn_name:
-        _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back")))
+        _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back"),
+                  _("Card back")))
     else:
-        _hint(c, _("Take the card back"))
+        _hint(c, (_("Take the card back"), _("Card back")))
 
 
 def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
@@ -256,14 +257,16 @@ def _extension(c: Canvas, view: ExtensionPrompt) -> None:
             c.box((x0, y0, x1, y1))
         else:
             c.frame((x0, y0, x1, y1))
-        c.text_center(y0 + 2, label, "bold7", fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
+        shown, font = c.choose_font(label, ("bold7", "text", "small"), x1 - x0 - 2)
+        c.text_center(y0 + 2 + (fonts.cell("bold7")[1] - fonts.cell(font)[1]) // 2, shown, font,
+                      fill=BLACK if chosen else WHITE, left=x0 + 1, right=x1)
     _hint(c, (_("NEXT switch   OK confirm"), _("NEXT switch  OK confirm"), _("NEXT / OK")))
 
 
 def _undo(c: Canvas, view: UndoPrompt) -> None:
     _title(c, _("UNDO?"))
     _paragraph(c, view.last_action_text, TITLE_H + 1, c.height - HINT_H - 1, choices=("big", "bold7", "text", "small"))
-    _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep")))
+    _hint(c, (_("OK undo it   BACK keep it"), _("OK undo  BACK keep"), _("OK / BACK")))
 
 
 def _menu(c: Canvas, view: MenuView) -> None:
@@ -392,13 +395,20 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
         label = view.rows[row]
         if label in _TOTAL_ROWS and offset:
             c.hline_dim(MARGIN, c.width - 1 - MARGIN, y - 2)
-        shown = c.choose((_(label), _(_SHORT_ROWS.get(label, label))), font, label_w - MARGIN - 2)
+        short = _(_SHORT_ROWS.get(label, label))
+        shown = c.choose((_(label), short, *abbreviated(short)), font, label_w - MARGIN - 2)
         c.text((MARGIN, y), shown, font)
         for index, (_name, values) in enumerate(columns):
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
             c.text_right(right, y, "-" if value == 0 and label not in _SUM_ROWS else str(value), font)
     _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
+
+
+def abbreviated(label: str) -> list[str]:
+    """A row label cut after a letter and marked with a point, longest first ("Miles", "Mile.",
+    "Mil."): what a scorer writes when a language's word is too long for the column."""
+    return [f"{label[:keep].rstrip()}." for keep in range(len(label) - 1, 2, -1) if label[keep - 1].isalpha()]
 
 
 def _game_over(c: Canvas, view: GameOverView) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bornes.engine.options import EDITIONS
+from bornes.firmware.i18n import _, ngettext
 from bornes.firmware.rule_labels import edition_short, option_lines, rules_hint
 from bornes.firmware.screens.model import (
     NEEDS_ROLL,
@@ -98,81 +99,96 @@ def sample_tables() -> dict[str, TableView]:
 
 
 def _sample_tables() -> dict[str, TableView]:
-    four = TableView(_FOUR, draw_pile=42, hand_number=3, edition_title="Hasbro 2016", turn_name="Ann")
-    three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title="Classic", turn_name="Bob")
-    two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title="Classic", turn_name="Bob")
+    from bornes.firmware.words import ROLL, card_name
+
+    classic, hasbro = _("Classic"), edition_short("hasbro-2016")
+    four = TableView(_FOUR, draw_pile=42, hand_number=3, edition_title=hasbro, turn_name="Ann")
+    three = TableView(_THREE, draw_pile=17, hand_number=2, edition_title=classic, turn_name="Bob")
+    two = TableView(_TWO, draw_pile=0, play_out=True, hand_number=4, edition_title=classic, turn_name="Bob")
+    coup = {"name": "Chloé", "card": card_name("PUNCTUREPROOF")}
     return {
         "table-2": two,
-        "table-2-teams": TableView(_TWO_TEAMS, draw_pile=38, hand_number=2, edition_title="Classic",
+        "table-2-teams": TableView(_TWO_TEAMS, draw_pile=38, hand_number=2, edition_title=classic,
                                    turn_name="Bob"),
         "table-3": three,
-        "table-3-teams": TableView(_THREE_TEAMS, draw_pile=55, hand_number=1, edition_title="Classic",
+        "table-3-teams": TableView(_THREE_TEAMS, draw_pile=55, hand_number=1, edition_title=classic,
                                    turn_name="Bob"),
         "table-4": four,
-        "table-4-teams": TableView(_FOUR_TEAMS, draw_pile=12, hand_number=5, edition_title="Dujardin",
+        "table-4-teams": TableView(_FOUR_TEAMS, draw_pile=12, hand_number=5, edition_title=edition_short("dujardin"),
                                    turn_name="Bob"),
-        "table-5": TableView(_SIX[:5], draw_pile=31, edition_title="1000 Bornes", turn_name="Bob"),
-        "table-6": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob"),
-        "table-6-page2": TableView(_SIX, draw_pile=23, edition_title="Hasbro 2016", turn_name="Bob", page=1),
+        "table-5": TableView(_SIX[:5], draw_pile=31, edition_title=edition_short("1000-bornes"), turn_name="Bob"),
+        "table-6": TableView(_SIX, draw_pile=23, edition_title=hasbro, turn_name="Bob"),
+        "table-6-page2": TableView(_SIX, draw_pile=23, edition_title=hasbro, turn_name="Bob", page=1),
         "table-2-needs-roll": TableView(
             (SideView("Ann", 200, 700, NEEDS_ROLL, score=0, hand_points=200, is_turn=True),
              SideView("Bob", 75, 700, "STOP", hand_points=75)),
-            draw_pile=61, turn_name="Ann", edition_title="Classic"),
-        "table-4-accepted": TableView(_FOUR, draw_pile=41, hand_number=3, edition_title="Classic", turn_name="Bob",
-                                      message=FeedbackView("Coup fourré! Chloé: Puncture-Proof; Dmitri loses the turn",
-                                                           short=("Coup fourré! Chloé: Puncture-Proof",
-                                                                  "Coup fourré! Chloé", "Coup fourré!"))),
-        "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status="Reader lost"),
+            draw_pile=61, turn_name="Ann", edition_title=classic),
+        "table-4-accepted": TableView(_FOUR, draw_pile=41, hand_number=3, edition_title=classic, turn_name="Bob",
+                                      message=FeedbackView(
+                                          ngettext("Coup fourré! {name}: {card}; {lost} loses the turn",
+                                                   "Coup fourré! {name}: {card}; {lost} lose their turn", 1).format(
+                                              lost="Dmitri", **coup),
+                                          short=(_("Coup fourré! {name}: {card}").format(**coup),
+                                                 _("Coup fourré! {name}").format(**coup), _("Coup fourré!")))),
+        "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status=_("Reader lost")),
         "refused": TableView(_FOUR, draw_pile=42, hand_number=3, turn_name="Ann",
-                             message=FeedbackView("Ann needs a Roll before any miles", refused=True)),
+                             message=FeedbackView(_("Play a {roll} first").format(roll=card_name(ROLL)),
+                                                  refused=True)),
         "refused-short": TableView(_TWO, draw_pile=9, turn_name="Bob",
-                                   message=FeedbackView("Not your turn", refused=True)),
+                                   message=FeedbackView(_("Not your turn"), refused=True)),
     }
 
 
 def sample_screens() -> dict[str, ScreenView]:
-    """Every screen, named for its PNG file."""
+    """Every screen, named for its PNG file, its words from the catalogue in the language in use."""
+    from bornes.firmware.words import card_name, edition_title
+
     screens: dict[str, ScreenView] = dict(sample_tables())
+    sheet = _("Hand {hand}").format(hand=3)
     screens.update({
         "prompt-coup-fourre": CoupFourrePrompt("Bob", "ACCIDENT", seconds_left=5),
-        "prompt-target": TargetPrompt("Stop", ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
-        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0, hint=("OK Bob   NEXT Dmitri",)),
+        "prompt-target": TargetPrompt(card_name("STOP"), ("Bob", "Chloé", "Dmitri"), selected=1, hazard="STOP"),
+        "prompt-partner": PartnerPrompt(("Bob", "Dmitri"), selected=0,
+                                        hint=(_("OK {first}   NEXT {second}").format(first="Bob", second="Dmitri"),)),
         "prompt-extension": ExtensionPrompt("Ann", selected_yes=True),
-        "prompt-undo": UndoPrompt("Accident by Bob"),
-        "menu-edition": MenuView("Edition", ("Winning Moves Classic (1962 rules)",
-                                             "Parker Brothers (1962 rules, revised 1988)", "Modern edition (2016)",
-                                             "Dujardin (current French edition)",
-                                             "1000 Bornes (translated French rules)"), selected=1),
-        "menu-players": MenuView("Players", ("2 players", "3 players", "4 players (teams)", "5 players",
-                                             "6 players (teams)"), selected=2),
-        "menu-names": NameEditView("Name of seat 3", "Chloé", cursor=2),
-        "menu-dealer": MenuView("Who deals?", ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
+        "prompt-undo": UndoPrompt(_("{card} by {name}").format(card=card_name("ACCIDENT"), name="Bob")),
+        "menu-edition": MenuView(_("Edition"), tuple(edition_title(name) for name in EDITIONS), selected=1),
+        "menu-players": MenuView(_("Players"), (*(_("{count} players").format(count=n) for n in (2, 3)),
+                                                _("{count} in teams").format(count=4),
+                                                _("{count} players").format(count=5),
+                                                _("{count} in teams").format(count=6)), selected=2),
+        "menu-names": NameEditView(_("Name of seat {letter}").format(letter="C"), "Chloé", cursor=2),
+        "menu-dealer": MenuView(_("Who deals?"), ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
         # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
-        "menu-options": MenuView("Rules", ("Start the game", *option_lines(
+        "menu-options": MenuView(_("Rules"), (_("Start the game"), *option_lines(
             EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
                                  hint=rules_hint()),
-        "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"), "Ann deals"),
-        "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"), "Bob deals"),
+        "setup-summary": SetupSummaryView("Ann, Bob, Chloé", edition_short("winning-moves"),
+                                          _("{name} deals").format(name="Ann")),
+        "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"),
+                                                _("{name} deals").format(name="Bob")),
         "score-sheet-p1": ScoreSheetView(
             columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
                      ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
-            page=0, title="Hand 3"),
+            page=0, title=sheet),
         "score-sheet-p2": ScoreSheetView(
             columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
                      ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
-            page=1, title="Hand 3"),
+            page=1, title=sheet),
         "score-sheet-4": ScoreSheetView(
             columns=(("Ann", (1000, 100, 300, 400, 300, 300, 500, 200, 3100, 2350, 5450)),
                      ("Bob", (300, 0, 0, 0, 0, 0, 0, 0, 300, 1875, 2175)),
                      ("Chloé", (575, 200, 0, 0, 0, 0, 0, 0, 775, 4200, 4975)),
                      ("Dmitri", (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
-            page=1, title="Hand 3"),
+            page=1, title=sheet),
         "game-over": GameOverView("Ann", (("Ann", 5450), ("Bob", 2175), ("Chloé", 4975), ("Dmitri", 0))),
-        "status-reader-lost": StatusView("Reader lost", "Check the reader's cable; play waits for it."),
-        "status-reader-back": StatusView("Reader back", "Scan the next card."),
-        "status-unknown-card": StatusView("Unknown card", "MB-XYZ-01 is not a Mille Bornes card."),
-        "status-display": StatusView("Display problem", "The OLED did not answer; retrying."),
-        "status-config": StatusView("Config problem", "pins.toml: GPIO 2 is used twice (SDA and OK)."),
+        "status-reader-lost": StatusView(_("Reader lost"), _("Check the reader's cable; play waits for it.")),
+        "status-reader-back": StatusView(_("Reader back"), _("Scan the next card.")),
+        "status-unknown-card": StatusView(_("Unknown card"),
+                                          _("{code} is not a Mille Bornes card.").format(code="MB-XYZ-01")),
+        "status-display": StatusView(_("Display problem"), _("The OLED did not answer; retrying.")),
+        "status-config": StatusView(_("Config problem"), _("{file}: GPIO {pin} is used twice ({first} and {second}).")
+                                    .format(file="pins.toml", pin=2, first="SDA", second="OK")),
         "legend": LegendView(page=0),
         "legend-last": LegendView(page=-1),
     })

@@ -591,8 +591,8 @@ def create_app(settings: Settings) -> Starlette:
             answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pin", "pin": pin})
         except control.ControlError as error:
             return html(views.pairing_page(words, str(error), "error"), 503)
-        if answer is not None:
-            return html(views.pairing_page(words, answer, "error"), 403)
+        if answer is not None:  # the table's reason, worded in the page's language
+            return html(views.pairing_page(words, words(answer), "error"), 403)
         response = RedirectResponse("/setup", 303)
         response.set_cookie(COOKIE, pairings.new(), max_age=TOKEN_DAYS * 86400, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https")

@@ -16,6 +16,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from bornes.firmware.web.games import StoredGame
 from bornes.firmware.web.views import SHEET_TOTALS, Words, side_names
+from bornes.firmware.words import edition_title
 
 
 def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
@@ -28,7 +29,7 @@ def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
                                  leftMargin=15 * mm, rightMargin=15 * mm, topMargin=15 * mm, bottomMargin=15 * mm)
     story = [
         Paragraph(title, styles["Title"]),
-        Paragraph(f"{state.setup.edition_info.title} · {stored.info.created[:10]}", styles["Normal"]),
+        Paragraph(f"{edition_title(state.setup.edition, t.language)} · {stored.info.created[:10]}", styles["Normal"]),
         Spacer(1, 4 * mm),
     ]
     if not state.sheets:

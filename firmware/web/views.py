@@ -18,6 +18,7 @@ from bornes.engine.state import GameState
 from bornes.firmware.journal import GameInfo
 from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
+from bornes.firmware.words import edition_title, fill
 
 SHEET_TOTALS = ("Total for deal", "Brought forward", "Combined total")
 
@@ -35,7 +36,7 @@ class Words:
 
     def __call__(self, message: str, **values: object) -> str:
         text = self.catalogue.gettext(message)
-        return text.format(**values) if values else text
+        return fill(text, self.language, **values) if values else text
 
     def p(self, context: str, message: str) -> str:
         return self.catalogue.pgettext(context, message)
@@ -187,7 +188,7 @@ def sheet_charts(state: GameState, t: Words) -> str:
 
 def downloads(game_id: int, t: Words) -> str:
     return (
-        f'<p class="downloads">{h(t("Download"))}: '
+        f'<p class="downloads">{h(t("Download:"))} '
         f'<a href="/games/{game_id}/record" download>{h(t("game record"))}</a> · '
         f'<a href="/games/{game_id}/json" download>JSON</a> · '
         f'<a href="/games/{game_id}/sheet.pdf" download>{h(t("score sheet (PDF)"))}</a></p>'
@@ -202,7 +203,8 @@ def sheet_page(stored: StoredGame | None, t: Words, paired: bool) -> str:
     game_id = stored.info.game_id
     title = t("Score sheet of game {game}", game=game_id)
     body = (
-        f"<h1>{h(title)}</h1><p>{h(state.setup.edition_info.title)} · {h(', '.join(state.setup.names))}</p>"
+        f"<h1>{h(title)}</h1><p>{h(edition_title(state.setup.edition, t.language))} · "
+        f"{h(', '.join(state.setup.names))}</p>"
         f"{sheet_charts(state, t)}{sheet_tables(state, t)}{downloads(game_id, t)}"
         f'<p><a href="/games/{game_id}/view">{h(t("Step through this game"))}</a></p>'
     )
@@ -346,8 +348,8 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
     edition_name = draft["edition"]
     edition = EDITIONS[edition_name]
     editions = "".join(
-        f'<option value="{h(name)}"{" selected" if name == edition_name else ""}>{h(ed.title)}</option>'
-        for name, ed in EDITIONS.items()
+        f'<option value="{h(name)}"{" selected" if name == edition_name else ""}>{h(edition_title(name, t.language))}'
+        '</option>' for name in EDITIONS
     )
     counts = []
     for seats in edition.seat_counts:

@@ -45,6 +45,7 @@ def test_french_pages(board: Board) -> None:
         assert "Classement" in page.text and "points de match" in page.text
         tables = client.get("/")
         assert "Toutes les tables, en direct" in tables.text and '"hand": "manche"' in tables.text
+        assert '"board": "fr"' in tables.text
         assert "script-src" not in tables.headers["content-security-policy"], "default-src 'self': no inline code"
         assert "<script>" not in tables.text and "<style>" not in tables.text
         assert client.get("/club.js").headers["content-type"].startswith("text/javascript")
@@ -65,3 +66,17 @@ def test_english_by_default_and_empty_pages_say_so(board: Board) -> None:
 def test_unknown_language_is_one_line() -> None:
     with pytest.raises(SettingsError, match="language 'de' is not one of en, fr"):
         load_board(None, club="lyon", language="de")
+
+
+def test_a_french_table_gets_french_headers_on_an_english_board(board: Board) -> None:
+    """The words around a table's card follow the table's own language (its snapshot's
+    ``language``): a French table's card on an English board says camp, bataille, manche."""
+    import json
+    import re
+
+    client = PageClient(create_app(board, board.store, ""))
+    tables = client.get("/")
+    labels = json.loads(re.search(r'id="labels">(.*?)</script>', tables.text, re.S).group(1))  # type: ignore[union-attr]
+    assert labels["board"] == "en"
+    assert (labels["en"]["side"], labels["fr"]["side"], labels["fr"]["battle"]) == ("side", "camp", "bataille")
+    assert "LL[s.language]" in client.get("/club.js").text

@@ -7,12 +7,12 @@ import random
 from bornes.drivers.events import ButtonPressed
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.actions import CoupFourre, Play
-from bornes.engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS
+from bornes.engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS, hand_points
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameSetup, Phase
 from bornes.firmware.bots import BotHands
 from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import hand_points, table_view
+from bornes.firmware.present import table_view
 
 
 def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
@@ -38,7 +38,7 @@ def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
             bots.perform(state, action)
             sim.record(state, game.state, physical, action, ())
             after = table_view(game.state, flow)
-            if isinstance(action, Play) and action.card.kind.is_distance:
+            if isinstance(action, Play) and action.card.kind.is_distance and game.state.phase is Phase.PLAY:
                 side = setup.side_of(action.seat)
                 assert after.sides[side].hand_points == before.sides[side].hand_points + action.card.kind.miles
                 miles_seen = True
@@ -50,3 +50,21 @@ def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
                 assert after.sides[side].score == before.sides[side].score  # the game total waits for the hand's end
                 return
     raise AssertionError("no coup fourré in 40 seeded hands")
+
+
+def test_the_panel_and_the_phone_pages_agree_after_a_hand_ends() -> None:
+    """One rule for hand points (bornes.engine.scoring.hand_points): once the hand is scored, both
+    show the sheet's total for the deal, bonuses included (they used to differ by the bonuses)."""
+    from pathlib import Path
+
+    from bornes.firmware.commands.feed import feed
+    from bornes.firmware.live import snapshot
+
+    flow = TableFlow()
+    feed((Path(__file__).parent.parent / "flow" / "games" / "two-players-classic.feed").read_text(), flow)
+    game = flow.game
+    assert game is not None and game.state.phase in (Phase.HAND_OVER, Phase.GAME_OVER)
+    state = game.state
+    panel = [side.hand_points for side in table_view(state, flow).sides]
+    page = [side["hand_points"] for side in snapshot(state, list(game.log))["sides"]]
+    assert panel == page == list(state.sheets[-1].total_for_deal) == list(hand_points(state))

@@ -42,3 +42,21 @@ def test_screens_from_a_real_game_reach_every_prompt(tmp_path: Path) -> None:
         "CoupFourrePrompt", "ExtensionPrompt", "UndoPrompt", "ScoreSheetView", "GameOverView",
     }
     assert expected <= kinds, expected - kinds
+
+
+def test_screens_lang_fr_renders_every_screen_in_french(tmp_path: Path) -> None:
+    """``bornes screens --lang fr`` writes every sample screen, in French; a Dujardin ``--game``
+    speaks French without being told (the edition's language) and ``--lang en`` overrides it."""
+    assert main(["screens", "--lang", "fr", "--out", str(tmp_path / "fr"), "--size", "128x64"]) == 0
+    french = {path.name: path for path in (tmp_path / "fr").glob("*.png")}
+    assert len(french) == len(sample_screens())
+    with Image.open(french["refused-128x64.png"]) as shown, Image.open(GOLDEN_DIR / "refused-128x64.png") as english:
+        assert ImageChops.difference(shown, english).getbbox() is not None  # "REFUSÉ", not "REFUSED"
+    for lang in ("fr", "en", None):
+        out = tmp_path / f"game-{lang}"
+        assert main(["screens", "--game", "5", "--edition", "dujardin", "--players", "4", "--out", str(out),
+                     "--size", "128x64", *(["--lang", lang] if lang else [])]) == 0
+    default, fr, en = (tmp_path / f"game-{lang}" / "game-GameOverView-128x64.png" for lang in (None, "fr", "en"))
+    with Image.open(default) as a, Image.open(fr) as b, Image.open(en) as c:
+        assert ImageChops.difference(a, b).getbbox() is None  # FIN DE PARTIE
+        assert ImageChops.difference(a, c).getbbox() is not None  # GAME OVER

@@ -249,7 +249,7 @@ def test_emulate_plays_from_standard_input_and_exits_at_its_end(
     accepted = [line for line in proc.stdout.splitlines() if line.startswith("bornes: accepted ")]
     assert accepted == [  # the emulator says who played what by name (journald keeps the notation)
         "bornes: accepted Ann: Roll (MB-ROLL-01)",
-        "bornes: accepted Bob: Stop (MB-STOP-01)",
+        "bornes: accepted Bob: Stop on Ann (MB-STOP-01)",
         "bornes: accepted Coup fourré! Ann: Right of Way (MB-RIGHTOFWAY-01)",
         "bornes: accepted Ann: 100 miles (MB-D100-01)",
         "bornes: accepted Bob discards 25 miles (MB-D25-01)",

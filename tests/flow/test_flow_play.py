@@ -262,7 +262,7 @@ def test_partner_prompt_when_both_partners_hold_cards() -> None:
     assert view.hint[0] == "OK Ann   NEXT Cid"
     out = drive(flow, "press NEXT")[0]  # one press: NEXT is the second partner
     assert out.action == CoupFourre(2, Card(CardKind.RIGHT_OF_WAY, 1))
-    assert "Ann, Bob lose their turn" in out.message
+    assert "Ann and Bob lose their turn" in out.message
     assert flow.state is not None and flow.state.hand.turn == 2  # Cid's extra turn
     accept(flow, "scan MB-D100-02")
     assert flow.state.hand.turn == 3  # then Dee, to Cid's left

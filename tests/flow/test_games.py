@@ -74,7 +74,7 @@ def test_partnership_game_asks_which_partner(capsys: pytest.CaptureFixture[str])
     assert by_input[index][1]["screen"] == "PartnerPrompt"
     ok = by_input[index + 1][1]  # NEXT names the second partner at once: three inputs for the coup fourré
     assert ok["action"] == "C coup MB-RIGHTOFWAY-01"
-    assert "Ann, Bob lose their turn" in ok["message"]
+    assert "Ann and Bob lose their turn" in ok["message"]
     assert by_input[index + 2][1]["action"] == "C play MB-D100-04"  # the caller's extra turn
 
 

@@ -65,3 +65,19 @@ def test_pairing_screen_matches_its_golden_and_its_qr_code_reads(size: tuple[int
     expected = Image.open(golden)
     assert ImageChops.difference(image.convert("L"), expected.convert("L")).getbbox() is None
     assert _decode(image) == ["http://192.168.1.20:8080/setup"]
+
+
+def test_french_pages_use_the_editions_french_title_and_french_typography(tmp_path: Path) -> None:
+    """A Dujardin table's pages say the edition's own French title, "Télécharger :" with a no-break
+    space, and elide "de" before a vowel (one phrasing layer: bornes.firmware.words.fill)."""
+    from bornes.firmware.live import JournalFollower
+    from tests.web.server import feed
+
+    feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\n", tmp_path)
+    with JournalFollower(tmp_path, language="fr") as follower:
+        snap = follower.snapshot()
+    words = views.Words("fr", translations("fr", WEB_DOMAIN))
+    html = views.live_page(snap, words, paired=False)
+    assert "1000 Bornes Dujardin" in html and "current French edition" not in html
+    assert "Télécharger\u00a0:" in views.downloads(1, words)
+    assert words("{a} de {b}", a="50 km", b="Élie") == "50 km d'Élie"

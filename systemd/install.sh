@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Install bornes as an appliance on Raspberry Pi OS (Bookworm): the referee starts at boot,
-# restarts if it fails, and keeps its games in /var/lib/bornes.
+# Install bornes as an appliance on Raspberry Pi OS trixie (Debian 13, Python 3.13) or bookworm
+# (Debian 12, Python 3.11), on a Pi Zero 2 W, 3, 4 or 5: the referee starts at boot, restarts if
+# it fails, and keeps its games in /var/lib/bornes.
 #
 #   sudo systemd/install.sh              install or upgrade (safe to run again)
 #   sudo systemd/install.sh --uart       also enable the header UART for an RDM6300/PN532 reader
 #   sudo systemd/install.sh --web        also serve the phone pages (bornes-web.service, docs/web.md)
 #   sudo systemd/install.sh --bridge     also publish this table to the club's broker (docs/club.md)
 #   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
+#   sudo systemd/install.sh --no-pi      not a Pi (an image builder, a container): skip GPIO, I2C, raspi-config
+#   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
 #   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
 #                                        (repeat for several pads; docs/readers.md, Keyboard mode)
 #   systemd/install.sh --dry-run         print every step without changing anything
-#   sudo systemd/install.sh --uninstall  stop and remove the service (keeps config and games)
+#   sudo systemd/install.sh --uninstall  stop and remove the services (keeps config and games)
 #
-# It never overwrites /etc/bornes/config.toml or /etc/bornes/pins.toml, and never touches the
-# game journal in /var/lib/bornes.
+# Python packages come as wheels only (a Pi never compiles), at the versions pinned in
+# systemd/pi-constraints.txt (refresh: python -m tools.lock). It never overwrites
+# /etc/bornes/config.toml or /etc/bornes/pins.toml, and never touches the game journal in
+# /var/lib/bornes.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,9 +33,16 @@ HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
 HID_IDS=()
 USER_NAME=bornes
 GROUPS_WANTED=(gpio i2c dialout)
-# What Pillow (via luma.oled), lgpio and the venv need; python3-lgpio gives lgpio without a compiler.
+CONSTRAINTS="$REPO/systemd/pi-constraints.txt"
+# The venv needs python3-venv; i2c-tools gives i2cdetect for checking the OLED's wiring. Pillow's
+# wheels carry their own image libraries, so nothing else is needed from apt.
 # python3-evdev: keyboard-mode readers; PyPI has evdev as source only, Debian builds it for the Pi.
-APT_PACKAGES=(python3-venv python3-dev python3-lgpio python3-evdev libopenjp2-7 libjpeg62-turbo libtiff6 i2c-tools)
+APT_PACKAGES=(python3-venv python3-evdev)
+APT_PI_PACKAGES=(i2c-tools)
+# gpiozero drives the pins through lgpio. PyPI's lgpio has no wheel for Python 3.13 on arm64, so it
+# comes from apt (the Raspberry Pi archive); the venv sees it through --system-site-packages.
+LGPIO_PACKAGE=python3-lgpio
+BOOT=/boot/firmware
 
 DRY_RUN=0
 UNINSTALL=0
@@ -38,9 +50,11 @@ UART=0
 BRIDGE=0
 CLUB=0
 WEB=0
+PI=1
+WHEELS=""
 
 usage() {
-    sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -51,6 +65,11 @@ while [[ $# -gt 0 ]]; do
         --bridge) BRIDGE=1 ;;
         --club) CLUB=1 ;;
         --web) WEB=1 ;;
+        --no-pi) PI=0 ;;
+        --wheels)
+            [[ $# -ge 2 && -d $2 ]] || { echo "install.sh: --wheels needs a folder of wheels" >&2; exit 64; }
+            WHEELS="$(cd "$2" && pwd)"
+            shift ;;
         --hid)
             if [[ $# -lt 2 || ! $2 =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$ ]]; then
                 echo "install.sh: --hid takes the reader's USB vendor:product, like 0c2e:0b61" >&2
@@ -66,6 +85,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 step() { printf '==> %s\n' "$*"; }
+# A step that cannot be done here, said once and clearly; the install goes on.
+skipped() { printf '    skipped: %s\n' "$*"; }
 
 # Run a command, or in a dry run only show it.
 run() {
@@ -100,31 +121,95 @@ if [[ $DRY_RUN -eq 0 && $EUID -ne 0 ]]; then
 fi
 
 have() { command -v "$1" >/dev/null 2>&1; }
+# systemd runs here (not an image being built in a chroot): units can be started now.
+systemd_running() { [[ -d /run/systemd/system ]] && have systemctl; }
+# udevd runs here (not in a chroot or a container): rules can be reloaded and devices re-triggered.
+udev_running() { have udevadm && [[ -S /run/udev/control ]]; }
+
+# Reload udev, or say why not: without udevd (image builders, containers) the rule is read at boot.
+udev_reload() {
+    local trigger="$1"
+    if [[ $DRY_RUN -eq 1 ]] || udev_running; then
+        run udevadm control --reload
+        if [[ -n $trigger ]]; then run udevadm trigger --subsystem-match="$trigger" --action=add; fi
+    else
+        skipped "udevd is not running here; the rule takes effect at the next boot"
+    fi
+}
 
 if [[ $UNINSTALL -eq 1 ]]; then
-    step "stop and disable the bornes and bornes-web services"
-    if have systemctl; then
-        run systemctl disable --now bornes-web.service || true
-        run systemctl disable --now bornes.service || true
-        run systemctl disable --now bornes-bridge.service bornes-club.service 2>/dev/null || true
-    fi
-    run rm -f /etc/systemd/system/bornes-bridge.service /etc/systemd/system/bornes-club.service
-    step "remove the units $UNIT, $WEB_UNIT and the udev rule $RULE"
-    run rm -f "$UNIT" "$WEB_UNIT" "$RULE" "$HID_RULE"
-    if have systemctl; then run systemctl daemon-reload; fi
-    if have udevadm; then run udevadm control --reload; fi
-    step "remove the program in $PREFIX"
+    step "stop and disable the bornes services"
+    for unit in bornes-web bornes-bridge bornes-club bornes; do
+        if [[ $DRY_RUN -eq 1 || -e /etc/systemd/system/$unit.service ]] && have systemctl; then
+            if systemd_running || [[ $DRY_RUN -eq 1 ]]; then
+                run systemctl disable --now "$unit.service" || true
+            else
+                run systemctl disable "$unit.service" || true
+            fi
+        fi
+    done
+    step "remove the units and the udev rules $RULE and $HID_RULE"
+    run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
+        /etc/systemd/system/bornes-club.service "$RULE" "$HID_RULE"
+    if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
+    udev_reload ""
+    step "remove the program in $VENV"
     run rm -rf "$VENV"
     step "kept: $ETC (config) and /var/lib/bornes (games); delete them by hand if you want"
     exit 0
 fi
 
-step "install system packages: ${APT_PACKAGES[*]}"
-if have apt-get; then
+step "check the system: Raspberry Pi OS trixie or bookworm"
+release="unknown"
+if [[ -r /etc/os-release ]]; then
+    release="$(. /etc/os-release && echo "${VERSION_CODENAME:-unknown}")"
+fi
+python="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)"
+case "$release" in
+    trixie | bookworm) printf '    Debian %s, Python %s\n' "$release" "$python" ;;
+    *) printf '    %s is neither trixie nor bookworm (the releases bornes is tested on); going on\n' "$release" ;;
+esac
+if [[ $python == none ]] || ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "install.sh: bornes needs Python 3.11 or newer (found: $python)" >&2
+    exit 69
+fi
+if [[ $PI -eq 1 && -r /proc/device-tree/model ]] && ! grep -qa 'Raspberry Pi' /proc/device-tree/model; then
+    printf '    this is not a Raspberry Pi (%s): --no-pi skips the Pi-only steps\n' \
+        "$(tr -d '\0' < /proc/device-tree/model)"
+fi
+
+wanted=("${APT_PACKAGES[@]}")
+if [[ $PI -eq 1 ]]; then wanted+=("${APT_PI_PACKAGES[@]}"); fi
+step "install system packages: ${wanted[*]}"
+missing=()
+for package in "${wanted[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed'; then
+        missing+=("$package")
+    fi
+done
+if [[ $DRY_RUN -eq 1 ]]; then missing=("${wanted[@]}"); fi
+if [[ ${#missing[@]} -eq 0 ]]; then
+    printf '    already installed\n'
+elif have apt-get; then
     run apt-get update
-    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 else
-    printf '    apt-get not found: install %s yourself\n' "${APT_PACKAGES[*]}"
+    printf '    apt-get not found: install %s yourself\n' "${missing[*]}"
+fi
+
+step "install $LGPIO_PACKAGE (GPIO for the buttons, LEDs and buzzer)"
+if [[ $PI -eq 0 ]]; then
+    skipped "not a Pi (--no-pi): no GPIO; use [pins] factory = \"mock\" in $ETC/config.toml"
+elif dpkg-query -W -f='${Status}' "$LGPIO_PACKAGE" 2>/dev/null | grep -q 'ok installed'; then
+    printf '    already installed\n'
+elif [[ $DRY_RUN -eq 1 ]]; then
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$LGPIO_PACKAGE"
+elif have apt-cache && [[ -n "$(apt-cache policy "$LGPIO_PACKAGE" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]]; then
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$LGPIO_PACKAGE"
+else
+    skipped "$LGPIO_PACKAGE is not in this system's apt sources (it comes from the Raspberry Pi archive," \
+        "archive.raspberrypi.com, which Raspberry Pi OS has). Buttons, LEDs and buzzer need it:" \
+        "install it, then run this again; until then bornes stops at start with \"no GPIO here\"."
 fi
 
 step "create the system user $USER_NAME with groups ${GROUPS_WANTED[*]}"
@@ -141,19 +226,27 @@ else
 fi
 run usermod --append --groups "$(IFS=,; echo "${GROUPS_WANTED[*]}")" "$USER_NAME"
 
-step "create the venv $VENV and pip install $REPO"
+# One pip run for the program and every extra asked for: the web extra adds Starlette, uvicorn
+# (pure Python), segno (the QR code on the panel) and reportlab (PDF score sheets); the club extra
+# adds paho-mqtt.
+extras=()
+if [[ $WEB -eq 1 ]]; then extras+=(web); fi
+if [[ $BRIDGE -eq 1 || $CLUB -eq 1 ]]; then extras+=(club); fi
+target="$REPO"
+if [[ ${#extras[@]} -gt 0 ]]; then target="$REPO[$(IFS=,; echo "${extras[*]}")]"; fi
+# Wheels only, at the pinned versions; only the program itself is built (pure Python).
+pip_options=(--disable-pip-version-check --only-binary :all: --no-binary bornes -c "$CONSTRAINTS")
+if [[ -n $WHEELS ]]; then
+    pip_options+=(--no-index --find-links "$WHEELS")
+    step "create the venv $VENV and pip install $REPO from the wheels in $WHEELS"
+else
+    step "create the venv $VENV and pip install $REPO (wheels from PyPI, versions of $CONSTRAINTS)"
+fi
 # --system-site-packages lets the venv use the apt python3-lgpio.
 if [[ ! -x "$VENV/bin/python" ]]; then
     run python3 -m venv --system-site-packages "$VENV"
 fi
-run "$VENV/bin/pip" install --upgrade pip
-# smbus2 lets `bornes doctor` probe the OLED on the I2C bus. The web extra adds Starlette,
-# uvicorn (pure Python), segno (the QR code on the panel) and reportlab (PDF score sheets).
-if [[ $WEB -eq 1 ]]; then
-    run "$VENV/bin/pip" install --upgrade "$REPO[web]" smbus2
-else
-    run "$VENV/bin/pip" install --upgrade "$REPO" smbus2
-fi
+run "$VENV/bin/pip" install --upgrade "$target" "${pip_options[@]}"
 
 step "install the sample config as $ETC/config.toml (only if absent)"
 run install -d -m 0755 "$ETC"
@@ -171,6 +264,7 @@ if [[ $UART -eq 1 ]]; then
     if [[ $DRY_RUN -eq 1 ]]; then
         printf '    would run: sed "s/^#UART# //" %s > %s\n' "$REPO/systemd/99-bornes-reader.rules" "$RULE"
     else
+        install -d -m 0755 "$(dirname "$RULE")"
         sed 's/^#UART# //' "$REPO/systemd/99-bornes-reader.rules" > "$RULE.tmp"
         chmod 0644 "$RULE.tmp"
         mv "$RULE.tmp" "$RULE"
@@ -178,10 +272,7 @@ if [[ $UART -eq 1 ]]; then
 else
     run install -D -m 0644 "$REPO/systemd/99-bornes-reader.rules" "$RULE"
 fi
-if have udevadm; then
-    run udevadm control --reload
-    run udevadm trigger --subsystem-match=tty --action=add
-fi
+udev_reload tty
 
 if [[ ${#HID_IDS[@]} -gt 0 ]]; then
     step "install the udev rule $HID_RULE for the keyboard-mode reader(s) ${HID_IDS[*]}"
@@ -198,37 +289,47 @@ if [[ ${#HID_IDS[@]} -gt 0 ]]; then
         chmod 0644 "$HID_RULE.tmp"
         mv "$HID_RULE.tmp" "$HID_RULE"
     fi
-    if have udevadm; then
-        run udevadm control --reload
-        run udevadm trigger --subsystem-match=input --action=add
-    fi
+    udev_reload input
 fi
 
 step "enable I2C for the OLED"
-if have raspi-config; then
+if [[ $PI -eq 0 ]]; then
+    skipped "not a Pi (--no-pi): no I2C; use [display] panel = \"dummy\" in $ETC/config.toml"
+elif have raspi-config; then
     run raspi-config nonint do_i2c 0
 else
-    printf '    raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on in config.txt)\n'
+    skipped "raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on in $BOOT/config.txt)"
 fi
 if [[ $UART -eq 1 ]]; then
     step "enable the header UART for the reader and free it from the login console"
-    if have raspi-config; then
+    if [[ $PI -eq 0 ]]; then
+        skipped "not a Pi (--no-pi): no header UART"
+    elif have raspi-config; then
         run raspi-config nonint do_serial_hw 0
         run raspi-config nonint do_serial_cons 1
     else
-        printf '    raspi-config not found: enable_uart=1 in config.txt, remove console=serial0 from cmdline.txt\n'
+        skipped "raspi-config not found: enable_uart=1 in $BOOT/config.txt, remove console=serial0 from $BOOT/cmdline.txt"
     fi
 fi
 
+# Enable a unit, and start (or restart, for an upgrade) it where systemd runs.
+enable_unit() {
+    local unit="$1"
+    if ! have systemctl; then
+        printf '    systemctl not found: enable %s yourself\n' "$unit"
+    elif [[ $DRY_RUN -eq 1 ]] || systemd_running; then
+        run systemctl daemon-reload
+        run systemctl enable "$unit"
+        run systemctl restart "$unit"
+    else
+        run systemctl enable "$unit"
+        skipped "systemd is not running here (an image being built): $unit starts at the next boot"
+    fi
+}
+
 step "install, enable and start the unit $UNIT"
 run install -D -m 0644 "$REPO/systemd/bornes.service" "$UNIT"
-if have systemctl; then
-    run systemctl daemon-reload
-    run systemctl enable bornes.service
-    run systemctl restart bornes.service
-else
-    printf '    systemctl not found: enable bornes.service yourself\n'
-fi
+enable_unit bornes.service
 
 if [[ $WEB -eq 1 ]]; then
     step "create the system user $WEB_USER (group bornes: reads the journal, reaches the control socket)"
@@ -241,13 +342,7 @@ if [[ $WEB -eq 1 ]]; then
     run usermod --append --groups "$USER_NAME" "$WEB_USER"
     step "install, enable and start the phone pages $WEB_UNIT (read-only; see docs/web.md)"
     run install -D -m 0644 "$REPO/systemd/bornes-web.service" "$WEB_UNIT"
-    if have systemctl; then
-        run systemctl daemon-reload
-        run systemctl enable --now bornes-web.service
-        run systemctl restart bornes-web.service
-    else
-        printf '    systemctl not found: enable bornes-web.service yourself\n'
-    fi
+    enable_unit bornes-web.service
 fi
 
 # Club nights (docs/club.md): both off unless asked for.
@@ -255,8 +350,7 @@ for part in bridge club; do
     if [[ $part == bridge && $BRIDGE -eq 0 ]] || [[ $part == club && $CLUB -eq 0 ]]; then
         continue
     fi
-    step "install the club extra, $ETC/$part.toml (only if absent) and bornes-$part.service"
-    run "$VENV/bin/pip" install --upgrade "$REPO[club]"
+    step "install $ETC/$part.toml (only if absent) and bornes-$part.service"
     copy_once "$REPO/config/$part.sample.toml" "$ETC/$part.toml" 0644  # no secret in it: see $part.secret
     # The passwords: root's files, handed to the unit as systemd credentials (empty until filled in).
     secrets=("$ETC/$part.secret")
@@ -265,15 +359,11 @@ for part in bridge club; do
         if [[ ! -e "$secret" ]]; then run install -m 0600 /dev/null "$secret"; fi
     done
     run install -D -m 0644 "$REPO/systemd/bornes-$part.service" "/etc/systemd/system/bornes-$part.service"
-    if have systemctl; then
-        run systemctl daemon-reload
-        run systemctl enable "bornes-$part.service"
-        run systemctl restart "bornes-$part.service"
-    fi
+    enable_unit "bornes-$part.service"
     printf '    put the password(s) in %s and edit %s (docs/club.md)\n' "${secrets[*]}" "$ETC/$part.toml"
 done
 
 step "done: check the hardware with  sudo -u $USER_NAME $VENV/bin/bornes doctor"
-if [[ $UART -eq 1 ]]; then
+if [[ $UART -eq 1 && $PI -eq 1 ]]; then
     step "reboot for the UART and I2C settings to take effect"
 fi

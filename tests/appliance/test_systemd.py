@@ -171,7 +171,7 @@ def test_install_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path) ->
     for expected in (
         "apt-get install -y --no-install-recommends python3-venv",
         "python3-lgpio",
-        "libopenjp2-7",
+        "--only-binary :all: --no-binary bornes -c " + str(REPO / "systemd" / "pi-constraints.txt"),
         "usermod --append --groups gpio,i2c,dialout bornes",
         "/opt/bornes/venv",
         f"/opt/bornes/venv/bin/pip install --upgrade {REPO}",

@@ -86,18 +86,8 @@ def run_devices(args: argparse.Namespace) -> int:
     events: queue.Queue[Any] = queue.Queue()
     readers = [open_reader("hid", device.stable or device.path, events, name=device.stable or device.path,
                            bindings=bindings, layout=choice.reader.layout) for device in devices]
-    reads = 0
     try:
-        for event in events_until(events, args.seconds, lambda: args.count != 0):
-            line = format_event(event)
-            if line is not None and not isinstance(event, ReaderBack):
-                print(f"{getattr(event, 'reader', '?')}: {line.strip()}", flush=True)
-            if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
-                reads += 1
-                if args.count is not None and reads >= args.count:
-                    break
-    except KeyboardInterrupt:
-        print()
+        reads, _connected = _print_reads(events, args, each_device=True)
     finally:
         for reader in readers:
             reader.close()
@@ -115,21 +105,8 @@ def run(args: argparse.Namespace) -> int:
     events: queue.Queue[Any] = queue.Queue()
     print(f"Listening on {choice.describe()}; {len(bindings)} enrolled tags. Tap cards, Ctrl-C to stop.", flush=True)
     reader = start_reader(choice, events, bindings)
-    reads = 0
-    connected = False
     try:
-        for event in events_until(events, args.seconds, lambda: args.count != 0):
-            line = format_event(event)
-            if line is not None:
-                print(line, flush=True)
-            if isinstance(event, ReaderBack):
-                connected = True
-            if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
-                reads += 1
-                if args.count is not None and reads >= args.count:
-                    break
-    except KeyboardInterrupt:
-        print()
+        reads, connected = _print_reads(events, args, each_device=False)
     finally:
         reader.close()
     s = reader.stats
@@ -139,3 +116,27 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     return 0 if connected else EX_UNAVAILABLE
+
+
+def _print_reads(events: queue.Queue[Any], args: argparse.Namespace, each_device: bool) -> tuple[int, bool]:
+    """Print each reader event until ``--count`` reads or ``--seconds`` (Ctrl-C stops too): how many
+    cards were read, and whether a reader said it was connected. With ``each_device``, lines name
+    the device they came from and connection notices are left out (the devices were just listed)."""
+    reads = 0
+    connected = False
+    try:
+        for event in events_until(events, args.seconds, lambda: args.count != 0):
+            if isinstance(event, ReaderBack):
+                connected = True
+            line = format_event(event)
+            if line is not None and each_device and not isinstance(event, ReaderBack):
+                print(f"{getattr(event, 'reader', '?')}: {line.strip()}", flush=True)
+            elif line is not None and not each_device:
+                print(line, flush=True)
+            if isinstance(event, CardScanned | ControlScanned | UnknownScanned):
+                reads += 1
+                if args.count is not None and reads >= args.count:
+                    break
+    except KeyboardInterrupt:
+        print()
+    return reads, connected

@@ -188,7 +188,7 @@ def parse_message(line: bytes, defaults: dict[str, Any]) -> ControlEvent:
         return PairingAsked(url)
     if kind == "pin":
         pin = message.get("pin")
-        if not isinstance(pin, str) or not pin.isdigit() or len(pin) != PIN_DIGITS:
+        if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() or len(pin) != PIN_DIGITS:
             raise ControlError(f"a PIN is {PIN_DIGITS} digits")
         return PinOffered(pin)
     if kind in ("play", "scan", "press"):

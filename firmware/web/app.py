@@ -340,7 +340,7 @@ async def read_form(request: Request) -> dict[str, str]:
     if kind != "application/x-www-form-urlencoded":
         raise BadRequest(415, "send a form (application/x-www-form-urlencoded)")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    if declared is not None and ((size := _digits(declared, 18)) is None or size > MAX_BODY):
         raise BadRequest(413, f"the request is larger than {MAX_BODY} bytes")
     body = b""
     async for chunk in request.stream():
@@ -585,7 +585,7 @@ def create_app(settings: Settings) -> Starlette:
             message = words("Too many tries: wait {seconds} s.", seconds=pin_limit.retry_after(client))
             return html(views.pairing_page(words, message, "error"), 429)
         pin = form.get("pin", "").strip()
-        if not (pin.isdigit() and len(pin) == control.PIN_DIGITS):
+        if len(pin) != control.PIN_DIGITS or _digits(pin) is None:
             return html(views.pairing_page(words, words("A PIN is 6 digits."), "error"), 400)
         try:
             answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pin", "pin": pin})
@@ -608,13 +608,14 @@ def create_app(settings: Settings) -> Starlette:
         choice = form.get("players", "")
         teams = choice.endswith("t")
         count_text = choice.rstrip("t")
-        if not count_text.isdigit() or not 2 <= int(count_text) <= 8:
+        count = _digits(count_text, 1) or 0
+        if not 2 <= count <= 8:
             return html(views.setup_page(words, draft(edition), words("Choose the players."), "error"), 400)
-        count = int(count_text)
         names = [" ".join(form.get(f"name{i}", "").split()) for i in range(count)]
         options = {key[7:]: value for key, value in form.items() if key.startswith("option.")}
         dealer_text = form.get("dealer", "0")
-        dealer = int(dealer_text) if dealer_text.isdigit() else -1
+        dealer = _digits(dealer_text)
+        dealer = -1 if dealer is None else dealer
         message = {"type": "setup", "edition": edition, "players": count, "teams": teams, "names": names,
                    "dealer": dealer, "options": options}
         back = {**draft(edition), "players_choice": choice, "names": names + draft(edition)["names"][count:],

@@ -114,6 +114,13 @@ def test_parse_message_refuses_a_url_that_is_not_a_web_address() -> None:
         parse_message(b'{"v":1,"type":"pair","url":"javascript:alert(1)"}', DEFAULTS)
 
 
+def test_a_pin_of_superscript_digits_is_refused_in_one_line_not_a_dead_referee() -> None:
+    """"¹²³⁴⁵⁶".isdigit() is True, and hmac.compare_digest raises TypeError on it: the referee's loop
+    died on a PIN any device on the network could send. The socket refuses it like any bad PIN."""
+    with pytest.raises(ControlError, match="digits"):
+        parse_message('{"v":1,"type":"pin","pin":"¹²³⁴⁵⁶"}'.encode(), DEFAULTS)
+
+
 def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="not reachable"):
         send(tmp_path / "absent.sock", {"type": "setup"})

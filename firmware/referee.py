@@ -195,58 +195,50 @@ class Referee:
         """One input, start to finish."""
         started = time.perf_counter()
         if isinstance(event, SetupProposed | PairingAsked | PinOffered):
-            outcome = self.control(event)
+            outcome = self._guarded(self.control, event)
             self.draw()
-            if outcome.sound is not None and self.feedback is not None:
-                from bornes.drivers.feedback import Pattern
-
-                self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+            self._sound(outcome)
             return outcome
         if self.pairing_shown and self.phones_file is not None and isinstance(event, ButtonPressed) \
                 and event.name == "BACK" and event.long:
             return self._forget_phones()
         self.pairing_shown = False  # any input at the table puts the table back on the panel
-        try:
-            outcome = self.flow.handle(event)
-        except JournalError as error:  # the storage, not a bug: say what is true, change nothing more
-            log.error("card not recorded: %s", error)
-            outcome = Outcome(Verdict.REFUSED, storage_message(error), Sound.REFUSE, "storage")
-        except Exception as error:  # a bug must not stop the table: report it and carry on
-            log.exception("internal error on %s", event)
-            said = _("Internal error: {name}").format(name=type(error).__name__)
-            outcome = Outcome(Verdict.REFUSED, said, Sound.REFUSE, "internal-error")
+        outcome = self._guarded(self.flow.handle, event)
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             # journald keeps the record's notation (tools and the fault tests read it); the emulator's
             # terminal says it by name (firmware/console.py: SpokenActions).
-            log.info("accepted %s", outcome.action.notation(), extra={"said": self._said(outcome.action)})
+            log.info("accepted %s", outcome.action.notation(), extra={"said": _Said(self.flow.state, outcome.action)})
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
         self.draw()
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
-        if outcome.sound is not None and self.feedback is not None:
-            from bornes.drivers.feedback import Pattern
-
-            self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+        self._sound(outcome)
         if self.on_outcome is not None:
             self.on_outcome(event, outcome)
         return outcome
 
-    def _said(self, action: Any) -> str:
-        """An accepted action for the log, by players' names: "Bob: Roll (MB-ROLL-01)", not "B play MB-ROLL-01"."""
-        from bornes.engine.cards import Card
-        from bornes.firmware.words import action_words
+    def _guarded(self, handler: Callable[[Any], Outcome], event: InputEvent | ControlEvent) -> Outcome:
+        """``handler(event)``, where a storage failure or a bug is a refusal on the panel, never a dead loop."""
+        try:
+            return handler(event)
+        except JournalError as error:  # the storage, not a bug: say what is true, change nothing more
+            log.error("card not recorded: %s", error)
+            return Outcome(Verdict.REFUSED, storage_message(error), Sound.REFUSE, "storage")
+        except Exception as error:  # a bug must not stop the table: report it and carry on
+            log.exception("internal error on %s", event)
+            said = _("Internal error: {name}").format(name=type(error).__name__)
+            return Outcome(Verdict.REFUSED, said, Sound.REFUSE, "internal-error")
 
-        state = self.flow.state
-        if state is None:
-            return str(action.notation())
-        words = action_words(state.setup, action)[0]
-        card = getattr(action, "card", None)
-        return f"{words} ({card.code()})" if isinstance(card, Card) else words
+    def _sound(self, outcome: Outcome) -> None:
+        if outcome.sound is not None and self.feedback is not None:
+            from bornes.drivers.feedback import Pattern
+
+            self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
 
     def _forget_phones(self) -> Outcome:
         """A long BACK while the PIN is shown: every paired phone must pair again (a phone lost, a guest gone)."""
@@ -262,10 +254,7 @@ class Referee:
             outcome = Outcome(Verdict.REFUSED, _("Phones not unpaired: storage error"), Sound.REFUSE, "storage")
         self.flow.ui.message, self.flow.ui.short, self.flow.ui.refused = outcome.message, (), outcome.refused
         self.draw()
-        if self.feedback is not None and outcome.sound is not None:
-            from bornes.drivers.feedback import Pattern
-
-            self.feedback.play(Pattern[_PATTERNS[outcome.sound]])
+        self._sound(outcome)
         if self.on_outcome is not None:
             self.on_outcome(ButtonPressed("BACK", True), outcome)
         return outcome
@@ -325,3 +314,24 @@ def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
         if isinstance(event, KeyTyped) and event.text.strip().lower() == "long ok":
             return True
     return False
+
+
+class _Said:
+    """An accepted action by players' names, "Bob: Roll (MB-ROLL-01)" rather than "B play MB-ROLL-01",
+    worded only when a log handler formats it (the emulator's console: firmware/console.py
+    SpokenActions), so the Pi's journald path pays nothing for it."""
+
+    __slots__ = ("action", "state")
+
+    def __init__(self, state: Any, action: Any) -> None:
+        self.state, self.action = state, action
+
+    def __str__(self) -> str:
+        from bornes.engine.cards import Card
+        from bornes.firmware.words import action_words
+
+        if self.state is None:
+            return str(self.action.notation())
+        words = action_words(self.state.setup, self.action)[0]
+        card = getattr(self.action, "card", None)
+        return f"{words} ({card.code()})" if isinstance(card, Card) else words

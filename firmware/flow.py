@@ -343,21 +343,16 @@ class TableFlow:
             words = words[1:]
         if not words:
             return self._say("ignored", "", None)
-        if pad is not None and words[0].upper().startswith("MB-") and not words[0].upper().startswith("MB-CMD-"):
-            try:
-                card = Card.from_code(words[0].upper())
-                self._pad = pad
-                return self._card(card, pad)
-            except CardCodeError:
-                pass  # refused just below, as an unknown card
         if words[0].upper().startswith("MB-CMD-"):
             return self._button(words[0].upper()[7:], False)
         if words[0].upper().startswith("MB-"):
             try:
-                return self._card(Card.from_code(words[0].upper()))
+                card = Card.from_code(words[0].upper())
             except CardCodeError:
                 return self._say("refused", _("Unknown card: {code}").format(code=words[0][:24]), Sound.REFUSE,
                                  reason="unknown-card", short=(_("Unknown card"),))
+            self._pad = pad  # journalled with the play, as a scanned card's pad is
+            return self._card(card, pad)
         long = words[0].lower() == "long" and len(words) > 1
         name = (words[1] if long else words[0]).upper()
         if button_name(name) is not None:

@@ -470,22 +470,21 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
         assert isinstance(index, int) and setup is not None
         return side_name(setup, index)
 
+    def copy() -> str:
+        """The refused card with its copy number ("Roll #14"), so a player can find it on the table."""
+        value = p["card"]
+        assert isinstance(value, Card)
+        return card_copy(value, edition, language)
+
     roll = card_name(ROLL, edition, language)
     if reason is Reason.NOT_IN_DECK:
-        value = p["card"]
-        assert isinstance(value, Card)
         if "in_a_box" in p:
-            return (_("No such card: {card} (a deck has {count})", card=card_copy(value, edition, language),
-                        count=p["in_a_box"]), _("No such card"))
+            return _("No such card: {card} (a deck has {count})", card=copy(), count=p["in_a_box"]), _("No such card")
         if p.get("short_deck"):
-            return (_("{card} is not in this deck (taken out for 2–3 players)",
-                        card=card_copy(value, edition, language)), _("Not in this deck"))
-        return _("{card} is not in this deck", card=card_copy(value, edition, language)), _("Not in this deck")
+            return _("{card} is not in this deck (taken out for 2–3 players)", card=copy()), _("Not in this deck")
+        return _("{card} is not in this deck", card=copy()), _("Not in this deck")
     if reason is Reason.ON_TABLE:
-        value = p["card"]
-        assert isinstance(value, Card)
-        return (_("That card is already on the table: {card}", card=card_copy(value, edition, language)),
-                _("Already on the table"))
+        return _("That card is already on the table: {card}", card=copy()), _("Already on the table")
     if reason is Reason.DUPLICATE_CARD:
         return (_("The same card twice"),)
     if reason is Reason.GAME_OVER:
@@ -572,10 +571,7 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
             return _("The discards are shuffled into a new draw pile"), _("Discards reshuffled")
         return _("The discard pile is empty"), _("No discards")
     if reason is Reason.NOT_TOP_DISCARD:
-        value = p["card"]
-        assert isinstance(value, Card)
-        return (_("Only the top discard can be taken: {card}", card=card_copy(value, edition, language)),
-                _("Only the top discard"))
+        return _("Only the top discard can be taken: {card}", card=copy()), _("Only the top discard")
     if reason is Reason.ALREADY_DREW:
         if p.get("action") == "swap":
             return _("Swap instead of drawing, at the start of your turn"), _("Swap before drawing")

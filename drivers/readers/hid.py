@@ -107,6 +107,8 @@ LAYOUTS: Mapping[str, Mapping[int, tuple[str, str]]] = {
          "KEY_DOT": (".", ":"), "KEY_SLASH": ("-", "_"), "KEY_102ND": ("<", ">")},
     ),
 }
+#: Every key code some layout (or the keypad) types a character with: anything else spoils a code.
+_TYPED: frozenset[int] = frozenset(KEYPAD).union(*LAYOUTS.values())
 LAYOUT_NAMES: Mapping[str, str] = {"us": "US QWERTY", "fr": "French AZERTY", "de": "German QWERTZ"}
 #: ``[reader] layout`` values: a layout, or ``auto`` to find it from the first card.
 LAYOUT_CHOICES: tuple[str, ...] = HID_LAYOUTS
@@ -272,7 +274,7 @@ class HidDecoder:
                 self.stats.overflows += 1
                 self._spoilt = True
             else:
-                if self._other or (code not in KEYPAD and all(code not in t for t in LAYOUTS.values())):
+                if self._other or code not in _TYPED:
                     self._spoilt = True
                 self._keys.append(_Key(code, bool(self._shift), when))
         return out

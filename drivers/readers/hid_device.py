@@ -40,10 +40,6 @@ def evdev_module() -> Any:
     return evdev
 
 
-def is_vendor_product(port: str) -> bool:
-    return _VENDOR_PRODUCT.fullmatch(port) is not None
-
-
 def _keyboard_like(device: Any) -> bool:
     """It can type a payload and end it: Enter, and digits or letters."""
     keys = set(device.capabilities().get(1, ()))  # EV_KEY

@@ -202,6 +202,35 @@ def hazard_icon(name: str, scale: int = 1) -> Image.Image:
     return icon if scale == 1 else icon.resize((icon.width * scale, icon.height * scale), Image.Resampling.NEAREST)
 
 
+#: The row each hazard icon gives up in its 11×10 form (compact cells have ten rows for it, with a
+#: dark row above the safeties): a repeated row where there is one, so the silhouette is unchanged.
+_COMPACT_DROPPED_ROW: dict[str, int] = {
+    "STOP": 5, "OUTOFGAS": 4, "FLATTIRE": 10, "ACCIDENT": 0, "SPEEDLIMIT": 9, "rolling": 0,
+    "needs roll": 5, "not started": 5,
+}
+
+
+@cache
+def compact_hazard_icon(name: str) -> Image.Image:
+    """The 11×10 mask for a hazard value or a battle state: :func:`hazard_icon` less one row."""
+    key = name if name in _HAZARD_ICONS else "STOP"
+    rows = _HAZARD_ICONS[key].strip().splitlines()
+    del rows[_COMPACT_DROPPED_ROW.get(key, 5)]
+    return _parse("\n".join(rows))
+
+
+#: The row each safety icon gives up in its 10×9 form, for the same cells: again a repeated row.
+_COMPACT_DROPPED_SAFETY_ROW: dict[str, int] = {"RIGHTOFWAY": 4, "EXTRATANK": 3, "PUNCTUREPROOF": 4, "DRIVINGACE": 0}
+
+
+@cache
+def compact_safety_icon(name: str) -> Image.Image:
+    """The 10×9 mask for a safety value: :func:`safety_icon` less one row."""
+    rows = _SAFETY_ICONS[name].strip().splitlines()
+    del rows[_COMPACT_DROPPED_SAFETY_ROW[name]]
+    return _parse("\n".join(rows))
+
+
 @cache
 def safety_icon(name: str, scale: int = 1) -> Image.Image:
     """The 10×10 (times ``scale``) mask for a safety value."""

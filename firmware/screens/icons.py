@@ -3,7 +3,8 @@
 Each icon is rows of ``#`` (lit) and ``.`` (dark), so a person can read and edit it in a diff.
 Hazard and battle icons are 11×11 and safety icons 10×10, each safety a different silhouette
 (diamond, can, ring, star) so they can be told apart across a table. Roomier layouts scale them by a whole
-number so they stay crisp.
+number so they stay crisp. Compact table cells use each one less a repeated row (11×10, 10×9), so that
+a dark row is left between every mark in a 28-row cell.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ a margin of two dark columns at each edge (``canvas.MARGIN``: a case's bezel hid
   11-pixel icons, the four safety slots as 10-pixel icons in a square, and a miles bar;
 * wide rows (256 wide, two sides): the same with doubled battle and safety icons;
 * compact cells (60 wide): the name and points in one line, miles in 15-pixel type beside the
-  battle and limit icons, the safeties in a row of 10-pixel icons.
+  battle and limit icons (11×10), the safeties in a row of 10×9 icons, a dark row between each.
 
 Two sides take two roomy rows (wide rows on 256). Three or four take a 2×2 grid: roomy cells
 on 256, compact ones on 128. Five or six take compact cells: all at once on 256 (3×2); on 128

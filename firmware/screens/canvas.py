@@ -31,6 +31,7 @@ class Box:
     rect: tuple[int, int, int, int]
     text: str = ""
     cut: bool = False  # a text that did not fit its room and lost characters
+    font: str = ""  # a text's font: lines of one font stacked at its own pitch are one column's lines
 
     @property
     def ink(self) -> bool:
@@ -53,8 +54,9 @@ class Canvas:
         self.boxes: list[Box] = []
         self._unfit: set[str] = set()  # phrasings chosen only because nothing shorter was offered
 
-    def record(self, kind: str, rect: tuple[int, int, int, int], text: str = "", cut: bool = False) -> None:
-        self.boxes.append(Box(kind, rect, text, cut))
+    def record(self, kind: str, rect: tuple[int, int, int, int], text: str = "", cut: bool = False,
+               font: str = "") -> None:
+        self.boxes.append(Box(kind, rect, text, cut, font))
 
     # --- text -----------------------------------------------------------------------------
 
@@ -108,7 +110,7 @@ class Canvas:
         self.draw.text(xy, text, font=fonts.font(font), fill=fill)
         rect = self._ink(xy, text, font)
         if rect is not None:
-            self.record("text", rect, text, cut or text in self._unfit)
+            self.record("text", rect, text, cut or text in self._unfit, font)
 
     def text(self, xy: tuple[int, int], text: str, font: str, fill: int = WHITE, width: int | None = None) -> int:
         """Draw text at its cell's top-left corner; returns the x just after it.
@@ -233,7 +235,7 @@ class Canvas:
         dx, dy = xy
         for b in other.boxes:
             moved = (b.rect[0] + dx, b.rect[1] + dy, b.rect[2] + dx, b.rect[3] + dy)
-            self.boxes.append(Box(b.kind, moved, b.text, b.cut))
+            self.boxes.append(Box(b.kind, moved, b.text, b.cut, b.font))
 
     def finish(self) -> Image.Image:
         """The image in the panel's mode."""
@@ -254,9 +256,10 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int], margin: int = M
 
     Ink keeps ``margin`` dark columns at the left and right edges of the panel (the bezel's).
 
-    Ink marks must not share a pixel's rectangle, and two texts on one line need two clear
-    columns between them ("Chloé 1000" must not read "Chloé1000"). A background (``fill``) must either hold an
-    ink mark whole or stay clear of it, and two backgrounds must nest or stay apart.
+    Ink marks must not share a pixel's rectangle nor touch it (a dark pixel between any two), and two
+    texts on one line need two clear columns between them ("Chloé 1000" must not read "Chloé1000").
+    A background (``fill``) must either hold an ink mark whole or stay clear of it, and two
+    backgrounds must nest or stay apart.
     """
     width, height = size
     problems: list[str] = []
@@ -291,6 +294,12 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int], margin: int = M
                 ink, back = (a, b) if a.ink else (b, a)
                 if not meets(ink.rect, back.rect) and meets(ink.rect, grown(back.rect)):
                     problems.append(f"touches its neighbour's background: {name(ink)} and {name(back)}")
+            if (a.ink and b.ink and not meets(a.rect, b.rect) and meets(a.rect, grown(b.rect))
+                    and not (a.kind == b.kind == "text" and a.font and a.font == b.font)):
+                # Two marks with no dark pixel between read as one: a safety icon resting on the name
+                # below reads as that side's card. (Lines of one font, a paragraph's or a column's,
+                # keep the font's own line pitch, as on any terminal.)
+                problems.append(f"touch: {name(a)} and {name(b)}")
             if not meets(a.rect, b.rect):
                 continue
             if a.ink and b.ink:

@@ -8,7 +8,7 @@ a margin of two dark columns at each edge (``canvas.MARGIN``: a case's bezel hid
   11-pixel icons, the four safety slots as 10-pixel icons in a square, and a miles bar;
 * wide rows (256 wide, two sides): the same with doubled battle and safety icons;
 * compact cells (60 wide): the name and points in one line, miles in 15-pixel type beside the
-  battle and limit icons, the safeties in a row of 10-pixel icons.
+  battle and limit icons (11×10), the safeties in a row of 10×9 icons, a dark row between each.
 
 Two sides take two roomy rows (wide rows on 256). Three or four take a 2×2 grid: roomy cells
 on 256, compact ones on 128. Five or six take compact cells: all at once on 256 (3×2); on 128
@@ -96,15 +96,17 @@ def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices:
 
 
 def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale: int, margin: int = 1,
-              invert_coups: bool = True) -> None:
+              compact: bool = False) -> None:
     """The four safety slots; a coup fourré is drawn inverted (where the cell leaves a dark row
-    around it), an empty slot as a faint dot."""
+    around it), an empty slot as a faint dot. ``compact``: the 10×9 icons, plain."""
     played = dict(side.safeties)
     size = 10 * scale
     for (x, y), kind in zip(spots, SAFETIES, strict=True):
         if kind not in played:
-            c.dot((x + size // 2, y + size // 2))
-        elif played[kind] and invert_coups:
+            c.dot((x + size // 2, y + (9 if compact else size) // 2))
+        elif compact:
+            c.icon((x, y), icons.compact_safety_icon(kind))
+        elif played[kind]:
             c.box((x - margin, y - margin, x + size - 1 + margin, y + size - 1 + margin))
             c.icon((x, y), icons.safety_icon(kind, scale), fill=BLACK)
         else:
@@ -122,7 +124,7 @@ def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     c.text_right(x + 86, y + 3, str(side.miles), "huge")
     c.icon((x + 88, y + 2), icons.hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 88, y + 15), icons.hazard_icon("SPEEDLIMIT"))
+        c.icon((x + 88, y + 14), icons.hazard_icon("SPEEDLIMIT"))  # a dark row above the miles bar
     _safeties(c, side, ((x + 102, y + 2), (x + 114, y + 2), (x + 102, y + 14), (x + 114, y + 14)), 1)
     c.bar(x, y + 26, ROOMY_W, 1, side.miles, side.trip)
 
@@ -157,13 +159,17 @@ def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
             break
     left = c.text_right(x + COMPACT_W - 1, y, points, "tiny")
     _marked_name(c, side, x, y, left - x - 2, ("tiny",), TURN_MARK_TINY)  # two dark columns before the points
-    c.text_right(x + 35, y + 4, str(side.miles), "big")
-    c.icon((x + 37, y + 6), icons.hazard_icon(side.battle))
+    # Rows: the name line (0-4, a descender 5), dark, the miles and the 11×10 battle and limit
+    # icons (7-16), dark, the 10×9 safeties (18-26), dark above the name line of the cell below. The
+    # full-size icons leave no dark row between the marks, and a safety resting on the next name
+    # reads as that side's card.
+    c.text_right(x + 35, y + 5, str(side.miles), "big")
+    c.icon((x + 37, y + 7), icons.compact_hazard_icon(side.battle))
     if side.limited:
-        c.icon((x + 49, y + 6), icons.hazard_icon("SPEEDLIMIT"))
-    # The slots fill the cell's last ten rows, against the name line of the cell below: an inverted
-    # coup fourré would join it, so here it is drawn plain (its points show in "+hand").
-    _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0, invert_coups=False)
+        c.icon((x + 49, y + 7), icons.compact_hazard_icon("SPEEDLIMIT"))
+    # An inverted coup fourré would need a lit row around it, which the cell has not got: here it
+    # is drawn plain (its points show in "+hand").
+    _safeties(c, side, [(x + 1 + i * 12, y + 18) for i in range(4)], 1, margin=0, compact=True)
 
 
 def table_pages(view: TableView, width: int) -> list[tuple[int, ...]]:
@@ -223,14 +229,35 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
             continue
         break
     message, pile, page = chosen
+    line = _header_line((message, pile, page))
     right = c.width - MARGIN
-    right = c.text_right(right, 0, pile, "small")
+    right = c.text_right(right, line[pile][1], pile, line[pile][0])
     if pile_icon and pile == piles[-1]:
         right -= deck.width + 2
         c.icon((right + 1, 0), deck)
     if page:
-        right = c.text_right(right - fonts.cell("small")[0], 0, page, "small")
-    c.text((MARGIN, 0), c.choose(message, "small", right - 4 - MARGIN), "small")
+        right = c.text_right(right - fonts.cell("small")[0], line[page][1], page, line[page][0])
+    font, y = line[message]
+    c.text((MARGIN, y), c.choose(message, font, right - 4 - MARGIN), font)
+
+
+def _ink_rows(text: str, font: str) -> tuple[int, int]:
+    """The first and last rows ``text`` lights in its font's cell."""
+    box = fonts.font(font).getmask(fonts.printable(text) or " ").getbbox()
+    return (box[1], box[3] - 1) if box else (0, 0)
+
+
+def _header_line(texts: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """The font and top y of each header text, so that its ink stays in rows 0-6 and row 7 stays
+    dark above the cells' first line (a "y" of "to play" on row 7 would join the points below).
+
+    The 5×8 font lights rows 1-6 and a descender row 7: a line with a descender moves up a row,
+    and a text in it that also has an accent on row 0 ("Coup fourré!") is set in the 4×6 font,
+    on the same baseline.
+    """
+    shown = [t for t in texts if t]
+    top = -1 if any(_ink_rows(t, "small")[1] > HEADER_H - 2 for t in shown) else 0
+    return {t: ("tiny", 1) if _ink_rows(t, "small")[0] + top < 0 else ("small", top) for t in shown}
 
 
 def render_table(c: Canvas, view: TableView) -> None:

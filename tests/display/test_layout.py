@@ -91,6 +91,15 @@ def test_the_check_finds_what_it_should() -> None:
     # Ink right against a lit background merges with it ("Bob" read "B0b" under "play"'s descender).
     assert layout_problems([Box("fill", (0, 8, 30, 13)), Box("text", (2, 1, 98, 7), "Bob to play")], SMALL)
     assert layout_problems([Box("fill", (0, 9, 30, 13)), Box("text", (2, 1, 98, 7), "Bob to play")], SMALL) == []
+    # Any two marks keep a dark pixel between them: a safety icon resting on the name below reads as
+    # that side's card, a header's descender on the points line joins them.
+    assert layout_problems([Box("icon", (78, 26, 87, 35)), Box("text", (65, 36, 89, 40), "Dmitri")], SMALL)
+    assert layout_problems([Box("icon", (78, 26, 87, 35)), Box("text", (65, 37, 89, 41), "Dmitri")], SMALL) == []
+    assert layout_problems([Box("text", (2, 1, 100, 7), "Bob to play"), Box("text", (88, 8, 122, 12), "+400")],
+                           SMALL)
+    assert layout_problems([Box("icon", (40, 6, 50, 15)), Box("icon", (51, 6, 61, 15))], WIDE)
+    assert layout_problems([Box("icon", (40, 6, 50, 15)), Box("icon", (52, 6, 62, 15))], WIDE) == []
+    assert layout_problems([Box("icon", (90, 23, 100, 33)), Box("bar", (2, 34, 125, 34))], SMALL)
     # The two columns at each edge hide behind a case's bezel: ink stays out of them, backgrounds may reach.
     assert layout_problems([Box("text", (1, 20, 30, 27), "Before")], SMALL)
     assert layout_problems([Box("icon", (118, 20, 126, 27))], SMALL)

@@ -8,7 +8,13 @@ import pytest
 from PIL import ImageChops
 
 from bornes.firmware.screens import SMALL, WIDE, render, score_sheet_pages
-from bornes.firmware.screens.icons import hazard_icon, icon_names, safety_icon
+from bornes.firmware.screens.icons import (
+    compact_hazard_icon,
+    compact_safety_icon,
+    hazard_icon,
+    icon_names,
+    safety_icon,
+)
 from bornes.firmware.screens.model import (
     BATTLE_HAZARDS,
     HAZARDS,
@@ -85,6 +91,18 @@ def test_icons_exist_and_differ() -> None:
     assert hazard_icon("STOP", 2).size == (22, 22)
     for name in BATTLE_HAZARDS:
         assert hazard_icon(name).size == (11, 11)
+    # The compact cells' forms: a row shorter, still all different, and each the full icon less one row.
+    compact = [compact_hazard_icon(name) for name in hazards]
+    assert {icon.size for icon in compact} == {(11, 10)}
+    assert len({icon.tobytes() for icon in compact}) == len({hazard_icon(name).tobytes() for name in hazards})
+    assert {compact_safety_icon(name).size for name in SAFETIES} == {(10, 9)}
+    assert len({compact_safety_icon(name).tobytes() for name in SAFETIES}) == 4
+    for name in (*hazards, *SAFETIES):
+        full, small = (safety_icon(name), compact_safety_icon(name)) if name in SAFETIES else (
+            hazard_icon(name), compact_hazard_icon(name))
+        rows = [full.crop((0, y, full.width, y + 1)).tobytes() for y in range(full.height)]
+        kept = [small.crop((0, y, small.width, y + 1)).tobytes() for y in range(small.height)]
+        assert any(rows[:y] + rows[y + 1:] == kept for y in range(full.height)), name
 
 
 def test_score_sheet_pages_depend_on_panel_and_cycle() -> None:

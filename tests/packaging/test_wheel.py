@@ -2,7 +2,9 @@
 a folder outside the checkout, it finds everything it reads at run time in its own files.
 
 Offline and quick: the wheel is built without build isolation (the dev venv has setuptools and
-wheel, from the ``dev`` extra) from a copy of the tree, so a stale ``build/`` folder can never
+wheel, from the ``dev`` extra) from a copy of the checkout's source (what git tracks or would
+track, tests/checkout.py), so neither a stale ``build/`` folder nor the runtime state of a
+checkout in use (the emulator's ``.bornes-desktop/`` with its control socket, ``.venv/``) can
 leak into it; the fresh venv gets only the wheel, installed with ``--no-deps --no-index``; the
 third-party libraries it needs are borrowed from the test's own venv through a plain path entry
 (not a site dir, so the checkout's editable-install hook is never run there). The test checks
@@ -23,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.checkout import copy_source, source_files
+
 REPO = Path(__file__).resolve().parents[2]
 RECORD = REPO / "tests" / "engine" / "records" / "winning-moves-2p.record"
-SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
 
 
 def _run(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -38,7 +41,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ``bin`` folder of a fresh venv holding only the bornes wheel."""
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
-    shutil.copytree(REPO, source, ignore=SKIP)
+    copy_source(source)
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                   "--disable-pip-version-check", "-q", "-w", str(root / "dist"), str(source)], cwd=root)
     assert built.returncode == 0, built.stderr
@@ -84,9 +87,8 @@ def test_the_code_comes_from_the_wheel_and_its_requirements_are_met(installed: P
     assert any(name.endswith(".mo") for name in report["data"])
     for module_file in report["files"].values():  # every module and data file of each folder is installed
         installed_folder = Path(module_file).parent
-        source_folder = REPO / installed_folder.name
-        wanted = {p.relative_to(source_folder) for p in source_folder.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po", ".md")}
+        wanted = {p.relative_to(installed_folder.name) for p in source_files()
+                  if p.parts[0] == installed_folder.name and p.suffix not in (".po", ".md")}
         got = {p.relative_to(installed_folder) for p in installed_folder.rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}
         assert wanted <= got, f"missing from the wheel: {sorted(map(str, wanted - got))}"

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tests.checkout import copy_source
+
 REPO = Path(__file__).resolve().parents[2]
 CONSTRAINTS = REPO / "systemd" / "pi-constraints.txt"
 SUITE = "trixie"
@@ -149,10 +151,6 @@ def cached_wheels() -> Path:
         return folder
 
 
-_SOURCE_IGNORE = shutil.ignore_patterns(".git", ".venv", ".mypy", "__pycache__", "*.egg-info", "build", "dist",
-                                        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", "out")
-
-
 class Machine:
     """A booted copy of the cached root. ``start()``/``stop()`` may be repeated (a reboot)."""
 
@@ -169,7 +167,8 @@ class Machine:
             if done.returncode != 0:
                 raise CannotBoot(f"could not copy the root: {done.stderr.strip()}")
             # The checkout where a Pi would have it (the units' Documentation= points there).
-            shutil.copytree(REPO, self.root / "opt/bornes/src", ignore=_SOURCE_IGNORE, symlinks=True)
+            # Its source only: never a checkout's runtime state (the emulator's .bornes-desktop/, .venv/).
+            copy_source(self.root / "opt/bornes/src")
             shutil.copytree(wheels, self.root / "var/cache/bornes-wheels")
             (self.root / "etc/hostname").write_text("bornes-test\n")
         except BaseException:

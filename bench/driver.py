@@ -155,13 +155,18 @@ def _script(players: int, seed: int, games: int, edition: str) -> Script:
 
 def write_config(directory: Path, port: Path, *, players: int = 2, state: Path | None = None,
                  protocol: str = "lines", extra: str = "", max_backoff: float = 0.5) -> Path:
-    """A test config: dummy panel, mock pins, the pty as the reader, no double-read window."""
+    """A test config: dummy panel, mock pins, the pty as the reader, no double-read window.
+
+    The control socket is in ``directory``: the default, /run/bornes/control.sock, is the machine's
+    one referee's, and a second daemon there takes it over (two tests at once, or a Pi's own referee).
+    """
     names = ", ".join(f'"{name}"' for name in NAMES[:players])
     text = (
         f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\ndouble_read_window = 0\nmax_backoff = {max_backoff}\n'
         '[display]\npanel = "dummy"\n'
         '[pins]\nfactory = "mock"\n'
         f'[state]\ndir = "{state or directory / "state"}"\n'
+        f'[control]\nsocket = "{directory / "control.sock"}"\n'
         f"[game]\nplayers = {players}\nnames = [{names}]\n"
         f"{extra}"
     )
@@ -208,6 +213,10 @@ class Pty:
             self.unplug()
 
 
+#: How long a wait for the daemon may last: each returns at its line, so this is reached only when the
+#: line never comes; it is long because a loaded 2-core CI machine can take seconds to start Python.
+WAIT = 60.0
+
 _ACCEPTED = re.compile(r"^bornes: accepted (.*)$")
 
 
@@ -239,7 +248,7 @@ class Daemon:
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
-    def wait_for(self, want: Callable[[str], bool], timeout: float = 10.0) -> str:
+    def wait_for(self, want: Callable[[str], bool], timeout: float = WAIT) -> str:
         """The next log line that ``want`` accepts; raise if the daemon dies or goes quiet first."""
         deadline = time.monotonic() + timeout
         while True:
@@ -258,10 +267,10 @@ class Daemon:
             if want(line):
                 return line
 
-    def wait_up(self, timeout: float = 10.0) -> str:
+    def wait_up(self, timeout: float = WAIT) -> str:
         return self.wait_for(lambda line: line.endswith("referee up"), timeout)
 
-    def wait_accepted(self, timeout: float = 10.0) -> str:
+    def wait_accepted(self, timeout: float = WAIT) -> str:
         line = self.wait_for(lambda text: text.startswith(("bornes: accepted", "bornes: refused")), timeout)
         match = _ACCEPTED.match(line)
         if match is None:
@@ -274,7 +283,7 @@ class Daemon:
         self.process.wait()
         self._reader.join(5)
 
-    def stop(self, timeout: float = 10.0) -> int:
+    def stop(self, timeout: float = WAIT) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         code = self.process.wait(timeout)
@@ -282,7 +291,7 @@ class Daemon:
         return code
 
 
-def play(daemon: Daemon, pty: Pty, steps: list[Step], timeout: float = 10.0) -> list[str]:
+def play(daemon: Daemon, pty: Pty, steps: list[Step], timeout: float = WAIT) -> list[str]:
     """Tap every step and wait for each acknowledgement; the acknowledged notations, in order."""
     acked = []
     for step in steps:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,8 @@ panel = "dummy"
 factory = "mock"
 [state]
 dir = "{tmp_path / 'state'}"
+[control]
+socket = "{tmp_path / 'control.sock'}"
 [game]
 edition = "winning-moves"
 players = 2
@@ -67,7 +71,7 @@ dealer = 1
 
 
 class Daemon:
-    """One ``bornes run`` process and the pty its reader listens on."""
+    """One ``bornes run`` process and the pty its reader listens on (killed after the test, pass or fail)."""
 
     def __init__(self, config: Path, master: int, *args: str) -> None:
         self.master = master
@@ -82,6 +86,7 @@ class Daemon:
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
+        STARTED.append(self)
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -89,7 +94,8 @@ class Daemon:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
-    def wait_for(self, predicate: object, timeout: float = 8.0) -> str:
+    def wait_for(self, predicate: object, timeout: float = 60.0) -> str:
+        """The first new output line that matches; the long default is reached only if it never comes."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -112,13 +118,22 @@ class Daemon:
     def ready(self) -> None:
         """Wait until the reader reads: a probe that is not a card is refused and logged."""
         self.wait_for(lambda line: line == "bornes: referee up")
-        for _ in range(40):
-            self.scan("PING")
+        # Each probe is a different unknown code (no double-read filter folds them). Once one is answered the
+        # reader reads, and every later probe will be answered too: wait for the last one, so that no answer
+        # to a probe can come after ready() and be taken for the answer to a play.
+        deadline = time.monotonic() + 60
+        probe = 0
+        while time.monotonic() < deadline:
+            probe += 1
+            self.scan(f"PING{probe}")
             try:
-                self.wait_for(lambda line: "Unknown card: PING" in line, timeout=0.25)
-                return
+                answered = self.wait_for(lambda line: "Unknown card: PING" in line, timeout=0.5)
             except AssertionError:
                 continue
+            last = re.compile(rf"Unknown card: PING{probe}\b")
+            if last.search(answered) is None:
+                self.wait_for(lambda line, last=last: last.search(line) is not None)
+            return
         raise AssertionError(f"the reader never read: {self.lines}")
 
     def acked(self) -> list[str]:
@@ -132,17 +147,30 @@ class Daemon:
 
     def kill(self, signum: int = signal.SIGKILL) -> int:
         self.proc.send_signal(signum)
-        code = self.proc.wait(timeout=10)
-        time.sleep(0.05)
-        while True:  # collect what is left of the output
+        code = self.proc.wait(timeout=60)
+        while True:  # collect what is left of the output, up to its end (the pump's None)
             try:
-                line = self._queue.get(timeout=2)
+                line = self._queue.get(timeout=60)
             except queue.Empty:
                 break
             if line is None:
                 break
             self.lines.append(line)
         return code
+
+
+STARTED: list[Daemon] = []
+
+
+@pytest.fixture(autouse=True)
+def no_daemon_left() -> Iterator[None]:
+    """A test that fails half-way leaves no referee running: it would hold its pty and journal."""
+    yield
+    while STARTED:
+        daemon = STARTED.pop()
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+        daemon.proc.wait(timeout=60)
 
 
 @pytest.fixture
@@ -227,7 +255,7 @@ def test_sigkill_with_inputs_in_flight_keeps_every_acknowledged_action(
 def test_a_bad_config_is_one_line_and_exit_78(tmp_path: Path, extra: str, says: str) -> None:
     config = write_config(tmp_path, "/dev/null", extra)
     proc = subprocess.run(
-        [str(BORNES), "run", "--config", str(config)], capture_output=True, text=True, timeout=20, cwd=REPO
+        [str(BORNES), "run", "--config", str(config)], capture_output=True, text=True, timeout=120, cwd=REPO
     )
     assert proc.returncode == 78
     lines = (proc.stdout + proc.stderr).strip().splitlines()
@@ -243,7 +271,7 @@ def test_emulate_plays_from_standard_input_and_exits_at_its_end(
                           "discard", "MB-D25-01", "nonsense"]
     proc = subprocess.run(
         [str(BORNES), "run", "--emulate", "--config", str(config)],
-        input="\n".join(typed) + "\n", capture_output=True, text=True, timeout=20, cwd=REPO,
+        input="\n".join(typed) + "\n", capture_output=True, text=True, timeout=120, cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     accepted = [line for line in proc.stdout.splitlines() if line.startswith("bornes: accepted ")]

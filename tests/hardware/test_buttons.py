@@ -140,10 +140,10 @@ def test_all_six_buttons_from_the_shipped_pin_map(factory: MockFactory, clock: F
 def test_the_worker_thread_delivers_with_the_real_clock(factory: MockFactory) -> None:
     events: queue.Queue[object] = queue.Queue()
     with Buttons(_pin_map(ButtonPin("DISCARD", 6)), events):
+        # One clean press: with the real clock a bounce is only a bounce if the test thread is not paused
+        # between edges, which a loaded machine does not promise (the fake-clock tests above check bounces).
         factory.pin(6).drive_low()
-        factory.pin(6).drive_high()
-        factory.pin(6).drive_low()
-        assert events.get(timeout=2) == ButtonPressed("DISCARD")
+        assert events.get(timeout=30) == ButtonPressed("DISCARD")
         factory.pin(6).drive_high()
         time.sleep(0.05)
         assert events.empty()

@@ -53,8 +53,12 @@ class PtyDevice:
                 os.close(self.slave)
 
 
-def wait_for(events: queue.Queue[Any], predicate: Callable[[Any], bool], timeout: float = 5.0) -> list[Any]:
-    """Collect events until one matches; returns everything seen (the match last)."""
+def wait_for(events: queue.Queue[Any], predicate: Callable[[Any], bool], timeout: float = 60.0) -> list[Any]:
+    """Collect events until one matches; returns everything seen (the match last).
+
+    It returns at the match: the long default is reached only when the event never comes (a loaded
+    CI machine can pause a reader thread for seconds).
+    """
     seen: list[Any] = []
     deadline = time.monotonic() + timeout
     while True:

@@ -33,7 +33,7 @@ def test_no_journal_yet_then_a_game_appears(tmp_path: Path) -> None:
         assert follower.snapshot()["status"] == "none"
         with Journal.open(tmp_path) as journal:
             game_id = _game(journal)[0]
-            assert follower.wait(timeout=2.0)
+            assert follower.wait(timeout=30)  # returns at the wake-up; 30 s only on a real failure
             snap = follower.snapshot()
             assert snap["game_id"] == game_id and snap["action_count"] == 0
             assert [side["name"] for side in snap["sides"]] == ["Ann", "Bob"]
@@ -44,17 +44,17 @@ def test_each_commit_wakes_the_follower_and_undo_shows(tmp_path: Path) -> None:
         game_id, game = _game(journal)
         with JournalFollower(tmp_path) as follower:
             _push(journal, game_id, game, "A play MB-ROLL-01")
-            assert follower.wait(timeout=2.0)
+            assert follower.wait(timeout=30)  # returns at the wake-up; 30 s only on a real failure
             snap = follower.snapshot()
             assert snap["action_count"] == 1
             assert snap["sides"][0]["battle"] == "rolling"
             assert snap["last_actions"] == [{"n": 1, "text": "Ann plays Roll"}]
             _push(journal, game_id, game, "B play MB-STOP-01 > A")
-            assert follower.wait(timeout=2.0)
+            assert follower.wait(timeout=30)  # returns at the wake-up; 30 s only on a real failure
             assert follower.snapshot()["sides"][0]["battle"] == "STOP"
             assert follower.snapshot()["last_actions"][-1]["text"] == "Bob plays Stop on Ann"
             journal.truncate(game_id, 1)  # undo
-            assert follower.wait(timeout=2.0)
+            assert follower.wait(timeout=30)  # returns at the wake-up; 30 s only on a real failure
             assert follower.snapshot()["action_count"] == 1
             assert follower.snapshot()["sides"][0]["battle"] == "rolling"
             # No commit, no wake-up: waiting with nothing written returns False.
@@ -104,11 +104,12 @@ def test_a_reader_thread_follows_a_writer_without_errors(tmp_path: Path) -> None
 
         thread = threading.Thread(target=reader)
         thread.start()
-        assert started.wait(5)
+        assert started.wait(60)
         for line in plays:
             _push(journal, game_id, game, line)
         stop.set()
-        thread.join(5)
+        thread.join(60)
+        assert not thread.is_alive(), "the reader never stopped"
         assert not errors
         assert seen == sorted(seen) and seen[-1] == len(plays)
 

@@ -80,6 +80,7 @@ def press_ok(referee: Referee, events: Any) -> None:
     assert done.wait(5)
 
 
+@pytest.mark.slow
 def test_the_organisers_round_is_one_ok_at_the_table(table: tuple[Club, Referee, Any]) -> None:
     club, referee, events = table
     flow = referee.flow

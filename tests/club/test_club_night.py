@@ -136,6 +136,7 @@ def recompute(club: Club) -> tuple[dict[str, tuple[int, int, int]], int]:
     return {player: (a, b, c) for player, (a, b, c) in table.items()}, games
 
 
+@pytest.mark.slow
 def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     organise(club, "/organiser/settings", {"edition": "winning-moves", "options": {"game_target": "0"}})
     for name in NAMES:
@@ -391,6 +392,7 @@ def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
         assert board_lines(club, "t8") == journal.current_game().lines  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
     """Chromium (the distribution's) at a club projector's size: a card changes after a card is played."""
     import tempfile

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.club import cpu_seconds, free_port, wait_port
@@ -28,6 +29,7 @@ ACTION = b'{"v":1,"type":"action","game":12,"created":"2026-11-24T03:21:06+00:00
 LIVE = b'{"v":1,"type":"live","status":"in-progress"' + b" " * 1150 + b"}"
 
 
+@pytest.mark.slow
 def test_one_broker_carries_a_thousand_tables_at_peak(tmp_path: Path) -> None:
     require_mosquitto()
     port = free_port()

@@ -84,6 +84,7 @@ def live_of(club: Club, table: str) -> Any:
     return {t["table"]: t for t in httpx.get(club.url("/api/tables"), timeout=5).json()}.get(table, {}).get("live")
 
 
+@pytest.mark.slow
 def test_a_hostile_page_in_chromium_cannot_use_the_organisers_password(club: Club) -> None:
     """Finding 1: a page the logged-in organiser opened added the entrant "CSRF-Mallory"."""
     token = base64.b64encode(f"organiser:{ORGANISER_PASSWORD}".encode()).decode()

@@ -50,6 +50,7 @@ HOLD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_locked_journal_stops_the_referee_as_busy_and_is_never_set_aside(tmp_path: Path) -> None:
     state = tmp_path / "state"
     with Journal.open(state) as journal:

@@ -84,6 +84,7 @@ def test_game_screens_in_the_pseudo_locale(pseudo_locale: str, edition: str, pla
     assert _failures(views, translated=True) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["fr", "en"])
 def test_the_real_catalogues_fit_every_screen(language: str) -> None:
     with i18n.speaking(language):

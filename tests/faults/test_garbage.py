@@ -173,6 +173,7 @@ class _GarbagePn532(FakePn532):
         return bytes(frame)
 
 
+@pytest.mark.slow
 def test_pn532_garbage_changes_nothing() -> None:
     flow = _game_in_progress()
     assert flow.game is not None

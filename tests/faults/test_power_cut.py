@@ -17,6 +17,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from bench.driver import Daemon, Pty, Script, script_games, write_config
 from bornes.engine.actions import parse_action
 from bornes.engine.game import Game
@@ -92,13 +94,17 @@ def _boot(where: Path, files: dict[str, bytes]) -> tuple[str, int | None, dict[s
     return outcome, actions, digests
 
 
-def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sweep", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
+                                   pytest.param(False, id="edges")])
+def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path, sweep: bool) -> None:
+    """The sweep: the edges and 24 seeded offsets (slow: a daemon per cut); the fast tier cuts at the edges."""
     script = script_games(players=2, seed=9, games=1)
     count = script.ends[0] - 1
     main, wal = _write_game(tmp_path / "live", script, count)
     assert not wal, "closing checkpointed everything"
     rng = random.Random(230)
-    offsets = sorted({0, 1, 99, 100, 4096, len(main) - 1} | {rng.randrange(len(main)) for _ in range(24)})
+    seeded = {rng.randrange(len(main)) for _ in range(24 if sweep else 0)}
+    offsets = sorted({0, 1, 99, 100, 4096, len(main) - 1} | seeded)
     seen = {"damaged": 0, "resumed": 0, "fresh": 0}
     for offset in offsets:
         cut = main[:offset]
@@ -114,7 +120,10 @@ def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path) -
     assert seen["damaged"] > len(offsets) // 2
 
 
-def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sweep", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
+                                   pytest.param(False, id="edges")])
+def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path, sweep: bool) -> None:
+    """The sweep: every frame boundary and 6 seeded offsets; the fast tier: none, one frame, the whole WAL."""
     script = script_games(players=2, seed=9, games=1)
     acknowledged = 80 + 150
     main, wal = _write_game(tmp_path / "acked", script, 80, then=150)
@@ -124,7 +133,7 @@ def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path) -> None:
     rng = random.Random(231)
     frame = 4096 + 24
     offsets = sorted({0, 32, len(wal)} | {32 + frame * k for k in range(len(wal) // frame + 1)}
-                     | {rng.randrange(len(wal)) for _ in range(6)})
+                     | {rng.randrange(len(wal)) for _ in range(6)}) if sweep else [0, 32 + frame, len(wal)]
     counts = []
     lines = script.notations()
     for offset in offsets:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -71,6 +73,49 @@ def test_labels_short_deck_and_skip(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "unknown edition" in capsys.readouterr().err
 
 
+class Transcript(io.StringIO):
+    """What a command prints, readable while it runs (capsys can only be read between calls): the
+    test's feeder thread taps a card when the command asks for it, not after a guessed sleep."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed = threading.Condition()
+
+    @classmethod
+    def instead_of_stdout(cls, monkeypatch: pytest.MonkeyPatch) -> Transcript:
+        transcript = cls()
+        monkeypatch.setattr(sys, "stdout", transcript)
+        return transcript
+
+    def write(self, text: str) -> int:
+        with self._changed:
+            written = super().write(text)
+            self._changed.notify_all()
+        return written
+
+    def text(self) -> str:
+        with self._changed:
+            return self.getvalue()
+
+    def wait_for(self, wanted: str, timeout: float = 60.0) -> None:
+        """Return once ``wanted`` was printed; the bound is reached only when it never is."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while wanted not in self.getvalue():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{wanted!r} never printed; so far: {self.getvalue()!r}")
+                self._changed.wait(left)
+
+
+def wait_until(done: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
 def run_bornes(*args: str, feed: object = None, timeout: float = 20) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bornes.firmware.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
@@ -89,16 +134,22 @@ def test_scan_test_prints_cards_unknowns_and_checksum_errors() -> None:
     device = PtyDevice()
     proc = subprocess.Popen(
         [sys.executable, "-m", "bornes.firmware.cli", "scan-test", "--port", device.path, "--protocol", "em4100",
-         "--count", "2", "--seconds", "15"],
+         "--count", "2", "--seconds", "120"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert proc.stdout is not None
     lines = [proc.stdout.readline(), proc.stdout.readline()]
     assert "reader connected" in lines[-1]
     device.write(em4100_frame("0102030405", checksum=0) + em4100_frame("0102030405") + b"\x02zz\x03")
-    time.sleep(1.2)
+    # The second card only once the first and the bad checksum are printed: --count 2 ends the command at it.
+    seen = ""
+    while "unknown card '0102030405'" not in seen or "checksum:" not in seen:
+        line = proc.stdout.readline()
+        assert line, f"scan-test ended early: {seen}"
+        seen += line
     device.write(em4100_frame("0A0B0C0D0E"))
-    out, err = proc.communicate(timeout=15)
+    out, err = proc.communicate(timeout=120)
+    out = seen + out
     assert proc.returncode == 0, err
     assert "unknown card '0102030405' (tag not enrolled)" in out
     assert "checksum: 1 frame(s) with a bad checksum dropped" in out
@@ -106,24 +157,28 @@ def test_scan_test_prints_cards_unknowns_and_checksum_errors() -> None:
     device.unplug()
 
 
-def test_enroll_walks_refuses_resumes_exports_and_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_enroll_walks_refuses_resumes_exports_and_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = tmp_path / "state"
     device = PtyDevice()
     base = ["enroll", "--port", device.path, "--protocol", "em4100", "--card", "MB-D100-07", "--card", "MB-CMD-OK"]
+    captured_stdout = sys.stdout
+    out = Transcript.instead_of_stdout(monkeypatch)
 
-    def tap_later() -> None:
-        time.sleep(0.8)
+    def tap_when_asked() -> None:
+        out.wait_for("reader connected")  # a tap before the port is open is flushed away, as on a real reader
         device.write(em4100_frame("0F00A1B2C3"))
-        time.sleep(0.3)
-        device.write(em4100_frame("0F00A1B2C3"))  # same tag again: already bound, refused
-        time.sleep(1.8)
+        out.wait_for("Tap: control OK")
+        device.write(em4100_frame("0F00A1B2C3"))  # same tag again: already bound, refused (or a double read)
         device.write(em4100_frame("1122334455"))
 
-    feeder = threading.Thread(target=tap_later)
+    feeder = threading.Thread(target=tap_when_asked, daemon=True)
     feeder.start()
-    assert main([*base, "--seconds", "8"]) == 0
-    feeder.join()
-    out = capsys.readouterr().out
+    assert main([*base, "--seconds", "120"]) == 0  # it ends when both cards are bound; 120 s only on a failure
+    feeder.join(60)
+    monkeypatch.setattr(sys, "stdout", captured_stdout)  # capsys again, for the commands below
+    out = out.text()
     assert "Tap: 100 miles (#7)" in out and "Tap: control OK" in out
     assert "Bound tag 0F00A1B2C3 to 100 miles (#7)" in out
     assert "Bound tag 1122334455 to control OK" in out
@@ -148,77 +203,103 @@ def test_enroll_walks_refuses_resumes_exports_and_imports(tmp_path: Path, capsys
     device.unplug()
 
 
-def test_enroll_refuses_an_already_bound_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_enroll_refuses_an_already_bound_tag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     state = tmp_path / "state"
     BindingTable({"0F00A1B2C3": "MB-STOP-01"}, path=state / "bindings.json").save()
     device = PtyDevice()
+    out = Transcript.instead_of_stdout(monkeypatch)
 
-    def tap_later() -> None:
-        time.sleep(0.8)
+    def tap_when_asked() -> None:
+        out.wait_for("reader connected")
         device.write(em4100_frame("0F00A1B2C3"))
+        out.wait_for("Refused: tag 0F00A1B2C3")
+        device.write(em4100_frame("1122334455"))  # a blank tag ends the walk: nothing hangs on a timer
 
-    feeder = threading.Thread(target=tap_later)
+    feeder = threading.Thread(target=tap_when_asked, daemon=True)
     feeder.start()
     assert main(["enroll", "--port", device.path, "--protocol", "em4100", "--card", "MB-ROLL-01",
-                 "--seconds", "1.5"]) == 0  # fmt: skip
-    feeder.join()
-    out = capsys.readouterr().out
-    assert "Refused: tag 0F00A1B2C3 is already bound to Stop (#1)" in out
-    assert "0 of 1 bound" in out
+                 "--seconds", "120"]) == 0  # fmt: skip
+    feeder.join(60)
+    text = out.text()
+    assert "Refused: tag 0F00A1B2C3 is already bound to Stop (#1)" in text
+    assert "1 of 1 bound" in text
+    # the refused tag kept its card; the walk's card went to the next tag
+    assert BindingTable.load(state / "bindings.json").as_dict() == {"0F00A1B2C3": "MB-STOP-01",
+                                                                    "1122334455": "MB-ROLL-01"}
     device.unplug()
 
 
-def test_tags_write_then_the_reader_reads_it_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def lift_tag(fake: FakePn532) -> None:
+    """Take the tags off the antenna and wait until the writer has polled the empty field twice."""
+    fake.put()
+    polled = fake.commands.count(0x4A)
+    wait_until(lambda: fake.commands.count(0x4A) >= polled + 2, "the writer to poll the empty field")
+
+
+def test_tags_write_then_the_reader_reads_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakePn532()
     blank_one, blank_two = FakeTag(bytes.fromhex("04A1B2C3D4E5F6")), FakeTag(bytes.fromhex("04000000000002"))
     blank_one.pages[12:16] = bytes(4)  # a sticker with an unprogrammed capability container
+    out = Transcript.instead_of_stdout(monkeypatch)
 
     def present_tags() -> None:
-        time.sleep(0.5)
         fake.put(blank_one)
-        time.sleep(0.5)
-        fake.put()
-        time.sleep(0.3)
+        out.wait_for("Wrote MB-D100-07")
+        lift_tag(fake)
         fake.put(blank_two)
 
-    feeder = threading.Thread(target=present_tags)
+    feeder = threading.Thread(target=present_tags, daemon=True)
     feeder.start()
     code = main(["tags", "write", "--port", fake.path, "--card", "MB-D100-07", "--card", "MB-CMD-CF",
-                 "--seconds", "6"])  # fmt: skip
-    feeder.join()
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert "Wrote MB-D100-07 (100 miles (#7)) on tag 04A1B2C3D4E5F6" in out
-    assert "Wrote MB-CMD-CF" in out and "2 of 2 tags written" in out
+                 "--seconds", "120"])  # fmt: skip  # it ends when both are written
+    feeder.join(60)
+    text = out.text()
+    assert code == 0, text
+    assert "Wrote MB-D100-07 (100 miles (#7)) on tag 04A1B2C3D4E5F6" in text
+    assert "Wrote MB-CMD-CF" in text and "2 of 2 tags written" in text
     assert decode_text_tlv(bytes(blank_one.pages[16:48])) == "MB-D100-07"
     assert blank_one.pages[12:16] == bytes([0xE1, 0x10, 0x12, 0x00])
 
-    fake.put(blank_one)  # a written tag is refused for another card unless --overwrite
-    assert main(["tags", "write", "--port", fake.path, "--card", "MB-STOP-01", "--seconds", "1"]) == 0
-    assert "already holds MB-D100-07" in capsys.readouterr().out
+    blank_three = FakeTag(bytes.fromhex("04000000000003"))
+    out = Transcript.instead_of_stdout(monkeypatch)
+
+    def refuse_then_blank() -> None:
+        fake.put(blank_one)  # a written tag is refused for another card unless --overwrite
+        out.wait_for("already holds MB-D100-07")
+        lift_tag(fake)
+        fake.put(blank_three)
+
+    feeder = threading.Thread(target=refuse_then_blank, daemon=True)
+    feeder.start()
+    assert main(["tags", "write", "--port", fake.path, "--card", "MB-STOP-01", "--seconds", "120"]) == 0
+    feeder.join(60)
+    assert "already holds MB-D100-07" in out.text()
+    assert decode_text_tlv(bytes(blank_one.pages[16:48])) == "MB-D100-07"  # left as it was
+    assert decode_text_tlv(bytes(blank_three.pages[16:48])) == "MB-STOP-01"
     fake.close()
 
 
-def test_tags_write_names_the_resume_point_when_the_pn532_is_unplugged(capsys: pytest.CaptureFixture[str]) -> None:
+def test_tags_write_names_the_resume_point_when_the_pn532_is_unplugged(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = FakePn532()
     tag = FakeTag(bytes.fromhex("04A1B2C3D4E5F6"))
 
+    out = Transcript.instead_of_stdout(monkeypatch)
+
     def write_one_then_unplug() -> None:
-        time.sleep(0.5)
         fake.put(tag)
-        deadline = time.monotonic() + 5
-        while decode_text_tlv(bytes(tag.pages[16:48])) != "MB-D100-07" and time.monotonic() < deadline:
-            time.sleep(0.05)
+        out.wait_for("Wrote MB-D100-07")  # written and read back: the tag's pages alone come before the check
         fake.close()
 
-    feeder = threading.Thread(target=write_one_then_unplug)
+    feeder = threading.Thread(target=write_one_then_unplug, daemon=True)
     feeder.start()
     code = main(["tags", "write", "--port", fake.path, "--card", "MB-D100-07", "--card", "MB-D100-08",
-                 "--card", "MB-D100-09", "--seconds", "8"])  # fmt: skip
-    feeder.join()
+                 "--card", "MB-D100-09", "--seconds", "120"])  # fmt: skip  # it ends at the unplug
+    feeder.join(60)
     captured = capsys.readouterr()
-    assert code == 69, captured.out
-    assert "Wrote MB-D100-07" in captured.out
+    assert code == 69, out.text()
+    assert "Wrote MB-D100-07" in out.text()
     assert captured.err.count("\n") == 1 and "lost the PN532 after 1 of 3 tags" in captured.err
     assert captured.err.rstrip().endswith("resume with --from MB-D100-08")
     assert "Traceback" not in captured.err

@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,7 @@ UIDS = st.binary(min_size=5, max_size=5).map(lambda b: b.hex().upper())
 EM_FRAMES = mutated(st.builds(lambda u, crlf: em4100_frame(u, crlf=crlf), UIDS, st.booleans()))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(EM_FRAMES, min_size=BATCH, max_size=BATCH), CHUNKS)
 def test_em4100_fuzz(frames: list[bytes], sizes: list[int]) -> None:
@@ -106,6 +108,7 @@ TFIS = st.sampled_from([0xD4, 0xD5])
 PN_FRAMES = mutated(st.builds(lambda d, t: build_frame(d, tfi=t), st.binary(max_size=40), TFIS))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(PN_FRAMES, min_size=BATCH, max_size=BATCH), CHUNKS)
 def test_pn532_fuzz(frames: list[bytes], sizes: list[int]) -> None:

@@ -13,9 +13,10 @@ import pytest
 import serial
 
 from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from bornes.drivers.readers import BindingTable, ReaderConfigError, open_reader
+from bornes.drivers.readers import BindingTable, ReaderConfigError, make_link, open_reader
 from bornes.drivers.readers.em4100 import em4100_frame
 from bornes.drivers.readers.ntag import encode_text_tlv
+from bornes.drivers.readers.serial_reader import SerialReader
 from bornes.engine.cards import Card, CardKind
 from tests.readers.fakes import FakePn532, FakeTag, PtyDevice, drain, wait_for
 
@@ -152,6 +153,42 @@ def test_passive_reader_on_a_pty_survives_unplug_and_replug_under_a_stable_name(
         second.unplug()
     finally:
         reader.close()
+
+
+class CountingStop(threading.Event):
+    """A reader's stop flag that records each backoff it is asked to wait instead of waiting; set after ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        if len(self.waits) >= self.limit:
+            self.set()
+        return self.is_set()
+
+
+def test_the_backoff_doubles_up_to_its_ceiling_and_stays_there() -> None:
+    """The reconnect promise (a replugged reader is read again within max_backoff), without a stopwatch:
+    the reader's loop is run in this thread and the waits it asks for are recorded, not slept."""
+    attempts: list[str] = []
+
+    def absent(port: str, baudrate: int, timeout: float) -> Any:
+        attempts.append(port)
+        raise serial.SerialException(2, f"could not open port {port}: No such file or directory")
+
+    events: Events = queue.Queue()
+    reader = SerialReader("/dev/bornes-reader", events, make_link("lines"), baudrate=9600, max_backoff=2.0,
+                          serial_factory=absent)
+    stop = CountingStop(limit=9)
+    reader._stop = stop
+    reader._run()
+    assert stop.waits == [0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0, 2.0]
+    assert len(attempts) == 9
+    lost = drain(events, 0)
+    assert len(lost) == 1 and isinstance(lost[0], ReaderLost)  # said once, not at every attempt
 
 
 def test_replug_on_the_same_path_and_missing_port_at_start(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ names = [{", ".join(f'"{name}"' for name in NAMES[:PLAYERS])}]
 BRIDGE = '[bridge]\nclub = "ci"\ntable = "t1"\n[broker]\nhost = "127.0.0.1"\nport = 1883\n'
 UNITS = ("bornes.service", "bornes-web.service", "bornes-bridge.service")
 IN_CI = os.environ.get("CI") == "true"
+pytestmark = pytest.mark.slow  # a booted Debian in a container; tests/appliance/test_systemd is its fast share
 
 
 def _why_not() -> str | None:

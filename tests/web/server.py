@@ -108,27 +108,38 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], bytes]:
 
 @contextmanager
 def web_server(state_dir: Path, control_socket: Path, language: str = "en", web: str = "") -> Iterator[Web]:
-    """``web``: more lines of the config's [web] section (``url = "…"``)."""
-    port = free_port()
-    config = state_dir.parent / f"web-{port}.toml"
-    config.write_text(f'[state]\ndir = "{state_dir}"\n[control]\nsocket = "{control_socket}"\n'
-                      f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n[web]\n{web}\n')
-    process = subprocess.Popen([*BORNES, "web", "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
-                               cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    web = Web(f"http://127.0.0.1:{port}", state_dir, control_socket, process)
-    try:
-        deadline = time.monotonic() + 20
+    """``web``: more lines of the config's [web] section (``url = "…"``).
+
+    The free port is free when asked, not always when the server binds it (another process on the
+    machine may take it in between): a server that could not bind is started again on another one.
+    """
+    for attempt in range(3):
+        port = free_port()
+        config = state_dir.parent / f"web-{port}.toml"
+        config.write_text(f'[state]\ndir = "{state_dir}"\n[control]\nsocket = "{control_socket}"\n'
+                          f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n[web]\n{web}\n')
+        process = subprocess.Popen([*BORNES, "web", "--config", str(config), "--host", "127.0.0.1", "--port",
+                                    str(port)], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        server = Web(f"http://127.0.0.1:{port}", state_dir, control_socket, process)
+        deadline = time.monotonic() + 120  # the first start on a loaded machine imports Starlette for seconds
         while True:
             try:
-                if web.get("/api/table")[0] == 200:
+                if server.get("/api/table")[0] == 200:
                     break
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read() if process.stdout else ""
+                if process.poll() is None:
+                    process.kill()
+                output = process.communicate()[0] or ""
+                if "address already in use" in output.lower() and attempt < 2:
+                    break
                 raise AssertionError(f"bornes web did not start: {output}")
             time.sleep(0.1)
-        yield web
+        if process.poll() is None:
+            break
+    try:
+        yield server
     finally:
         process.terminate()
         try:
@@ -236,7 +247,7 @@ def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
         driver.quit()
 
 
-def browser_wait(condition: Any, timeout: float = 10.0) -> Any:
+def browser_wait(condition: Any, timeout: float = 60.0) -> Any:
     from selenium.common.exceptions import WebDriverException
 
     deadline = time.monotonic() + timeout

@@ -105,6 +105,7 @@ def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any)
         assert foreign == [], name
 
 
+@pytest.mark.slow
 def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[Web, Table], browser: Any) -> None:
     web, _table = site
     browser.get(web.url + "/")
@@ -119,6 +120,7 @@ def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[W
     _shot(browser, "table-after-a-card")
 
 
+@pytest.mark.slow
 def test_an_unpaired_browser_cannot_send_a_setup(site: tuple[Web, Table], browser: Any) -> None:
     web, table = site
     browser.get(web.url + "/setup")
@@ -131,6 +133,7 @@ def test_an_unpaired_browser_cannot_send_a_setup(site: tuple[Web, Table], browse
     assert table.referee.flow.draft.edition == "winning-moves"  # nothing reached the table
 
 
+@pytest.mark.slow
 def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web, Table], browser: Any) -> None:
     web, table = site
     browser.get(web.url + "/setup")
@@ -164,6 +167,7 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
     _shot(browser, "setup-sent")
 
 
+@pytest.mark.slow
 def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None:
     """A club projector or a laptop: the sides side by side, large type, nothing cut off."""
     web, _table = site

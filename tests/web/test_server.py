@@ -123,6 +123,7 @@ class SseClient(threading.Thread):
         self.connection.close()
 
 
+@pytest.mark.slow
 def test_fifty_pages_each_receive_every_update_while_the_journal_is_written(site: tuple[Web, Table]) -> None:
     web, _table = site
     clients = [SseClient(web, phone) for phone in range(1, 51)]

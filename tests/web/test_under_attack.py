@@ -69,6 +69,7 @@ def test_the_pin_page_address_comes_from_the_configuration_not_the_host_header(s
     table.referee.pairing.cancel()
 
 
+@pytest.mark.slow
 def test_a_hostile_page_in_chromium_cannot_ask_for_a_pin(site: tuple[Web, Table]) -> None:
     """Cross-site requests: a page of another origin posts a form to the phone pages; nothing happens."""
     web, table = site
@@ -216,6 +217,7 @@ def _closed_by_server(sock: socket.socket, timeout: float) -> bool:
     return data == b"" or data.startswith(b"HTTP/1.1 503")
 
 
+@pytest.mark.slow
 def test_one_phone_cannot_hold_every_connection(site: tuple[Web, Table]) -> None:
     """Finding 3: 200 half-open connections (or 199 live pages) from one phone made every page 503."""
     web, _table = site

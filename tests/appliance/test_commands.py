@@ -149,7 +149,7 @@ def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | No
                 raise error
 
     monkeypatch.setitem(__import__("sys").modules, "smbus2", types.SimpleNamespace(SMBus=Bus))
-    monkeypatch.setattr(doctor.os.path, "exists", lambda path: path == "/dev/i2c-1")
+    monkeypatch.setattr(os.path, "exists", lambda path: path == "/dev/i2c-1")
     finding = doctor._probe_i2c(1, 0x3C, "ssd1306")
     assert finding.level == level and words in finding.detail
 

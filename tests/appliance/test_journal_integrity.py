@@ -386,7 +386,7 @@ def test_each_sqlite_error_gets_its_true_name(tmp_path: Path, code: int, kind: s
     from bornes.firmware.journal import classify
 
     error = sqlite3.OperationalError("something went wrong\nover two lines")
-    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    error.sqlite_errorcode = code
     found = classify(tmp_path / FILENAME, error)
     assert type(found).__name__ == kind and words in str(found) and "\n" not in str(found)
 

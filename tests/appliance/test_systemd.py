@@ -101,11 +101,13 @@ def udev_rules(enable_uart: bool) -> list[list[tuple[str, str, str]]]:
         line = raw.removeprefix("#UART# ") if enable_uart else raw
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        tokens, at = [], 0
+        tokens: list[tuple[str, str, str]] = []
+        at = 0
         while at < len(line):
             match = UDEV_TOKEN.match(line, at)
             assert match, f"udev syntax error near: {line[at:]!r}"
-            tokens.append(match.group(1, 2, 3))
+            key, operator, value = match.group(1, 2, 3)
+            tokens.append((key, operator, value))
             at = match.end()
         rules.append(tokens)
     return rules

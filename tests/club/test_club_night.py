@@ -214,12 +214,12 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     assert all(page.status_code == 200 for page in pages.values())
     assert "Chloé" in pages["/standings"].text and "Round 2 (swiss, open)" in pages["/rounds"].text
     assert pages["/results.csv"].text.count("\n") == 1 + 32
-    first = board[0]
-    record = httpx.get(club.url("/record"), params={k: first[k] for k in ("table", "game", "created")}, timeout=5)
-    with Journal.open(club.journal(first["table"]), readonly=True) as journal:
-        stored = journal.load(first["game"])
-    assert record.status_code == 200 and stored is not None
-    assert record.text.splitlines()[-len(stored.lines):] == stored.lines, "the record replays the journal's game"
+    first_result = board[0]
+    page = httpx.get(club.url("/record"), params={k: first_result[k] for k in ("table", "game", "created")}, timeout=5)
+    with Journal.open(club.journal(first_result["table"]), readonly=True) as journal:
+        kept = journal.load(first_result["game"])
+    assert page.status_code == 200 and kept is not None
+    assert page.text.splitlines()[-len(kept.lines):] == kept.lines, "the record replays the journal's game"
     assert httpx.get(club.url("/record"), params={"table": "t1", "game": "x"}, timeout=5).status_code == 400
     live = {t["table"]: t["live"] for t in httpx.get(club.url("/api/tables"), timeout=5).json()}
     assert all(live[t]["status"] == "finished" and live[t]["game_id"] == 2 for t in TABLES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def test_round_robin_meets_everyone_exactly_once(count: int) -> None:
         pairs = round_robin(names, number)
         seated = [name for pair in pairs for name in pair if name is not None]
         assert sorted(seated) == sorted(names), "everyone plays or sits out once per round"
-        met += [frozenset(pair) for pair in pairs if pair[1] is not None]
+        met += [frozenset((one, other)) for one, other in pairs if other is not None]
     assert sorted(met, key=sorted) == sorted((frozenset(p) for p in itertools.combinations(names, 2)), key=sorted)
 
 
@@ -52,7 +53,7 @@ def test_team_seating_puts_partners_opposite() -> None:
 
 
 def test_standings_count_wins_ties_and_points() -> None:
-    results = [
+    results: list[dict[str, Any]] = [
         {"sides": [{"players": ["A"], "total": 700}, {"players": ["B"], "total": 300}], "winner": 0, "tie": False},
         {"sides": [{"players": ["A"], "total": 400}, {"players": ["C"], "total": 400}], "winner": None, "tie": True},
         {"sides": [{"players": ["B", "D"], "total": 900}, {"players": ["A", "C"], "total": 100}], "winner": 0,

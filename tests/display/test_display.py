@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 from luma.core.device import dummy
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from bornes.drivers.display import Display, open_display
 from bornes.drivers.events import ButtonPressed
@@ -183,7 +183,7 @@ def test_gif_recording_is_written_on_close(tmp_path: Path) -> None:
         for view in list(sample_tables().values())[:3]:
             display.show(render(view))
     with Image.open(path) as gif:
-        assert gif.format == "GIF" and gif.n_frames == 3
+        assert isinstance(gif, GifImagePlugin.GifImageFile) and gif.n_frames == 3
 
 
 def test_terminal_view(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 from bornes.drivers.events import ButtonPressed
@@ -11,8 +12,16 @@ from bornes.engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS, hand_points
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameSetup, Phase
 from bornes.firmware.bots import BotHands
-from bornes.firmware.flow import TableFlow
+from bornes.firmware.flow import Outcome, TableFlow
 from bornes.firmware.present import table_view
+
+
+def _tap(flow: TableFlow, resolver: CardResolver, payload: str) -> Outcome:
+    return flow.handle(resolver.resolve(payload))
+
+
+def _hold(flow: TableFlow, button: str) -> Outcome:
+    return flow.handle(ButtonPressed(button, long=True))
 
 
 def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
@@ -27,8 +36,7 @@ def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
         sim = Simulation(setup, random.Random(seed))
         physical = PhysicalTable(setup, sim.rng)
         physical.new_hand(game.state.hand.dealer)
-        bots = BotHands(flow, lambda payload, f=flow: f.handle(resolver.resolve(payload)),
-                        lambda button, f=flow: f.handle(ButtonPressed(button, long=True)))
+        bots = BotHands(flow, functools.partial(_tap, flow, resolver), functools.partial(_hold, flow))
         miles_seen = False
         while game.state.phase is not Phase.HAND_OVER and not game.state.over:
             state = game.state

@@ -53,7 +53,7 @@ def test_game_screens_have_a_clean_layout(edition: str, players: int, teams: boo
     whole_game = game_screens(1, edition, players, teams)
     first_hand = game_screens(2, edition, players, teams, every=True, hands=1)
     assert len(first_hand) > 20
-    assert _problems({**whole_game, **first_hand}) == []  # type: ignore[arg-type]
+    assert _problems({**whole_game, **first_hand}) == []
 
 
 def test_long_names_and_big_scores_still_fit() -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from bornes.drivers.events import KeyTyped
 from bornes.firmware.console import input_words
 from bornes.firmware.flow import TableFlow
 from bornes.firmware.present import screen
@@ -82,9 +83,7 @@ def test_every_button_word_in_the_help_is_understood() -> None:
         assert out.reason != "bad-input", typed
 
 
-def _typed(text: str) -> object:
-    from bornes.drivers.events import KeyTyped
-
+def _typed(text: str) -> KeyTyped:
     return KeyTyped(text)
 
 

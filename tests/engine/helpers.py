@@ -15,6 +15,7 @@ every seat until C is in turn.
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 
 from bornes.engine.actions import parse_action
 from bornes.engine.cards import Card, CardKind
@@ -37,13 +38,16 @@ def new_game(
     *,
     teams: bool | None = None,
     dealer: str | None = None,
+    rule_options: Mapping[str, object] | None = None,
     **options: object,
 ) -> Game:
     """A fresh game. The last seat deals unless told otherwise, so seat A plays first.
 
     Options are given as keyword arguments in their text form or as Python values
-    (``roll_after_remedy="yes"`` or ``roll_after_remedy=True``).
+    (``roll_after_remedy="yes"`` or ``roll_after_remedy=True``), or as one mapping in
+    ``rule_options`` (a test's parameters).
     """
+    options = {**(rule_options or {}), **options}
     names = [f"P{LETTERS[i]}" for i in range(players)]
     preset = EDITIONS[edition].options
     text = {k: ("yes" if v is True else "no" if v is False else str(v)) for k, v in options.items()}

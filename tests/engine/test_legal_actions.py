@@ -194,9 +194,9 @@ def test_legal_actions_and_validate_agree_for_every_seat_and_kind(
             wanted = {window.hazard.kind.safety, window.hazard.kind.remedy} if window else set()
             wanted.add(CardKind.ROLL)
             useful = [card for card in unseen if card.kind in wanted and card not in held]
-            if useful and data.draw(st.booleans(), label="an answer or a Roll"):
+            if len(useful) > 0 and data.draw(st.booleans(), label="an answer or a Roll"):
                 held.append(data.draw(st.sampled_from(useful)))
-            if seen and data.draw(st.booleans(), label="a card already on the table"):
+            if len(seen) > 0 and data.draw(st.booleans(), label="a card already on the table"):
                 held.append(data.draw(st.sampled_from(seen)))
             held_by_seat.append(held)
         check_position(state, held_by_seat)

@@ -228,7 +228,7 @@ def test_extension_in_partnerships_counts_for_the_side() -> None:
 
 
 def _to_600(edition: str = "winning-moves", **options: object) -> Game:
-    game = new_game(edition, **options)
+    game = new_game(edition, rule_options=options)
     play(game, "A play MB-ROLL-01")
     for code in ("MB-D200-01", "MB-D200-02", "MB-D100-01", "MB-D100-02"):
         until(game, "A")

@@ -154,7 +154,7 @@ def test_sqlite_errors_that_mean_damage_are_damage(tmp_path: Path, text: str) ->
     from bornes.firmware.journal import classify
 
     error = sqlite3.OperationalError(text)
-    error.sqlite_errorcode = sqlite3.SQLITE_ERROR  # type: ignore[attr-defined]
+    error.sqlite_errorcode = sqlite3.SQLITE_ERROR
     found = classify(tmp_path / FILENAME, error)
     assert isinstance(found, JournalCorrupt) and found.exit_code == 65
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bornes.drivers.events import InputEvent
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS
@@ -13,12 +14,12 @@ from bornes.firmware.store import MemoryStore, Store
 RESOLVER = CardResolver()
 
 
-def event(line: str) -> object:
+def event(line: str) -> InputEvent:
     return input_event(line.split(), RESOLVER)
 
 
 def drive(flow: TableFlow, *lines: str) -> list[Outcome]:
-    return [flow.handle(event(line)) for line in lines]  # type: ignore[arg-type]
+    return [flow.handle(event(line)) for line in lines]
 
 
 def accept(flow: TableFlow, *lines: str) -> list[Outcome]:

@@ -97,11 +97,11 @@ def test_the_referee_reports_a_failed_append_and_the_table_goes_on(tmp_path: Pat
         store = FailingStore(journal, fail_on=2)
         flow = table(store=store)
         referee = Referee(flow, queue.Queue(), watchdog=False)
-        assert referee.step(event("scan MB-ROLL-01")).verdict == "accepted"  # type: ignore[arg-type]
-        out = referee.step(event("scan MB-ROLL-02"))  # type: ignore[arg-type]
+        assert referee.step(event("scan MB-ROLL-01")).verdict == "accepted"
+        out = referee.step(event("scan MB-ROLL-02"))
         assert (out.verdict, out.reason) == ("refused", "storage")  # the storage, never "Internal error"
         assert [a.notation() for a in flow.game.log] == ["A play MB-ROLL-01"]  # type: ignore[union-attr]
-        out = referee.step(event("scan MB-ROLL-02"))  # type: ignore[arg-type]
+        out = referee.step(event("scan MB-ROLL-02"))
         assert out.verdict == "accepted"
         assert journal_lines(journal) == ["A play MB-ROLL-01", "B play MB-ROLL-02"]
 

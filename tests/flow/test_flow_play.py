@@ -32,6 +32,11 @@ from tests.engine.helpers import ANY_KINDS, filler, new_game, play, run_down
 from tests.flow.helpers import accept, drive, game_flow, table
 
 
+def mode_of(flow: TableFlow) -> Mode:
+    """The mode as of now (mypy keeps an asserted mode narrowed across the inputs that change it)."""
+    return flow.ui.mode
+
+
 def unchanged(flow: TableFlow, line: str, reason: str) -> None:
     """``line`` is refused with ``reason`` and the game is exactly as it was."""
     assert flow.game is not None
@@ -64,7 +69,7 @@ def test_a_scan_plays_for_the_player_in_turn() -> None:
 def test_verdicts_are_a_closed_set() -> None:
     """Code compares verdicts as enum members; a misspelt one fails where it is made, not far away."""
     outcome = drive(table(), "scan MB-ROLL-01")[0]
-    assert outcome.verdict is Verdict.ACCEPTED and outcome.verdict == "accepted"  # feed's JSON keeps the word
+    assert outcome.verdict is Verdict.ACCEPTED and outcome.verdict.value == "accepted"  # feed's JSON keeps the word
     with pytest.raises(ValueError):
         Outcome("acepted", "typo")  # type: ignore[arg-type]
 
@@ -197,7 +202,7 @@ def test_no_target_prompt_when_the_attacker_has_not_started() -> None:
     assert flow.ui.mode is Mode.PLAY
     # 001 "FAQ": a Speed Limit is allowed before one's own first Roll, so it asks "on whom?".
     out = drive(flow, "scan MB-SPEEDLIMIT-01")[0]
-    assert out.verdict == "prompt" and flow.ui.mode is Mode.TARGET
+    assert out.verdict == "prompt" and mode_of(flow) is Mode.TARGET  # read again: the scan moved the flow on
 
 
 # -- coups fourrés ------------------------------------------------------------------------------

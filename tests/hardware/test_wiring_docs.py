@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from bornes.drivers.pins import DEFAULT_PATH
 from tools import wiring
 
 
@@ -15,8 +16,8 @@ def test_committed_documents_match_the_pin_map() -> None:
 
 
 def test_check_notices_a_pin_map_the_documents_do_not_show(tmp_path: Path) -> None:
-    moved = wiring.DEFAULT_PATH.read_text(encoding="utf-8").replace("pin = 5\n", "pin = 4\n", 1)
-    assert moved != wiring.DEFAULT_PATH.read_text(encoding="utf-8")
+    moved = DEFAULT_PATH.read_text(encoding="utf-8").replace("pin = 5\n", "pin = 4\n", 1)
+    assert moved != DEFAULT_PATH.read_text(encoding="utf-8")
     pins = tmp_path / "pins.toml"
     pins.write_text(moved, encoding="utf-8")
     assert wiring.main(["--check", "--pins", str(pins)]) == 1

@@ -72,10 +72,15 @@ def _feed(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
-def _messages(out: dict[str, object]) -> list[str]:
+def _inputs(out: dict[str, object]) -> list[dict[str, str]]:
+    """The feed's per-input verdicts (JSON objects of words)."""
     inputs = out["inputs"]
-    assert isinstance(inputs, list)
-    return [str(entry["message"]) for entry in inputs if "message" in entry]
+    assert isinstance(inputs, list) and all(isinstance(entry, dict) for entry in inputs)
+    return inputs
+
+
+def _messages(out: dict[str, object]) -> list[str]:
+    return [str(entry["message"]) for entry in _inputs(out) if "message" in entry]
 
 
 def test_a_dujardin_table_feeds_no_english_sentence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,11 +88,11 @@ def test_a_dujardin_table_feeds_no_english_sentence(capsys: pytest.CaptureFixtur
     with the language left to the edition: every verdict and label is French."""
     out = _feed(capsys)
     english = _feed(capsys, "--lang", "en")
-    verdicts = [entry["verdict"] for entry in out["inputs"]]  # type: ignore[union-attr]
-    reasons = {entry.get("reason") for entry in out["inputs"]}  # type: ignore[union-attr]
+    verdicts = [entry["verdict"] for entry in _inputs(out)]
+    reasons = {entry.get("reason") for entry in _inputs(out)}
     assert {"refused", "accepted", "prompt"} <= set(verdicts)
     assert {"not-rolling", "on-table", "unknown-card", "speed-limit"} <= reasons
-    actions = [entry.get("action", "") for entry in out["inputs"]]  # type: ignore[union-attr]
+    actions = [entry.get("action", "") for entry in _inputs(out)]
     assert any(" coup " in a for a in actions) and any("extension yes" in a for a in actions)
     said = _messages(out)
     assert len(said) == len(_messages(english))
@@ -131,7 +136,7 @@ def test_every_french_msgstr_has_a_no_break_space_before_double_punctuation() ->
         for message in catalogue:
             if not message.id:
                 continue
-            for text in message.string if isinstance(message.string, tuple) else (message.string,):
+            for text in message.string if isinstance(message.string, (list, tuple)) else [message.string or ""]:
                 bare = re.sub(r"\{[^}]*\}", "{}", text)  # a format field's !r or :>3 is not punctuation
                 bare = re.sub(r"https?://\S+", "", bare)
                 if re.search(r"[^\u00a0\d/(\"'\n]([:;!?])", bare) or re.search(r" [:;!?]", bare):

@@ -21,7 +21,7 @@ INSTALL = REPO / "systemd" / "install.sh"
 
 
 def _pins() -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in CONSTRAINTS.read_text().splitlines():
         if line and not line.startswith("#"):
             name, _, version = line.partition("==")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -296,9 +296,9 @@ def _uinput_problem() -> str | None:
 def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
     from evdev import UInput
 
-    capabilities = {ecodes.EV_KEY: sorted(set(KEYS.values()))}
+    capabilities: dict[int, Sequence[int]] = {ecodes.EV_KEY: sorted(set(KEYS.values()))}
     with UInput(capabilities, name="bornes test scanner", vendor=0x0C2E, product=0x0B61) as scanner:
-        path = scanner.device.path
+        path = os.fsdecode(scanner.device.path)
         events: queue.Queue[Any] = queue.Queue()
         reader = open_reader("hid", path, events, layout="auto", pad="A")
         try:

@@ -20,6 +20,7 @@ build or boot the root (not root, no systemd-nspawn or debootstrap, no network f
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -56,6 +57,10 @@ IN_CI = os.environ.get("CI") == "true"
 pytestmark = pytest.mark.slow  # a booted Debian in a container; tests/appliance/test_systemd is its fast share
 
 
+def _active(machine: Machine, unit: str) -> bool:
+    return machine.show(unit, "ActiveState")["ActiveState"] == "active"
+
+
 def _why_not() -> str | None:
     if os.geteuid() != 0:
         return "the system test needs root (debootstrap and systemd-nspawn)"
@@ -85,12 +90,15 @@ class Table:
                                 "/opt/bornes/venv/bin/python", "-c", code)
         return list(json.loads(done.stdout))
 
+    def accepted_more_than(self, count: int) -> bool:
+        return len(self.accepted()) > count
+
     def play(self, steps: int) -> None:
         """Tap the next ``steps`` actions of the script, waiting for each to be accepted."""
         for step in self.script.steps[self.acked:self.acked + steps]:
             before = len(self.accepted())
             self.machine.tap(*step.taps)
-            self.machine.wait(f"'accepted {step.notation}'", lambda before=before: len(self.accepted()) > before)
+            self.machine.wait(f"'accepted {step.notation}'", functools.partial(self.accepted_more_than, before))
             assert self.accepted()[-1] == step.notation
             self.acked += 1
 
@@ -237,16 +245,14 @@ def test_web_and_bridge_serve_and_stop_and_restart_with_the_referee(table: Table
 
     machine.run("systemctl", "restart", "bornes.service", timeout=60)
     for unit in UNITS:
-        machine.wait(f"{unit} to be running again", lambda unit=unit: machine.show(unit, "ActiveState")["ActiveState"]
-                     == "active")
+        machine.wait(f"{unit} to be running again", functools.partial(_active, machine, unit))
         assert machine.show(unit, "MainPID")["MainPID"] != pids[unit], f"{unit} was not restarted"
     machine.run("systemctl", "stop", "bornes.service", timeout=60)
     for unit in UNITS:
         assert machine.show(unit, "ActiveState")["ActiveState"] == "inactive", unit
     machine.run("systemctl", "start", *UNITS, timeout=60)
     for unit in UNITS:
-        machine.wait(f"{unit} to start", lambda unit=unit: machine.show(unit, "ActiveState")["ActiveState"]
-                     == "active")
+        machine.wait(f"{unit} to start", functools.partial(_active, machine, unit))
 
 
 def test_a_config_error_stops_the_referee_without_restarts(table: Table) -> None:
@@ -291,8 +297,7 @@ def test_a_reboot_brings_the_table_back_and_uninstall_removes_it(table: Table) -
     assert machine.mounts() == []
     machine.start()
     for unit in UNITS:
-        machine.wait(f"{unit} after the reboot",
-                     lambda unit=unit: machine.show(unit, "ActiveState")["ActiveState"] == "active")
+        machine.wait(f"{unit} after the reboot", functools.partial(_active, machine, unit))
     table.machine.wait("the reader", lambda: table.count("reader back on") > 0)
     assert table.stored() == table.script.notations()[:table.acked]
     table.play(1)

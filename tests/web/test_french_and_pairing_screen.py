@@ -51,7 +51,7 @@ def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
 
 def _decode(image: Image.Image) -> list[str]:
     zxingcpp = pytest.importorskip("zxingcpp")
-    big = image.convert("L").resize((image.width * 4, image.height * 4), Image.NEAREST)
+    big = image.convert("L").resize((image.width * 4, image.height * 4), Image.Resampling.NEAREST)
     return [result.text for result in zxingcpp.read_barcodes(big)]
 
 

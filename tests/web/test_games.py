@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bornes.engine.actions import CoupFourre
 from bornes.engine.game import Game
 from bornes.engine.record import read_record, write_header
 from bornes.firmware.config import ConfigError, parse_config, table_language
@@ -45,7 +46,7 @@ def test_team_and_player_statistics_follow_the_score_sheets(tmp_path: Path) -> N
     assert (ann_cy.games, ann_cy.wins, ann_cy.points) == (1, 1, points)
     assert team["Bob & Dee"].wins == 0 and team["Bob & Dee"].points == 1150
     # The coups fourrés of the team are those its players called (200 points each in the 2016 rules).
-    coups = sum(1 for a in teams_game.log if type(a).__name__ == "CoupFourre" and a.seat in (0, 2))
+    coups = sum(1 for a in teams_game.log if isinstance(a, CoupFourre) and a.seat in (0, 2))
     assert ann_cy.coups_fourres == coups == 1
     by_name = {p.name: p for p in players}
     assert by_name["Ann"].games == 2  # Ann played both games

@@ -148,30 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                         result.per_game <= 4))
 
     def simulate() -> None:
-        for players in (2, 4, 6):
-            wall, cpu = figures.simulate_rate(players, hands)
-            budgeted = players == 4
-            rows.append(Row(f"`bornes simulate`, {players} players, {hands} hands (per CPU second; wall clock)",
-                            f"{cpu:.0f} hands/s; {wall:.0f}", "≥ 500 hands/s" if budgeted else "—",
-                            cpu >= 500 if budgeted else None))
-        for players in (2, 4, 6):
-            rate = figures.engine_replay_rate(players, hands)
-            budgeted = players == 4
-            rows.append(Row(f"  engine alone: the same hands replayed from their logs, {players} players",
-                            f"{rate:.0f} hands/s", "≥ 1500 hands/s" if budgeted else "—",
-                            rate >= 1500 if budgeted else None))
-        calls, micros = figures.legal_actions_cost()
-        rows.append(Row(f"one legal_actions call, seat of 6–7 cards, every kind ({calls} calls, best of 5)",
-                        f"{micros:.2f} µs", "≤ 10 µs", micros <= 10))
-        split = figures.simulate_split(4, hands)
-        rows.append(Row(f"  one 4-player simulate action ({split.actions} actions): total", f"{split.total:.1f} µs",
-                        "—", None))
-        parts = (("bots' legal-move generation", split.legal),
-                 ("referee (validate + apply)", split.referee),
-                 ("invariant check after the action", split.check),
-                 ("the rest (bot choice, physical cards)", split.rest))
-        for label, value in parts:
-            rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
+        rows.extend(simulate_rows(hands))
 
     def baseline() -> None:
         # Issue 22: today's simulate and engine side by side with the November baseline (f83ad17)
@@ -267,6 +244,44 @@ def main(argv: list[str] | None = None) -> int:
     print(f"command: python -m bench {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
           + f"  ({time.perf_counter() - started:.0f} s)")
     print()
+    print_table(rows)
+    return 1 if any(r.met is False for r in rows) else 0
+
+
+def simulate_rows(hands: int) -> list[Row]:
+    """`bornes simulate` and the engine alone: hands per second, and where one action's time goes."""
+    from bench import figures
+
+    rows: list[Row] = []
+    for players in (2, 4, 6):
+        wall, cpu = figures.simulate_rate(players, hands)
+        budgeted = players == 4
+        rows.append(Row(f"`bornes simulate`, {players} players, {hands} hands (per CPU second; wall clock)",
+                        f"{cpu:.0f} hands/s; {wall:.0f}", "≥ 500 hands/s" if budgeted else "—",
+                        cpu >= 500 if budgeted else None))
+    for players in (2, 4, 6):
+        rate = figures.engine_replay_rate(players, hands)
+        budgeted = players == 4
+        rows.append(Row(f"  engine alone: the same hands replayed from their logs, {players} players",
+                        f"{rate:.0f} hands/s", "≥ 1500 hands/s" if budgeted else "—",
+                        rate >= 1500 if budgeted else None))
+    calls, micros = figures.legal_actions_cost()
+    rows.append(Row(f"one legal_actions call, seat of 6–7 cards, every kind ({calls} calls, best of 5)",
+                    f"{micros:.2f} µs", "≤ 10 µs", micros <= 10))
+    split = figures.simulate_split(4, hands)
+    rows.append(Row(f"  one 4-player simulate action ({split.actions} actions): total", f"{split.total:.1f} µs",
+                    "—", None))
+    parts = (("bots' legal-move generation", split.legal),
+             ("referee (validate + apply)", split.referee),
+             ("invariant check after the action", split.check),
+             ("the rest (bot choice, physical cards)", split.rest))
+    for label, value in parts:
+        rows.append(Row(f"    {label}", f"{value:.1f} µs = {value / split.total:.0%}", "—", None))
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    """The figures as a Markdown table, each with its budget and whether it was met."""
     widths = [max(len(r.figure) for r in rows), max(len(r.measured) for r in rows),
               max(len("budget"), *(len(r.budget) for r in rows))]
     header = ("figure", "measured", "budget", "met?")
@@ -275,7 +290,6 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         met = "" if r.met is None else ("yes" if r.met else "NO")
         print(f"| {r.figure:<{widths[0]}} | {r.measured:<{widths[1]}} | {r.budget:<{widths[2]}} | {met:<4} |")
-    return 1 if any(r.met is False for r in rows) else 0
 
 
 if __name__ == "__main__":

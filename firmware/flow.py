@@ -542,7 +542,7 @@ class TableFlow:
 
     # -- buttons ------------------------------------------------------------------------------
 
-    def _button(self, name: str, long: bool) -> Outcome:
+    def _button(self, name: str, long: bool) -> Outcome:  # noqa: C901 - being split by mode (issue 21, item 3)
         name = name.upper()
         mode = self.ui.mode
         if mode is Mode.LEGEND:

@@ -446,82 +446,108 @@ def distance(miles: int, language: str | None = None) -> str:
 # -- refusals ----------------------------------------------------------------------------------------
 
 
+class _Refused:
+    """What a refusal's words are made of: its parameters, the table's names, the edition's card
+    titles and the language. The words are grouped by what the refusal is about (below)."""
+
+    def __init__(self, setup: GameSetup | None, refusal: Refusal, language: str | None) -> None:
+        self.say = _Say(language)
+        self.params = refusal.params
+        self.setup = setup
+        self.edition = setup.edition if setup is not None else None
+        self.language = language
+        self.roll = card_name(ROLL, self.edition, language)
+
+    def card(self, value: object) -> str:
+        assert isinstance(value, Card | CardKind)
+        return card_name(value, self.edition, self.language)
+
+    def seat(self, key: str = "seat") -> str:
+        index = self.params[key]
+        assert isinstance(index, int)
+        if self.setup is not None and 0 <= index < len(self.setup.names):
+            return self.setup.names[index]
+        return seat_letter(index) if 0 <= index < 8 else str(index)
+
+    def side(self, key: str = "side") -> str:
+        index = self.params[key]
+        assert isinstance(index, int) and self.setup is not None
+        return side_name(self.setup, index)
+
+    def copy(self) -> str:
+        """The refused card with its copy number ("Roll #14"), so a player can find it on the table."""
+        value = self.params["card"]
+        assert isinstance(value, Card)
+        return card_copy(value, self.edition, self.language)
+
+
 def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | None = None) -> Phrasings:
     """Why the engine refused, in the table's language, longest first: written from the refusal's
     reason and parameters (never from the engine's English line)."""
-    _ = _Say(language)
-    p = refusal.params
-    reason = refusal.reason
-    edition = setup.edition if setup is not None else None
+    words = _Refused(setup, refusal, language)
+    for group in (_deck_and_turn_words, _driving_words, _attack_words, _pile_and_answer_words,
+                  _start_and_names_words):
+        phrasings = group(words, refusal.reason)
+        if phrasings is not None:
+            return phrasings
+    return (refusal.message,)  # pragma: no cover - every reason is worded in a group
 
-    def card(value: object) -> str:
-        assert isinstance(value, Card | CardKind)
-        return card_name(value, edition, language)
 
-    def seat(key: str = "seat") -> str:
-        index = p[key]
-        assert isinstance(index, int)
-        if setup is not None and 0 <= index < len(setup.names):
-            return setup.names[index]
-        return seat_letter(index) if 0 <= index < 8 else str(index)
-
-    def side(key: str = "side") -> str:
-        index = p[key]
-        assert isinstance(index, int) and setup is not None
-        return side_name(setup, index)
-
-    def copy() -> str:
-        """The refused card with its copy number ("Roll #14"), so a player can find it on the table."""
-        value = p["card"]
-        assert isinstance(value, Card)
-        return card_copy(value, edition, language)
-
-    roll = card_name(ROLL, edition, language)
+def _deck_and_turn_words(w: _Refused, reason: Reason) -> Phrasings | None:
+    """The card is not one to play now: not in the deck, on the table already, not this phase or seat."""
+    _ = w.say
     if reason is Reason.NOT_IN_DECK:
-        if "in_a_box" in p:
-            return _("No such card: {card} (a deck has {count})", card=copy(), count=p["in_a_box"]), _("No such card")
-        if p.get("short_deck"):
-            return _("{card} is not in this deck (taken out for 2–3 players)", card=copy()), _("Not in this deck")
-        return _("{card} is not in this deck", card=copy()), _("Not in this deck")
+        if "in_a_box" in w.params:
+            return (_("No such card: {card} (a deck has {count})", card=w.copy(), count=w.params["in_a_box"]),
+                    _("No such card"))
+        if w.params.get("short_deck"):
+            return _("{card} is not in this deck (taken out for 2–3 players)", card=w.copy()), _("Not in this deck")
+        return _("{card} is not in this deck", card=w.copy()), _("Not in this deck")
     if reason is Reason.ON_TABLE:
-        return _("That card is already on the table: {card}", card=copy()), _("Already on the table")
+        return _("That card is already on the table: {card}", card=w.copy()), _("Already on the table")
     if reason is Reason.DUPLICATE_CARD:
         return (_("The same card twice"),)
     if reason is Reason.GAME_OVER:
         return _("The game is over"), _("Game over")
     if reason is Reason.WRONG_PHASE:
-        phase = p.get("phase")
+        phase = w.params.get("phase")
         if phase == "hand-over":
             return _("The hand is over: deal the next hand"), _("The hand is over")
         if phase == "leftovers":
             return _("Show the cards left in hand first"), _("Show your cards first")
         if phase == "start-rolls":
-            return _("Everyone lays a starting {roll} first", roll=roll), _("{roll} first", roll=roll)
+            return _("Everyone lays a starting {roll} first", roll=w.roll), _("{roll} first", roll=w.roll)
         if phase == "extension":
-            return _("{name} must decide the extension first", name=seat()), _("{name} decides first", name=seat())
-        if phase == "play" and p.get("action") == "extension":
+            return _("{name} must decide the extension first", name=w.seat()), _("{name} decides first", name=w.seat())
+        if phase == "play" and w.params.get("action") == "extension":
             return (_("No extension to decide"),)
         if phase == "play":
             return _("The hand is still being played"), _("The hand goes on")
         return (_("Not now"),)
     if reason is Reason.NOT_YOUR_TURN:
-        if p.get("action") == "extension":
-            return _("{name} decides the extension", name=seat()), _("{name} decides", name=seat())
-        return _("Not your turn: {name} plays", name=seat()), _("{name} plays", name=seat()), _("Not your turn")
+        if w.params.get("action") == "extension":
+            return _("{name} decides the extension", name=w.seat()), _("{name} decides", name=w.seat())
+        return _("Not your turn: {name} plays", name=w.seat()), _("{name} plays", name=w.seat()), _("Not your turn")
     if reason is Reason.NO_SUCH_SEAT:
-        index = p["seat"]
+        index = w.params["seat"]
         assert isinstance(index, int)
         return (_("There is no seat {seat}", seat=seat_letter(index) if 0 <= index < 8 else index),)
     if reason is Reason.HAND_EMPTY:
-        if p.get("phase") == "leftovers":
-            return _("{name} has shown every card", name=seat()), _("All shown")
-        return _("{name} has no cards left", name=seat()), _("No cards left")
+        if w.params.get("phase") == "leftovers":
+            return _("{name} has shown every card", name=w.seat()), _("All shown")
+        return _("{name} has no cards left", name=w.seat()), _("No cards left")
+    return None
+
+
+def _driving_words(w: _Refused, reason: Reason) -> Phrasings | None:
+    """The battle and the miles: rolling, stopped, limited, the trip."""
+    _ = w.say
     if reason is Reason.NOT_ROLLING:
-        if p.get("again"):
-            return _("Play a {roll} to go again", roll=roll), _("{roll} first", roll=roll)
-        return _("Play a {roll} first", roll=roll), _("{roll} first", roll=roll)
+        if w.params.get("again"):
+            return _("Play a {roll} to go again", roll=w.roll), _("{roll} first", roll=w.roll)
+        return _("Play a {roll} first", roll=w.roll), _("{roll} first", roll=w.roll)
     if reason is Reason.STOPPED or reason is Reason.REMEDY_FIRST:
-        names = {"hazard": card(p["hazard"]), "remedy": card(p["remedy"])}
+        names = {"hazard": w.card(w.params["hazard"]), "remedy": w.card(w.params["remedy"])}
         if reason is Reason.STOPPED:
             return (_("Stopped by {hazard}: play {remedy}", **names), _("{hazard}: play {remedy}", **names),
                     _("Play {remedy}", **names))
@@ -532,80 +558,98 @@ def refusal_words(setup: GameSetup | None, refusal: Refusal, language: str | Non
     if reason is Reason.TOO_MANY_200:
         return _("Only two 200s per trip"), _("Two 200s at most")
     if reason is Reason.PAST_TRIP:
-        return (_("Trip is exactly {trip}: {miles}+{more} passes it", trip=p["trip"], miles=p["miles"],
-                    more=p["card_miles"]), _("Past {trip}", trip=p["trip"]))
+        return (_("Trip is exactly {trip}: {miles}+{more} passes it", trip=w.params["trip"], miles=w.params["miles"],
+                    more=w.params["card_miles"]), _("Past {trip}", trip=w.params["trip"]))
+    return None
+
+
+def _attack_words(w: _Refused, reason: Reason) -> Phrasings | None:
+    """A hazard and its target, or a remedy with nothing to cure."""
+    _ = w.say
     if reason is Reason.TARGET_NEEDED:
-        sides = p["sides"]
-        assert isinstance(sides, tuple) and setup is not None
-        return (_("Choose a target: {sides}", sides=", ".join(side_name(setup, s) for s in sides)),
+        sides = w.params["sides"]
+        assert isinstance(sides, tuple) and w.setup is not None
+        return (_("Choose a target: {sides}", sides=", ".join(side_name(w.setup, s) for s in sides)),
                 _("Choose a target"))
     if reason is Reason.TARGET_OWN_SIDE:
         return _("Hazards go on an opponent"), _("On an opponent")
     if reason is Reason.NOT_A_HAZARD:
-        return (_("Only a hazard goes on another side: {card} is yours", card=card(p["card"])),
-                _("{card} is yours", card=card(p["card"])))
+        return (_("Only a hazard goes on another side: {card} is yours", card=w.card(w.params["card"])),
+                _("{card} is yours", card=w.card(w.params["card"])))
     if reason is Reason.NO_TARGET:
-        return (_("No opponent can take a {card} now", card=card(p["hazard"])), _("No target"))
+        return (_("No opponent can take a {card} now", card=w.card(w.params["hazard"])), _("No target"))
     if reason is Reason.PROTECTED:
-        return (_("{side} has the {safety}", side=side(), safety=card(p["safety"])),
-                _("Protected: {safety}", safety=card(p["safety"])), _("Protected"))
+        return (_("{side} has the {safety}", side=w.side(), safety=w.card(w.params["safety"])),
+                _("Protected: {safety}", safety=w.card(w.params["safety"])), _("Protected"))
     if reason is Reason.NEEDS_ROLLING_TARGET:
         return _("Hazard needs a rolling opponent"), _("Opponent not rolling")
     if reason is Reason.ALREADY_STOPPED:
-        return (_("{side} is already stopped by {hazard}", side=side(), hazard=card(p["hazard"])),
+        return (_("{side} is already stopped by {hazard}", side=w.side(), hazard=w.card(w.params["hazard"])),
                 _("Already stopped"))
     if reason is Reason.ALREADY_LIMITED:
-        return _("{side} is already under a speed limit", side=side()), _("Already limited")
+        return _("{side} is already under a speed limit", side=w.side()), _("Already limited")
     if reason is Reason.ATTACKER_NOT_STARTED:
         return _("Start rolling before you attack"), _("Roll before attacking")
     if reason is Reason.NOTHING_TO_REMEDY:
-        return _("No {hazard} to cure", hazard=card(p["hazard"])), _("Nothing to cure")
+        return _("No {hazard} to cure", hazard=w.card(w.params["hazard"])), _("Nothing to cure")
     if reason is Reason.ALREADY_ROLLING:
         return _("You are already rolling"), _("Already rolling")
     if reason is Reason.NO_LIMIT:
         return _("No speed limit to end"), _("No limit")
+    return None
+
+
+def _pile_and_answer_words(w: _Refused, reason: Reason) -> Phrasings | None:
+    """The draw and discard piles, and answers to a hazard (coups fourrés, fast remedies)."""
+    _ = w.say
     if reason is Reason.SAFETY_DISCARD:
         return _("Safeties may not be discarded in these rules"), _("Keep safeties")
     if reason is Reason.DISCARD_EMPTY:
-        if p.get("reshuffle"):
+        if w.params.get("reshuffle"):
             return _("The discards are shuffled into a new draw pile"), _("Discards reshuffled")
         return _("The discard pile is empty"), _("No discards")
     if reason is Reason.NOT_TOP_DISCARD:
-        return _("Only the top discard can be taken: {card}", card=copy()), _("Only the top discard")
+        return _("Only the top discard can be taken: {card}", card=w.copy()), _("Only the top discard")
     if reason is Reason.ALREADY_DREW:
-        if p.get("action") == "swap":
+        if w.params.get("action") == "swap":
             return _("Swap instead of drawing, at the start of your turn"), _("Swap before drawing")
         return _("You already drew this turn"), _("Already drawn")
     if reason is Reason.OPTION_OFF:
-        if p.get("option") == "fast_play":
+        if w.params.get("option") == "fast_play":
             return _("Fast Play is not on"), _("No Fast Play")
         return _("These rules do not let you take from the discard pile"), _("No taking discards")
     if reason is Reason.NO_WINDOW:
         return _("No hazard to answer: it must be the card just played"), _("No hazard to answer")
     if reason is Reason.WRONG_SAFETY or reason is Reason.WRONG_REMEDY:
-        hazard = card(p["hazard"])
+        hazard = w.card(w.params["hazard"])
         if reason is Reason.WRONG_SAFETY:
-            answer = card(p["safety"])
+            answer = w.card(w.params["safety"])
             return (_("Only the {safety} answers a {hazard}", safety=answer, hazard=hazard),
                     _("Only the {safety}", safety=answer))
-        answer = card(p["remedy"])
+        answer = w.card(w.params["remedy"])
         return (_("Only {remedy} cures a {hazard}", remedy=answer, hazard=hazard), _("Only {remedy}", remedy=answer))
     if reason is Reason.NOT_ATTACKED:
-        return _("Only {side} can answer that hazard", side=side()), _("Not attacked")
+        return _("Only {side} can answer that hazard", side=w.side()), _("Not attacked")
+    return None
+
+
+def _start_and_names_words(w: _Refused, reason: Reason) -> Phrasings | None:
+    """Starting rolls, swaps, the end of a hand, and players' names."""
+    _ = w.say
     if reason is Reason.NOT_A_ROLL:
-        return _("Lay a {roll} to start", roll=roll), _("{roll} first", roll=roll)
+        return _("Lay a {roll} to start", roll=w.roll), _("{roll} first", roll=w.roll)
     if reason is Reason.ALREADY_STARTED:
-        return _("{name} has laid a {roll} already", name=seat(), roll=roll), _("Already started")
+        return _("{name} has laid a {roll} already", name=w.seat(), roll=w.roll), _("Already started")
     if reason is Reason.PLAY_CONTINUES:
         return _("The hand goes on: the draw pile has cards"), _("The hand goes on")
     if reason is Reason.SWAP_SIZE:
-        return (_("Swap 1 to {count} cards", count=p["held"]),)
+        return (_("Swap 1 to {count} cards", count=w.params["held"]),)
     if reason is Reason.BAD_NAME:
-        return (_("A name has 1 to {count} letters, without ; or \"", count=p.get("longest", 12)),
+        return (_("A name has 1 to {count} letters, without ; or \"", count=w.params.get("longest", 12)),
                 _("Not a name"))
     if reason is Reason.DUPLICATE_NAME:
-        return _("Two players are called {name}", name=p.get("name", "")), _("Same name twice")
-    return (refusal.message,)  # pragma: no cover - every reason is worded above
+        return _("Two players are called {name}", name=w.params.get("name", "")), _("Same name twice")
+    return None
 
 
 def turn_text(state: GameState, language: str | None = None) -> str:

@@ -183,7 +183,7 @@ def _csv(rows: list[list[Any]]) -> Response:
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
 
 
-def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en",
+def create_app(board: Board, store: ClubStore, organiser_password: str, language: str = "en",  # noqa: C901
                url: str = "") -> Starlette:
     """The pages; ``url`` is where browsers reach the board ("http://club.local:8080/"): its name is allowed."""
     use_language(language)

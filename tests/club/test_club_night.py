@@ -136,7 +136,6 @@ def recompute(club: Club) -> tuple[dict[str, tuple[int, int, int]], int]:
     return {player: (a, b, c) for player, (a, b, c) in table.items()}, games
 
 
-@pytest.mark.slow
 def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     organise(club, "/organiser/settings", {"edition": "winning-moves", "options": {"game_target": "0"}})
     for name in NAMES:

@@ -28,9 +28,9 @@ from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.actions import Action
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameSetup, GameState
-from bornes.firmware.bots import BotHands
-from bornes.firmware.flow import Outcome, TableFlow, Verdict
-from bornes.firmware.store import MemoryStore
+from bornes.firmware.storage.store import MemoryStore
+from bornes.firmware.table.bots import BotHands
+from bornes.firmware.table.flow import Outcome, TableFlow, Verdict
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix")

@@ -24,7 +24,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from bornes.engine.game import Game, ReplayError
 from bornes.engine.record import RecordError, read_record
 from bornes.firmware.club import topics
-from bornes.firmware.club.bridge import make_client
+from bornes.firmware.club.broker import make_client
 from bornes.firmware.club.settings import BoardSettings
 from bornes.firmware.club.store import ClubStore
 

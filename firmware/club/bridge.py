@@ -21,23 +21,22 @@ import os
 import queue
 import select
 import socket
-import ssl
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.club import topics
+from bornes.firmware.club.broker import make_client
 from bornes.firmware.club.outbox import Outbox, Position
-from bornes.firmware.club.settings import BridgeSettings, BrokerSettings
-from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, GameRecord, JournalError
-from bornes.firmware.live import JournalFollower, replay
+from bornes.firmware.club.settings import BridgeSettings
+from bornes.firmware.storage.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, GameRecord, JournalError
+from bornes.firmware.storage.live import JournalFollower, replay
 
 log = logging.getLogger("bornes.bridge")
 
@@ -47,17 +46,6 @@ CONTROL_TIMEOUT = 3.0
 CONTROL_RETRY = 5.0  # seconds: the referee is not listening (stopped, restarting)
 REFUSED_RETRY = 15.0  # seconds: the referee said no for another reason (a deck check): ask again
 TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
-
-
-def make_client(client_id: str, broker: BrokerSettings) -> mqtt.Client:
-    """A paho 2.x client (callback API version 2, MQTT 5) with the settings' credentials and TLS."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-    if broker.username:
-        client.username_pw_set(broker.username, broker.password or None)
-    if broker.tls_ca:
-        client.tls_set(ca_certs=broker.tls_ca, tls_version=ssl.PROTOCOL_TLS_CLIENT)
-    client.reconnect_delay_set(1, 5)
-    return client
 
 
 def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str, bool]:
@@ -128,7 +116,7 @@ class Bridge:
         self.settings = settings
         self.club, self.table = settings.club, settings.table
         try:
-            # firmware/live.py (shared with the phone pages): inotify on the journal's folder plus
+            # firmware/storage/live.py (shared with the phone pages): inotify on the journal's folder plus
             # SQLite's data_version, so an idle table costs no timer and no query.
             self.follower = JournalFollower(settings.journal, language=settings.language)
         except OSError as error:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.club.topics import check_id
-from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.i18n import LANGUAGES
+from bornes.firmware.language.i18n import LANGUAGES
 
 #: The organiser password guards the whole tournament on a shared LAN, over HTTP Basic: not a short word.
 MIN_ORGANISER_PASSWORD = 10

@@ -6,10 +6,10 @@ import argparse
 import json
 from typing import TextIO
 
+from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
 from bornes.engine.record import RecordError, iter_record
 from bornes.engine.rules import Accepted, apply, new_game
 from bornes.engine.views import table_dict, verdict_dict
-from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

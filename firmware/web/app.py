@@ -1,7 +1,7 @@
 """``bornes web``: the phone pages, a Starlette app served by uvicorn, reading the journal only.
 
 * The live table is pushed by server-sent events. One thread follows the journal
-  (:class:`bornes.firmware.live.JournalFollower`: inotify + ``PRAGMA data_version``, no timer); each change
+  (:class:`bornes.firmware.storage.live.JournalFollower`: inotify + ``PRAGMA data_version``, no timer); each change
   is rendered once and handed to every connected page. A slow phone only ever misses intermediate
   tables, never the latest.
 * A new game can be proposed from a paired phone only. Pairing asks the referee (over its control
@@ -36,13 +36,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from bornes.engine.options import EDITIONS
-from bornes.firmware import control
-from bornes.firmware.guard import SiteGuard, local_names
-from bornes.firmware.i18n import WEB_DOMAIN, translations
-from bornes.firmware.journal import JournalError
-from bornes.firmware.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
+from bornes.firmware.appliance import control
+from bornes.firmware.language.i18n import WEB_DOMAIN, translations
+from bornes.firmware.storage.journal import JournalError
+from bornes.firmware.storage.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
 from bornes.firmware.web import games, views
 from bornes.firmware.web.games import Library
+from bornes.firmware.web.guard import SiteGuard, local_names
 
 log = logging.getLogger("bornes.web")
 

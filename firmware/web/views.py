@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameState
-from bornes.firmware.journal import GameInfo
+from bornes.firmware.language.words import edition_title, fill
+from bornes.firmware.storage.journal import GameInfo
 from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
-from bornes.firmware.words import edition_title, fill
 
 SHEET_TOTALS = ("Total for deal", "Brought forward", "Combined total")
 
@@ -374,7 +374,7 @@ def setup_page(t: Words, draft: dict[str, Any], message: str = "", kind: str = "
     option_rows = []
     chosen = edition.options.with_strings(draft.get("options", {}))
     current = chosen.as_strings()
-    from bornes.firmware.rule_labels import option_choices, option_label, value_label
+    from bornes.firmware.language.rule_labels import option_choices, option_label, value_label
 
     for name, value in current.items():
         choices = option_choices(chosen, name, edition.options)

@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from bornes.firmware.console import input_words
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import screen
+from bornes.firmware.appliance.console import input_words
 from bornes.firmware.screens.render import render
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import drive
 
 BORNES = [sys.executable, "-m", "bornes.firmware.cli"]

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from bornes.drivers.events import ButtonPressed, InputEvent
-from bornes.firmware.control import BUSY, ControlListener, send
-from bornes.firmware.flow import Mode, TableFlow
-from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.appliance.control import BUSY, ControlListener, send
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.table.flow import Mode, TableFlow
 from tests.web.server import DEFAULTS, first_hand
 
 

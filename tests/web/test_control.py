@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware.control import MAX_LINE, ControlError, ControlListener, parse_message, send
-from bornes.firmware.flow import Mode, TableFlow
-from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.appliance.control import MAX_LINE, ControlError, ControlListener, parse_message, send
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.table.flow import Mode, TableFlow
 
 DEFAULTS: dict[str, Any] = {
     "edition": "winning-moves", "players": 4, "names": ["Anne", "Bruno", "Chloe", "David", "Emma", "Felix"],
@@ -127,7 +127,7 @@ def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_a_pin_expires_and_a_new_request_makes_a_new_one() -> None:
-    from bornes.firmware.control import Pairing
+    from bornes.firmware.appliance.control import Pairing
 
     pairing = Pairing(seconds=120)
     first = pairing.start("http://x/", now=1000.0)

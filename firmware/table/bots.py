@@ -13,7 +13,7 @@ from bornes.engine.actions import Action, CoupFourre, Discard, EndHand, Extensio
 from bornes.engine.rules import target_choices
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameState, Phase
-from bornes.firmware.flow import Mode, Outcome, TableFlow, Verdict
+from bornes.firmware.table.flow import Mode, Outcome, TableFlow, Verdict
 
 #: Send a card code or a control tag (``MB-CMD-OK``); the answer is the flow's outcome.
 SendTap = Callable[[str], Outcome]

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.drivers.files import UnreadableFile, exists_or_dangling, read_bounded
 from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine.options import EDITIONS, OptionError, RuleOptions
 from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
-from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.i18n import LANGUAGES, edition_language
+from bornes.firmware.language.i18n import LANGUAGES, edition_language
 
 if TYPE_CHECKING:
     from bornes.drivers.pins import PinMap

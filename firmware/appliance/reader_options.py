@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.errors import EX_DATAERR, EX_USAGE, UserError
 from bornes.drivers.parts import HID_LAYOUTS
 from bornes.drivers.readers import (
     PROTOCOLS,
@@ -26,8 +27,7 @@ from bornes.drivers.readers import (
     bindings_path,
     open_reader,
 )
-from bornes.firmware.config import Config, ReaderConfig, add_config_argument, load_config
-from bornes.firmware.errors import EX_DATAERR, EX_USAGE, UserError
+from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, load_config
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser, *, protocol: bool = True) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 
 from bornes.engine.options import EDITIONS, RuleOptions
-from bornes.firmware.i18n import N_, _
+from bornes.firmware.language.i18n import N_, _
 
 #: Edition names short enough for a summary line ("Ann, Bob · Winning Moves").
 EDITION_SHORT: dict[str, str] = {

@@ -18,7 +18,7 @@ import stat
 import time
 from pathlib import Path
 
-from bornes.firmware.errors import EX_CANTCREAT, EX_TEMPFAIL, UserError
+from bornes.drivers.errors import EX_CANTCREAT, EX_TEMPFAIL, UserError
 
 LOCK_FILE = "bornes.lock"
 

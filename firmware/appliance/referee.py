@@ -19,11 +19,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
 from bornes.engine.options import EDITIONS
 from bornes.engine.state import Phase
-from bornes.firmware import notify
-from bornes.firmware.control import ControlEvent, Pairing, PairingAsked, PinOffered, SetupProposed, forget_phones
-from bornes.firmware.flow import Outcome, Sound, TableFlow, Verdict
-from bornes.firmware.i18n import _
-from bornes.firmware.journal import (
+from bornes.firmware.appliance import notify
+from bornes.firmware.appliance.control import (
+    ControlEvent,
+    Pairing,
+    PairingAsked,
+    PinOffered,
+    SetupProposed,
+    forget_phones,
+)
+from bornes.firmware.language.i18n import _
+from bornes.firmware.screens.model import TableView
+from bornes.firmware.screens.render import render
+from bornes.firmware.screens.table import table_pages
+from bornes.firmware.storage.journal import (
     JournalBusy,
     JournalCorrupt,
     JournalError,
@@ -31,10 +40,8 @@ from bornes.firmware.journal import (
     JournalIOError,
     JournalUnwritable,
 )
-from bornes.firmware.present import screen
-from bornes.firmware.screens.model import TableView
-from bornes.firmware.screens.render import render
-from bornes.firmware.screens.table import table_pages
+from bornes.firmware.table.flow import Outcome, Sound, TableFlow, Verdict
+from bornes.firmware.table.present import screen
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -128,7 +135,7 @@ class Referee:
         self.mode: str | None = display.mode if display is not None else None
         self._last_view: object = None
         self.page = 0  # which page of a many-sided table is up; turned while nobody taps
-        #: The PIN a phone must type, shown over the table after a pairing request (firmware/control.py).
+        #: The PIN a phone must type, shown over the table after a pairing request (firmware/appliance/control.py).
         self.pairing = Pairing()
         self.pairing_shown = False
         #: Where a long BACK on the PIN screen unpairs every phone (control.PHONES_FORGOTTEN); None: not offered.
@@ -209,7 +216,7 @@ class Referee:
             log.warning("%s", event.describe())  # journald shows when the reader came and went
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             # journald keeps the record's notation (tools and the fault tests read it); the emulator's
-            # terminal says it by name (firmware/console.py: SpokenActions).
+            # terminal says it by name (firmware/appliance/console.py: SpokenActions).
             log.info("accepted %s", outcome.action.notation(), extra={"said": _Said(self.flow.state, outcome.action)})
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
@@ -318,7 +325,7 @@ def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
 
 class _Said:
     """An accepted action by players' names, "Bob: Roll (MB-ROLL-01)" rather than "B play MB-ROLL-01",
-    worded only when a log handler formats it (the emulator's console: firmware/console.py
+    worded only when a log handler formats it (the emulator's console: firmware/appliance/console.py
     SpokenActions), so the Pi's journald path pays nothing for it."""
 
     __slots__ = ("action", "state")
@@ -328,7 +335,7 @@ class _Said:
 
     def __str__(self) -> str:
         from bornes.engine.cards import Card
-        from bornes.firmware.words import action_words
+        from bornes.firmware.language.words import action_words
 
         if self.state is None:
             return str(self.action.notation())

@@ -22,8 +22,8 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from bornes.engine.cards import Card, CardCodeError
-from bornes.firmware.i18n import N_, _
-from bornes.firmware.words import card_copy
+from bornes.firmware.language.i18n import N_, _
+from bornes.firmware.language.words import card_copy
 
 CONTROL_TITLES: Mapping[str, str] = MappingProxyType(
     {"CF": N_("Coup fourré"), "DISCARD": N_("Discard"), "UNDO": N_("Undo"), "OK": "OK", "NEXT": N_("Next"),

@@ -11,9 +11,9 @@ from dataclasses import replace
 from bornes.engine.actions import Action
 from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
-from bornes.firmware.flow import Mode, SetupStep, TableFlow
-from bornes.firmware.i18n import _
-from bornes.firmware.rule_labels import rules_hint
+from bornes.firmware.language.i18n import _
+from bornes.firmware.language.rule_labels import rules_hint
+from bornes.firmware.language.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
 from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -32,7 +32,7 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
+from bornes.firmware.table.flow import Mode, SetupStep, TableFlow
 
 
 def side_label(state: GameState, side: int) -> str:

@@ -67,7 +67,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from bornes.firmware.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
+from bornes.drivers.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
 
 FILENAME = "bornes.sqlite3"
 PENDING = f"{FILENAME}-pending"  # acknowledged actions the WAL holds and the main file does not yet

@@ -10,7 +10,7 @@ every screen. The engine's own English lines are for logs and records only.
 Each panel function returns the phrasings of one message, longest first; a screen shows the
 longest that fits, so a narrow panel gets a shorter sentence written for it, never a sentence cut
 mid-word. Every text goes through the ``bornes`` gettext catalogue; ``language`` picks one (None:
-the language the process chose with :func:`bornes.firmware.i18n.use`).
+the language the process chose with :func:`bornes.firmware.language.i18n.use`).
 
 French typography is the catalogue's: a no-break space before ``: ; ! ?`` and "km" in the
 msgstrs; what only the values decide, the elision of "de Anaïs" into "d'Anaïs", is done here
@@ -43,7 +43,7 @@ from bornes.engine.options import EDITIONS
 from bornes.engine.reasons import Reason, Refusal
 from bornes.engine.rules import attacked_side
 from bornes.engine.state import Event, EventCode, GameSetup, GameState, Phase
-from bornes.firmware.i18n import N_, catalogue, current_language, edition_card_name
+from bornes.firmware.language.i18n import N_, catalogue, current_language, edition_card_name
 
 Phrasings = tuple[str, ...]
 #: The card a side lays to start rolling, as the screens name cards (its payload word).
@@ -290,7 +290,7 @@ def describe(setup: GameSetup, action: Action, language: str | None = None) -> s
 
 def pad_words(setup: GameSetup, text: str, pad: str | None, language: str | None = None) -> str:
     """An action's words with the pad its card was laid on, where a pad said something (a seat's or
-    the discard pile's: firmware/padnotes.py); the words alone otherwise."""
+    the discard pile's: firmware/storage/padnotes.py); the words alone otherwise."""
     _ = _Say(language)
     if pad == "discard":
         return _("{action}, on the discard pad", action=text)

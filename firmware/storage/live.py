@@ -38,10 +38,10 @@ from bornes.engine.record import RecordError, read_header
 from bornes.engine.rules import Accepted, apply
 from bornes.engine.scoring import hand_points
 from bornes.engine.state import GameSetup, GameState, Phase, battle_status
-from bornes.firmware import words
-from bornes.firmware.i18n import FRENCH_EDITIONS, catalogue
-from bornes.firmware.journal import FILENAME, Journal, JournalError
-from bornes.firmware.padnotes import action_text, line_pad
+from bornes.firmware.language import words
+from bornes.firmware.language.i18n import FRENCH_EDITIONS, catalogue
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalError
+from bornes.firmware.storage.padnotes import action_text, line_pad
 
 log = logging.getLogger("bornes.live")
 
@@ -52,7 +52,7 @@ RECHECK_FIRST = 0.002
 RECHECK_FOR = 2.0
 
 # -- words -----------------------------------------------------------------------------------------
-# Every sentence comes from the phrasing layer (bornes.firmware.words), in the table's catalogue.
+# Every sentence comes from the phrasing layer (bornes.firmware.language.words), in the table's catalogue.
 
 
 def card_name(kind: CardKind, language: str = "en", edition: str | None = None) -> str:
@@ -82,7 +82,7 @@ def describe(state: GameState, action: Action, language: str = "en") -> str:
 
 
 def pad_words(setup: GameSetup, text: str, pad: str | None, language: str = "en") -> str:
-    """An action's words with the pad its card was laid on (bornes.firmware.words.pad_words)."""
+    """An action's words with the pad its card was laid on (bornes.firmware.language.words.pad_words)."""
     return words.pad_words(setup, text, pad, language)
 
 

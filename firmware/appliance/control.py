@@ -42,7 +42,8 @@ from typing import Any
 
 from bornes.engine.options import EDITIONS, OptionError
 from bornes.engine.state import GameSetup, SetupError
-from bornes.firmware.i18n import N_
+from bornes.firmware.language.i18n import N_
+from bornes.firmware.table.flow import BUSY_UNTIL_GAME_ENDS
 
 log = logging.getLogger("bornes.control")
 
@@ -262,7 +263,7 @@ def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
 
 
 #: The answer to a setup sent during a game: the table keeps it and offers it when the game ends.
-BUSY = "busy until this game ends"
+BUSY = BUSY_UNTIL_GAME_ENDS
 
 
 def _answer(ok_or_error: str | None) -> bytes:
@@ -303,7 +304,7 @@ class ControlListener:
             server.listen(8)
             server.settimeout(None)
         except OSError as error:
-            from bornes.firmware.config import ConfigError
+            from bornes.firmware.appliance.config import ConfigError
 
             raise ConfigError(f"control.socket = {self.path}: {error.strerror or error}") from None
         return server

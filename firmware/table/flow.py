@@ -46,12 +46,10 @@ from bornes.engine.options import EDITIONS, RuleOptions
 from bornes.engine.reasons import Refusal
 from bornes.engine.rules import Accepted, answer_action, laid_action, play_action, target_choices, validate
 from bornes.engine.state import EventCode, GameSetup, GameState, Phase, SetupError, check_names
-from bornes.firmware.control import BUSY as BUSY_UNTIL_GAME_ENDS  # a protocol word, not translated
-from bornes.firmware.i18n import N_, _
-from bornes.firmware.names import MAX_NAME_LENGTH, next_letter, switch_case
-from bornes.firmware.rule_labels import edition_short, option_choices, option_lines
-from bornes.firmware.store import MemoryStore, Store
-from bornes.firmware.words import (
+from bornes.firmware.language.i18n import N_, _
+from bornes.firmware.language.names import MAX_NAME_LENGTH, next_letter, switch_case
+from bornes.firmware.language.rule_labels import edition_short, option_choices, option_lines
+from bornes.firmware.language.words import (
     card_copy,
     card_name,
     edition_title,
@@ -61,6 +59,10 @@ from bornes.firmware.words import (
     undo_question,
     undone_words,
 )
+from bornes.firmware.storage.store import MemoryStore, Store
+
+#: The control socket's answer while a game is under way (a protocol word, not translated).
+BUSY_UNTIL_GAME_ENDS = "busy until this game ends"
 
 
 class Sound(enum.Enum):
@@ -257,7 +259,7 @@ class TableFlow:
 
     def propose(self, edition: str, names: tuple[str, ...], teams: bool, dealer: int,
                 options: RuleOptions) -> Outcome:
-        """A setup sent from a paired phone (firmware/control.py): shown as the table's summary, so
+        """A setup sent from a paired phone (firmware/appliance/control.py): shown as the table's summary, so
         one OK at the table starts it (NEXT still changes it).
 
         While a game is played the table stays exactly as it is (no refusal on the players' screen: nobody

@@ -14,13 +14,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bornes.firmware.config import HARDWARE_PANELS, Config, ensure_state_dir
-from bornes.firmware.errors import EX_CONFIG, UserError
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.i18n import _
-from bornes.firmware.journal import Journal, JournalCorrupt, JournalError, headroom
-from bornes.firmware.referee import Referee
-from bornes.firmware.store import JournalStore
+from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.appliance.referee import Referee
+from bornes.firmware.language.i18n import _
+from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
 
 if TYPE_CHECKING:
     from bornes.drivers.buttons import Buttons
@@ -108,7 +108,7 @@ class IntegrityWatch:
 
 class StorageWatch:
     """Free space where the journal lives, checked at start and every minute: the panel warns while
-    about :data:`~bornes.firmware.journal.LOW_SPACE` is left, long before a card is refused."""
+    about :data:`~bornes.firmware.storage.journal.LOW_SPACE` is left, long before a card is refused."""
 
     INTERVAL = 60.0
 
@@ -223,7 +223,7 @@ class Appliance:
         self._closers.append(self.display)
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
-            from bornes.firmware.reader_options import open_table_readers
+            from bornes.firmware.appliance.reader_options import open_table_readers
 
             bindings = self._bindings(BindingTable, bindings_path(state_dir))
             self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
@@ -248,9 +248,9 @@ class Appliance:
         return table
 
     def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
-        """The control socket (firmware/control.py). Without it the table still referees: say so, go on."""
-        from bornes.firmware.config import ControlConfig
-        from bornes.firmware.control import PHONES_FORGOTTEN, ControlListener
+        """The control socket (firmware/appliance/control.py). Without it the table still referees: say so, go on."""
+        from bornes.firmware.appliance.config import ControlConfig
+        from bornes.firmware.appliance.control import PHONES_FORGOTTEN, ControlListener
 
         g = self.config.game
         path = self.config.control.socket

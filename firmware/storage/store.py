@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from typing import Protocol
 
+from bornes.drivers.errors import EX_DATAERR, UserError
 from bornes.engine.actions import Action, parse_action
 from bornes.engine.game import Game, ReplayError
 from bornes.engine.record import RecordError, read_header, write_header
 from bornes.engine.state import GameState
-from bornes.firmware.errors import EX_DATAERR, UserError
-from bornes.firmware.journal import Journal
-from bornes.firmware.padnotes import action_text, journal_line
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.padnotes import action_text, journal_line
 
 
 class Store(Protocol):
@@ -79,7 +79,7 @@ class JournalStore:
         self.game_id = self.journal.new_game(write_header(game.setup))
 
     def append(self, game: Game, action: Action, pad: str | None = None) -> None:
-        """``pad``: where the card was laid, kept as a comment on the line (firmware/padnotes.py)."""
+        """``pad``: where the card was laid, kept as a comment on the line (firmware/storage/padnotes.py)."""
         assert self.game_id is not None
         self.journal.append(self.game_id, len(game.log), journal_line(action, pad))
 

@@ -1,6 +1,6 @@
 """Every player-facing text goes through here, so a translation is a file, not a code change.
 
-The source strings are English. Catalogues are GNU gettext: ``firmware/locale/<lang>/
+The source strings are English. Catalogues are GNU gettext: ``firmware/language/locale/<lang>/
 LC_MESSAGES/<domain>.po`` is the file a translator edits, and the ``.mo`` beside it is what
 the standard library reads at run time (compiled by ``python -m tools.catalogues``; a test
 checks that every committed ``.mo`` matches its ``.po``). The Pi needs nothing beyond the

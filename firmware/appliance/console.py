@@ -18,7 +18,7 @@ from typing import TextIO
 
 from bornes.drivers.display.terminal import TERMINAL_LOCK
 from bornes.engine.cards import CardKind
-from bornes.firmware.i18n import _
+from bornes.firmware.language.i18n import _
 
 PROMPT = "bornes> "
 HELP_WORDS = ("help", "?")

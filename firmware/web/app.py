@@ -40,7 +40,7 @@ from bornes.firmware.appliance import control
 from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.language.i18n import WEB_DOMAIN, translations
 from bornes.firmware.storage.journal import JournalError
-from bornes.firmware.storage.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
+from bornes.firmware.storage.live import GameUnreadable, JournalFollower, LiveSnapshot, empty_snapshot, snapshot
 from bornes.firmware.web import games, views
 from bornes.firmware.web.games import Library
 from bornes.firmware.web.guard import SiteGuard, local_names
@@ -96,14 +96,14 @@ class Hub:
         self.words = words
         self.clients: set[asyncio.Queue[bytes]] = set()
         self.message = self._encode(empty_snapshot(settings.language))
-        self.snapshot: dict[str, Any] = empty_snapshot(settings.language)
+        self.snapshot: LiveSnapshot = empty_snapshot(settings.language)
         self.published = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._follower: JournalFollower | None = None
 
-    def _encode(self, snap: dict[str, Any]) -> bytes:
+    def _encode(self, snap: LiveSnapshot) -> bytes:
         html = views.table_fragment(snap, self.words)
         data = json.dumps({"html": html, "actions": snap.get("action_count", 0), "game": snap.get("game_id")},
                           ensure_ascii=False)
@@ -146,7 +146,7 @@ class Hub:
                 with contextlib.suppress(RuntimeError):  # the loop closed while shutting down
                     self._loop.call_soon_threadsafe(self._deliver, snap, message)
 
-    def _deliver(self, snap: dict[str, Any], message: bytes) -> None:
+    def _deliver(self, snap: LiveSnapshot, message: bytes) -> None:
         self.snapshot = snap
         self.message = message
         self.published += 1

@@ -24,7 +24,6 @@ from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTO
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
 from bornes.firmware.appliance.tomlcheck import (
-    MAX_PATH_LENGTH,
     Checker,
     ConfigError,
     choice,
@@ -58,7 +57,6 @@ PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
 SAMPLE = "config/bornes.sample.toml"
-__all__ = ["MAX_PATH_LENGTH", "Config", "ConfigError", "load_config", "parse_config"]  # and the sections below
 
 
 def _default_pin_map() -> str:

@@ -299,7 +299,7 @@ class ControlListener:
             server.listen(8)
             server.settimeout(None)
         except OSError as error:
-            from bornes.firmware.appliance.config import ConfigError
+            from bornes.firmware.appliance.tomlcheck import ConfigError
 
             raise ConfigError(f"control.socket = {self.path}: {error.strerror or error}") from None
         return server

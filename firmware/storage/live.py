@@ -32,13 +32,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NotRequired, TypedDict
 
-from bornes.engine.actions import Action, parse_action
-from bornes.engine.cards import SAFETY_KINDS, CardKind
-from bornes.engine.game import Game, ReplayError
-from bornes.engine.record import RecordError, read_header
-from bornes.engine.rules import Accepted, apply
-from bornes.engine.scoring import hand_points
-from bornes.engine.state import GameSetup, GameState, Phase, battle_status
+from bornes.engine import (
+    SAFETY_KINDS,
+    Accepted,
+    Action,
+    CardKind,
+    Game,
+    GameSetup,
+    GameState,
+    Phase,
+    RecordError,
+    ReplayError,
+    apply,
+    battle_status,
+    hand_points,
+    parse_action,
+    read_header,
+)
 from bornes.firmware.language import words
 from bornes.firmware.language.i18n import FRENCH_EDITIONS, catalogue
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalError

@@ -15,8 +15,8 @@ from luma.core.device import dummy
 from PIL import GifImagePlugin, Image
 
 from bornes.drivers.display import Display, open_display
+from bornes.drivers.errors import UserError
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware.errors import UserError
 from bornes.firmware.screens import SMALL, WIDE, render
 from bornes.firmware.screens.samples import sample_tables
 

@@ -25,10 +25,10 @@ import pytest
 from PIL import Image, ImageChops
 
 from bornes.drivers.events import KeyTyped
-from bornes.firmware.console import input_words
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import screen
+from bornes.firmware.appliance.console import input_words
 from bornes.firmware.screens.render import render
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import drive
 
 BORNES = [sys.executable, "-m", "bornes.firmware.cli"]

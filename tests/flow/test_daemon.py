@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -73,6 +74,8 @@ dealer = 1
 class Daemon:
     """One ``bornes run`` process and the pty its reader listens on (killed after the test, pass or fail)."""
 
+    running: ClassVar[list[subprocess.Popen[str]]] = []  # killed after each test, passed or failed
+
     def __init__(self, config: Path, master: int, *args: str) -> None:
         self.master = master
         self.proc = subprocess.Popen(
@@ -83,10 +86,10 @@ class Daemon:
             text=True,
             cwd=REPO,
         )
+        Daemon.running.append(self.proc)
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
-        STARTED.append(self)
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -159,18 +162,15 @@ class Daemon:
         return code
 
 
-STARTED: list[Daemon] = []
-
-
 @pytest.fixture(autouse=True)
-def no_daemon_left() -> Iterator[None]:
-    """A test that fails half-way leaves no referee running: it would hold its pty and journal."""
+def no_daemon_outlives_its_test() -> Iterator[None]:
+    """A failed test left its daemon running, holding its pty and state: the next tests met it."""
     yield
-    while STARTED:
-        daemon = STARTED.pop()
-        if daemon.proc.poll() is None:
-            daemon.proc.kill()
-        daemon.proc.wait(timeout=60)
+    while Daemon.running:
+        proc = Daemon.running.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
 from bornes.drivers.readers.lines import LineDecoder
 from bornes.drivers.readers.ntag import decode_text_tlv
 from bornes.firmware.cli import main
-from bornes.firmware.enrollment import deck_payloads
+from bornes.firmware.deck.enrollment import deck_payloads
 from tests.readers.fakes import FakePn532, FakeTag, PtyDevice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
 def test_label_sheet_names_match_the_layouts() -> None:
     from bornes.firmware.commands.labels import DEFAULT_SHEET as COMMAND_DEFAULT
     from bornes.firmware.commands.labels import SHEET_NAMES
-    from bornes.firmware.labels import DEFAULT_SHEET, SHEETS
+    from bornes.firmware.deck.labels import DEFAULT_SHEET, SHEETS
 
     assert set(SHEET_NAMES) == set(SHEETS) and COMMAND_DEFAULT == DEFAULT_SHEET
 
@@ -178,10 +178,10 @@ def test_enroll_walks_refuses_resumes_exports_and_imports(
     assert main([*base, "--seconds", "120"]) == 0  # it ends when both cards are bound; 120 s only on a failure
     feeder.join(60)
     monkeypatch.setattr(sys, "stdout", captured_stdout)  # capsys again, for the commands below
-    out = out.text()
-    assert "Tap: 100 miles (#7)" in out and "Tap: control OK" in out
-    assert "Bound tag 0F00A1B2C3 to 100 miles (#7)" in out
-    assert "Bound tag 1122334455 to control OK" in out
+    text = out.text()
+    assert "Tap: 100 miles (#7)" in text and "Tap: control OK" in text
+    assert "Bound tag 0F00A1B2C3 to 100 miles (#7)" in text
+    assert "Bound tag 1122334455 to control OK" in text
     table = BindingTable.load(state / "bindings.json")
     assert table.as_dict() == {"0F00A1B2C3": "MB-D100-07", "1122334455": "MB-CMD-OK"}
 

@@ -90,7 +90,7 @@ def test_no_watchdog_pings_without_a_watchdog(tmp_path: Path) -> None:
             extra = b""
         assert extra == b""
         proc.send_signal(signal.SIGTERM)
-        sock.settimeout(60)  # until READY: a loaded machine starts Python slowly; reached only on a failure
+        sock.settimeout(60)  # until STOPPING
         assert sock.recv(256).startswith(b"STOPPING=1")
         proc.communicate(timeout=60)
     finally:

@@ -59,7 +59,8 @@ def bornes_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "bornes.firmware.cli"]
 
 
-def wait_port(port: int, timeout: float = 10.0) -> None:
+def wait_port(port: int, timeout: float = 60.0) -> None:
+    """Until something listens on the port; it returns then, the bound is for a process that never does."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
@@ -242,7 +243,7 @@ class ControlSocket:
                 else:
                     conn.sendall(b'{"v":1,"ok":false,"error":"not a setup message"}\n')
 
-    def wait(self, count: int, timeout: float = 20.0) -> dict[str, Any]:
+    def wait(self, count: int, timeout: float = 60.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while len(self.setups) < count:
             if time.monotonic() > deadline:
@@ -337,13 +338,13 @@ class Club:
             if self.stand_ins:
                 self.controls[table] = ControlSocket(self.control(table))
             self.bridges[table].start()
-        wait_port(self.web_port, 20)
+        wait_port(self.web_port, 90)  # a board and eight bridges start at once: seconds on a loaded 2-core machine
         # Every bridge up before any game: a bridge publishes the games after its first start, not
         # those already finished when it first looked (docs/club.md, all_history).
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 90
         while not all("connected to the broker" in child.text() for child in self.bridges.values()):
             if time.monotonic() > deadline:
-                raise TimeoutError("the bridges did not connect to the broker within 20 s")
+                raise TimeoutError("the bridges did not connect to the broker within 90 s")
             time.sleep(0.05)
 
     def url(self, path: str) -> str:

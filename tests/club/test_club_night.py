@@ -153,7 +153,7 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
     club.board.kill()
     time.sleep(0.5)
     club.board.start()
-    wait_port(club.web_port, 20)
+    wait_port(club.web_port, 90)
     first.finish()
     wait_for("round 1's eight results", lambda: len(results(club)) == 8)
     organise(club, "/organiser/close", {})

@@ -127,7 +127,7 @@ def test_the_sample_mosquitto_conf_starts_a_broker(tmp_path: Path) -> None:
     broker = subprocess.Popen([shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", str(conf)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        wait_port(port, 10)
+        wait_port(port, 60)
         time.sleep(0.2)
         assert broker.poll() is None
     finally:

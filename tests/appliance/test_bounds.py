@@ -29,9 +29,9 @@ def _feed(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str]) -> li
 ])
 def test_setup_numbers_and_names_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              line: str, words: str) -> None:
-    started = time.perf_counter()
+    started = time.process_time()  # CPU seconds: the bound is on the work done, which a loaded machine does not stretch
     [entry] = _feed(tmp_path, line + "\n", capsys)
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert entry["verdict"] == "bad-input" and words in str(entry["message"]), entry
 
 
@@ -39,8 +39,8 @@ def test_a_feed_script_and_a_record_have_a_size_bound(tmp_path: Path, capsys: py
     big = tmp_path / "big.txt"
     big.write_text("press OK\n" * 600_000)  # 5.4 MB
     for command in (["feed", str(big)], ["feed", "--json", str(big)], ["replay", "--json", str(big)]):
-        started = time.perf_counter()
+        started = time.process_time()  # CPU seconds, as above
         assert main(command) == EX_DATAERR
-        assert time.perf_counter() - started < 2
+        assert time.process_time() - started < 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "is too large" in err, err

@@ -52,7 +52,7 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path: Path) -> None:
             messages.append(sock.recv(256))
         ready_at = time.monotonic() - started
         assert messages[0].startswith(b"READY=1"), messages
-        assert ready_at < 10
+        assert ready_at < 60  # TimeoutStartSec in systemd/bornes.service (the start-to-READY figure is bench's)
         proc.send_signal(signal.SIGTERM)
         while not messages[-1].startswith(b"STOPPING=1"):
             messages.append(sock.recv(256))

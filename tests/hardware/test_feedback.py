@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from bornes.drivers.feedback import GREEN, RED, Feedback, Pattern
@@ -81,14 +81,26 @@ def test_active_buzzer_and_led_pair(factory: MockFactory) -> None:
     feedback.close()
 
 
-def test_play_never_blocks_and_latest_pattern_wins(factory: MockFactory) -> None:
+def test_play_never_blocks_and_latest_pattern_wins(factory: MockFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     feedback = Feedback(load())
-    started = time.monotonic()
+    # The first step of a pattern is held until the test lets it go: play() returning meanwhile, and every
+    # step sounding on another thread, is what "never blocks" means, with no stopwatch.
+    inside, release = threading.Event(), threading.Event()
+    sounded_on: list[threading.Thread] = []
+
+    def held(step: object) -> None:
+        sounded_on.append(threading.current_thread())
+        inside.set()
+        release.wait(60)
+
+    monkeypatch.setattr(feedback, "_sound", held)
     feedback.play(Pattern.HAND_END)
-    feedback.play(Pattern.REFUSE)
+    assert inside.wait(60), "the pattern never started"
+    feedback.play(Pattern.REFUSE)  # both return while HAND_END is held in its first step
     feedback.play(Pattern.ACCEPT)
-    assert time.monotonic() - started < 0.05
-    assert feedback.wait_idle(5)
+    release.set()
+    assert feedback.wait_idle(60)
+    assert threading.current_thread() not in sounded_on
     assert feedback.played[-1] is Pattern.ACCEPT
     assert Pattern.REFUSE not in feedback.played[1:]  # cut before it started
     feedback.close()

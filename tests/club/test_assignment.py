@@ -33,7 +33,7 @@ DEFAULTS: dict[str, Any] = {"edition": "winning-moves", "players": 2, "names": [
                             "options": {}}
 
 
-def wait_for(what: str, check: Any, timeout: float = 20.0) -> Any:
+def wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
     deadline = time.monotonic() + timeout
     while not (value := check()):
         if time.monotonic() > deadline:

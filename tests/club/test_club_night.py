@@ -50,7 +50,7 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
         yield night
 
 
-def wait_for(what: str, check: Any, timeout: float = 30.0) -> Any:
+def wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -169,7 +169,7 @@ def test_two_rounds_survive_broker_and_bridge_kills(club: Club) -> None:
         tables = {t["table"]: t for t in httpx.get(club.url("/api/tables"), timeout=5).json()}
         return dict(tables["t3"]["status"] or {})
 
-    wait_for("t3 shown offline (its last will)", lambda: t3_status().get("online") is False, timeout=10)
+    wait_for("t3 shown offline (its last will)", lambda: t3_status().get("online") is False, timeout=60)
     second.wait_actions(300)
     club.broker.kill()
     time.sleep(0.7)
@@ -263,7 +263,7 @@ def test_a_table_cannot_write_another_tables_topics(club: Club) -> None:
     wrong.connect("127.0.0.1", club.broker.port)
     wrong.loop_start()
     try:
-        wait_for("the broker's answer", lambda: answers, timeout=5)
+        wait_for("the broker's answer", lambda: answers, timeout=60)
     finally:
         wrong.disconnect()
         wrong.loop_stop()
@@ -295,7 +295,7 @@ def test_malformed_and_oversized_messages_are_logged_and_survived(club: Club) ->
     try:
         for leaf, payload in bad:
             client.publish(base + leaf, payload, qos=1).wait_for_publish(5)
-        wait_for("the rejects", lambda: len(rejects(club)) >= len(bad), timeout=10)
+        wait_for("the rejects", lambda: len(rejects(club)) >= len(bad), timeout=60)
     finally:
         client.disconnect()
         client.loop_stop()
@@ -427,7 +427,7 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
             store = JournalStore(journal)
             flow = TableFlow(store=store, game=store.resume())
             assert feed("scan MB-D25-02\n", flow)[-1]["verdict"] == "accepted"
-        wait_for("the card to change", lambda: t8_actions() == str(int(before) + 1), timeout=10)
+        wait_for("the card to change", lambda: t8_actions() == str(int(before) + 1), timeout=60)
         assert driver.execute_script("return window.notReloaded") is True
         text = driver.execute_script("return document.getElementById('t-t8').innerText")
         assert "Undo" in text and "Redo" in text

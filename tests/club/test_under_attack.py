@@ -46,7 +46,7 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
         yield night
 
 
-def wait_for(what: str, check: Any, timeout: float = 15.0) -> Any:
+def wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
     deadline = time.monotonic() + timeout
     while not (value := check()):
         if time.monotonic() > deadline:

@@ -20,7 +20,7 @@ from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
 from bornes.firmware.web.templating import Words, environment
 
-__all__ = ["SHEET_TOTALS", "Words", "error_page", "history_page", "live_page", "pairing_page", "setup_page",
+__all__ = ["SHEET_TOTALS", "Words", "downloads", "error_page", "history_page", "live_page", "pairing_page", "setup_page",
            "sheet_page", "side_names", "stats_page", "table_fragment", "viewer_page"]
 
 SHEET_TOTALS = ("Total for deal", "Brought forward", "Combined total")
@@ -75,6 +75,11 @@ def sheet_page(stored: StoredGame | None, t: Words, paired: bool) -> str:
         running_chart=Markup(charts.lines(t("Running total"), hands, running)) if state.sheets else "",
         totals=lambda sheet: zip(SHEET_TOTALS, (sheet.total_for_deal, sheet.brought_forward, sheet.combined),
                                  strict=True))
+
+
+def downloads(game_id: int, t: Words) -> str:
+    """The download links under a game (the template's ``downloads`` macro, for code that wants only them)."""
+    return str(TEMPLATES.get_template("macros.html").module.downloads(game_id, t))  # type: ignore[attr-defined]
 
 
 # -- history and statistics --------------------------------------------------------------------------

@@ -110,6 +110,8 @@ def test_a_french_table_gets_french_headers_on_an_english_board(board: Board) ->
 def test_a_hostile_entrant_is_text_on_every_page(board: Board) -> None:
     client = PageClient(create_app(board, board.store, "organiser-pw"))
     board.store.add_entrant("<b>Zoé</b>")
-    for path, options in (("/standings", {}), ("/organiser", {"auth": ("o", "organiser-pw")})):
+    board.store.add_entrant("Anne")
+    board.store.new_round("round-robin", ["t1"])
+    for path, options in (("/rounds", {}), ("/organiser", {"auth": ("o", "organiser-pw")})):
         page = client.get(path, **options)
         assert page.status_code == 200 and "<b>Zoé" not in page.text and "&lt;b&gt;Zoé&lt;/b&gt;" in page.text, path

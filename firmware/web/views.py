@@ -20,8 +20,8 @@ from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
 from bornes.firmware.web.templating import Words, environment
 
-__all__ = ["SHEET_TOTALS", "Words", "downloads", "error_page", "history_page", "live_page", "pairing_page", "setup_page",
-           "sheet_page", "side_names", "stats_page", "table_fragment", "viewer_page"]
+__all__ = ["SHEET_TOTALS", "Words", "downloads", "error_page", "history_page", "live_page", "pairing_page",
+           "setup_page", "sheet_page", "side_names", "stats_page", "table_fragment", "viewer_page"]
 
 SHEET_TOTALS = ("Total for deal", "Brought forward", "Combined total")
 TEMPLATES = environment("bornes.firmware.web")

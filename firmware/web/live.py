@@ -15,11 +15,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from bornes.firmware.storage.live import JournalFollower, empty_snapshot
+from bornes.firmware.storage.live import JournalFollower, LiveSnapshot, empty_snapshot
 from bornes.firmware.web import views
 
 log = logging.getLogger("bornes.web")
@@ -39,14 +38,14 @@ class Hub:
         self.words = words
         self.clients: set[asyncio.Queue[bytes]] = set()
         self.message = self._encode(empty_snapshot(words.language))
-        self.snapshot: dict[str, Any] = empty_snapshot(words.language)
+        self.snapshot: LiveSnapshot = empty_snapshot(words.language)
         self.published = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._follower: JournalFollower | None = None
 
-    def _encode(self, snap: dict[str, Any]) -> bytes:
+    def _encode(self, snap: LiveSnapshot) -> bytes:
         html = views.table_fragment(snap, self.words)
         data = json.dumps({"html": html, "actions": snap.get("action_count", 0), "game": snap.get("game_id")},
                           ensure_ascii=False)
@@ -89,7 +88,7 @@ class Hub:
                 with contextlib.suppress(RuntimeError):  # the loop closed while shutting down
                     self._loop.call_soon_threadsafe(self._deliver, snap, message)
 
-    def _deliver(self, snap: dict[str, Any], message: bytes) -> None:
+    def _deliver(self, snap: LiveSnapshot, message: bytes) -> None:
         self.snapshot = snap
         self.message = message
         self.published += 1

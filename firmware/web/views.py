@@ -16,6 +16,7 @@ from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameState
 from bornes.firmware.language.words import edition_title
 from bornes.firmware.storage.journal import GameInfo
+from bornes.firmware.storage.live import LiveSnapshot
 from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
 from bornes.firmware.web.templating import Words, environment
@@ -38,13 +39,13 @@ def seat(index: int) -> str:
 # -- the live table ----------------------------------------------------------------------------------
 
 
-def table_fragment(snap: dict[str, Any], t: Words) -> str:
+def table_fragment(snap: LiveSnapshot, t: Words) -> str:
     """The live table's inside: replaced whole on every update (server-sent events)."""
     return render("table.html", t, snap=snap, unit=snap.get("unit", "miles"),
                   percent=lambda miles, trip: min(100, round(100 * miles / trip)))
 
 
-def live_page(snap: dict[str, Any], t: Words, paired: bool) -> str:
+def live_page(snap: LiveSnapshot, t: Words, paired: bool) -> str:
     from bornes.firmware.screens.legend import legend_html
 
     return render("live.html", t, title=t("Table"), active="table", script="live.js", paired=paired,
@@ -110,7 +111,7 @@ def stats_page(players: list[Tally], teams: list[Tally], chosen: Tally | None, t
 # -- the game viewer ---------------------------------------------------------------------------------
 
 
-def viewer_page(stored: StoredGame, step: int, snap: dict[str, Any], t: Words, paired: bool) -> str:
+def viewer_page(stored: StoredGame, step: int, snap: LiveSnapshot, t: Words, paired: bool) -> str:
     game_id = stored.info.game_id
     return render("viewer.html", t, title=t("Game {game}, action by action", game=game_id), active="history",
                   script="viewer.js", paired=paired, game_id=game_id, step=step, last=len(stored.actions),

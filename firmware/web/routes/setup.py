@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from bornes.engine.options import EDITIONS
 from bornes.firmware.appliance import control
+from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.web import views
 from bornes.firmware.web.phones import TOKEN_DAYS
 from bornes.firmware.web.site import COOKIE, Settings, client, digits, guarded, html, pages_url, read_form, site_of
@@ -55,11 +56,11 @@ async def pair_start(request: Request) -> Response:
         return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
     url = pages_url(site.settings).rstrip("/") + "/setup"  # never from the request: its Host is the client's word
     try:
-        answer = await asyncio.to_thread(control.send, site.settings.control_socket, {"type": "pair", "url": url})
-    except control.ControlError as error:
+        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).ask_pairing, url)
+    except ControlUnreachable as error:
         return html(views.pairing_page(words, str(error), "error"), 503)
-    if answer is not None:
-        return html(views.pairing_page(words, answer, "error"), 409)
+    if not answer.ok:
+        return html(views.pairing_page(words, answer.error, "error"), 409)
     return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 
 
@@ -75,11 +76,11 @@ async def pair(request: Request) -> Response:
     if len(pin) != control.PIN_DIGITS or digits(pin) is None:
         return html(views.pairing_page(words, words("A PIN is 6 digits."), "error"), 400)
     try:
-        answer = await asyncio.to_thread(control.send, site.settings.control_socket, {"type": "pin", "pin": pin})
-    except control.ControlError as error:
+        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).offer_pin, pin)
+    except ControlUnreachable as error:
         return html(views.pairing_page(words, str(error), "error"), 503)
-    if answer is not None:  # the table's reason, worded in the page's language
-        return html(views.pairing_page(words, words(answer), "error"), 403)
+    if not answer.ok:  # the table's reason, worded in the page's language
+        return html(views.pairing_page(words, words(answer.error), "error"), 403)
     response = RedirectResponse("/setup", 303)
     response.set_cookie(COOKIE, site.pairings.new(), max_age=TOKEN_DAYS * 86400, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
@@ -117,14 +118,14 @@ async def setup_send(request: Request) -> Response:
     if problem:
         return html(views.setup_page(words, back, problem, "error"), 400)
     try:
-        answer = await asyncio.to_thread(control.send, site.settings.control_socket, message)
-    except control.ControlError as error:
+        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).propose_setup, message)
+    except ControlUnreachable as error:
         return html(views.setup_page(words, back, str(error), "error"), 503)
-    if answer == control.BUSY:  # kept by the table: offered there when its game ends
+    if answer.waiting:  # kept by the table: offered there when its game ends
         return html(views.setup_page(words, back, words(
             "The table is busy until this game ends: it will offer your game then."), "ok"), 202)
-    if answer is not None:
-        return html(views.setup_page(words, back, answer, "error"), 409)
+    if not answer.ok:
+        return html(views.setup_page(words, back, answer.error, "error"), 409)
     return html(views.setup_page(words, back, words("Sent: press OK at the table to start."), "ok"))
 
 

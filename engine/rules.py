@@ -280,7 +280,7 @@ class _OwnSide:
     for each kind of card in the hand.
     """
 
-    __slots__ = ("hazard", "index", "limited", "moving", "setup", "side", "trip")
+    __slots__ = ("battle_empty", "hazard", "index", "limited", "miles", "moving", "setup", "side", "trip")
 
     def __init__(self, setup: GameSetup, trip: int, index: int, side: SideState) -> None:
         self.setup = setup
@@ -290,6 +290,8 @@ class _OwnSide:
         self.moving = can_move(side, setup.options)
         self.hazard = side.active_hazard
         self.limited = side.limited
+        self.miles = side.miles
+        self.battle_empty = not side.battle
 
     def distance(self, kind: CardKind) -> Refusal | None:
         side = self.side
@@ -348,13 +350,22 @@ class _Target:
     :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
     """
 
-    __slots__ = ("against", "index", "setup", "side")
+    __slots__ = ("against", "index", "mask", "setup", "side")
 
     def __init__(self, setup: GameSetup, index: int, side: SideState) -> None:
         self.setup = setup
         self.index = index
         self.side = side
         self.against: dict[CardKind, Refusal | None] = {}
+        #: Which hazard kinds the side takes, one bit per kind of ``_HAZARDS``: worked out when asked.
+        self.mask = -1
+
+    def accepted(self) -> int:
+        """The bits of the hazard kinds this side takes now (``hazard_on`` says None)."""
+        mask = self.mask
+        if mask < 0:
+            mask = self.mask = sum(1 << bit for bit, kind in enumerate(_HAZARDS) if self.hazard_on(kind) is None)
+        return mask
 
     def hazard_on(self, kind: CardKind) -> Refusal | None:
         """A hazard of ``kind`` played on this side by an opponent."""
@@ -774,17 +785,29 @@ def validate(state: GameState, action: Action) -> Refusal | None:
 # -- legal actions: the same checks, asked once per card kind ----------------------------------------
 
 
+#: What one card allows the seat in turn: its plays (one per target for a hazard) and its discard.
+_Entry = tuple[tuple[Play, ...], tuple[Discard, ...]]
+
+
 class _SeatActions:
     """The action values of one seat and card, made once and shared: actions are immutable
     values, and building a dataclass costs more than a dictionary lookup."""
 
-    __slots__ = ("copy", "discard", "kind", "play", "plays_on")
+    __slots__ = ("copy", "discard", "discards", "kind", "own", "play", "plays_on")
 
     def __init__(self, seat: int, card: Card) -> None:
         self.kind, self.copy = card  # (a slot reads faster than a named tuple's field on Python 3.11)
         self.play = Play(seat, card)
+        self.own = (self.play,)
         self.discard = Discard(seat, card)
+        self.discards = (self.discard,)
         self.plays_on: dict[int, Play] = {}
+
+    def plays_for(self, seat: int, card: Card, targets: tuple[int | None, ...]) -> tuple[Play, ...]:
+        """The plays ``_play_targets``' answer means for this card."""
+        if targets is _OWN_SIDE:
+            return self.own
+        return tuple(self.play if target is None else self.play_on(seat, card, target) for target in targets)
 
     def play_on(self, seat: int, card: Card, target: int) -> Play:
         play = self.plays_on.get(target)
@@ -818,12 +841,15 @@ _NOWHERE: tuple[int | None, ...] = ()
 
 
 def _turn_cards(
-    state: GameState, seat: int, cards: Iterable[Card], found: list[Action], plays: bool, discards: bool
+    state: GameState, seat: int, cards: Iterable[Card], plays: list[Action], discards: list[Action]
 ) -> None:
-    """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
+    """Plays and discards of the seat in turn, added to ``plays`` and ``discards`` (one list for
+    both keeps ``legal_actions``' order: each card's plays, then its discard).
 
-    The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
-    building its refusal; past it, every verdict depends only on the card's kind.
+    The turn is judged once. Past the card's own check (in this deck, not on the table), a card's
+    verdict depends on its kind and on a few facts of the side, so what each card allows is
+    remembered per seat and facts (see ``_VERDICTS``); a hazard's per the facts of the other
+    sides (:func:`_hazard_verdicts`); a 200, which depends on the 200s laid, is judged each call.
     """
     hand = state.hand
     if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
@@ -833,60 +859,112 @@ def _turn_cards(
         return
     setup = state.setup
     own = setup._sides[seat]
-    seen = hand.seen
-    deck = setup._deck
-    shared = _SHARED[seat]
     mine = _own_side(state, own)
-    # Distance and remedy verdicts depend only on these facts of the side (a 200's also on how
-    # many 200s it holds, a hazard's on the other sides: those two are judged per call).
-    facts = (mine.moving, mine.hazard, mine.limited, not mine.side.battle, mine.side.miles, mine.trip,
-             setup.options.exact_trip)
-    settled = _SETTLED.get(facts)
-    if settled is None:
-        if len(_SETTLED) >= _SETTLED_LIMIT:
-            _SETTLED.clear()
-        settled = _SETTLED[facts] = {}
-    ways: dict[CardKind, tuple[int | None, ...]] = {}
-    discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
-    append = found.append
+    options = setup.options
+    room = mine.trip - mine.miles
+    # A distance card's or a remedy's verdict depends only on these facts (no card but a 200, judged
+    # per call, goes past 100 miles); a discard on discard_safety; a card's existence on the deck.
+    facts = (seat, mine.moving, mine.hazard, mine.limited, mine.battle_empty,
+             room if room < 100 and options.exact_trip else 100, options.discard_safety, setup._short_deck)
+    verdicts = _VERDICTS.get(facts)
+    if verdicts is None:
+        if len(_VERDICTS) >= _VERDICTS_LIMIT:
+            _VERDICTS.clear()
+        verdicts = _VERDICTS[facts] = {}
+    seen = hand.seen
+    hazards: dict[Card, _Entry] | None = None
     for card in cards:
         if card in seen:
             continue
-        actions = shared.get(card)
-        if actions is None:
-            actions = shared[card] = _SeatActions(seat, card)
-        kind = actions.kind
-        if actions.copy > deck.get(kind, 0):
-            continue
-        if plays:
-            targets = settled.get(kind)
-            if targets is None:
-                targets = ways.get(kind)
-                if targets is None:
-                    targets = _play_targets(state, own, mine, kind)
-                    if kind in _SETTLED_KINDS:
-                        settled[kind] = targets
-                    else:
-                        ways[kind] = targets
-            if targets is _OWN_SIDE:
-                append(actions.play)
-            else:
-                for target in targets:
-                    append(actions.play if target is None else actions.play_on(seat, card, target))
-        if discards and discardable[kind]:
-            append(actions.discard)
+        entry = verdicts.get(card)
+        if entry is None:
+            if hazards is not None:
+                entry = hazards.get(card)
+            if entry is None:
+                # First time for these facts, or a hazard or a 200: judged by the checks validate runs.
+                entry, hazards = _card_verdict(state, seat, own, mine, card, verdicts, hazards)
+        can_play, can_discard = entry
+        plays += can_play
+        discards += can_discard
 
 
-#: Where the cards of each kind may be played, for the facts of a side that decide it (see
-#: ``_turn_cards``): few distinct facts recur all game long, so each is judged once (bounded).
-_SETTLED: dict[tuple[object, ...], dict[CardKind, tuple[int | None, ...]]] = {}
-_SETTLED_LIMIT = 2048
-_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
+def _card_verdict(
+    state: GameState, seat: int, own: int, mine: _OwnSide, card: Card, verdicts: dict[Card, _Entry],
+    hazards: dict[Card, _Entry] | None,
+) -> tuple[_Entry, dict[Card, _Entry] | None]:
+    """What ``card`` allows the seat in turn (its plays, its discard), remembered where its facts
+    allow; and the hazard verdicts of this call, fetched the first time a hazard needs them."""
+    setup = state.setup
+    shared = _SHARED[seat]
+    actions = shared.get(card)
+    if actions is None:
+        actions = shared[card] = _SeatActions(seat, card)
+    kind = actions.kind
+    if actions.copy > setup._deck.get(kind, 0):
+        verdicts[card] = _NO_ACTIONS
+        return _NO_ACTIONS, hazards
+    discard: tuple[Discard, ...] = actions.discards if _DISCARDABLE_IF[setup.options.discard_safety][kind] else ()
+    entry: _Entry | None
+    if kind in _SETTLED_KINDS:
+        entry = verdicts[card] = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
+        return entry, hazards
+    if kind.is_hazard:
+        if hazards is None:
+            hazards = _hazard_verdicts(state, seat, own, mine)
+        entry = hazards.get(card)
+        if entry is None:
+            entry = hazards[card] = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
+        return entry, hazards
+    return (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard), hazards
+
+
+_NO_ACTIONS: _Entry = ((), ())
+
+#: What each card allows a seat, per the facts of its side that decide it (see ``_turn_cards``):
+#: few distinct facts recur all game long, so each card is judged once per facts (bounded).
+_VERDICTS: dict[tuple[object, ...], dict[Card, _Entry]] = {}
+_VERDICTS_LIMIT = 512
+
+
+#: What each hazard allows a seat, per the facts that decide it (see ``_hazard_verdicts``), with
+#: the setup they were judged under (bounded).
+_HAZARD_VERDICTS: dict[tuple[object, ...], tuple[GameSetup, dict[Card, _Entry]]] = {}
+
+
+def _hazard_verdicts(
+    state: GameState, seat: int, own: int, mine: _OwnSide
+) -> dict[Card, _Entry]:
+    """The remembered plays and discard of each hazard for ``seat``, per the facts a hazard's
+    verdict depends on: whether the seat's side may attack (``_attacker_refusal``: the same for
+    every hazard but a Speed Limit, which it never refuses) and which hazard kinds each other
+    side takes (``_Target.accepted``), under one setup."""
+    setup = state.setup
+    key: list[object] = [seat, _attacker_refusal(setup.options, mine.side, _KIND_STOP) is None]
+    for index, (battle, speed, _distance, safeties, _coups, _miles) in enumerate(state.hand.sides):
+        if index != own:
+            target = _TARGETS.get((index, battle[-1].kind if battle else None, speed[-1].kind if speed else None,
+                                   safeties))  # _target_key, without the call
+            if target is None or target.setup is not setup:
+                target = _target(state, index)
+            mask = target.mask
+            key.append(mask if mask >= 0 else target.accepted())
+    facts = tuple(key)
+    remembered = _HAZARD_VERDICTS.get(facts)
+    if remembered is None or remembered[0] is not setup:
+        if len(_HAZARD_VERDICTS) >= _VERDICTS_LIMIT:
+            _HAZARD_VERDICTS.clear()
+        remembered = _HAZARD_VERDICTS[facts] = (setup, {})
+    return remembered[1]
+
 
 #: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.
 _DISCARDABLE = {kind: _discard_refusal(RuleOptions(discard_safety=True), kind) is None for kind in CardKind}
 _DISCARDABLE_BUT_SAFETIES = {kind: _discard_refusal(RuleOptions(discard_safety=False), kind) is None
                              for kind in CardKind}
+_DISCARDABLE_IF = {True: _DISCARDABLE, False: _DISCARDABLE_BUT_SAFETIES}
+#: The kinds whose verdict ``_turn_verdicts``' facts settle: not a hazard (the other sides decide
+#: it), not a 200 (the 200s laid decide it).
+_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
 
 
 def _answers(state: GameState, seat: int, cards: Iterable[Card], found: list[Action], fast: bool) -> None:
@@ -1005,7 +1083,8 @@ def legal_actions(
     if phase is _PHASE_PLAY:
         plays, discards = _ACTION_PLAY in wanted, _ACTION_DISCARD in wanted
         if plays or discards:
-            _turn_cards(state, seat, cards, found, plays, discards)
+            # (an unwanted kind is collected into a list nobody reads: the bots ask for both)
+            _turn_cards(state, seat, cards, found if plays else [], found if discards else [])
         options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:
@@ -1024,6 +1103,19 @@ def legal_actions(
         if kind in wanted:
             _GENERATORS[kind](state, seat, cards, found)
     return found
+
+
+def turn_options(state: GameState, seat: int, cards: Iterable[Card]) -> tuple[list[Play], list[Discard]]:
+    """The plays and the discards ``seat`` may make with ``cards`` now, as two lists: what
+    ``legal_actions(state, seat, cards, {PLAY, DISCARD})`` lists, split by kind in the same order
+    (a bot's turn, without sorting the one list back into two)."""
+    plays: list[Play] = []
+    discards: list[Discard] = []
+    if not state.over and state.hand.phase is _PHASE_PLAY and 0 <= seat < len(state.setup.names):
+        # (the lists only ever receive plays and discards respectively)
+        _turn_cards(state, seat, cards if type(cards) is list or type(cards) is tuple else tuple(cards),
+                    cast("list[Action]", plays), cast("list[Action]", discards))
+    return plays, discards
 
 
 def _kind_refusal_turn(state: GameState, seat: int) -> Refusal | None:

@@ -27,11 +27,11 @@ from bornes.engine.actions import (
     Swap,
     TakeDiscard,
 )
-from bornes.engine.cards import Card, CardKind, iter_deck
+from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
 from bornes.engine.game import Game
 from bornes.engine.options import EmptyDrawPile
 from bornes.engine.record import read_record, write_record
-from bornes.engine.rules import Accepted, kind_refusal, legal_actions, validate
+from bornes.engine.rules import Accepted, kind_refusal, legal_actions, turn_options, validate
 from bornes.engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
 
 # Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
@@ -148,13 +148,7 @@ class Bot:
 
     def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
-        plays: list[Play] = []
-        discards: list[Discard] = []
-        for action in legal_actions(state, seat, hand, TURN_KINDS):
-            if type(action) is Play:
-                plays.append(action)
-            elif type(action) is Discard:
-                discards.append(action)
+        plays, discards = turn_options(state, seat, hand)
         # The engine lists at most one discard per card held: as many discards as cards means
         # every card has one, and no set needs building.
         stuck: list[Card] = []
@@ -169,12 +163,14 @@ class Bot:
         # The first play of the highest priority (max() would call the priority the same way, in order).
         best: Play | None = None
         best_priority = 0.0
-        priority = self._priority
+        fixed = _FIXED_PRIORITY
         for play in plays:
-            value = priority(play)
+            value = fixed.get(play.card)
+            if value is None:
+                value = self._priority(play)
             if best is None or value > best_priority:
                 best, best_priority = play, value
-        if best is not None and priority(best) > 0:
+        if best is not None and (fixed.get(best.card) or self._priority(best)) > 0:
             return best, stuck
         playable = {play.card for play in plays}
         # Discard what cannot be played if possible; else anything (safeties kept back).
@@ -194,6 +190,13 @@ class Bot:
             return 30 + self.rng.random()
         # Safeties are mostly kept for a coup fourré (000 §12C), sometimes laid down.
         return 45 if self.rng.random() < 0.2 else 0
+
+
+#: The priorities that draw no random number (remedies, distance), per card: read without a call.
+_FIXED_PRIORITY: dict[Card, float] = {
+    card: (50 if card.kind.is_remedy else 40 + card.kind.miles / 100)
+    for card in iter_deck(CLASSIC_COUNTS) if card.kind.is_remedy or card.kind.is_distance
+}
 
 
 _OneCard = Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover

@@ -106,6 +106,9 @@ class Accepted(NamedTuple):
 #: Builds a named tuple from its fields in C, without the Python ``__new__`` of each class: the
 #: referee makes a hand, a side and an event or two for every action.
 _make = tuple.__new__
+#: A hand's fields as a plain tuple (one C copy), which unpacks in one specialised step where a
+#: named tuple is iterated field by field; typed as the hand so its fields keep their types.
+_as_tuple: Callable[[HandState], HandState] = tuple  # type: ignore[assignment]
 
 
 Verdict = Accepted | Refusal
@@ -226,7 +229,8 @@ def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
 def _card_refusal(state: GameState, card: Card) -> Refusal | None:
     """The card must exist in this deck and must not be on the table or in the discard pile."""
     setup = state.setup
-    if not setup.in_deck(card):
+    kind, copy = card
+    if copy > setup._deck.get(kind, 0):  # not setup.in_deck(card), without the call
         in_a_box = CLASSIC_COUNTS.get(card.kind, 0)
         if card.copy > in_a_box:  # no box has this copy: not a short-deck removal
             return Refusal(Reason.NOT_IN_DECK,
@@ -477,19 +481,21 @@ def _attacker_refusal(options: RuleOptions, side: SideState, kind: CardKind) -> 
 
 def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
     setup = state.setup
-    own = setup.side_of(play.seat)
+    own = setup._sides[play.seat]  # setup.side_of(seat)
     kind = play.card.kind
     refusal = _attacker_refusal(setup.options, state.hand.sides[own], kind)
     if refusal:
         return refusal
-    if play.target is not None:
-        refusal = _seat_refusal(state, play.target)
+    target = play.target
+    if target is not None:
+        refusal = _seat_refusal(state, target)
         if refusal:
             return refusal
-        return _hazard_on_refusal(state, own, setup.side_of(play.target), kind)
-    opponents = [side for side in range(setup.side_count) if side != own]
-    if len(opponents) == 1:
-        return _hazard_on_refusal(state, own, opponents[0], kind)
+        return _hazard_on_refusal(state, own, setup._sides[target], kind)
+    side_count = len(setup._side_seats)
+    if side_count == 2:  # one opponent: the hazard goes there or nowhere
+        return _hazard_on_refusal(state, own, 1 - own, kind)
+    opponents = [side for side in range(side_count) if side != own]
     targets = _target_sides(state, own, kind)
     if len(targets) == 1:
         return None
@@ -872,17 +878,18 @@ def _turn_cards(
             _VERDICTS.clear()
         verdicts = _VERDICTS[facts] = {}
     seen = hand.seen
-    hazards: dict[Card, _Entry] | None = None
+    hazards: dict[Card, _Entry] | None = None  # fetched when a card is not in verdicts
     for card in cards:
         if card in seen:
             continue
         entry = verdicts.get(card)
         if entry is None:
-            if hazards is not None:
-                entry = hazards.get(card)
-            if entry is None:
-                # First time for these facts, or a hazard or a 200: judged by the checks validate runs.
-                entry, hazards = _card_verdict(state, seat, own, mine, card, verdicts, hazards)
+            # A hazard (remembered apart), a 200, or the first time for these facts.
+            if hazards is None:
+                hazards = _hazard_verdicts(state, seat, own, mine)
+            entry = hazards.get(card)
+            if entry is None:  # judged by the checks validate runs
+                entry = _card_verdict(state, seat, own, mine, card, verdicts, hazards)
         can_play, can_discard = entry
         plays += can_play
         discards += can_discard
@@ -890,10 +897,10 @@ def _turn_cards(
 
 def _card_verdict(
     state: GameState, seat: int, own: int, mine: _OwnSide, card: Card, verdicts: dict[Card, _Entry],
-    hazards: dict[Card, _Entry] | None,
-) -> tuple[_Entry, dict[Card, _Entry] | None]:
-    """What ``card`` allows the seat in turn (its plays, its discard), remembered where its facts
-    allow; and the hazard verdicts of this call, fetched the first time a hazard needs them."""
+    hazards: dict[Card, _Entry],
+) -> _Entry:
+    """What ``card`` allows the seat in turn (its plays, its discard), remembered in ``verdicts``
+    (per the side's facts) or ``hazards`` (per the other sides') where those decide it."""
     setup = state.setup
     shared = _SHARED[seat]
     actions = shared.get(card)
@@ -902,20 +909,14 @@ def _card_verdict(
     kind = actions.kind
     if actions.copy > setup._deck.get(kind, 0):
         verdicts[card] = _NO_ACTIONS
-        return _NO_ACTIONS, hazards
+        return _NO_ACTIONS
     discard: tuple[Discard, ...] = actions.discards if _DISCARDABLE_IF[setup.options.discard_safety][kind] else ()
-    entry: _Entry | None
+    entry = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
     if kind in _SETTLED_KINDS:
-        entry = verdicts[card] = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
-        return entry, hazards
-    if kind.is_hazard:
-        if hazards is None:
-            hazards = _hazard_verdicts(state, seat, own, mine)
-        entry = hazards.get(card)
-        if entry is None:
-            entry = hazards[card] = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
-        return entry, hazards
-    return (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard), hazards
+        verdicts[card] = entry
+    elif kind.is_hazard:
+        hazards[card] = entry
+    return entry
 
 
 _NO_ACTIONS: _Entry = ((), ())
@@ -1270,7 +1271,7 @@ class _Work:
             self.number, self.dealer, sides, hands, self.draw_pile, self.discard, self.seen, self.turn,
             self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider, self.exhausted,
             self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers, self.blocked,
-        ) = state.hand
+        ) = _as_tuple(state.hand)  # a plain tuple unpacks in one step; a named tuple is iterated
         self.sides = list(sides)
         self.hands = list(hands)
         self.events: list[Event] = []
@@ -1598,7 +1599,12 @@ def _apply_end(work: _Work, action: EndHand) -> None:
 
 def apply(state: GameState, action: Action) -> Verdict:
     """Referee one action. The input state is never changed."""
-    refusal = validate(state, action)
+    check = _CHECKS.get(type(action))  # validate(state, action), without the call
+    if check is None:
+        raise TypeError(f"not an action: {action!r}")
+    if state.over:
+        return _GAME_OVER
+    refusal = check(state, action)
     if refusal is not None:
         return refusal
     if type(action) is NextHand:

@@ -331,28 +331,32 @@ class Simulation:
         """Mirror an accepted action on the real cards and check the referee against them."""
         report = self.report
         report.actions += 1
-        self._mirror(before, table, action)
-        trip = coup = False
+        kind = type(action)
+        if kind is Play:  # (most actions: _mirror's first case, without the call)
+            card = cast(Play, action).card
+            table.hands[cast(Play, action).seat].remove(card)
+            table.table.add(card)
+        else:
+            self._mirror(before, table, action)
         for event in events:
             code = event.code
             if code is _EVENT_TRIP_COMPLETED:
-                trip = True
+                report.trips += 1
             elif code is _EVENT_COUP_FOURRE:
-                coup = True
-        report.trips += trip
-        report.coups_fourres += coup
-        kind = type(action)
+                report.coups_fourres += 1
         if kind is Extension:
             report.extensions += cast(Extension, action).extend
         elif kind is NextHand:
             self.reset_hand()
-        moved = False
         after_hand = after.hand
-        for now, then in zip(after_hand.sides, before.hand.sides, strict=True):
+        before_sides = before.hand.sides
+        for index, now in enumerate(after_hand.sides):  # did a side drive? (only a new side can have)
+            then = before_sides[index]
             if now is not then and now.miles != then.miles:
-                moved = True
+                self.stale = 0
                 break
-        self.stale = 0 if moved else self.stale + 1
+        else:
+            self.stale += 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
         phase = _PHASE_GAME_OVER if after.over else after_hand.phase  # after.phase, without the call

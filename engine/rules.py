@@ -963,7 +963,7 @@ _DISCARDABLE = {kind: _discard_refusal(RuleOptions(discard_safety=True), kind) i
 _DISCARDABLE_BUT_SAFETIES = {kind: _discard_refusal(RuleOptions(discard_safety=False), kind) is None
                              for kind in CardKind}
 _DISCARDABLE_IF = {True: _DISCARDABLE, False: _DISCARDABLE_BUT_SAFETIES}
-#: The kinds whose verdict ``_turn_verdicts``' facts settle: not a hazard (the other sides decide
+#: The kinds whose verdict the side facts of ``_turn_cards`` settle: not a hazard (the other sides decide
 #: it), not a 200 (the 200s laid decide it).
 _SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
 

@@ -203,6 +203,12 @@ _OneCard = Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | 
 _ONE_CARD = frozenset({Play, Discard, CoupFourre, TakeDiscard, FastRemedy, StartRoll, Leftover})
 
 
+def _in_list(card: Card, cards: list[Card]) -> bool:
+    """``card in cards``, looking at the top first: a discarded card is there, and ``in`` compares
+    every card below it first."""
+    return bool(cards) and (cards[-1] == card or card in cards)
+
+
 class Simulation:
     """Plays hands of one table setup, checking the referee against the physical cards."""
 
@@ -233,16 +239,22 @@ class Simulation:
         table.new_hand(game.state.hand.dealer)
         self.report.games += 1
         self.reset_hand()
+        report = self.report
+        next_action, push, record = self.next_action, game.push, self.record
         while True:
             state = game.state
             if state.over or state.hand.phase is _PHASE_HAND_OVER:  # state.phase, without the property's call
-                self.report.hands += 1
-                if state.over or self.report.hands >= hands_wanted:
+                report.hands += 1
+                if state.over or report.hands >= hands_wanted:
                     break
-            action = self.next_action(state, table)
+            action = next_action(state, table)
             if action is None:
                 break
-            self._push(game, table, action, state)
+            verdict = push(action)
+            if type(verdict) is Accepted:
+                record(state, verdict.state, table, action, verdict.events)
+            else:
+                self._fail(game, f"bot action {action.notation()} refused: {verdict}")
         if self.verify_replay:
             self._verify_replay(game)
         if self.keep_games:
@@ -315,15 +327,6 @@ class Simulation:
         return action
 
     # -- applying and mirroring ---------------------------------------------------------------
-
-    def _push(self, game: Game, table: PhysicalTable, action: Action, before: GameState) -> bool:
-        """Referee ``action`` on ``before`` (the game's state) and mirror it if accepted."""
-        verdict = game.push(action)
-        if not isinstance(verdict, Accepted):
-            self._fail(game, f"bot action {action.notation()} refused: {verdict}")
-            return False
-        self.record(before, verdict.state, table, action, verdict.events)  # the state the game now holds
-        return True
 
     def record(
         self, before: GameState, after: GameState, table: PhysicalTable, action: Action, events: tuple[Event, ...]
@@ -410,30 +413,33 @@ class Simulation:
         where the action's own cards are. The full :meth:`check` runs at each hand's end."""
         hand = state.hand
         problems: list[str] = []
-        if hand.draw_pile != len(table.pile):
-            problems.append(f"draw pile {hand.draw_pile} != {len(table.pile)}")
+        pile, held, on_table, discarded, shown = table.pile, table.hands, table.table, table.discard, table.shown
+        draw_pile = hand.draw_pile
+        if draw_pile != len(pile):
+            problems.append(f"draw pile {draw_pile} != {len(pile)}")
         discard = hand.discard
-        if len(discard) != len(table.discard) or (discard and discard[-1] != table.discard[-1]):
+        if len(discard) != len(discarded) or (discard and discard[-1] != discarded[-1]):
             problems.append("discard pile differs")
         hands = hand.hands
-        if tuple(map(len, table.hands)) != hands:
-            problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
-        on_table = 0
+        if tuple(map(len, held)) != hands:
+            problems.append(f"hand sizes {list(hands)} != {[len(h) for h in held]}")
+        laid = 0
         for battle, speed, distance, safeties, _coups, _miles in hand.sides:
-            on_table += len(battle) + len(speed) + len(distance) + len(safeties)
-        if on_table != len(table.table):
+            laid += len(battle) + len(speed) + len(distance) + len(safeties)
+        if laid != len(on_table):
             problems.append("table cards differ")
         seen = hand.seen
-        if len(seen) != len(table.table) + len(table.discard) + len(table.shown):
+        if len(seen) != len(on_table) + len(discarded) + len(shown):
             problems.append("the referee's seen cards differ from the table and discards")
-        cards: tuple[Card, ...] = ()
-        if type(action) in _ONE_CARD:
-            cards = (cast(_OneCard, action).card,)
-        elif isinstance(action, Swap):
-            cards = action.cards
-        for card in cards:
-            if (card in seen) != (card in table.table or card in table.shown or card in table.discard):
+        kind = type(action)
+        if kind in _ONE_CARD:
+            card = cast(_OneCard, action).card
+            if (card in seen) != (card in on_table or card in shown or _in_list(card, discarded)):
                 problems.append(f"the referee and the table disagree about {card.code()}")
+        elif kind is Swap:
+            for card in cast(Swap, action).cards:
+                if (card in seen) != (card in on_table or card in shown or _in_list(card, discarded)):
+                    problems.append(f"the referee and the table disagree about {card.code()}")
         return problems
 
     def check(self, state: GameState, table: PhysicalTable) -> list[str]:

@@ -277,6 +277,14 @@ def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     return None
 
 
+#: Whether a side moves, its hazard and whether it is limited, per its top battle and speed cards'
+#: kinds and its safeties, with the rules they were judged under (bounded; see ``_OwnSide``).
+_SIDE_FACTS: dict[tuple[object, ...], tuple[RuleOptions, bool, CardKind | None, bool]] = {}
+_SIDE_FACTS_LIMIT = 256
+#: A side's piles as a plain tuple, which unpacks in one step (see ``_as_tuple``).
+_side_fields: Callable[[SideState], SideState] = tuple  # type: ignore[assignment]
+
+
 class _OwnSide:
     """What a player's own side allows, worked out once: the checks of distance and remedy cards.
 
@@ -291,11 +299,18 @@ class _OwnSide:
         self.trip = trip
         self.index = index
         self.side = side
-        self.moving = can_move(side, setup.options)
-        self.hazard = side.active_hazard
-        self.limited = side.limited
-        self.miles = side.miles
-        self.battle_empty = not side.battle
+        battle, speed, _distance, safeties, _coups, self.miles = _side_fields(side)
+        self.battle_empty = not battle
+        # Rolling, stopped, limited: decided by the top battle and speed cards, the safeties and
+        # the rules alone, and remembered per those (a side that drove on keeps them).
+        options = setup.options
+        key = (battle[-1].kind if battle else None, speed[-1].kind if speed else None, safeties)
+        facts = _SIDE_FACTS.get(key)
+        if facts is None or facts[0] is not options:
+            if len(_SIDE_FACTS) >= _SIDE_FACTS_LIMIT:
+                _SIDE_FACTS.clear()
+            facts = _SIDE_FACTS[key] = (options, can_move(side, options), side.active_hazard, side.limited)
+        _options, self.moving, self.hazard, self.limited = facts
 
     def distance(self, kind: CardKind) -> Refusal | None:
         side = self.side

@@ -1252,8 +1252,8 @@ class _Work:
 
     __slots__ = (
         "blocked", "dealer", "decider", "delayed", "discard", "draw_pile", "drawn", "events", "exhausted",
-        "extension_by", "finisher", "hands", "leftovers", "number", "options", "pending_delayed", "phase", "seen",
-        "setup", "sides", "started", "state", "trip", "turn", "window",
+        "extension_by", "finisher", "hands", "leftovers", "names", "number", "options", "pending_delayed", "phase",
+        "seen", "setup", "sides", "started", "state", "trip", "turn", "window",
     )
 
     number: int
@@ -1282,6 +1282,7 @@ class _Work:
         self.state = state
         self.setup = setup = state.setup
         self.options = setup.options
+        self.names = setup.names
         (
             self.number, self.dealer, sides, hands, self.draw_pile, self.discard, self.seen, self.turn,
             self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider, self.exhausted,
@@ -1313,8 +1314,6 @@ class _Work:
     ) -> None:
         self.events.append(_make(Event, (code, message, seat, side, card, seats)))
 
-    def name(self, seat: int) -> str:
-        return self.setup.names[seat]
 
     def can_draw(self) -> bool:
         return _can_draw(self.options, self.draw_pile, self.discard)
@@ -1340,8 +1339,11 @@ class _Work:
         if self.options.empty_draw_pile is _DRAW_END_HAND and self.draw_pile == 0:
             self.end_hand(None)  # 002 "until … the deck is exhausted"; 004 "dès qu'il n'y a plus de carte"
             return
-        seats = len(self.setup.names)  # setup.seats, without the property's call
-        drawable = self.draw_pile > 0 or self.can_draw()
+        seats = len(self.names)  # setup.seats, without the property's call
+        if self.draw_pile > 0:  # the next seat plays, whatever it holds: it draws first
+            self.turn, self.drawn = (after + 1) % seats, False
+            return
+        drawable = self.can_draw()
         for step in range(1, seats + 1):
             seat = (after + step) % seats
             if self.hands[seat] > 0 or drawable:
@@ -1420,7 +1422,7 @@ def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool)
     if trip < 1000 and options.extension and work.extension_by is None:
         # 000 §10C: "he must call 'Extension' exactly at the time he reaches 700".
         work.phase, work.decider, work.pending_delayed, work.turn = _PHASE_EXTENSION, seat, delayed, seat
-        work.event(_EVENT_EXTENSION_ASKED, f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
+        work.event(_EVENT_EXTENSION_ASKED, f"{work.names[seat]} reached {trip}: extend to 1000?", seat=seat)
         return
     work.event(
         _EVENT_TRIP_COMPLETED, f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index
@@ -1456,7 +1458,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     if kind.is_distance:
         battle, speed, distance, safeties, coups, miles = side
         work.sides[own] = _make(SideState, (battle, speed, (*distance, card), safeties, coups, miles + kind.miles))
-        work.event(_EVENT_DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_DISTANCE, f"{work.names[seat]}: {kind.title}", seat, own, card)
         _complete_distance(work, seat, own, drew_last)
         return
     if kind.is_hazard:
@@ -1469,14 +1471,14 @@ def _apply_play(work: _Work, play: Play) -> None:
         return
     if kind.is_remedy:
         work.lay(own, card)
-        work.event(_EVENT_REMEDY, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_REMEDY, f"{work.names[seat]}: {kind.title}", seat, own, card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
     battle, speed, distance, safeties, coups, miles = side
     work.sides[own] = _make(SideState, (battle, speed, distance, (*safeties, card), coups, miles))
-    work.event(_EVENT_SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
+    work.event(_EVENT_SAFETY, f"{work.names[seat]}: {kind.title}, play again", seat, own, card)
     work.extra_turn(seat)
 
 
@@ -1489,7 +1491,7 @@ def _apply_discard(work: _Work, action: Discard) -> None:
     work.see(action.card)
     work.discard = (*work.discard, action.card)
     work.event(
-        _EVENT_DISCARD, f"{work.name(action.seat)} discards {action.card.kind.title}", action.seat, card=action.card
+        _EVENT_DISCARD, f"{work.names[action.seat]} discards {action.card.kind.title}", action.seat, card=action.card
     )
     work.advance(action.seat)
 
@@ -1520,10 +1522,10 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     )
     work.draw(seat)  # the replacement for the safety
     work.extra_turn(seat)  # then the extra turn: draw and play again
-    lost = f"; {', '.join(work.name(s) for s in skipped)} lose their turn" if skipped else ""
+    lost = f"; {', '.join(work.names[s] for s in skipped)} lose their turn" if skipped else ""
     work.event(
         _EVENT_COUP_FOURRE,
-        f"Coup fourré! {work.name(seat)}: {card.kind.title}{lost}",
+        f"Coup fourré! {work.names[seat]}: {card.kind.title}{lost}",
         seat,
         window.side,
         card,
@@ -1544,7 +1546,7 @@ def _apply_fast_remedy(work: _Work, action: FastRemedy) -> None:
     if work.hands[turn] == 0 and not work.drawn and not work.can_draw():
         work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
     work.event(
-        _EVENT_FAST_REMEDY, f"{work.name(action.seat)}: {action.card.kind.title} at once", action.seat,
+        _EVENT_FAST_REMEDY, f"{work.names[action.seat]}: {action.card.kind.title} at once", action.seat,
         card=action.card,
     )
 
@@ -1556,7 +1558,7 @@ def _apply_take(work: _Work, action: TakeDiscard) -> None:
     work.drawn, work.window = True, None
     work.hands[action.seat] += 1
     work.event(
-        _EVENT_TAKE_DISCARD, f"{work.name(action.seat)} takes the {action.card.kind.title}", action.seat,
+        _EVENT_TAKE_DISCARD, f"{work.names[action.seat]} takes the {action.card.kind.title}", action.seat,
         card=action.card,
     )
 
@@ -1569,7 +1571,7 @@ def _apply_swap(work: _Work, action: Swap) -> None:
     work.discard = work.discard + action.cards
     for _ in action.cards:
         work.draw(action.seat)
-    work.event(_EVENT_SWAP, f"{work.name(action.seat)} swaps {len(action.cards)} cards", action.seat)
+    work.event(_EVENT_SWAP, f"{work.names[action.seat]} swaps {len(action.cards)} cards", action.seat)
     work.advance(action.seat)
 
 
@@ -1586,7 +1588,7 @@ def _apply_start(work: _Work, action: StartRoll) -> None:
 def _apply_extension(work: _Work, action: Extension) -> None:
     if action.extend:
         work.trip, work.extension_by, work.decider, work.phase = 1000, action.seat, None, _PHASE_PLAY
-        work.event(_EVENT_EXTENSION, f"{work.name(action.seat)} extends the trip to 1000", action.seat)
+        work.event(_EVENT_EXTENSION, f"{work.names[action.seat]} extends the trip to 1000", action.seat)
         work.advance(action.seat)
     else:
         own = work.setup.side_of(action.seat)

@@ -1314,7 +1314,6 @@ class _Work:
     ) -> None:
         self.events.append(_make(Event, (code, message, seat, side, card, seats)))
 
-
     def can_draw(self) -> bool:
         return _can_draw(self.options, self.draw_pile, self.discard)
 

@@ -33,10 +33,10 @@ from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameSetup
-from bornes.firmware.bots import BotHands, same_play
-from bornes.firmware.flow import Outcome, TableFlow
-from bornes.firmware.journal import Journal
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.bots import BotHands, same_play
+from bornes.firmware.table.flow import Outcome, TableFlow
 
 REPO = Path(__file__).resolve().parent.parent
 CLUB = "bench"

@@ -31,9 +31,9 @@ from bench.driver import (
 from bornes.engine.actions import parse_action
 from bornes.engine.game import Game
 from bornes.engine.state import GameSetup
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.journal import Journal
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
 
 
 def idle_cpu(seconds: float, settle: float = 2.0) -> float:

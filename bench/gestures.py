@@ -22,7 +22,7 @@ from bornes.drivers.events import ButtonPressed
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.actions import CoupFourre, Discard, FastRemedy, Play
 from bornes.firmware.commands.feed import input_event, parse_setup
-from bornes.firmware.flow import Mode, Outcome, TableFlow
+from bornes.firmware.table.flow import Mode, Outcome, TableFlow
 
 GAMES = Path(__file__).resolve().parent.parent / "tests" / "flow" / "games"
 

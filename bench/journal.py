@@ -31,8 +31,8 @@ from bench.driver import Daemon, Pty, script_games, write_config
 from bornes.engine.actions import parse_action
 from bornes.engine.game import Game
 from bornes.engine.record import write_header
-from bornes.firmware.journal import FILENAME, FINISHED, GameRecord, Journal
-from bornes.firmware.store import summary
+from bornes.firmware.storage.journal import FILENAME, FINISHED, GameRecord, Journal
+from bornes.firmware.storage.store import summary
 
 
 @dataclass
@@ -160,7 +160,7 @@ def commit_costs(policy: str, cards: int, where: Path) -> CommitFigures:
     """Append ``cards`` actions one by one (one durable transaction each, as taps are) and time each."""
     import os
 
-    from bornes.firmware import journal as journal_module
+    from bornes.firmware.storage import journal as journal_module
 
     original = journal_module.Journal._settle
     if policy.startswith("none"):

@@ -91,9 +91,9 @@ def measure(panel: str = "ssd1306", players: int = 4, games: int = 3, seed: int 
     from bornes.drivers.display import Display
     from bornes.drivers.parts import PANELS
     from bornes.drivers.readers.resolver import CardResolver
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.present import screen
     from bornes.firmware.screens import render
+    from bornes.firmware.table.flow import TableFlow
+    from bornes.firmware.table.present import screen
 
     size = PANELS[panel]
     bus = CountingBus()

@@ -29,9 +29,9 @@ from bornes.drivers.readers.lines import LineDecoder
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.actions import Action
 from bornes.engine.game import Game
-from bornes.firmware.flow import Outcome, TableFlow
-from bornes.firmware.referee import STOP, Referee
-from bornes.firmware.store import MemoryStore, Store
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.storage.store import MemoryStore, Store
+from bornes.firmware.table.flow import Outcome, TableFlow
 
 
 class _Clock:
@@ -126,8 +126,8 @@ def run_taps(script: Script, scans: int, *, durable: bool) -> TapResult:
     """Tap the first ``scans`` payloads of ``script`` through the chain, one at a time."""
     from bornes.drivers.display import open_display
     from bornes.drivers.readers import open_reader
-    from bornes.firmware.journal import Journal
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.journal import Journal
+    from bornes.firmware.storage.store import JournalStore
 
     payloads = [tap for step in script.steps for tap in step.taps][:scans]
     if len(payloads) < scans:

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bornes.firmware.journal import FILENAME, Journal, JournalError
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalError
 
 CARDS = 50
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bornes.engine.record import read_record, write_header
-from bornes.firmware.journal import Journal
+from bornes.firmware.storage.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "tests" / "engine" / "records" / "winning-moves-2p.record"

@@ -1,7 +1,7 @@
 """Errors that reach a person as one line, never as a traceback.
 
 They live in drivers (the lowest layer that raises them), so no driver reaches up to the appliance;
-``bornes.firmware.errors`` re-exports them for the appliance code.
+the firmware's rooms import them from here.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class ButtonPin:
 
 
 class DisplayWiring(Protocol):
-    """How the OLED is wired, as config.toml's ``[display]`` says (``bornes.firmware.config.DisplayConfig``).
+    """How the OLED is wired, as config.toml's ``[display]`` says (``bornes.firmware.appliance.config.DisplayConfig``).
 
     The display is configured in one place, the config file; the pin map takes it from there so
     its conflict check looks at the interface really in use.

@@ -1,7 +1,7 @@
 """Why the referee refuses an action: stable codes, their parameters, and an English line for logs.
 
 What a player reads is written from the code and the parameters by the phrasing layer
-(``bornes.firmware.words.refusal_words``), in the table's language; the engine's own line is
+(``bornes.firmware.language.words.refusal_words``), in the table's language; the engine's own line is
 English for logs and records only.
 """
 

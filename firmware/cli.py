@@ -14,8 +14,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from bornes.drivers.errors import EX_SOFTWARE, EX_USAGE, UserError
 from bornes.firmware.commands import COMMANDS, module_name
-from bornes.firmware.errors import EX_SOFTWARE, EX_USAGE, UserError
 
 
 def _chosen(argv: Sequence[str]) -> str | None:

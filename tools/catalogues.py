@@ -1,4 +1,4 @@
-"""Compile the gettext catalogues: every ``.po`` under ``firmware/locale`` to its ``.mo``.
+"""Compile the gettext catalogues: every ``.po`` under ``firmware/language/locale`` to its ``.mo``.
 
 Run ``python -m tools.catalogues`` after editing a ``.po``; ``--check`` exits 1 when a
 committed ``.mo`` is out of date (the test suite runs the same check). Babel does the
@@ -18,7 +18,7 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "firmware" / "locale"
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "firmware" / "language" / "locale"
 
 
 def compiled(po_path: Path) -> bytes:

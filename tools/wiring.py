@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 
 from bornes.drivers.errors import UserError
 from bornes.drivers.pins import DEFAULT_PATH, HEADER, HEADER_PIN, I2C_PINS, PinMap, load
-from bornes.firmware.config import load_config
+from bornes.firmware.appliance.config import load_config
 
 WIRING = Path(__file__).resolve().parent.parent / "wiring"
 #: The config an install starts from (install.sh copies it): its [display] is the one drawn.

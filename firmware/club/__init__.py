@@ -3,5 +3,7 @@
 ``bridge`` publishes one table's journal to the broker; ``board`` keeps the tournament and
 serves its pages; ``topics`` is the wire format both sides share; ``pairing`` computes rounds.
 The referee itself never touches the network: the bridge only reads its journal and talks to
-it through the control socket the referee owns.
+it through the control socket the referee owns. May import ``firmware.web`` (its guard) and every
+room below it; inside, the bridge and the board share only ``broker``, ``outbox``, ``store``,
+``settings``, ``pairing`` and ``topics`` (the contract in pyproject.toml checks it).
 """

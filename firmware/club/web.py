@@ -30,8 +30,8 @@ from starlette.routing import Route
 from bornes.engine.options import EDITIONS
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore, TournamentError
-from bornes.firmware.guard import SiteGuard, csv_row, local_names
-from bornes.firmware.i18n import LANGUAGES, translations
+from bornes.firmware.language.i18n import LANGUAGES, translations
+from bornes.firmware.web.guard import SiteGuard, csv_row, local_names
 
 MAX_FORM = 16 * 1024
 MAX_LISTENERS = 100  # browsers following the tables page at once (a projector, phones…); half uvicorn's limit
@@ -39,7 +39,7 @@ LISTENERS_PER_CLIENT = 4  # one phone's tabs: one phone never takes every live p
 MAX_GAME = 10**9  # game numbers are SQLite integers: anything larger is no game
 WRONG_TRIES = 5  # wrong organiser passwords from one address…
 WRONG_WINDOW = 60.0  # …within this many seconds, and that address waits until the window has passed
-CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/locale/<lang>/LC_MESSAGES/bornes-club.po
+CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/language/locale/<lang>/LC_MESSAGES/bornes-club.po
 _language = "en"
 _catalogue = translations(_language, CLUB_DOMAIN)
 
@@ -99,7 +99,7 @@ SECURITY_HEADERS = {
 }
 
 TABLES_JS = """
-// Each card draws the live message of one table: firmware/live.py's snapshot, as the phone pages show it.
+// Each card draws the live message of one table: firmware/storage/live.py's snapshot, as the phone pages show it.
 const data = JSON.parse(document.getElementById('tables-data').textContent);
 // The words around a table follow that table's language (a French table reads French on any board).
 const LL = JSON.parse(document.getElementById('labels').textContent);

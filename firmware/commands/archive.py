@@ -14,11 +14,11 @@ import json
 import os
 from pathlib import Path
 
-from bornes.firmware.commands.export import render
-from bornes.firmware.config import add_config_argument, ensure_state_dir, load_config
-from bornes.firmware.errors import EX_CANTCREAT, EX_USAGE, UserError
-from bornes.firmware.journal import Journal
-from bornes.firmware.statelock import StateLock
+from bornes.drivers.errors import EX_CANTCREAT, EX_USAGE, UserError
+from bornes.firmware.appliance.config import add_config_argument, ensure_state_dir, load_config
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.records import render
+from bornes.firmware.storage.statelock import StateLock
 
 ARCHIVE_DIR = "archive"
 INDEX = "index.jsonl"

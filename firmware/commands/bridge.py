@@ -8,8 +8,8 @@ import signal
 import sys
 from types import FrameType
 
+from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.commands import add_deprecated
-from bornes.firmware.errors import EX_CONFIG, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,8 +6,8 @@ import argparse
 import logging
 import sys
 
+from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.commands import add_deprecated
-from bornes.firmware.errors import EX_CONFIG, UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         from bornes.firmware.club.settings import load_board
         from bornes.firmware.club.store import ClubStore
         from bornes.firmware.club.web import create_app
-        from bornes.firmware.guard import server_config
+        from bornes.firmware.web.guard import server_config
     except ImportError as error:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(

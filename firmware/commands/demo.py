@@ -19,16 +19,14 @@ import threading
 import time
 from typing import Any
 
+from bornes.drivers.errors import EX_USAGE, UserError
 from bornes.drivers.events import ButtonPressed, InputEvent
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.simulate import Simulation
-from bornes.engine.state import GameSetup, SetupError
-from bornes.firmware import progress
-from bornes.firmware.bots import BotError, BotHands, play_table
-from bornes.firmware.errors import EX_USAGE, UserError
-from bornes.firmware.flow import Outcome, TableFlow
-from bornes.firmware.present import format_sheet
-from bornes.firmware.referee import STOP, Referee
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation
+from bornes.firmware.appliance import progress
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.table.bots import BotError, BotHands, play_table
+from bornes.firmware.table.flow import Outcome, TableFlow
+from bornes.firmware.table.present import format_sheet
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 
@@ -132,8 +130,8 @@ def _hands_done(flow: TableFlow) -> int:
 
 def _play(args: argparse.Namespace, setup: GameSetup, state_dir: str, tty: bool, pace: float) -> int:
     from bornes.drivers.readers import open_reader
-    from bornes.firmware.journal import Journal
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.journal import Journal
+    from bornes.firmware.storage.store import JournalStore
 
     events: queue.Queue[Any] = queue.Queue()
     outcomes: queue.Queue[tuple[InputEvent, Outcome]] = queue.Queue()

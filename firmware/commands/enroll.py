@@ -13,12 +13,10 @@ import queue
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.errors import EX_DATAERR, UserError
 from bornes.drivers.events import CardScanned, ControlScanned, UnknownKind, UnknownScanned
 from bornes.drivers.readers.bindings import BindingError, BindingTable, describe_payload, read_bindings_file
-from bornes.firmware.commands.scan_test import format_event
-from bornes.firmware.enrollment import Enrollment, deck_payloads, parse_payloads
-from bornes.firmware.errors import EX_DATAERR, UserError
-from bornes.firmware.reader_options import (
+from bornes.firmware.appliance.reader_options import (
     ReaderChoice,
     add_reader_arguments,
     events_until,
@@ -26,6 +24,8 @@ from bornes.firmware.reader_options import (
     reader_choice,
     start_reader,
 )
+from bornes.firmware.commands.scan_test import format_event
+from bornes.firmware.deck.enrollment import Enrollment, deck_payloads, parse_payloads
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     choice = reader_choice(args)
     if args.list or args.export:  # reading only: fine beside the running referee
         return _run(args, choice)
-    from bornes.firmware.statelock import StateLock
+    from bornes.firmware.storage.statelock import StateLock
 
     choice.state_dir.mkdir(parents=True, exist_ok=True)
     with StateLock.acquire(choice.state_dir, "enroll"):  # the referee reloads bindings; only one writer

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from bornes.firmware.config import add_config_argument, load_config
-from bornes.firmware.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
-from bornes.firmware.journal import FILENAME, GameRecord, Journal
+from bornes.drivers.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
+from bornes.firmware.appliance.config import add_config_argument, load_config
+from bornes.firmware.storage.journal import FILENAME, Journal
+from bornes.firmware.storage.records import render
 
 FORMATS = ("record", "json")
 
@@ -22,25 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", help=argparse.SUPPRESS)  # deprecated: --format json is --json
     parser.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_config_argument(parser)
-
-
-def render(record: GameRecord, form: str) -> str:
-    """``record`` is the engine's game record: the stored header, a blank line, the action lines as
-    stored (what ``bornes.engine.record.read_record`` reads back); ``json`` adds status and summary."""
-    if form == "record":
-        body = "".join(f"{line}\n" for line in record.lines)
-        return f"{record.header.rstrip(chr(10))}\n\n{body}" if record.header.strip() else body
-    summary = json.loads(record.summary) if record.summary is not None else None
-    document = {
-        "game": record.game_id,
-        "header": record.header,
-        "actions": record.lines,
-        "status": record.status,
-        "created": record.created,
-        "finished": record.finished,
-        "summary": summary,
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def _write(text: str, out: str | None) -> None:

@@ -12,17 +12,17 @@ import json
 import sys
 from pathlib import Path
 
+from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
 from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name, pad_place
 from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS, OptionError
 from bornes.engine.state import GameSetup, SetupError
 from bornes.engine.views import sheets_list, table_dict
-from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.i18n import LANGUAGES, _, current_language, edition_language, use
-from bornes.firmware.present import screen
-from bornes.firmware.words import SHEET_ROWS, sheet_row
+from bornes.firmware.language.i18n import LANGUAGES, _, current_language, edition_language, use
+from bornes.firmware.language.words import SHEET_ROWS, sheet_row
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -167,9 +167,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.script} is not a text file", EX_DATAERR) from None
     journal = None
     if args.state_dir:
-        from bornes.firmware.journal import Journal
-        from bornes.firmware.statelock import StateLock
-        from bornes.firmware.store import JournalStore
+        from bornes.firmware.storage.journal import Journal
+        from bornes.firmware.storage.statelock import StateLock
+        from bornes.firmware.storage.store import JournalStore
 
         Path(args.state_dir).mkdir(parents=True, exist_ok=True)
         lock = StateLock.acquire(args.state_dir, "feed")  # never into the live referee's journal

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bornes.firmware.config import add_config_argument, load_config
-from bornes.firmware.enrollment import deck_payloads, parse_payloads
-from bornes.firmware.errors import EX_IOERR, EX_UNAVAILABLE, UserError
-from bornes.firmware.i18n import LANGUAGES, _, edition_language, speaking
+from bornes.drivers.errors import EX_IOERR, EX_UNAVAILABLE, UserError
+from bornes.firmware.appliance.config import add_config_argument, load_config
+from bornes.firmware.deck.enrollment import deck_payloads, parse_payloads
+from bornes.firmware.language.i18n import LANGUAGES, _, edition_language, speaking
 
 # Kept here so `bornes` starts on a Pi without reportlab (the optional "labels" extra);
-# tests check it matches bornes.firmware.labels.SHEETS.
+# tests check it matches bornes.firmware.deck.labels.SHEETS.
 SHEET_NAMES: tuple[str, ...] = ("a4-l7160", "letter-5160", "a4-l7651")
 DEFAULT_SHEET = "a4-l7160"
 
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from bornes.firmware.labels import SHEETS, write_labels
+        from bornes.firmware.deck.labels import SHEETS, write_labels
     except ImportError:
         raise UserError("bornes labels needs reportlab: pip install 'bornes[labels]'", EX_UNAVAILABLE) from None
     edition = args.edition or load_config(args.config).game.edition

@@ -6,10 +6,8 @@ import argparse
 import json
 from typing import TextIO
 
-from bornes.engine.record import RecordError, iter_record
-from bornes.engine.rules import Accepted, apply, new_game
-from bornes.engine.views import table_dict, verdict_dict
-from bornes.firmware.errors import EX_DATAERR, EX_NOINPUT, UserError
+from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
+from bornes.engine import Accepted, RecordError, apply, iter_record, new_game, table_dict, verdict_dict
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

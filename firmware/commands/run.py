@@ -14,8 +14,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bornes.firmware.config import Config
-    from bornes.firmware.console import Console
+    from bornes.firmware.appliance.config import Config
+    from bornes.firmware.appliance.console import Console
 
 # Only the standard library at import: ``run`` installs its signal handlers before it loads the
 # rest (the referee, screens and PIL take most of the start), so a SIGTERM at any point of a
@@ -25,7 +25,7 @@ log = logging.getLogger("bornes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from bornes.firmware.config import add_config_argument
+    from bornes.firmware.appliance.config import add_config_argument
 
     add_config_argument(parser)
     parser.add_argument(
@@ -50,8 +50,8 @@ def setup_logging(level: str) -> None:
 def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:
     """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops."""
     from bornes.drivers.events import KeyTyped
-    from bornes.firmware.console import Console
-    from bornes.firmware.referee import STOP
+    from bornes.firmware.appliance.console import Console
+    from bornes.firmware.appliance.referee import STOP
 
     console = console or Console()
     for line in console.lines():
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         log.info("signal %s: shutting down", name)
         stop.set()
         if queues:  # a loop is waiting, so the referee module is loaded already
-            from bornes.firmware.referee import STOP
+            from bornes.firmware.appliance.referee import STOP
 
             for waiting in list(queues):
                 waiting.put(STOP)
@@ -83,15 +83,15 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    from bornes.firmware.config import ensure_state_dir, load_config
-    from bornes.firmware.statelock import StateLock
+    from bornes.firmware.appliance.config import ensure_state_dir, load_config
+    from bornes.firmware.storage.statelock import StateLock
 
     config = load_config(args.config)
     if args.port:
         config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
     setup_logging(config.log.level)
-    from bornes.firmware import i18n
-    from bornes.firmware.config import table_language
+    from bornes.firmware.appliance.config import table_language
+    from bornes.firmware.language import i18n
 
     i18n.use(table_language(config))
     if stop.is_set():
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_room(state_dir: Path) -> None:
     """A disk too full for one card stops the start in one line (exit 74, not restarted by systemd)."""
-    from bornes.firmware.journal import JournalFull, headroom
+    from bornes.firmware.storage.journal import JournalFull, headroom
 
     room = headroom(state_dir)
     if room.full:
@@ -120,10 +120,10 @@ def _check_room(state_dir: Path) -> None:
 def _run_locked(
     config: Config, args: argparse.Namespace, state_dir: Path, stop: threading.Event, queues: list[queue.Queue[object]]
 ) -> int:
-    from bornes.firmware.appliance import Appliance
-    from bornes.firmware.journal import Journal, JournalCorrupt
-    from bornes.firmware.referee import STOP
-    from bornes.firmware.store import GameDoesNotReplay
+    from bornes.firmware.appliance.assembly import Appliance
+    from bornes.firmware.appliance.referee import STOP
+    from bornes.firmware.storage.journal import Journal, JournalCorrupt
+    from bornes.firmware.storage.store import GameDoesNotReplay
 
     journal: Journal | None = None
     while True:
@@ -180,9 +180,9 @@ def _archive(config: Config, journal: Any, state_dir: Path) -> None:
     (the journal simply keeps every game until it is fixed)."""
     if not config.state.keep_games:
         return
+    from bornes.drivers.errors import UserError
     from bornes.firmware.commands.archive import ARCHIVE_DIR, archive_games
-    from bornes.firmware.errors import UserError
-    from bornes.firmware.journal import JournalCorrupt
+    from bornes.firmware.storage.journal import JournalCorrupt
 
     try:
         gone = archive_games(journal, config.state.keep_games, state_dir / ARCHIVE_DIR)
@@ -199,8 +199,8 @@ def _archive(config: Config, journal: Any, state_dir: Path) -> None:
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
     """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
     from bornes.drivers.display.terminal import panel_rows
-    from bornes.firmware.console import Console, SpokenActions, input_words
-    from bornes.firmware.i18n import _
+    from bornes.firmware.appliance.console import Console, SpokenActions, input_words
+    from bornes.firmware.language.i18n import _
 
     display = appliance.display
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
@@ -245,9 +245,9 @@ def _hold_ok(
     """
     from bornes.drivers.buttons import Buttons
     from bornes.drivers.pins import make_pin_factory
-    from bornes.firmware import notify
-    from bornes.firmware.appliance import desktop_panel, open_display_from_config
-    from bornes.firmware.referee import wait_for_long_ok
+    from bornes.firmware.appliance import notify
+    from bornes.firmware.appliance.assembly import desktop_panel, open_display_from_config
+    from bornes.firmware.appliance.referee import wait_for_long_ok
     from bornes.firmware.screens.model import StatusView
     from bornes.firmware.screens.render import render
 

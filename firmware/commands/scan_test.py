@@ -10,9 +10,9 @@ import argparse
 import queue
 from typing import Any
 
+from bornes.drivers.errors import EX_UNAVAILABLE, UserError
 from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
-from bornes.firmware.errors import EX_UNAVAILABLE, UserError
-from bornes.firmware.reader_options import (
+from bornes.firmware.appliance.reader_options import (
     add_reader_arguments,
     events_until,
     load_bindings,

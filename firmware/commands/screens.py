@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bornes.engine.actions import Action, Play
-from bornes.firmware.errors import EX_IOERR, UserError
-from bornes.firmware.flow import Outcome
-from bornes.firmware.i18n import LANGUAGES, edition_language, speaking
+from bornes.drivers.errors import EX_IOERR, UserError
+from bornes.engine import Action, Play
+from bornes.firmware.language.i18n import LANGUAGES, edition_language, speaking
 from bornes.firmware.screens.model import MenuView, ScreenView, TableView
+from bornes.firmware.table.flow import Outcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,9 +89,9 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     from bornes.drivers.readers.resolver import CardResolver
     from bornes.engine.simulate import PhysicalTable, Simulation
     from bornes.engine.state import GameSetup, Phase
-    from bornes.firmware.bots import BotError, BotHands, same_play
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.present import screen
+    from bornes.firmware.table.bots import BotError, BotHands, same_play
+    from bornes.firmware.table.flow import TableFlow
+    from bornes.firmware.table.present import screen
 
     names = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")[:players]
     setup = GameSetup.create(edition, names, teams=teams)
@@ -134,7 +134,7 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
             tap("MB-CMD-NEXT")
 
     keep()
-    from bornes.firmware.flow import Mode, SetupStep
+    from bornes.firmware.table.flow import Mode, SetupStep
 
     for step in SetupStep:  # every setup screen, each menu item under the cursor once
         flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, step, 0

@@ -7,11 +7,9 @@ import json
 import random
 import time
 
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.simulate import Simulation
-from bornes.engine.state import GameSetup, SetupError
-from bornes.firmware import progress
-from bornes.firmware.errors import EX_USAGE, UserError
+from bornes.drivers.errors import EX_USAGE, UserError
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation
+from bornes.firmware.appliance import progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import serial
 
+from bornes.drivers.errors import EX_UNAVAILABLE, UserError
 from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
 from bornes.drivers.readers.serial_reader import open_serial
-from bornes.firmware.enrollment import deck_payloads, parse_payloads
-from bornes.firmware.errors import EX_UNAVAILABLE, UserError
-from bornes.firmware.reader_options import ReaderChoice, add_reader_arguments, reader_choice
-from bornes.firmware.tags import TagWriter, read_payload
+from bornes.firmware.appliance.reader_options import ReaderChoice, add_reader_arguments, reader_choice
+from bornes.firmware.deck.enrollment import deck_payloads, parse_payloads
+from bornes.firmware.deck.tags import TagWriter, read_payload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,8 +10,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from bornes.firmware.config import ControlConfig, add_config_argument, load_config, table_language
-from bornes.firmware.errors import EX_CONFIG, UserError
+from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language
 
 log = logging.getLogger("bornes.web")
 
@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from bornes.firmware.guard import server_config
         from bornes.firmware.web.app import Settings, create_app
+        from bornes.firmware.web.guard import server_config
     except ImportError as error:
         raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
                         EX_CONFIG) from None
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         defaults={"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
                   "options": dict(g.options)},
     )
-    from bornes.firmware import i18n
+    from bornes.firmware.language import i18n
 
     i18n.use(settings.language)  # rule names in the setup form come from the table's catalogue
     host = args.host or config.web.host

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from html import escape
 
-from bornes.firmware.i18n import N_, _, pgettext, translations
+from bornes.firmware.language.i18n import N_, _, pgettext, translations
+from bornes.firmware.screens import icons
+from bornes.firmware.screens.canvas import BLACK, Canvas
 from bornes.firmware.screens.model import KIND_TITLES, NEEDS_ROLL, ROLLING
 
 
@@ -65,12 +67,32 @@ LEGEND: tuple[LegendEntry, ...] = (
 LEGEND_TITLE = N_("What the icons mean")
 
 
+def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
+    """One mark as the table draws it, in an 11-pixel-high slot at (x, y)."""
+    if kind == "hazard":
+        c.icon((x + 1, y), icons.hazard_icon(name))
+    elif kind == "safety":
+        c.icon((x + 1, y), icons.safety_icon(name))
+    elif kind == "coup":
+        c.box((x, y - 1, x + 11, y + 10))
+        c.icon((x + 1, y), icons.safety_icon(name), fill=BLACK)
+    elif kind == "slot":
+        c.dot((x + 6, y + 5))
+    elif kind == "turn":
+        c.polygon([(x + 1, y), (x + 5, y + 5), (x + 1, y + 10)])
+    elif kind == "deck":
+        deck = icons.deck_icon()
+        c.icon((x + 1, y + 2), deck)
+        c.text((x + deck.width + 3, y + 2), "42", "small")
+    elif kind == "points":
+        c.text((x + 1, y + 3), "90 +25", "tiny")
+    elif kind == "bar":
+        c.bar(x + 1, y + 5, 24, 1, 2, 3)
+
+
 def sample_png(entry: LegendEntry, scale: int = 3) -> bytes:
     """The mark as the panel draws it (the legend screen's own drawing), enlarged, as a PNG."""
     from PIL import Image
-
-    from bornes.firmware.screens.canvas import Canvas
-    from bornes.firmware.screens.render import legend_sample
 
     canvas = Canvas((30, 13), "L")
     legend_sample(canvas, entry.kind, entry.name, 1, 1)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from bornes.firmware.i18n import _
+from bornes.firmware.language.i18n import _
 from bornes.firmware.screens.canvas import BLACK, WHITE, Canvas
 
 
@@ -54,7 +54,7 @@ def render_pairing(view: PairingView, size: tuple[int, int] = (128, 64), mode: s
                     canvas.box((x0, y0, x0 + scale - 1, y0 + scale - 1), fill=BLACK)
         left = side + 3
     right = canvas.width
-    # Any button puts the table back; a long BACK forgets every paired phone (firmware/referee.py).
+    # Any button puts the table back; a long BACK forgets every paired phone (firmware/appliance/referee.py).
     hint = _("Hold BACK: unpair all")
     room = right - left - 2
     hint_lines = [hint] if canvas.fits(hint, "tiny", room) else canvas.wrap(hint, "tiny", room)[:2]

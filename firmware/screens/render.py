@@ -11,10 +11,11 @@ from typing import Any
 
 from PIL import Image
 
-from bornes.firmware.i18n import N_, _, pgettext
+from bornes.firmware.language.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
 from bornes.firmware.screens.canvas import layout_problems as canvas_problems
+from bornes.firmware.screens.legend import LEGEND, LEGEND_TITLE, legend_sample
 from bornes.firmware.screens.model import (
     KIND_TITLES,
     CoupFourrePrompt,
@@ -402,7 +403,12 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
             c.text_right(right, y, "-" if value == 0 and label not in _SUM_ROWS else str(value), font)
-    _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
+    if len(pages) == 1:  # NEXT has nothing to turn to
+        _hint(c, (_("OK next hand"), _("OK")))
+    elif page == len(pages) - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK next hand"), _("NEXT first  OK next hand"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
 
 
 def abbreviated(label: str) -> list[str]:
@@ -457,8 +463,6 @@ def _legend_columns(size: tuple[int, int]) -> int:
 
 def legend_pages(size: tuple[int, int] = SMALL) -> int:
     """How many pages the legend needs on a panel of ``size``."""
-    from bornes.firmware.screens.legend import LEGEND
-
     rows = (size[1] - TITLE_H - HINT_H - 2) // _LEGEND_ROW
     per_page = rows * _legend_columns(size)
     return -(-len(LEGEND) // per_page)
@@ -466,8 +470,6 @@ def legend_pages(size: tuple[int, int] = SMALL) -> int:
 
 def _legend(c: Canvas, view: LegendView) -> None:
     """Each mark of the table beside its meaning: NEXT and BACK page through them."""
-    from bornes.firmware.screens.legend import LEGEND, LEGEND_TITLE
-
     size = (c.width, c.height)
     columns = _legend_columns(size)
     rows = (c.height - TITLE_H - HINT_H - 2) // _LEGEND_ROW
@@ -484,30 +486,10 @@ def _legend(c: Canvas, view: LegendView) -> None:
         room = col_w - _LEGEND_SAMPLE - 2
         words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
         c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
-    _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
-
-
-def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
-    """One mark as the table draws it, in an 11-pixel-high slot at (x, y)."""
-    if kind == "hazard":
-        c.icon((x + 1, y), icons.hazard_icon(name))
-    elif kind == "safety":
-        c.icon((x + 1, y), icons.safety_icon(name))
-    elif kind == "coup":
-        c.box((x, y - 1, x + 11, y + 10))
-        c.icon((x + 1, y), icons.safety_icon(name), fill=BLACK)
-    elif kind == "slot":
-        c.dot((x + 6, y + 5))
-    elif kind == "turn":
-        c.polygon([(x + 1, y), (x + 5, y + 5), (x + 1, y + 10)])
-    elif kind == "deck":
-        deck = icons.deck_icon()
-        c.icon((x + 1, y + 2), deck)
-        c.text((x + deck.width + 3, y + 2), "42", "small")
-    elif kind == "points":
-        c.text((x + 1, y + 3), "90 +25", "tiny")
-    elif kind == "bar":
-        c.bar(x + 1, y + 5, 24, 1, 2, 3)
+    if page == pages - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
 
 
 def card_title(kind: str) -> str:

@@ -1,7 +1,7 @@
 """Sample views of a game in progress: every screen, for ``bornes screens`` and the golden tests.
 
 Hand-written on purpose: the running table builds its views from the engine in
-``bornes.firmware.present``; these fixed views pin down what each screen looks like in the golden
+``bornes.firmware.table.present``; these fixed views pin down what each screen looks like in the golden
 tests (team names, a coup fourré, a speed limit, an empty draw pile...).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bornes.engine.options import EDITIONS
-from bornes.firmware.i18n import _, ngettext
-from bornes.firmware.rule_labels import edition_short, option_lines, rules_hint
+from bornes.engine import EDITIONS
+from bornes.firmware.language.i18n import _, ngettext
+from bornes.firmware.language.rule_labels import edition_short, option_lines, rules_hint
 from bornes.firmware.screens.model import (
     NEEDS_ROLL,
     NOT_STARTED,
@@ -99,7 +99,7 @@ def sample_tables() -> dict[str, TableView]:
 
 
 def _sample_tables() -> dict[str, TableView]:
-    from bornes.firmware.words import ROLL, card_name
+    from bornes.firmware.language.words import ROLL, card_name
 
     classic, hasbro = _("Classic"), edition_short("hasbro-2016")
     four = TableView(_FOUR, draw_pile=42, hand_number=3, edition_title=hasbro, turn_name="Ann")
@@ -141,7 +141,7 @@ def _sample_tables() -> dict[str, TableView]:
 
 def sample_screens() -> dict[str, ScreenView]:
     """Every screen, named for its PNG file, its words from the catalogue in the language in use."""
-    from bornes.firmware.words import card_name, edition_title
+    from bornes.firmware.language.words import card_name, edition_title
 
     screens: dict[str, ScreenView] = dict(sample_tables())
     sheet = _("Hand {hand}").format(hand=3)
@@ -159,7 +159,7 @@ def sample_screens() -> dict[str, ScreenView]:
                                                 _("{count} in teams").format(count=6)), selected=2),
         "menu-names": NameEditView(_("Name of seat {letter}").format(letter="C"), "Chloé", cursor=2),
         "menu-dealer": MenuView(_("Who deals?"), ("Ann", "Bob", "Chloé", "Dmitri"), selected=3),
-        # The same labels as the appliance's Rules menu (firmware/rule_labels.py), one house rule changed.
+        # The same labels as the appliance's Rules menu (firmware/language/rule_labels.py), one house rule changed.
         "menu-options": MenuView(_("Rules"), (_("Start the game"), *option_lines(
             EDITIONS["parker-1988"].options.replace(hazard_on_hazard=False), "parker-1988")), selected=1,
                                  hint=rules_hint()),

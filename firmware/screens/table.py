@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bornes.firmware.i18n import _
+from bornes.firmware.language.i18n import _
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, Canvas
 from bornes.firmware.screens.model import SAFETIES, SideView, TableView

@@ -20,9 +20,10 @@ from typing import Any
 from bornes.engine.actions import Action, CoupFourre
 from bornes.engine.game import Game
 from bornes.engine.state import GameSetup, GameState
-from bornes.firmware.guard import csv_row
-from bornes.firmware.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
-from bornes.firmware.live import GameUnreadable, open_readonly, replay
+from bornes.firmware.storage.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
+from bornes.firmware.storage.live import GameUnreadable, open_readonly, replay
+from bornes.firmware.storage.records import render
+from bornes.firmware.web.guard import csv_row
 
 #: Score sheet rows that count a feat, as the engine names them (engine/scoring.py).
 TRIP_ROW = "Trip completed"
@@ -162,7 +163,7 @@ class Library:
 
 
 def players_of(header: str) -> list[str]:
-    from bornes.firmware.live import setup_of
+    from bornes.firmware.storage.live import setup_of
 
     try:
         return list(setup_of(header).names)
@@ -238,16 +239,12 @@ def tallies(lines: list[Line]) -> tuple[list[Tally], list[Tally]]:
 
 
 def record_text(record: GameRecord) -> str:
-    from bornes.firmware.commands.export import render
-
     return render(record, "record")
 
 
 def game_json(stored: StoredGame) -> str:
     """The game for programs: the stored record, every action, each hand's score sheet, the result."""
     from bornes.engine.views import sheets_list, table_dict
-    from bornes.firmware.commands.export import render
-
     document: dict[str, Any] = json.loads(render(stored.info, "json"))
     document["table"] = table_dict(stored.state)
     document["sheets"] = sheets_list(stored.state)
@@ -265,7 +262,7 @@ def history_csv(infos: list[GameInfo], library: Library) -> str:
             with contextlib.suppress(ValueError):
                 loaded = json.loads(info.summary)
                 summary = loaded if isinstance(loaded, dict) else {}
-        from bornes.firmware.live import setup_of
+        from bornes.firmware.storage.live import setup_of
 
         try:
             setup = setup_of(info.header)

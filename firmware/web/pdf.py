@@ -14,9 +14,9 @@ from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from bornes.firmware.language.words import edition_title
 from bornes.firmware.web.games import StoredGame
 from bornes.firmware.web.views import SHEET_TOTALS, Words, side_names
-from bornes.firmware.words import edition_title
 
 
 def score_sheet_pdf(stored: StoredGame, t: Words) -> bytes:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     import sys
 
-    from bornes.firmware.i18n import WEB_DOMAIN, translations
+    from bornes.firmware.language.i18n import WEB_DOMAIN, translations
     from bornes.firmware.web.games import Library
 
     state_dir, game, language = argv if argv is not None else sys.argv[1:]

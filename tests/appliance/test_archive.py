@@ -9,7 +9,7 @@ import pytest
 
 from bench.journal import build
 from bornes.firmware.cli import main
-from bornes.firmware.journal import Journal
+from bornes.firmware.storage.journal import Journal
 
 
 def test_archive_writes_records_then_keeps_the_newest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

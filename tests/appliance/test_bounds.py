@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from bornes.drivers.errors import EX_DATAERR
 from bornes.firmware.cli import main
-from bornes.firmware.errors import EX_DATAERR
 
 
 def _feed(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:

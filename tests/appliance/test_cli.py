@@ -43,7 +43,7 @@ def test_help_imports_no_command() -> None:
 def test_replay_imports_only_replay_and_the_engine() -> None:
     loaded = _imported_after(["replay", "game.record"])
     assert {m for m in loaded if m.startswith("bornes.firmware.commands.")} == {"bornes.firmware.commands.replay"}
-    for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "bornes.engine.simulate", "bornes.firmware.flow"):
+    for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "bornes.engine.simulate", "bornes.firmware.table.flow"):
         assert heavy not in loaded, heavy
 
 

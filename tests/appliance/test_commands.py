@@ -15,7 +15,7 @@ from bornes.engine.record import read_record, write_header
 from bornes.engine.state import GameSetup
 from bornes.firmware import cli
 from bornes.firmware.commands import doctor
-from bornes.firmware.journal import FILENAME, Journal
+from bornes.firmware.storage.journal import FILENAME, Journal
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = write_header(GameSetup.create("winning-moves", ["Anne", "Bruno"]))

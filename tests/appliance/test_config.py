@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bornes.firmware import cli
-from bornes.firmware.config import (
+from bornes.firmware.appliance.config import (
     DEFAULT_NAMES,
     SECTIONS,
     Config,
@@ -116,7 +116,7 @@ def test_missing_default_file_gives_defaults_and_says_so(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.delenv("BORNES_CONFIG", raising=False)
-    monkeypatch.setattr("bornes.firmware.config.DEFAULT_CONFIG_PATH", str(tmp_path / "absent.toml"))
+    monkeypatch.setattr("bornes.firmware.appliance.config.DEFAULT_CONFIG_PATH", str(tmp_path / "absent.toml"))
     with caplog.at_level("WARNING", logger="bornes.config"):
         config = load_config(None)
     assert config == Config() and config.source is None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware.journal import (
+from bornes.firmware.storage.journal import (
     FILENAME,
     CurrentGame,
     Journal,
@@ -302,7 +302,7 @@ CHILD = textwrap.dedent(
     """
     import os, random, sys
     sys.path.insert(0, sys.argv[1])
-    from bornes.firmware.journal import Journal
+    from bornes.firmware.storage.journal import Journal
 
     def say(text):
         # one write(2) below PIPE_BUF: the parent sees the whole line or none of it, never a torn one

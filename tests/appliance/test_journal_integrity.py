@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware import journal as journal_module
-from bornes.firmware.journal import (
+from bornes.firmware.storage import journal as journal_module
+from bornes.firmware.storage.journal import (
     FILENAME,
     Journal,
     JournalBusy,
@@ -167,7 +167,7 @@ def test_a_journal_written_by_schema_1_opens_resumes_and_keeps_its_games(tmp_pat
     with sqlite3.connect(tmp_path / FILENAME) as db:
         assert db.execute("SELECT version FROM schema_version").fetchone()[0] == 2
     db.close()
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.store import JournalStore
 
     with Journal.open(tmp_path) as journal:
         game = JournalStore(journal).resume()
@@ -350,8 +350,8 @@ def test_disk_full_is_storage_full_not_an_internal_error(tmp_path: Path) -> None
 
 def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) -> None:
     """Doctor said OK to a journal the service could not write; now it names the problem and the fix."""
+    from bornes.firmware.appliance.config import parse_config
     from bornes.firmware.commands.doctor import check_journal
-    from bornes.firmware.config import parse_config
 
     with Journal.open(tiny_tmpfs) as journal:
         journal.new_game(HEADER)
@@ -371,7 +371,7 @@ def test_doctor_fails_a_journal_the_referee_could_not_write(tiny_tmpfs: Path) ->
     (sqlite3.SQLITE_READONLY, "JournalUnwritable", "journal"),
 ])
 def test_each_sqlite_error_gets_its_true_name(tmp_path: Path, code: int, kind: str, words: str) -> None:
-    from bornes.firmware.journal import classify
+    from bornes.firmware.storage.journal import classify
 
     error = sqlite3.OperationalError("something went wrong\nover two lines")
     error.sqlite_errorcode = code  # type: ignore[attr-defined]

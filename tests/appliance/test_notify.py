@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware import notify
+from bornes.firmware.appliance import notify
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,7 +79,7 @@ LOOP = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, sys.argv[1])
-    from bornes.firmware import notify
+    from bornes.firmware.appliance import notify
     interval = notify.watchdog_interval()
     notify.ready("up")
     for _ in range(4):

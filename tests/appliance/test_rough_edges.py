@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware import cli, progress
+from bornes.firmware import cli
+from bornes.firmware.appliance import progress
 from bornes.firmware.commands.history import local_time
 from tests.appliance.test_commands import journal_with_games, write_config
 from tests.flow.helpers import drive, table

@@ -1,7 +1,7 @@
 """From the organiser's click to a game at the table with one OK, through the real referee.
 
 A real Mosquitto, board and bridge, and the real referee loop with its control socket
-(firmware/control.py) and journal: the board publishes the round, the bridge hands the assignment
+(firmware/appliance/control.py) and journal: the board publishes the round, the bridge hands the assignment
 to the referee, the table shows the proposed game, one OK starts it, and the board sees the
 table playing with the assigned names. A reconnect does not propose the same game twice, and a
 table in the middle of a game keeps the next assignment for the game's end without a word on its panel.
@@ -21,11 +21,11 @@ import pytest
 
 from bench.club import Club, club_night, organiser_headers
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware.control import ControlListener
-from bornes.firmware.flow import Mode, TableFlow
-from bornes.firmware.journal import Journal
-from bornes.firmware.referee import STOP, Referee
-from bornes.firmware.store import JournalStore
+from bornes.firmware.appliance.control import ControlListener
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import Mode, TableFlow
 from tests.club.conftest import require_mosquitto
 from tests.web.server import first_hand
 

@@ -34,7 +34,7 @@ from bench.club import (
     table_password,
     wait_port,
 )
-from bornes.firmware.journal import FINISHED, Journal
+from bornes.firmware.storage.journal import FINISHED, Journal
 from tests.club.conftest import require_mosquitto
 
 TABLES = [f"t{i}" for i in range(1, 9)]
@@ -373,8 +373,8 @@ def board_lines(club: Club, table: str) -> list[str]:
 
 def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
     from bornes.firmware.commands.feed import feed
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.store import JournalStore
+    from bornes.firmware.table.flow import TableFlow
 
     with Journal.open(club.journal("t8")) as journal:
         store = JournalStore(journal)
@@ -399,8 +399,8 @@ def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
     from selenium.webdriver.chrome.service import Service
 
     from bornes.firmware.commands.feed import feed
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.store import JournalStore
+    from bornes.firmware.table.flow import TableFlow
     from tests.web.server import chromium_or_skip, screenshot_dir
 
     binary, driver_path = chromium_or_skip()

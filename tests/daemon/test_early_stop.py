@@ -42,9 +42,9 @@ def test_the_handlers_are_installed_before_the_slow_imports(tmp_path: Path) -> N
     assert "bornes.firmware.commands.run" in loaded  # the probe really ran up to the handler
     for slow in (
         "PIL",
-        "bornes.firmware.referee",
-        "bornes.firmware.flow",
-        "bornes.firmware.journal",
+        "bornes.firmware.appliance.referee",
+        "bornes.firmware.table.flow",
+        "bornes.firmware.storage.journal",
         "sqlite3",
         "gpiozero",
         "serial",

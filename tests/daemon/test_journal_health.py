@@ -13,9 +13,9 @@ import pytest
 
 from bench.driver import REPO, bornes_command
 from bench.journal import build
-from bornes.firmware import appliance
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.journal import FILENAME, Journal
+from bornes.firmware.appliance import assembly as appliance
+from bornes.firmware.storage.journal import FILENAME, Journal
+from bornes.firmware.table.flow import TableFlow
 
 
 def test_the_idle_check_finds_damage_the_open_check_leaves_for_later(tmp_path: Path,

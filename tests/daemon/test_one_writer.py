@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, write_config
-from bornes.firmware.journal import Journal
+from bornes.firmware.storage.journal import Journal
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from bornes.engine.record import write_header
 from bornes.engine.simulate import simulate
 from bornes.engine.state import GameSetup
-from bornes.firmware.journal import Journal
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
 
 
 def test_a_finished_game_left_in_progress_is_marked_finished_on_resume(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from bornes.engine.actions import CoupFourre, Play
 from bornes.engine.scoring import COUP_FOURRE_BONUS, SAFETY_POINTS, hand_points
 from bornes.engine.simulate import PhysicalTable, Simulation
 from bornes.engine.state import GameSetup, Phase
-from bornes.firmware.bots import BotHands
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import table_view
+from bornes.firmware.table.bots import BotHands
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import table_view
 
 
 def test_miles_and_a_coup_fourre_move_the_hand_points() -> None:
@@ -58,7 +58,7 @@ def test_the_panel_and_the_phone_pages_agree_after_a_hand_ends() -> None:
     from pathlib import Path
 
     from bornes.firmware.commands.feed import feed
-    from bornes.firmware.live import snapshot
+    from bornes.firmware.storage.live import snapshot
 
     flow = TableFlow()
     feed((Path(__file__).parent.parent / "flow" / "games" / "two-players-classic.feed").read_text(), flow)

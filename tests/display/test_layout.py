@@ -128,8 +128,8 @@ def test_setup_summary_and_partner_prompt_fit_long_names() -> None:
     from bornes.drivers.events import ButtonPressed
     from bornes.drivers.readers.resolver import CardResolver
     from bornes.engine.state import GameSetup
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.present import screen
+    from bornes.firmware.table.flow import TableFlow
+    from bornes.firmware.table.present import screen
 
     long_names = ("Marie-Claire", "Maximilienne", "Jean-Baptist", "Anne-Sophie", "Chloé", "Hélène", "Bob", "Zoë")
     views: dict[str, object] = {}

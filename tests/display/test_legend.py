@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bornes.firmware import i18n
+from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE
 from bornes.firmware.screens.icons import icon_names
 from bornes.firmware.screens.legend import LEGEND, legend_html, legend_markdown, sample_png

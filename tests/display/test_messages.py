@@ -20,13 +20,13 @@ from bornes.drivers.events import ButtonPressed, KeyTyped, ReaderBack, ReaderLos
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameSetup
-from bornes.firmware import i18n
 from bornes.firmware.commands.screens import game_screens
-from bornes.firmware.flow import TableFlow
+from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE
 from bornes.firmware.screens.model import FeedbackView, ScreenView, StatusView, TableView, UndoPrompt
 from bornes.firmware.screens.render import layout_problems, render
 from bornes.firmware.screens.samples import sample_tables
+from bornes.firmware.table.flow import TableFlow
 
 #: Record notation: a seat letter and a verb, or a card code, as the journal writes them.
 NOTATION = re.compile(r"\b[A-H] (play|discard|cf|take|swap|roll|extension|leftover|fast)\b|\bMB-[A-Z0-9]+-\d+\b")
@@ -149,7 +149,7 @@ def test_every_table_text_is_in_the_catalogue() -> None:
     from babel.messages.pofile import read_po
 
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "NC_": ((1, "c"), 2)}
-    # As firmware/locale/README.md extracts them: the phone pages and the club board keep their own
+    # As firmware/language/locale/README.md extracts them: the phone pages and the club board keep their own
     # catalogues (bornes-web, bornes-club), so their folders are not the table's.
     own_catalogues = {"web", "club"}
     sources = sorted(path for path in (ROOT / "firmware").rglob("*.py")
@@ -159,11 +159,11 @@ def test_every_table_text_is_in_the_catalogue() -> None:
         for _line, message, _comments, context in extract_from_file("python", str(source), keywords=keywords):
             msgid = message[0] if isinstance(message, tuple) else message
             wanted.add((context, msgid))
-    with (ROOT / "firmware" / "locale" / "fr" / "LC_MESSAGES" / "bornes.po").open("rb") as handle:
+    with (ROOT / "firmware" / "language" / "locale" / "fr" / "LC_MESSAGES" / "bornes.po").open("rb") as handle:
         catalogue = read_po(handle)
     have = {(m.context, m.id[0] if isinstance(m.id, tuple) else m.id) for m in catalogue if m.id}
     assert len(wanted) > 100
-    assert wanted - have == set(), "refresh the catalogue: see firmware/locale/README.md"
+    assert wanted - have == set(), "refresh the catalogue: see firmware/language/locale/README.md"
 
 
 def test_a_translation_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,7 +182,7 @@ def test_a_translation_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     with mo.open("rb") as handle:
         monkeypatch.setitem(i18n._current, i18n.TABLE_DOMAIN, gettext.GNUTranslations(handle))
     from bornes.engine.cards import CardKind
-    from bornes.firmware.words import card_name
+    from bornes.firmware.language.words import card_name
 
     assert card_name(CardKind.RIGHT_OF_WAY) == "Prioritaire"
     french = render(sample_tables()["table-3"], SMALL)

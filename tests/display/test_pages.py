@@ -10,12 +10,12 @@ import pytest
 
 from bornes.drivers.display import open_display
 from bornes.engine.state import GameSetup
-from bornes.firmware import referee as referee_module
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import screen
-from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.appliance import referee as referee_module
+from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.screens.model import TableView
 from bornes.firmware.screens.table import table_pages
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 
 
 def _flow(players: int) -> TableFlow:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from bornes.engine.options import EDITIONS
-from bornes.firmware import i18n
 from bornes.firmware.commands.screens import game_screens
+from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE
 from bornes.firmware.screens.canvas import layout_problems
 from bornes.firmware.screens.model import NameEditView, ScreenView

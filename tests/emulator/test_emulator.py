@@ -17,16 +17,17 @@ import subprocess
 import sys
 import termios
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
-from bornes.firmware.console import input_words
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import screen
+from bornes.firmware.appliance.console import input_words
 from bornes.firmware.screens.render import render
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import drive
 
 BORNES = [sys.executable, "-m", "bornes.firmware.cli"]
@@ -133,10 +134,15 @@ def tmux() -> Iterator[Callable[..., str]]:
         if os.environ.get("CI") == "true":
             pytest.fail("tmux is missing under CI (.ci/run installs it)")
         pytest.skip("tmux is not installed (apt-get install tmux)")
-    socket = f"bornes-test-{os.getpid()}"
+    # A server of its own per test: a server still shutting down from the test before took the
+    # next test's session with it (an empty screen for 90 s, then a failure).
+    socket = f"bornes-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
     def run(*args: str) -> str:
-        done = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", *args], capture_output=True, text=True,
+                              timeout=30)
+        if args[0] == "capture-pane" and done.returncode != 0:
+            raise AssertionError(f"the tmux pane is gone: {done.stderr.strip()}")
         return done.stdout
 
     yield run
@@ -207,7 +213,7 @@ def test_in_a_real_terminal_the_log_never_eats_the_typed_line_and_a_scanner_feed
     command = " ".join([*BORNES, "run", "--emulate", "--display", "terminal", "--config", str(config),
                         "--port", port])
     env = " ".join(f"{k}={v}" for k, v in (("PYTHONPATH", str(REPO)),))
-    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "50", f"cd {REPO} && env {env} {command}; sleep 60")
+    tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "50", f"cd {REPO} && env {env} {command}; sleep 600")
 
     def screen_text() -> str:
         return tmux("capture-pane", "-t", "t", "-p")
@@ -253,7 +259,7 @@ def test_after_refusals_the_prompt_shows_once(tmp_path: Path, tmux: Callable[...
     config = desktop_config(tmp_path)
     command = " ".join([*BORNES, "run", "--emulate", "--config", str(config)])
     tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "120",
-         f"cd {REPO} && env PYTHONPATH={REPO} {command}; sleep 60")
+         f"cd {REPO} && env PYTHONPATH={REPO} {command}; sleep 600")
 
     def screen_text() -> str:
         return tmux("capture-pane", "-t", "t", "-p", "-S", "-400")

@@ -10,8 +10,8 @@ from bornes.engine.reasons import Reason
 from bornes.engine.record import RecordError, read_record
 from bornes.engine.state import GameSetup, SetupError, check_name, check_names
 from bornes.firmware import cli
-from bornes.firmware.config import ConfigError, parse_config
-from bornes.firmware.flow import Mode, TableFlow
+from bornes.firmware.appliance.config import ConfigError, parse_config
+from bornes.firmware.table.flow import Mode, TableFlow
 from tests.flow.helpers import accept, drive
 
 

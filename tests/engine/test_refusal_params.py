@@ -1,6 +1,6 @@
 """A refusal carries what it is about as data, so the table can say it in any language.
 
-The phrasing layer (``bornes.firmware.words.refusal_words``) writes a player's line from the
+The phrasing layer (``bornes.firmware.language.words.refusal_words``) writes a player's line from the
 reason and these parameters; the engine's own line stays English, for logs and records.
 """
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.driver import REPO, bornes_command
-from bornes.firmware.errors import EX_CONFIG
+from bornes.drivers.errors import EX_CONFIG
 
 
 def _config(tmp: Path, *, pins: str | None = None, extra: str = "") -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bench.driver import Daemon, Pty, Script, script_games, write_config
-from bornes.firmware.journal import Journal, JournalError
+from bornes.firmware.storage.journal import Journal, JournalError
 
 KILLS = 100
 SEED = 1962

@@ -16,10 +16,10 @@ from luma.core.device import dummy
 from bench.driver import script_games
 from bornes.drivers.display import Display
 from bornes.drivers.readers.resolver import CardResolver
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.present import screen
-from bornes.firmware.referee import Referee
+from bornes.firmware.appliance.referee import Referee
 from bornes.firmware.screens.render import render
+from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.present import screen
 
 
 class FlakyPanel(dummy):  # type: ignore[misc]

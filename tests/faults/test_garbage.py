@@ -24,8 +24,8 @@ from bornes.drivers.readers import open_reader
 from bornes.drivers.readers.em4100 import em4100_frame
 from bornes.drivers.readers.pn532 import ACK_FRAME, CHIP_TFI, build_frame
 from bornes.drivers.readers.resolver import CardResolver
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.referee import Referee
+from bornes.firmware.appliance.referee import Referee
+from bornes.firmware.table.flow import TableFlow
 from tests.readers.fakes import FakePn532
 
 FRAMES = 10_000

@@ -19,7 +19,7 @@ import pytest
 
 from bench.driver import REPO, bornes_command
 from bornes.firmware.cli import main
-from bornes.firmware.journal import FILENAME, Journal, JournalCorrupt, JournalError
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalCorrupt, JournalError
 from tests.faults.unsaved import CI, in_memory
 
 FIXTURE = Path(__file__).parent.parent / "appliance" / "data" / "journal-v1.sqlite"
@@ -151,7 +151,7 @@ def test_random_damage_is_exit_65_in_one_line_never_raw_sqlite_text(
 def test_sqlite_errors_that_mean_damage_are_damage(tmp_path: Path, text: str) -> None:
     import sqlite3
 
-    from bornes.firmware.journal import classify
+    from bornes.firmware.storage.journal import classify
 
     error = sqlite3.OperationalError(text)
     error.sqlite_errorcode = sqlite3.SQLITE_ERROR  # type: ignore[attr-defined]

@@ -20,9 +20,9 @@ from pathlib import Path
 from bench.driver import Daemon, Pty, Script, script_games, write_config
 from bornes.engine.actions import parse_action
 from bornes.engine.game import Game
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.journal import FILENAME, Journal
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import FILENAME, Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
 
 _RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
 

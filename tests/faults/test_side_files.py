@@ -79,9 +79,9 @@ def test_the_referee_runs_on_with_a_damaged_bindings_file(tmp_path: Path) -> Non
 
 
 def test_the_panel_says_the_tags_need_re_enrolling(tmp_path: Path) -> None:
-    from bornes.firmware.appliance import Appliance
-    from bornes.firmware.config import parse_config
-    from bornes.firmware.present import screen
+    from bornes.firmware.appliance.assembly import Appliance
+    from bornes.firmware.appliance.config import parse_config
+    from bornes.firmware.table.present import screen
 
     state = tmp_path / "state"
     state.mkdir()

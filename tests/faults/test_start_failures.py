@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench.driver import REPO, bornes_command
-from bornes.firmware.journal import FILENAME, Journal, JournalFull
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalFull
 from tests.tmpfs import mounted_tmpfs
 
 SERVICE = REPO / "systemd" / "bornes.service"
@@ -105,8 +105,8 @@ def test_doctor_says_how_many_cards_and_games_fit(tmp_path: Path) -> None:
 
 
 def test_the_panel_warns_while_the_disk_is_nearly_full(tmp_path: Path) -> None:
-    from bornes.firmware import appliance as appliance_module
-    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.appliance import assembly as appliance_module
+    from bornes.firmware.table.flow import TableFlow
 
     with mounted_tmpfs(tmp_path / "mnt", "3m") as disk:
         flow = TableFlow()
@@ -189,8 +189,8 @@ def test_run_and_doctor_agree_on_a_config_run_cannot_use(tmp_path: Path, name: s
 
 def test_every_start_failure_a_restart_cannot_cure_is_not_restarted() -> None:
     """The unit lists them all: damage (65), a state file it cannot make (73), storage (74), config (78)."""
-    from bornes.firmware.errors import EX_CANTCREAT, EX_CONFIG, EX_DATAERR, EX_IOERR, EX_TEMPFAIL
-    from bornes.firmware.journal import JournalCorrupt, JournalIOError, JournalUnwritable
+    from bornes.drivers.errors import EX_CANTCREAT, EX_CONFIG, EX_DATAERR, EX_IOERR, EX_TEMPFAIL
+    from bornes.firmware.storage.journal import JournalCorrupt, JournalIOError, JournalUnwritable
 
     codes = not_restarted()
     assert {EX_DATAERR, EX_CANTCREAT, EX_IOERR, EX_CONFIG} <= codes

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.journal import Journal
-from bornes.firmware.referee import Referee
-from bornes.firmware.store import JournalStore
+from bornes.firmware.appliance.referee import Referee
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
 from tests.flow.helpers import event
 from tests.tmpfs import mounted_tmpfs
 

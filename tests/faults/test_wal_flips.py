@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware.journal import FILENAME, PENDING, Journal, JournalCorrupt
+from bornes.firmware.storage.journal import FILENAME, PENDING, Journal, JournalCorrupt
 from tests.faults.unsaved import CI, HEADER, current_lines, flips, in_memory, judge_against, killed, line, sweep
 
 WAL, SHM = f"{FILENAME}-wal", f"{FILENAME}-shm"
@@ -99,7 +99,7 @@ def test_a_lost_wal_is_reported_by_every_reader_and_the_resume(
     assert "FAIL journal: journal" in capsys.readouterr().out
     with pytest.raises(JournalCorrupt, match="the WAL lost some"):
         Journal.open(state)  # what run's resume opens: it offers "hold OK to set it aside"
-    from bornes.firmware.live import open_readonly
+    from bornes.firmware.storage.live import open_readonly
 
     with pytest.raises(JournalCorrupt):
         open_readonly(state)  # the web pages and the MQTT bridge
@@ -113,7 +113,7 @@ def test_a_slow_reader_defers_the_checkpoint_behind_a_note_that_goes_with_it(
 ) -> None:
     import sqlite3
 
-    from bornes.firmware import journal as journal_module
+    from bornes.firmware.storage import journal as journal_module
 
     monkeypatch.setattr(journal_module, "CHECKPOINT_WAIT_MS", 0)
     journal = Journal.open(tmp_path)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware import journal as journal_module
-from bornes.firmware.journal import FILENAME, PENDING, Journal, JournalError
+from bornes.firmware.storage import journal as journal_module
+from bornes.firmware.storage.journal import FILENAME, PENDING, Journal, JournalError
 
 HEADER = '[Format "bornes-record 1"]\n[Edition "winning-moves"]\n[Players "Anne; Bruno"]'
 CI = os.environ.get("CI") == "true"

@@ -7,8 +7,8 @@ from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameSetup
 from bornes.firmware.commands.feed import input_event
-from bornes.firmware.flow import Outcome, TableFlow
-from bornes.firmware.store import MemoryStore, Store
+from bornes.firmware.storage.store import MemoryStore, Store
+from bornes.firmware.table.flow import Outcome, TableFlow
 
 RESOLVER = CardResolver()
 

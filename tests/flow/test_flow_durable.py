@@ -15,10 +15,10 @@ import pytest
 from bornes.engine.actions import Action
 from bornes.engine.game import Game
 from bornes.engine.rules import Accepted
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.journal import Journal, JournalError
-from bornes.firmware.referee import Referee
-from bornes.firmware.store import JournalStore
+from bornes.firmware.appliance.referee import Referee
+from bornes.firmware.storage.journal import Journal, JournalError
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
 from tests.flow.helpers import drive, event, table
 
 # A 4-player hand that goes through every kind of acceptance: plain plays, a discard,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bornes.firmware.flow import Mode, TableFlow
-from bornes.firmware.present import screen
 from bornes.firmware.screens.model import LegendView, MenuView, TableView
 from bornes.firmware.screens.render import legend_pages, render
+from bornes.firmware.table.flow import Mode, TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import accept, drive
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from bornes.drivers.events import UnknownScanned
 from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
 from bornes.engine.options import ExtensionFailure
-from bornes.firmware.flow import Mode, SetupStep, TableFlow
-from bornes.firmware.present import screen
 from bornes.firmware.screens.model import MenuView, NameEditView, StatusView, TableView
+from bornes.firmware.table.flow import Mode, SetupStep, TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import accept, drive
 
 

@@ -12,9 +12,6 @@ from bornes.engine.actions import CoupFourre, Leftover, Play, Swap
 from bornes.engine.cards import Card, CardKind
 from bornes.engine.state import Phase
 from bornes.firmware.cli import main
-from bornes.firmware.flow import Mode, Outcome, Sound, TableFlow, Verdict
-from bornes.firmware.journal import Journal
-from bornes.firmware.present import screen
 from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     ExtensionPrompt,
@@ -27,7 +24,10 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import Mode, Outcome, Sound, TableFlow, Verdict
+from bornes.firmware.table.present import screen
 from tests.engine.helpers import ANY_KINDS, filler, new_game, play, run_down
 from tests.flow.helpers import accept, drive, game_flow, table
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bornes.firmware.cli import main
-from bornes.firmware.journal import Journal
+from bornes.firmware.storage.journal import Journal
 
 GAMES = Path(__file__).parent / "games"
 GAME_NAMES = sorted(p.stem for p in GAMES.glob("*.feed"))

@@ -16,7 +16,7 @@ from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.cards import Card
 from bornes.engine.state import GameSetup
 from bornes.firmware.commands.feed import ScriptError, feed, input_event
-from bornes.firmware.flow import Mode, Outcome, TableFlow
+from bornes.firmware.table.flow import Mode, Outcome, TableFlow
 
 GAMES = Path(__file__).parent / "games"
 
@@ -198,8 +198,8 @@ def test_the_journal_keeps_the_pad_and_the_pages_say_where_it_was_laid(tmp_path:
     import json as json_module
 
     from bornes.firmware.cli import main
-    from bornes.firmware.journal import Journal
-    from bornes.firmware.live import JournalFollower
+    from bornes.firmware.storage.journal import Journal
+    from bornes.firmware.storage.live import JournalFollower
 
     script = tmp_path / "pads.feed"
     script.write_text("setup names=Ann,Bob,Cid dealer=C\nscan@A MB-ROLL-01\nscan@B MB-ROLL-02\nscan MB-ROLL-03\n"

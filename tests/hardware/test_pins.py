@@ -12,7 +12,7 @@ import pytest
 
 from bornes.drivers import pins
 from bornes.drivers.pins import PinMapError, load, parse
-from bornes.firmware.config import DisplayConfig, parse_config
+from bornes.firmware.appliance.config import DisplayConfig, parse_config
 
 WIRING = Path(__file__).resolve().parents[2] / "wiring"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gettext
 import re
 
-from bornes.firmware import i18n
+from bornes.firmware.language import i18n
 
 CODE = "qps-ploc"
 OPEN, CLOSE = "«", "»"
@@ -52,7 +52,7 @@ class PseudoTranslations(gettext.NullTranslations):
 
 
 def install() -> str:
-    """Register the pseudo-locale with :mod:`bornes.firmware.i18n`; returns its code."""
+    """Register the pseudo-locale with :mod:`bornes.firmware.language.i18n`; returns its code."""
     i18n.register_language(CODE, lambda domain: PseudoTranslations())
     return CODE
 

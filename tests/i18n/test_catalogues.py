@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bornes.firmware import i18n
+from bornes.firmware.language import i18n
 from tools.catalogues import stale
 
 
@@ -49,7 +49,8 @@ def test_an_editions_printed_card_names_serve_both_the_panel_and_the_pages() -> 
     from bornes.engine.actions import Play
     from bornes.engine.cards import Card, CardKind
     from bornes.engine.state import GameSetup
-    from bornes.firmware import live, words
+    from bornes.firmware.language import words
+    from bornes.firmware.storage import live
 
     i18n.use("en")
     assert words.card_name(CardKind.ROLL, "hasbro-2016") == "Drive"

@@ -13,8 +13,8 @@ from bornes.engine.actions import Discard, Play
 from bornes.engine.cards import Card, CardKind
 from bornes.engine.reasons import Reason
 from bornes.engine.state import GameSetup
-from bornes.firmware import i18n, words
 from bornes.firmware.cli import main
+from bornes.firmware.language import i18n, words
 
 SCRIPT = Path(__file__).resolve().parents[1] / "flow" / "games" / "dujardin-french.feed"
 NBSP = "\u00a0"
@@ -173,7 +173,7 @@ def test_dujardin_labels_print_the_french_card_names_in_km(tmp_path: Path) -> No
     import zlib
 
     pytest.importorskip("reportlab")
-    from bornes.firmware.labels import label_title
+    from bornes.firmware.deck.labels import label_title
 
     with i18n.speaking("fr"):
         assert label_title("MB-D25-01", "dujardin") == "25 km n° 1"

@@ -19,7 +19,7 @@ from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
 from bornes.drivers.readers.lines import LineDecoder
 from bornes.drivers.readers.ntag import decode_text_tlv
 from bornes.firmware.cli import main
-from bornes.firmware.enrollment import deck_payloads
+from bornes.firmware.deck.enrollment import deck_payloads
 from tests.readers.fakes import FakePn532, FakeTag, PtyDevice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +57,7 @@ def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
 def test_label_sheet_names_match_the_layouts() -> None:
     from bornes.firmware.commands.labels import DEFAULT_SHEET as COMMAND_DEFAULT
     from bornes.firmware.commands.labels import SHEET_NAMES
-    from bornes.firmware.labels import DEFAULT_SHEET, SHEETS
+    from bornes.firmware.deck.labels import DEFAULT_SHEET, SHEETS
 
     assert set(SHEET_NAMES) == set(SHEETS) and COMMAND_DEFAULT == DEFAULT_SHEET
 

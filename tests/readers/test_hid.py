@@ -324,7 +324,7 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
 
 def test_the_printed_layout_label_tells_each_layout(tmp_path: Path) -> None:
     """bornes labels prints the test code; a scanner types what it reads in its own layout."""
-    from bornes.firmware.labels import SHEETS, label_title, write_labels
+    from bornes.firmware.deck.labels import SHEETS, label_title, write_labels
     from tests.readers.test_commands import decoded_codes
 
     out = tmp_path / "layout.pdf"
@@ -339,7 +339,7 @@ def test_the_printed_layout_label_tells_each_layout(tmp_path: Path) -> None:
 
 def test_the_layout_label_on_the_running_table_says_the_layout_and_changes_nothing() -> None:
     from bornes.drivers.readers.hid_device import HidLink
-    from bornes.firmware.flow import TableFlow
+    from bornes.firmware.table.flow import TableFlow
 
     class Sink:
         def __init__(self) -> None:

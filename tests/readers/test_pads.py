@@ -16,8 +16,8 @@ import pytest
 
 from bornes.drivers.events import CardScanned, ReaderBack
 from bornes.engine.cards import full_deck
-from bornes.firmware.config import ConfigError, parse_config
-from bornes.firmware.reader_options import open_table_readers
+from bornes.firmware.appliance.config import ConfigError, parse_config
+from bornes.firmware.appliance.reader_options import open_table_readers
 from tests.readers.fakes import PtyDevice, drain, wait_for
 
 
@@ -111,7 +111,7 @@ def test_pads_may_be_named_and_placed(tmp_path: Path) -> None:
 
 
 def test_the_appliance_opens_every_pad_and_the_flow_reads_the_pile(tmp_path: Path) -> None:
-    from bornes.firmware.appliance import Appliance
+    from bornes.firmware.appliance.assembly import Appliance
 
     devices = {place: PtyDevice() for place in ("A", "B", "C")}
     pads = "".join(f'[pads.{p}]\nport = "{d.path}"\n' for p, d in devices.items())
@@ -143,7 +143,7 @@ def test_a_usb_rfid_number_enrols_and_then_reads_as_its_card(tmp_path: Path) -> 
     """The 10 digits a keyboard-mode RFID reader types go through bornes enroll's walk."""
     from bornes.drivers.readers import BindingTable, CardResolver
     from bornes.drivers.readers.hid import HidDecoder, keys_for
-    from bornes.firmware.enrollment import Enrollment
+    from bornes.firmware.deck.enrollment import Enrollment
 
     class Key:
         def __init__(self, code: int, value: int, when: float) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bornes.firmware.names import NAME_LETTERS
+from bornes.firmware.language.names import NAME_LETTERS
 from bornes.firmware.screens import fonts
 
 FRENCH = "éèêëàâçïîôùûüÿœæÉÈÊËÀÂÇÏÎÔÙÛÜŸŒÆ"

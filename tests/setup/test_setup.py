@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from bornes.engine.options import EDITIONS, RuleOptions
-from bornes.firmware.config import parse_config
-from bornes.firmware.flow import Mode, SetupStep, TableFlow
-from bornes.firmware.journal import Journal
-from bornes.firmware.present import screen
-from bornes.firmware.rule_labels import OPTION_LABELS, option_choices, option_line, option_lines
+from bornes.firmware.appliance.config import parse_config
+from bornes.firmware.language.rule_labels import OPTION_LABELS, option_choices, option_line, option_lines
 from bornes.firmware.screens.model import MenuView, NameEditView, SetupSummaryView, TableView
-from bornes.firmware.store import JournalStore
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import Mode, SetupStep, TableFlow
+from bornes.firmware.table.present import screen
 from tests.flow.helpers import accept, drive
 
 

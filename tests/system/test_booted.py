@@ -77,7 +77,7 @@ class Table:
 
     def stored(self) -> list[str]:
         """The current game's actions in the game journal, read as the referee's user."""
-        code = ("import json; from bornes.firmware.journal import Journal\n"
+        code = ("import json; from bornes.firmware.storage.journal import Journal\n"
                 "with Journal.open('/var/lib/bornes', readonly=True) as j:\n"
                 "    g = j.current_game(); print(json.dumps(g.lines if g else []))")
         done = self.machine.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups",

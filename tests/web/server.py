@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from bornes.firmware.control import ControlListener
-from bornes.firmware.flow import TableFlow
-from bornes.firmware.referee import STOP, Referee
+from bornes.firmware.appliance.control import ControlListener
+from bornes.firmware.appliance.referee import STOP, Referee
+from bornes.firmware.table.flow import TableFlow
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "tests" / "flow" / "games"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from bornes.firmware.i18n import WEB_DOMAIN, translations
+from bornes.firmware.language.i18n import WEB_DOMAIN, translations
 from bornes.firmware.screens.pairing import PairingView, render_pairing
 from bornes.firmware.web import views
 
@@ -33,7 +33,7 @@ def test_every_web_text_has_a_french_translation() -> None:
 
 
 def test_a_french_table_names_the_cards_as_printed(tmp_path: Path) -> None:
-    from bornes.firmware.live import JournalFollower
+    from bornes.firmware.storage.live import JournalFollower
     from tests.web.server import feed
 
     feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\nscan MB-STOP-01\n", tmp_path)
@@ -69,8 +69,8 @@ def test_pairing_screen_matches_its_golden_and_its_qr_code_reads(size: tuple[int
 
 def test_french_pages_use_the_editions_french_title_and_french_typography(tmp_path: Path) -> None:
     """A Dujardin table's pages say the edition's own French title, "Télécharger :" with a no-break
-    space, and elide "de" before a vowel (one phrasing layer: bornes.firmware.words.fill)."""
-    from bornes.firmware.live import JournalFollower
+    space, and elide "de" before a vowel (one phrasing layer: bornes.firmware.language.words.fill)."""
+    from bornes.firmware.storage.live import JournalFollower
     from tests.web.server import feed
 
     feed("setup edition=dujardin names=Zoé,Élie dealer=B\nscan MB-ROLL-01\n", tmp_path)

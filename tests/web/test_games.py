@@ -9,9 +9,9 @@ import pytest
 
 from bornes.engine.game import Game
 from bornes.engine.record import read_record, write_header
-from bornes.firmware.config import ConfigError, parse_config, table_language
-from bornes.firmware.journal import Journal
-from bornes.firmware.store import summary
+from bornes.firmware.appliance.config import ConfigError, parse_config, table_language
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.store import summary
 from bornes.firmware.web import charts
 from bornes.firmware.web.games import Library, history_csv, tallies
 

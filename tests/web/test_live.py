@@ -11,8 +11,8 @@ from bornes.engine.cards import Card, CardKind
 from bornes.engine.game import Game
 from bornes.engine.record import write_header
 from bornes.engine.state import GameSetup
-from bornes.firmware.journal import Journal
-from bornes.firmware.live import JournalFollower, card_name, describe, replay
+from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.live import JournalFollower, card_name, describe, replay
 
 GAMES = Path(__file__).resolve().parents[1] / "flow" / "games"
 
@@ -64,8 +64,8 @@ def test_each_commit_wakes_the_follower_and_undo_shows(tmp_path: Path) -> None:
 
 def test_snapshot_of_a_fed_game_is_json_with_every_field(tmp_path: Path) -> None:
     from bornes.firmware.commands.feed import feed
-    from bornes.firmware.flow import TableFlow
-    from bornes.firmware.store import JournalStore
+    from bornes.firmware.storage.store import JournalStore
+    from bornes.firmware.table.flow import TableFlow
 
     with Journal.open(tmp_path) as journal:
         flow = TableFlow(store=JournalStore(journal))

@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware import guard
-from bornes.firmware.control import PHONES_FORGOTTEN
+from bornes.firmware.appliance.control import PHONES_FORGOTTEN
+from bornes.firmware.web import guard
 from tests.web.server import Table, Web, browser_wait, chromium, feed, hostile_site, referee_table, web_server
 
 # A short finished game whose names start like spreadsheet formulas (both are legal player names).

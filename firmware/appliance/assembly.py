@@ -1,0 +1,275 @@
+"""Open everything the referee needs from the config file, and close it all again.
+
+The same code runs on the Pi and on a laptop: the config (or ``--emulate``) picks the
+mock pin factory and a desktop display twin instead of the real ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.appliance.referee import Referee
+from bornes.firmware.language.i18n import _
+from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
+from bornes.firmware.storage.store import JournalStore
+from bornes.firmware.table.flow import TableFlow
+
+if TYPE_CHECKING:
+    from bornes.drivers.buttons import Buttons
+    from bornes.drivers.display import Display
+    from bornes.drivers.feedback import Feedback
+    from bornes.drivers.readers import SerialReader
+
+log = logging.getLogger("bornes")
+
+
+def desktop_panel() -> str:
+    """The display twin for a machine without a Pi: a window, else the terminal, else nothing."""
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return "pygame"
+    return "terminal" if sys.stdout.isatty() else "dummy"
+
+
+def open_display_from_config(config: Config, panel: str | None = None) -> Display:
+    from bornes.drivers.display import open_display
+
+    d = config.display
+    chosen = panel or d.panel
+    options: dict[str, Any] = {
+        "i2c_port": d.i2c_port,
+        "i2c_address": d.i2c_address,
+        "spi_port": d.spi_port,
+        "spi_device": d.spi_device,
+        "spi_dc": d.spi_dc,
+        "spi_reset": d.spi_reset,
+        "rotate": d.rotate,
+    }
+    if d.capture_dir:
+        options["capture_dir"] = d.capture_dir
+    if d.gif_path:
+        options["gif_path"] = d.gif_path
+    if chosen not in HARDWARE_PANELS and d.panel == "ssd1322":
+        options["emulated"] = "ssd1322"  # a desktop twin of the wide panel
+    return open_display(chosen, d.interface, **options)
+
+
+class IntegrityWatch:
+    """The whole-file journal check that start no longer runs: in a thread, on a read-only connection.
+
+    Opening checks only what resuming needs (O(game in progress)); this checks every page, game
+    and action a while after start and then daily, without holding up a card (WAL readers never
+    block the writer). Damage is logged and shown on the panel; nothing is changed.
+    """
+
+    FIRST_DELAY = 600.0  # seconds after start: let the table get going first
+    INTERVAL = 24 * 3600.0
+
+    def __init__(self, state_dir: Any, flow: TableFlow) -> None:
+        self.state_dir = state_dir
+        self.flow = flow
+        self.checks = 0
+        self.problem: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="integrity", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        delay = self.FIRST_DELAY
+        while not self._stop.wait(delay):
+            self.check()
+            delay = self.INTERVAL
+
+    def check(self) -> None:
+        try:
+            with Journal.open(self.state_dir, readonly=True) as journal:
+                games = journal.verify()
+            log.info("journal check: %d games, all sound", games)
+        except JournalCorrupt as error:
+            self.problem = str(error)
+            log.error("journal check: %s", error)
+            self.flow.ui.status = _("Journal damaged")  # doctor says where; the text fits
+        except JournalError as error:  # busy, unreadable: try again next time
+            log.warning("journal check skipped: %s", error)
+        self.checks += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
+
+
+class StorageWatch:
+    """Free space where the journal lives, checked at start and every minute: the panel warns while
+    about :data:`~bornes.firmware.storage.journal.LOW_SPACE` is left, long before a card is refused."""
+
+    INTERVAL = 60.0
+
+    def __init__(self, state_dir: Any, flow: TableFlow) -> None:
+        self.state_dir = state_dir
+        self.flow = flow
+        self.low = False
+        self._stop = threading.Event()
+        self.check()
+        self._thread = threading.Thread(target=self._loop, name="storage", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.INTERVAL):
+            self.check()
+
+    def check(self) -> None:
+        try:
+            room = headroom(self.state_dir)
+        except OSError as error:
+            log.warning("free space not known: %s", error.strerror or error)
+            return
+        warning = _("Storage nearly full")
+        if room.low:
+            if not self.low:
+                log.warning("storage nearly full at %s: %s", self.state_dir, room.describe())
+            if self.flow.ui.status is None:  # shown again once a passing status (reader lost) clears
+                self.flow.ui.status = warning
+        elif self.low and self.flow.ui.status == warning:
+            self.flow.ui.status = None
+        self.low = room.low
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1)
+
+
+class Appliance:
+    """Journal, table flow, buttons, buzzer/LEDs, display and reader, wired to one queue."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        emulate: bool = False,
+        panel: str | None = None,
+        with_reader: bool = True,
+        journal: Journal | None = None,
+        control: bool = False,
+    ) -> None:
+        self.config = config
+        self.events: queue.Queue[Any] = queue.Queue()
+        self._closers: list[Any] = []
+        self.reader: SerialReader | None = None
+        self.readers: list[SerialReader] = []
+        self.buttons: Buttons | None = None
+        self.feedback: Feedback | None = None
+        self.display: Display | None = None
+        try:
+            self._open(emulate, panel, with_reader, journal, control)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(
+        self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool
+    ) -> None:
+        from bornes.drivers.buttons import Buttons
+        from bornes.drivers.feedback import Feedback
+        from bornes.drivers.pins import make_pin_factory
+
+        config = self.config
+        state_dir = ensure_state_dir(config)
+        self.journal = journal or Journal.open(state_dir)
+        self._closers.append(self.journal)
+        self.store = JournalStore(self.journal)
+        game = self.store.resume()
+        if game is not None:
+            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log))
+        g = config.game
+        self.flow = TableFlow(
+            edition=g.edition,
+            players=g.players,
+            names=tuple(g.names),
+            dealer=g.dealer,
+            options=g.rule_options(),
+            store=self.store,
+            game=game,
+            configured=config.table_named,
+        )
+        if game is not None:
+            log.info("%s", self.flow.announce_resume().message)
+        pin_map = config.load_pin_map()
+        factory_name = "mock" if emulate or config.pins.factory == "mock" else None
+        factory = make_pin_factory(factory_name)
+        try:
+            self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
+            self._closers.append(self.buttons)
+            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory)
+            self._closers.append(self.feedback)
+        except UserError:
+            raise
+        except Exception as error:  # gpiozero finds no GPIO on this machine
+            raise UserError(
+                f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
+                EX_CONFIG,
+            ) from None
+        if emulate and config.display.is_hardware and panel is None:
+            panel = desktop_panel()
+        self.display = open_display_from_config(config, panel)
+        self._closers.append(self.display)
+        if with_reader:
+            from bornes.drivers.readers import BindingTable, bindings_path
+            from bornes.firmware.appliance.reader_options import open_table_readers
+
+            bindings = self._bindings(BindingTable, bindings_path(state_dir))
+            self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
+            self._closers.extend(self.readers)
+            self.reader = self.readers[0] if self.readers else None
+        self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+        self.integrity = IntegrityWatch(state_dir, self.flow)
+        self._closers.append(self.integrity)
+        self.storage = StorageWatch(state_dir, self.flow)
+        self._closers.append(self.storage)
+        if control:
+            self._open_control(emulate, state_dir)
+
+    def _bindings(self, table_class: Any, path: Any) -> Any:
+        """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
+        table, problem = table_class.load_or_set_aside(path)
+        if problem is not None:
+            log.error("tag bindings unusable: %s", problem)
+            self.flow.ui.status = _("Tags need re-enrolling")
+            self.flow.ui.message = _("Tag list damaged, kept aside: barcodes work, re-enrol RFID tags")
+            self.flow.ui.refused = True
+        return table
+
+    def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
+        """The control socket (firmware/appliance/control.py). Without it the table still referees: say so, go on."""
+        from bornes.firmware.appliance.config import ControlConfig
+        from bornes.firmware.appliance.control import PHONES_FORGOTTEN, ControlListener
+
+        g = self.config.game
+        path = self.config.control.socket
+        if emulate and path == ControlConfig().socket:
+            path = os.path.join(state_dir, "control.sock")  # a laptop has no /run/bornes of ours
+        defaults = {"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
+                    "options": dict(g.options)}
+        try:
+            self._closers.append(ControlListener(path, self.events, defaults))
+            self.referee.phones_file = Path(state_dir) / PHONES_FORGOTTEN
+            log.info("control socket at %s", path)
+        except UserError as error:
+            log.error("%s; setups from phones are off", error)
+
+    def close(self) -> None:
+        """Close every device, newest first. Safe to call twice."""
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                closer.close()
+            except Exception as error:  # closing must never hide the reason we are closing
+                log.warning("closing %s: %s", type(closer).__name__, error)

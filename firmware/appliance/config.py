@@ -1,0 +1,443 @@
+"""The appliance's one TOML config file, validated at start.
+
+A bad value must stop the referee before a game begins, with one line that names the key and
+what it may be, and exit status 78 (EX_CONFIG) so systemd and a person both see why. Each field
+says how it is checked beside its default (:mod:`bornes.firmware.appliance.tomlcheck`, shared with
+the club's settings); what spans keys (a dealer within the players, a capture panel's folder) is
+checked below. Nothing here touches hardware or creates files, so every command (``doctor``,
+``history``…) can load the config safely; :func:`ensure_state_dir` is the one explicit side effect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS
+from bornes.drivers.parts import PANELS as PANEL_SIZES
+from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
+from bornes.firmware.appliance.tomlcheck import (
+    Checker,
+    ConfigError,
+    choice,
+    default_path,
+    flag,
+    kind,
+    parse_toml,
+    path,
+    read_text,
+    seconds,
+    show,
+    text,
+    whole,
+)
+from bornes.firmware.language.i18n import LANGUAGES, edition_language
+
+if TYPE_CHECKING:
+    from bornes.drivers.pins import PinMap
+
+log = logging.getLogger("bornes.config")
+
+DEFAULT_CONFIG_PATH = "/etc/bornes/config.toml"
+CONFIG_ENV = "BORNES_CONFIG"
+
+READER_PROTOCOLS = PROTOCOLS
+BAUDRATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
+PANELS = (*PANEL_SIZES, *EMULATORS)
+HARDWARE_PANELS = tuple(PANEL_SIZES)
+INTERFACES = ("i2c", "spi")
+PIN_FACTORIES = ("auto", "mock")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
+SAMPLE = "config/bornes.sample.toml"
+
+
+def _default_pin_map() -> str:
+    """The Pi's own /etc/bornes/pins.toml (install.sh puts it there to be edited) if it exists,
+    else the map shipped with the program (wiring/pins.toml, package data in a wheel)."""
+    from bornes.drivers.pins import DEFAULT_PATH
+
+    etc = Path("/etc/bornes/pins.toml")
+    return str(etc if etc.exists() else DEFAULT_PATH)
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """The card reader on a serial port."""
+
+    protocol: str = choice("lines", READER_PROTOCOLS)
+    port: str = text("/dev/bornes-reader")
+    #: None means the protocol's usual speed (see :attr:`baud`); else one of :data:`BAUDRATES`.
+    baudrate: int | None = whole(None, min(BAUDRATES), max(BAUDRATES))
+    #: For ``lines`` readers (barcode scanners): text the scanner adds before and after each code.
+    prefix: str = text("")
+    suffix: str = text("")
+    #: The same card read again within this many seconds is one tap, not two.
+    double_read_window: float = seconds(1.5, 0.0, 10.0)
+    #: Silence after which an RFID tag counts as gone from the field, so its next read is a new tap.
+    quiet_gap: float = seconds(0.5, 0.01, 5.0)
+    #: Longest wait between attempts to reopen a reader that went away.
+    max_backoff: float = seconds(1.0, 0.1, 60.0)
+    #: For ``hid`` readers (keyboard mode): the layout the reader types in, or ``auto``.
+    layout: str = choice("auto", HID_LAYOUTS)
+
+    @property
+    def baud(self) -> int:
+        """The speed actually used: the configured one, else the protocol's default."""
+        return self.baudrate if self.baudrate is not None else DEFAULT_BAUDRATE[self.protocol]
+
+
+@dataclass(frozen=True, slots=True)
+class PadConfig:
+    """A pile pad (``[pads.NAME]``): one more reader, lying at a seat (``A``–``H``), on the table
+    (``table``) or by the discard pile (``discard``); see docs/readers.md, Pads."""
+
+    name: str
+    place: str
+    reader: ReaderConfig
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The OLED panel, or one of its desktop twins."""
+
+    panel: str = choice("ssd1306", PANELS)
+    interface: str = choice("i2c", INTERFACES)
+    i2c_port: int = whole(1, 0, 255)
+    #: Written 0x3C or 60 in the file.
+    i2c_address: int = whole(0x3C, 0x03, 0x77)
+    spi_port: int = whole(0, 0, 6)
+    spi_device: int = whole(0, 0, 3)
+    #: SPI only: the BCM GPIOs of the panel's D/C and RESET lines.
+    spi_dc: int = whole(24, 2, 27)
+    spi_reset: int = whole(25, 2, 27)
+    rotate: int = whole(0, 0, 3)
+    capture_dir: str | None = path(None)
+    gif_path: str | None = path(None)
+
+    @property
+    def is_hardware(self) -> bool:
+        return self.panel in HARDWARE_PANELS
+
+
+@dataclass(frozen=True, slots=True)
+class PinsConfig:
+    """Where the button/LED/buzzer pin map lives and which gpiozero pin factory drives it."""
+
+    map: str = default_path(_default_pin_map)
+    factory: str = choice("auto", PIN_FACTORIES)
+
+
+@dataclass(frozen=True, slots=True)
+class SoundConfig:
+    muted: bool = flag(False)
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """What a new game starts with unless the table chooses otherwise."""
+
+    edition: str = "winning-moves"
+    players: int = 4
+    names: tuple[str, ...] = DEFAULT_NAMES
+    dealer: int = 0
+    #: Rule-option overrides as text, already validated against the edition.
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    def rule_options(self) -> RuleOptions:
+        """The edition's preset with this table's overrides applied."""
+        return EDITIONS[self.edition].options.with_strings(self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class StateConfig:
+    #: Where the game journal lives (systemd's StateDirectory).
+    dir: str = path("/var/lib/bornes")
+    #: Keep only the newest N games in the journal, archiving older ones as records (0: keep all).
+    keep_games: int = whole(0, 0, 1_000_000)
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    level: str = choice("info", LOG_LEVELS)
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    #: The language of the panel and the web pages (``en`` or ``fr``); None means the edition's:
+    #: French for the French editions (``dujardin``, ``1000-bornes``), English for the others.
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ControlConfig:
+    #: The referee's Unix socket for setups proposed from a phone (docs/web.md).
+    socket: str = path("/run/bornes/control.sock")
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """``bornes web``: the phone pages (a separate process; docs/web.md)."""
+
+    host: str = text("0.0.0.0")
+    port: int = whole(8080, 1, 65535)
+    #: Where phones reach the pages, for the panel's QR code ("http://table1.local:8080/"); empty:
+    #: this machine's address on its network. Never taken from a request (docs/web.md).
+    url: str = text("")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    pins: PinsConfig = field(default_factory=PinsConfig)
+    sound: SoundConfig = field(default_factory=SoundConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    state: StateConfig = field(default_factory=StateConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    control: ControlConfig = field(default_factory=ControlConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    #: The pile pads, in the file's order (none: the table's one reader is the whole story).
+    pads: tuple[PadConfig, ...] = ()
+    #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
+    table_reader: bool = field(default=True, compare=False)
+    #: The file this came from; None when no file was found and defaults are in use.
+    source: str | None = field(default=None, compare=False)
+    #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
+    table_named: bool = field(default=False, compare=False)
+
+    def load_pin_map(self) -> PinMap:
+        """The pin map of ``pins.map``, checked against the display this config drives: the one
+        loader the referee, ``bornes doctor`` and the wiring documents use."""
+        from bornes.drivers.pins import load
+
+        return load(self.pins.map, display=self.display if self.display.is_hardware else None)
+
+
+SECTIONS: dict[str, type[Any]] = {
+    "reader": ReaderConfig,
+    "display": DisplayConfig,
+    "pins": PinsConfig,
+    "sound": SoundConfig,
+    "game": GameConfig,
+    "state": StateConfig,
+    "log": LogConfig,
+    "table": TableConfig,
+    "control": ControlConfig,
+    "web": WebConfig,
+}
+
+def table_language(config: Config) -> str:
+    """The language of the panel and pages: ``[table] language``, else the edition's own."""
+    if config.table.language:
+        return config.table.language
+    return edition_language(config.game.edition)
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def config_path(path: str | None) -> tuple[str, bool]:
+    """The file to read and whether a person chose it (so its absence is an error)."""
+    if path:
+        return path, True
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return env, True
+    return DEFAULT_CONFIG_PATH, False
+
+
+def load_config(path: str | None = None) -> Config:
+    """Read and validate the config; raise :class:`ConfigError` (one line, exit 78) on any problem."""
+    chosen, explicit = config_path(path)
+    text = read_text(chosen, "config", explicit=explicit, sample=SAMPLE)
+    if text is None:
+        log.warning("no config file at %s; using the defaults", chosen)
+        return Config()
+    return parse_config(text, chosen, base_dir=Path(chosen).resolve().parent)
+
+
+def parse_config(text: str, name: str = "<config>", base_dir: Path | None = None) -> Config:
+    """Validate TOML text. Relative paths in it are taken relative to ``base_dir`` (the file's folder)."""
+    where = f"config {name}"
+    return _Validator(where, base_dir, name).config(parse_toml(text, where))
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--config PATH`` option every appliance command shares."""
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help=f"config file (default: ${CONFIG_ENV} or {DEFAULT_CONFIG_PATH})",
+    )
+
+
+def ensure_state_dir(config: Config) -> Path:
+    """Create the state directory if needed and prove it is writable, before any game starts."""
+    where = Path(config.state.dir)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".write-test-"):
+            pass
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError(f"config {config.source or DEFAULT_CONFIG_PATH}: state.dir = {where}: {reason}") from None
+    return where
+
+
+# -- validation: what spans keys; each key's own check is on its field ------------------------------
+
+#: The sections made by their fields' rules alone.
+PLAIN_SECTIONS = ("pins", "sound", "state", "log", "control", "web")
+
+
+class _Validator(Checker):
+    """Turns the parsed TOML tables into the dataclasses, failing on the first bad key."""
+
+    def __init__(self, where: str, base_dir: Path | None, name: str) -> None:
+        super().__init__(where, base_dir)
+        self.name = name
+
+    def config(self, data: Mapping[str, Any]) -> Config:
+        self.check_sections(data, [*SECTIONS, "pads"])
+        for section, cls in SECTIONS.items():
+            self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
+        pads = self.pads(data.get("pads", {}))
+        plain = {name: self.section(SECTIONS[name], data.get(name, {}), name) for name in PLAIN_SECTIONS}
+        return Config(
+            pads=pads,
+            table_reader="reader" in data or not pads,
+            reader=self.reader(data.get("reader", {})),
+            display=self.display(data.get("display", {})),
+            game=self.game(data.get("game", {})),
+            table=TableConfig(
+                language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
+            ),
+            source=self.name,
+            table_named={"edition", "players"} <= set(data.get("game", {})),
+            **plain,
+        )
+
+    def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
+        baud = t.get("baudrate")
+        if baud is not None and not isinstance(baud, bool) and isinstance(baud, int) and baud not in BAUDRATES:
+            raise self.bad(f"{s}.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
+        config = self.section(ReaderConfig, t, s)
+        if not config.port.strip():
+            raise self.bad(f"{s}.port", config.port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
+        return config
+
+    def pads(self, value: object) -> tuple[PadConfig, ...]:
+        """``[pads.NAME]`` tables: a reader's keys plus ``place`` (default: NAME, if it is a place)."""
+        from bornes.drivers.events import PAD_PLACES, pad_place
+
+        if not isinstance(value, dict):
+            raise self.bad("pads", value, "should be tables like [pads.A], not " + kind(value))
+        known = [*(f.name for f in dataclasses.fields(ReaderConfig)), "place"]
+        found: list[PadConfig] = []
+        for name, table in value.items():
+            section = f"pads.{name}"
+            if not isinstance(table, dict):
+                raise self.bad(section, table, f"should be a table [{section}], not {kind(table)}")
+            self.check_keys(section, table, known)
+            place_text = self.string(table, section, "place", name)
+            place = pad_place(place_text)
+            if place is None:
+                raise self.bad(f"{section}.place", place_text, f"is not one of {', '.join(PAD_PLACES)}")
+            reader = self.reader({k: v for k, v in table.items() if k != "place"}, section)
+            found.append(PadConfig(str(name), place, reader))
+        ports: dict[str, str] = {}
+        for pad in found:
+            other = ports.setdefault(pad.reader.port, pad.name)
+            if other != pad.name:
+                raise self.bad(f"pads.{pad.name}.port", pad.reader.port, f"is also the port of pads.{other}")
+        return tuple(found)
+
+    def display(self, t: Mapping[str, Any]) -> DisplayConfig:
+        address: Any = t.get("i2c_address")
+        if isinstance(address, str):
+            try:
+                t = {**t, "i2c_address": int(address, 0)}
+            except ValueError:
+                raise self.bad("display.i2c_address", address, "is not an address like 0x3C or 60") from None
+        config = self.section(DisplayConfig, t, "display")
+        for key, value, want_dir in (("capture_dir", config.capture_dir, True), ("gif_path", config.gif_path, False)):
+            if value is not None and os.path.exists(value) and os.path.isdir(value) != want_dir:
+                what = "a file, not a folder" if want_dir else "a folder, not a file"
+                raise self.bad(f"display.{key}", value, f"is {what}")
+        if config.panel == "capture" and config.capture_dir is None:
+            raise self.fail('display.panel = "capture" needs display.capture_dir (a folder for the PNG frames)')
+        if config.panel == "gif" and config.gif_path is None:
+            raise self.fail('display.panel = "gif" needs display.gif_path (the animated GIF to write)')
+        return config
+
+    def game(self, t: Mapping[str, Any]) -> GameConfig:
+        s, d = "game", GameConfig()
+        edition_name = self.choice(t, s, "edition", d.edition, list(EDITIONS))
+        edition = EDITIONS[edition_name]
+        players = self.integer(t, s, "players", d.players, 2, 8)
+        if players not in edition.seat_counts:
+            counts = ", ".join(map(str, edition.seat_counts))
+            raise self.bad("game.players", players, f"is not one of {counts} (the seat counts of {edition_name})")
+        names = self.names(t, players)
+        dealer = self.integer(t, s, "dealer", d.dealer, 0, 7)
+        if dealer >= players:
+            raise self.bad("game.dealer", dealer, f"is out of range; allowed 0 to {players - 1} (a seat number)")
+        return GameConfig(
+            edition=edition_name,
+            players=players,
+            names=names,
+            dealer=dealer,
+            options=self.options(t.get("options", {}), edition_name),
+        )
+
+    def names(self, t: Mapping[str, Any], players: int) -> tuple[str, ...]:
+        if "names" not in t:
+            return DEFAULT_NAMES
+        value = t["names"]
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            raise self.bad("game.names", value, 'is not a list of names like ["Anne", "Bruno"]')
+        for name in value:
+            if check_name(name) is not None:  # the engine's rule for names, the one the table applies
+                raise self.bad(
+                    "game.names",
+                    value,
+                    f"has the name {show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters"
+                    ' without ; or "',
+                )
+        if check_names(value) is not None:
+            raise self.bad("game.names", value, "has the same name twice")
+        if len(value) < players:
+            raise self.bad(
+                "game.names",
+                value,
+                f"has {len(value)} name{'s' if len(value) != 1 else ''} but game.players = {players}",
+            )
+        return tuple(value)
+
+    def options(self, value: object, edition_name: str) -> dict[str, str]:
+        if not isinstance(value, dict):
+            raise self.bad("game.options", value, f"should be a table [game.options], not {kind(value)}")
+        texts: dict[str, str] = {}
+        for key, item in value.items():
+            if isinstance(item, bool):
+                texts[key] = "yes" if item else "no"
+            elif isinstance(item, int | str):
+                texts[key] = str(item)
+            elif isinstance(item, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in item):
+                texts[key] = ",".join(map(str, item)) or "none"
+            else:
+                raise self.bad(f"game.options.{key}", item, f"is {kind(item)}; give a boolean, number or string")
+            try:
+                EDITIONS[edition_name].options.with_strings({key: texts[key]})
+            except OptionError as error:
+                raise self.bad(f"game.options.{key}", item, f"is not valid: {error}") from None
+        return texts

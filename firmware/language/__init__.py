@@ -1,0 +1,7 @@
+"""The table's language: every word a player reads, in English or French.
+
+``i18n`` loads the gettext catalogues (``firmware/language/locale``), ``words`` phrases the engine's
+verdicts, events and actions, ``rule_labels`` names editions and rule options, ``names`` edits a
+player's name letter by letter. May import: the engine, ``bornes.drivers.errors``. Nothing else in
+``firmware`` (every other room may import this one).
+"""

@@ -1,0 +1,202 @@
+"""From the engine's state and the table flow to the screens' view models.
+
+The renderers in ``bornes.firmware.screens`` know nothing of the engine; this is the one place
+that reads the engine's public state to decide what a screen says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bornes.engine.actions import Action
+from bornes.engine.scoring import hand_points
+from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
+from bornes.firmware.language.i18n import _
+from bornes.firmware.language.rule_labels import rules_hint
+from bornes.firmware.language.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
+from bornes.firmware.screens.model import (
+    CoupFourrePrompt,
+    ExtensionPrompt,
+    FeedbackView,
+    GameOverView,
+    LegendView,
+    MenuView,
+    NameEditView,
+    PartnerPrompt,
+    ScoreSheetView,
+    ScreenView,
+    SetupSummaryView,
+    SideView,
+    StatusView,
+    TableView,
+    TargetPrompt,
+    UndoPrompt,
+)
+from bornes.firmware.table.flow import Mode, SetupStep, TableFlow
+
+
+def side_label(state: GameState, side: int) -> str:
+    """A side's name for a small screen: the player, or partners joined with '+'."""
+    return side_name(state.setup, side)
+
+
+def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -> TableView:
+    setup = state.setup
+    hand = state.hand
+    running = hand_points(state)
+    turn_side = setup.side_of(hand.turn)
+    sides = tuple(
+        SideView(
+            name=side_label(state, index),
+            miles=side.miles,
+            trip=hand.trip,
+            battle=battle_status(side, setup.options),
+            limited=side.limited,
+            safeties=tuple((card.kind.value, card.kind in side.coups) for card in side.safeties),
+            score=state.totals[index],
+            hand_points=running[index],
+            is_turn=index == turn_side and state.phase is Phase.PLAY,
+            seats="+".join(setup.side_letters(index)),
+        )
+        for index, side in enumerate(hand.sides)
+    )
+    message = None
+    status = None
+    if flow is not None:
+        ui = flow.ui
+        if ui.message:
+            message = FeedbackView(ui.message, ui.refused, ui.short)
+        elif ui.discard_armed:  # an armed button stays visible until it is spent
+            message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"), _("Discard")))
+        elif ui.cf_armed:
+            message = FeedbackView(_("Coup fourré: scan the safety"),
+                                   short=(_("Coup fourré! Scan it"), _("Scan the safety")))
+        elif ui.seat_chosen is not None:
+            name = setup.names[ui.seat_chosen]
+            message = FeedbackView(_("{name} chosen: scan the card").format(name=name),
+                                   short=(_("{name}: scan").format(name=name),))
+        status = ui.status
+    turn_name = setup.names[hand.turn]
+    if state.phase is Phase.START_ROLLS:
+        turn_name = _("{name}: {card}").format(name=setup.names[state.to_act()[0]],
+                                               card=card_name(ROLL, setup.edition))
+    elif state.phase is Phase.LEFTOVERS:
+        seat = state.to_act()[0]
+        turn_name = _("{name}: show {count}").format(name=setup.names[seat], count=hand.hands[seat])
+    return TableView(
+        sides=sides,
+        draw_pile=hand.draw_pile,
+        play_out=hand.exhausted and hand.draw_pile == 0,
+        hand_number=hand.number,
+        edition_title=edition_title(setup.edition),
+        turn_name=turn_name,
+        message=message,
+        status=status,
+        page=page,
+    )
+
+
+def sheet_view(state: GameState, sheet: ScoreSheet, page: int) -> ScoreSheetView:
+    rows = (*(label for label, _ in sheet.rows), "Total for deal", "Brought forward", "Combined total")
+    columns = []
+    for index in range(state.setup.side_count):
+        values = [values[index] for _, values in sheet.rows]
+        values += [sheet.total_for_deal[index], sheet.brought_forward[index], sheet.combined[index]]
+        columns.append((side_label(state, index), tuple(values)))
+    return ScoreSheetView(columns=tuple(columns), rows=rows, page=page, title=_("Hand {hand}").format(hand=sheet.hand))
+
+
+def screen(flow: TableFlow, page: int = 0) -> ScreenView:
+    """What the OLED shows right now. A refusal shows until the next input, over any screen.
+
+    ``page`` picks which sides a table too big for one panel shows (the side to play is on all).
+    """
+    view = _screen(flow)
+    if page and isinstance(view, TableView):
+        view = replace(view, page=page)
+    # The table shows refusals itself; the deck report is its own explanation.
+    if flow.ui.refused and flow.ui.message and not isinstance(view, TableView) and flow.ui.mode is not Mode.DECK_REPORT:
+        return StatusView(_("Refused"), flow.ui.message)
+    return view
+
+
+def _screen(flow: TableFlow) -> ScreenView:
+    ui = flow.ui
+    mode = ui.mode
+    if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
+        sides, edition, detail = flow.summary()
+        return SetupSummaryView(sides=sides, edition=edition, detail=detail)
+    if mode is Mode.SETUP:
+        title, items = flow.menu_items()
+        if ui.step is SetupStep.OPTIONS:
+            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=rules_hint())
+        return MenuView(title=title, items=tuple(items), selected=ui.cursor)
+    if mode is Mode.NAME_EDIT:
+        return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
+                            text=ui.name_text, cursor=ui.name_cursor)
+    if mode is Mode.LEGEND:
+        return LegendView(page=ui.legend_page)
+    if mode is Mode.DECK_CHECK:
+        return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
+    if mode is Mode.DECK_REPORT:
+        return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=ui.cursor, hint=_("OK: back"))
+    state = flow.state
+    assert state is not None
+    setup = state.setup
+    pending = ui.pending
+    if mode is Mode.TARGET and pending is not None:
+        return TargetPrompt(
+            card_title=card_name(pending.card, setup.edition),
+            options=tuple(side_label(state, side) for side in pending.choices),
+            selected=pending.selected,
+            hazard=pending.card.kind.value,
+        )
+    if mode is Mode.PARTNER and pending is not None:
+        names = tuple(setup.names[s] for s in pending.choices)
+        if len(names) == 2:  # one press answers: OK the first partner, NEXT the second
+            said = {"first": names[0], "second": names[1]}
+            return PartnerPrompt(names=names, selected=pending.selected,
+                                 hint=(_("OK {first}   NEXT {second}").format(**said),
+                                       _("OK {first} NEXT {second}").format(**said), _("OK top   NEXT bottom")))
+        return PartnerPrompt(names=names, selected=pending.selected)
+    if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
+        return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
+    if mode is Mode.END_CONFIRM:
+        return StatusView(_("End the hand?"), _("Nobody can go on. OK ends, BACK plays on"))
+    if mode is Mode.SWAP:
+        count = len(ui.swap_cards)
+        return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
+    phase = state.phase
+    if phase is Phase.GAME_OVER:
+        winner = "Tie" if state.winner is None else side_label(state, state.winner)  # "Tie": the renderer's cue
+        totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
+        return GameOverView(winner=winner, totals=totals, partners=setup.teams and state.winner is not None)
+    if phase is Phase.HAND_OVER and state.sheets:
+        return sheet_view(state, state.sheets[-1], ui.sheet_page)
+    if phase is Phase.EXTENSION and state.hand.decider is not None:
+        return ExtensionPrompt(
+            player_name=setup.names[state.hand.decider], selected_yes=ui.extension_yes, trip_from=state.hand.trip
+        )
+    window = state.hand.window
+    if ui.cf_armed and window is not None:
+        return CoupFourrePrompt(side_name=side_label(state, window.side), hazard=window.hazard.kind.value)
+    return table_view(state, flow)
+
+
+def describe_action(state: GameState, action: Action) -> str:
+    """An action in words ("100 miles by Ann"), for the undo prompt."""
+    return taken_back(state.setup, action)[0]
+
+
+def format_sheet(state: GameState, sheet: ScoreSheet) -> str:
+    """A score sheet as a text table, for terminals and logs."""
+    names = [side_label(state, i) for i in range(state.setup.side_count)]
+    view = sheet_view(state, sheet, 0)
+    labels = [sheet_row(row) for row in view.rows]
+    width = max(len(row) for row in labels) + 2
+    columns = [max(len(name), 6) for name in names]
+    lines = [view.title.ljust(width) + "  ".join(n.rjust(w) for n, w in zip(names, columns, strict=True))]
+    for index, row in enumerate(labels):
+        values = [column[1][index] for column in view.columns]
+        lines.append(row.ljust(width) + "  ".join(str(v).rjust(w) for v, w in zip(values, columns, strict=True)))
+    return "\n".join(lines)

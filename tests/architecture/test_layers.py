@@ -1,0 +1,72 @@
+"""The layer contract (pyproject.toml, ``[tool.importlinter]``; docs/architecture.md) holds, and breaks
+when an arrow points up.
+
+The contract is checked by import-linter on the installed package. To prove it can fail, the
+sources are copied beside the test with one import added, and the same contract is run on the copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT = [sys.executable, "-c",
+        "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"]
+
+
+LAYERS = "rooms import only the rooms below them"
+NO_CYCLE = "no cycle between the modules of a room"
+
+
+def lint(cwd: Path, python_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if python_path is not None:
+        env["PYTHONPATH"] = str(python_path)
+    return subprocess.run([*LINT, "--no-cache", str(ROOT / "pyproject.toml")], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_every_arrow_points_down() -> None:
+    done = lint(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 kept, 0 broken" in done.stdout
+
+
+def copy_of_the_sources(tmp_path: Path) -> Path:
+    for folder in ("engine", "drivers", "firmware"):
+        shutil.copytree(ROOT / folder, tmp_path / "bornes" / folder, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.mo", "*.po", "*.png", "*.pil", "*.pbm", "*.bdf"))
+    return tmp_path
+
+
+@pytest.mark.parametrize(("module", "added", "contract"), [
+    # The two arrows that pointed up before the rooms (issue 21): phone pages -> a command, club board -> bridge.
+    ("firmware/web/games.py", "from bornes.firmware.commands import export", LAYERS),
+    ("firmware/table/flow.py", "from bornes.firmware.appliance import control", LAYERS),
+    ("drivers/display/__init__.py", "from bornes.firmware.screens import render", LAYERS),
+    ("firmware/club/board.py", "from bornes.firmware.club.bridge import make_client",
+     "the club's two programs (bridge, board) share only the modules below them"),
+    ("firmware/storage/journal.py", "from bornes.firmware.storage import live", NO_CYCLE),
+    ("engine/rules.py", "import PIL", "the engine is pure: the standard library only"),
+    ("drivers/events.py", "from bornes.engine import rules", "drivers know a card, never a rule"),
+])
+def test_an_arrow_up_breaks_the_contract(tmp_path: Path, module: str, added: str, contract: str) -> None:
+    copy = copy_of_the_sources(tmp_path)
+    source = copy / "bornes" / module
+    source.write_text(source.read_text() + f"\n{added}  # noqa\n")
+    done = lint(copy, python_path=copy)
+    assert done.returncode == 1, done.stdout + done.stderr
+    broken = done.stdout.split("Broken contracts", 1)[1]
+    assert contract in broken, done.stdout
+
+
+def test_the_copy_is_what_the_contract_reads(tmp_path: Path) -> None:
+    """Unchanged, the copy keeps every contract: the failures above come from the added import alone."""
+    done = lint(copy_of_the_sources(tmp_path), python_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr

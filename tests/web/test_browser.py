@@ -175,7 +175,9 @@ def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None
     browser.set_window_size(1280, 800)
     try:
         browser.get(web.url + "/")
-        # Read in one script: the live page may redraw its sides between two WebDriver calls (a stale element).
+        # The stream's first message replaces the table (live.js): look once it has, and read both sides in one
+        # script, as a later update may redraw them between two WebDriver calls (a stale element).
+        _wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")
         tops = _wait(lambda: browser.execute_script(
             "const sides = [...document.querySelectorAll('#table .side')];"
             "return sides.length === 2 ? sides.map(side => side.getBoundingClientRect().top) : null"))

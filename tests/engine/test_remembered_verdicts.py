@@ -204,7 +204,8 @@ def test_remembered_turn_verdicts_equal_fresh_ones_at_every_table() -> None:
             fresh = _fresh_turn_options(state, seat, deck)
             assert remembered == fresh, (state.setup, seat)
             listed = [a for a in legal_actions(state, seat, deck) if isinstance(a, Play | Discard)]
-            assert listed == [a for card in deck for a in (*fresh[0], *fresh[1]) if a.card == card]
+            both: list[Play | Discard] = [*fresh[0], *fresh[1]]
+            assert listed == [a for card in deck for a in both if a.card == card]
             for action in listed:
                 assert validate(state, action) is None, action
             for card in deck:

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from bornes.drivers.events import ButtonPressed, InputEvent
-from bornes.firmware.appliance.control import BUSY, ControlListener
-from bornes.firmware.appliance.control_client import ControlClient
+from bornes.firmware.appliance.control import ControlListener
+from bornes.firmware.appliance.control_client import BUSY, ControlClient
 from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.table.flow import Mode, TableFlow
 from tests.web.server import DEFAULTS, first_hand

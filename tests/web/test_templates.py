@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from bornes.firmware.language.i18n import WEB_DOMAIN, translations
-from bornes.firmware.storage.live import empty_snapshot
+from bornes.firmware.storage.live import LiveSide, LiveSnapshot, empty_snapshot
 from bornes.firmware.web import views
 from bornes.firmware.web.app import Settings, create_app
 
@@ -27,10 +27,11 @@ def _get(app: Any, path: str) -> httpx.Response:
 
 def test_a_hostile_name_is_text_on_every_part_of_the_table() -> None:
     words = views.Words("en", translations("en", WEB_DOMAIN))
-    side = {"index": 0, "name": HOSTILE, "trip": 700, "miles": 25, "battle": "rolling", "battle_words": HOSTILE,
-            "limit": False, "turn": True, "safeties": [{"name": HOSTILE, "coup_fourre": True}],
-            "hand_points": 0, "total": 0}
-    snap = {**empty_snapshot("en"), "sides": [side], "game_id": 1, "hand": 1, "edition_title": HOSTILE,
+    side: LiveSide = {"index": 0, "name": HOSTILE, "players": ["Ann"], "seats": "A", "trip": 700, "miles": 25,
+                      "battle": "rolling", "battle_words": HOSTILE, "limit": False, "turn": True,
+                      "safeties": [{"kind": "right_of_way", "name": HOSTILE, "coup_fourre": True}],
+                      "hand_points": 0, "total": 0}
+    snap: LiveSnapshot = {**empty_snapshot("en"), "sides": [side], "game_id": 1, "hand": 1, "edition_title": HOSTILE,
             "turn_text": HOSTILE, "action_count": 1, "last_actions": [{"n": 1, "text": HOSTILE}]}
     html = views.live_page(snap, words, paired=False)
     assert "<img src=x" not in html

@@ -391,7 +391,6 @@ def test_an_undo_at_the_table_reaches_the_board(club: Club) -> None:
         assert board_lines(club, "t8") == journal.current_game().lines  # type: ignore[union-attr]
 
 
-@pytest.mark.slow
 def test_the_tables_page_updates_itself_in_a_real_browser(club: Club) -> None:
     """Chromium (the distribution's) at a club projector's size: a card changes after a card is played."""
     import tempfile

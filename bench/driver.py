@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.actions import Action
@@ -214,6 +215,9 @@ _ACCEPTED = re.compile(r"^bornes: accepted (.*)$")
 class Daemon:
     """``bornes run --config CFG`` in a subprocess; its log lines arrive on a queue."""
 
+    #: Every daemon started and not yet waited for: :func:`kill_leftovers` ends them.
+    running: ClassVar[list[subprocess.Popen[str]]] = []
+
     def __init__(self, config: Path, *, env: dict[str, str] | None = None) -> None:
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
@@ -224,6 +228,7 @@ class Daemon:
             cwd=REPO,
             env={**os.environ, **(env or {})},
         )
+        Daemon.running.append(self.process)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
         self._reader = threading.Thread(target=self._pump, daemon=True)
@@ -280,6 +285,19 @@ class Daemon:
         code = self.process.wait(timeout)
         self._reader.join(5)
         return code
+
+
+def kill_leftovers() -> int:
+    """Kill every daemon still running (a failed check left it holding its pty and state folder);
+    how many there were."""
+    killed = 0
+    while Daemon.running:
+        process = Daemon.running.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+            killed += 1
+    return killed
 
 
 def play(daemon: Daemon, pty: Pty, steps: list[Step], timeout: float = 10.0) -> list[str]:

@@ -403,7 +403,12 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
             value = values[row] if row < len(values) else 0
             right = label_w + (index + 1) * col_w - 1
             c.text_right(right, y, "-" if value == 0 and label not in _SUM_ROWS else str(value), font)
-    _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
+    if len(pages) == 1:  # NEXT has nothing to turn to
+        _hint(c, (_("OK next hand"), _("OK")))
+    elif page == len(pages) - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK next hand"), _("NEXT first  OK next hand"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK next hand"), _("NEXT more  OK next hand"), _("NEXT / OK")))
 
 
 def abbreviated(label: str) -> list[str]:
@@ -481,7 +486,10 @@ def _legend(c: Canvas, view: LegendView) -> None:
         room = col_w - _LEGEND_SAMPLE - 2
         words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
         c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
-    _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
+    if page == pages - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
 
 
 def card_title(kind: str) -> str:

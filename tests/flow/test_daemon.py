@@ -13,7 +13,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -69,6 +71,8 @@ dealer = 1
 class Daemon:
     """One ``bornes run`` process and the pty its reader listens on."""
 
+    running: ClassVar[list[subprocess.Popen[str]]] = []  # killed after each test, passed or failed
+
     def __init__(self, config: Path, master: int, *args: str) -> None:
         self.master = master
         self.proc = subprocess.Popen(
@@ -79,6 +83,7 @@ class Daemon:
             text=True,
             cwd=REPO,
         )
+        Daemon.running.append(self.proc)
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -143,6 +148,17 @@ class Daemon:
                 break
             self.lines.append(line)
         return code
+
+
+@pytest.fixture(autouse=True)
+def no_daemon_outlives_its_test() -> Iterator[None]:
+    """A failed test left its daemon running, holding its pty and state: the next tests met it."""
+    yield
+    while Daemon.running:
+        proc = Daemon.running.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @pytest.fixture

@@ -1,31 +1,43 @@
 """The appliance's one TOML config file, validated at start.
 
 A bad value must stop the referee before a game begins, with one line that names the key and
-what it may be, and exit status 78 (EX_CONFIG) so systemd and a person both see why. Nothing
-here touches hardware or creates files, so every command (``doctor``, ``history``…) can load
-the config safely; :func:`ensure_state_dir` is the one explicit side effect.
+what it may be, and exit status 78 (EX_CONFIG) so systemd and a person both see why. Each field
+says how it is checked beside its default (:mod:`bornes.firmware.appliance.tomlcheck`, shared with
+the club's settings); what spans keys (a dealer within the players, a capture panel's folder) is
+checked below. Nothing here touches hardware or creates files, so every command (``doctor``,
+``history``…) can load the config safely; :func:`ensure_state_dir` is the one explicit side effect.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import os
 import tempfile
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.drivers.files import UnreadableFile, exists_or_dangling, read_bounded
 from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS
 from bornes.drivers.parts import PANELS as PANEL_SIZES
-from bornes.engine.options import EDITIONS, OptionError, RuleOptions
-from bornes.engine.state import MAX_NAME_LENGTH, check_name, check_names
+from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
+from bornes.firmware.appliance.tomlcheck import (
+    Checker,
+    ConfigError,
+    choice,
+    default_path,
+    flag,
+    kind,
+    parse_toml,
+    path,
+    read_text,
+    seconds,
+    show,
+    text,
+    whole,
+)
 from bornes.firmware.language.i18n import LANGUAGES, edition_language
 
 if TYPE_CHECKING:
@@ -44,8 +56,7 @@ INTERFACES = ("i2c", "spi")
 PIN_FACTORIES = ("auto", "mock")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_NAMES = ("Anne", "Bruno", "Chloe", "David", "Emma", "Felix", "Gaby", "Hugo")
-MAX_PATH_LENGTH = 4096  # PATH_MAX on Linux
-CONFIG_LIMIT = 1024 * 1024  # a config is a few KiB; anything near this is not a config
+SAMPLE = "config/bornes.sample.toml"
 
 
 def _default_pin_map() -> str:
@@ -57,31 +68,25 @@ def _default_pin_map() -> str:
     return str(etc if etc.exists() else DEFAULT_PATH)
 
 
-class ConfigError(UserError):
-    """A config problem: one line naming the file and key, exit status 78 (EX_CONFIG)."""
-
-    exit_code = EX_CONFIG
-
-
 @dataclass(frozen=True, slots=True)
 class ReaderConfig:
     """The card reader on a serial port."""
 
-    protocol: str = "lines"
-    port: str = "/dev/bornes-reader"
-    #: None means the protocol's usual speed (see :attr:`baud`).
-    baudrate: int | None = None
+    protocol: str = choice("lines", READER_PROTOCOLS)
+    port: str = text("/dev/bornes-reader")
+    #: None means the protocol's usual speed (see :attr:`baud`); else one of :data:`BAUDRATES`.
+    baudrate: int | None = whole(None, min(BAUDRATES), max(BAUDRATES))
     #: For ``lines`` readers (barcode scanners): text the scanner adds before and after each code.
-    prefix: str = ""
-    suffix: str = ""
+    prefix: str = text("")
+    suffix: str = text("")
     #: The same card read again within this many seconds is one tap, not two.
-    double_read_window: float = 1.5
+    double_read_window: float = seconds(1.5, 0.0, 10.0)
     #: Silence after which an RFID tag counts as gone from the field, so its next read is a new tap.
-    quiet_gap: float = 0.5
+    quiet_gap: float = seconds(0.5, 0.01, 5.0)
     #: Longest wait between attempts to reopen a reader that went away.
-    max_backoff: float = 1.0
+    max_backoff: float = seconds(1.0, 0.1, 60.0)
     #: For ``hid`` readers (keyboard mode): the layout the reader types in, or ``auto``.
-    layout: str = "auto"
+    layout: str = choice("auto", HID_LAYOUTS)
 
     @property
     def baud(self) -> int:
@@ -103,18 +108,19 @@ class PadConfig:
 class DisplayConfig:
     """The OLED panel, or one of its desktop twins."""
 
-    panel: str = "ssd1306"
-    interface: str = "i2c"
-    i2c_port: int = 1
-    i2c_address: int = 0x3C
-    spi_port: int = 0
-    spi_device: int = 0
+    panel: str = choice("ssd1306", PANELS)
+    interface: str = choice("i2c", INTERFACES)
+    i2c_port: int = whole(1, 0, 255)
+    #: Written 0x3C or 60 in the file.
+    i2c_address: int = whole(0x3C, 0x03, 0x77)
+    spi_port: int = whole(0, 0, 6)
+    spi_device: int = whole(0, 0, 3)
     #: SPI only: the BCM GPIOs of the panel's D/C and RESET lines.
-    spi_dc: int = 24
-    spi_reset: int = 25
-    rotate: int = 0
-    capture_dir: str | None = None
-    gif_path: str | None = None
+    spi_dc: int = whole(24, 2, 27)
+    spi_reset: int = whole(25, 2, 27)
+    rotate: int = whole(0, 0, 3)
+    capture_dir: str | None = path(None)
+    gif_path: str | None = path(None)
 
     @property
     def is_hardware(self) -> bool:
@@ -125,13 +131,13 @@ class DisplayConfig:
 class PinsConfig:
     """Where the button/LED/buzzer pin map lives and which gpiozero pin factory drives it."""
 
-    map: str = field(default_factory=_default_pin_map)
-    factory: str = "auto"
+    map: str = default_path(_default_pin_map)
+    factory: str = choice("auto", PIN_FACTORIES)
 
 
 @dataclass(frozen=True, slots=True)
 class SoundConfig:
-    muted: bool = False
+    muted: bool = flag(False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,14 +159,14 @@ class GameConfig:
 @dataclass(frozen=True, slots=True)
 class StateConfig:
     #: Where the game journal lives (systemd's StateDirectory).
-    dir: str = "/var/lib/bornes"
+    dir: str = path("/var/lib/bornes")
     #: Keep only the newest N games in the journal, archiving older ones as records (0: keep all).
-    keep_games: int = 0
+    keep_games: int = whole(0, 0, 1_000_000)
 
 
 @dataclass(frozen=True, slots=True)
 class LogConfig:
-    level: str = "info"
+    level: str = choice("info", LOG_LEVELS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,18 +179,18 @@ class TableConfig:
 @dataclass(frozen=True, slots=True)
 class ControlConfig:
     #: The referee's Unix socket for setups proposed from a phone (docs/web.md).
-    socket: str = "/run/bornes/control.sock"
+    socket: str = path("/run/bornes/control.sock")
 
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
     """``bornes web``: the phone pages (a separate process; docs/web.md)."""
 
-    host: str = "0.0.0.0"
-    port: int = 8080
+    host: str = text("0.0.0.0")
+    port: int = whole(8080, 1, 65535)
     #: Where phones reach the pages, for the panel's QR code ("http://table1.local:8080/"); empty:
     #: this machine's address on its network. Never taken from a request (docs/web.md).
-    url: str = ""
+    url: str = text("")
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,36 +258,17 @@ def config_path(path: str | None) -> tuple[str, bool]:
 def load_config(path: str | None = None) -> Config:
     """Read and validate the config; raise :class:`ConfigError` (one line, exit 78) on any problem."""
     chosen, explicit = config_path(path)
-    try:
-        raw = read_bounded(chosen, CONFIG_LIMIT)
-    except FileNotFoundError:
-        if exists_or_dangling(chosen):
-            raise ConfigError(f"config {chosen}: is a symlink to a file that does not exist") from None
-        if explicit:
-            raise ConfigError(f"config {chosen}: no such file") from None
+    text = read_text(chosen, "config", explicit=explicit, sample=SAMPLE)
+    if text is None:
         log.warning("no config file at %s; using the defaults", chosen)
         return Config()
-    except UnreadableFile as error:
-        raise ConfigError(f"config {chosen}: {error}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"config {chosen}: not UTF-8 text (byte {error.start})") from None
-    if not text.strip() or "\0" in text:  # what a power cut during a save leaves: empty, or zero-filled
-        what = "is empty" if not text.strip() else "holds NUL bytes (cut short while saved?)"
-        raise ConfigError(f"config {chosen}: {what}; restore it, or copy config/bornes.sample.toml there")
     return parse_config(text, chosen, base_dir=Path(chosen).resolve().parent)
 
 
 def parse_config(text: str, name: str = "<config>", base_dir: Path | None = None) -> Config:
     """Validate TOML text. Relative paths in it are taken relative to ``base_dir`` (the file's folder)."""
-    try:
-        data = tomllib.loads(text)
-        return _Validator(name, base_dir or Path.cwd()).config(data)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"config {name}: TOML syntax error: {_one_line(str(error))}") from None
-    except RecursionError:
-        raise ConfigError(f"config {name}: values are nested too deeply") from None
+    where = f"config {name}"
+    return _Validator(where, base_dir, name).config(parse_toml(text, where))
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -306,182 +293,60 @@ def ensure_state_dir(config: Config) -> Path:
     return where
 
 
-# -- validation ---------------------------------------------------------------------------------
+# -- validation: what spans keys; each key's own check is on its field ------------------------------
+
+#: The sections made by their fields' rules alone.
+PLAIN_SECTIONS = ("pins", "sound", "state", "log", "control", "web")
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _show(value: object) -> str:
-    """A value as it would be written in TOML, on one line."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return _one_line(str(value))
-
-
-def _kind(value: object) -> str:
-    names = {bool: "a boolean", int: "a whole number", float: "a decimal number", str: "a string", list: "a list"}
-    return names.get(type(value), "a table" if isinstance(value, dict) else type(value).__name__)
-
-
-class _Validator:
+class _Validator(Checker):
     """Turns the parsed TOML tables into the dataclasses, failing on the first bad key."""
 
-    def __init__(self, name: str, base_dir: Path) -> None:
+    def __init__(self, where: str, base_dir: Path | None, name: str) -> None:
+        super().__init__(where, base_dir)
         self.name = name
-        self.base_dir = base_dir
-
-    def fail(self, message: str) -> ConfigError:
-        return ConfigError(f"config {self.name}: {_one_line(message)}")
-
-    def bad(self, key: str, value: object, why: str) -> ConfigError:
-        return self.fail(f"{key} = {_show(value)} {why}")
-
-    # each reader returns the validated value, or the default when the key is absent
-
-    def check_keys(self, section: str, table: Mapping[str, Any], known: Sequence[str]) -> None:
-        for key in table:
-            if key not in known:
-                raise self.fail(f"unknown key {section}.{key}; known keys in [{section}]: {', '.join(known)}")
-
-    def string(self, table: Mapping[str, Any], section: str, key: str, default: Any) -> Any:
-        if key not in table:
-            return default
-        value = table[key]
-        if not isinstance(value, str):
-            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a string")
-        return value
-
-    def choice(self, table: Mapping[str, Any], section: str, key: str, default: str, allowed: Sequence[str]) -> str:
-        value = self.string(table, section, key, default)
-        if value not in allowed:
-            raise self.bad(f"{section}.{key}", value, f"is not one of {', '.join(allowed)}")
-        return str(value)
-
-    def path(self, table: Mapping[str, Any], section: str, key: str, default: str | None) -> str | None:
-        value = self.string(table, section, key, None)
-        if value is None:
-            return default
-        if not value.strip():
-            raise self.bad(f"{section}.{key}", value, "is empty; give a path")
-        if "\0" in value:
-            raise self.bad(f"{section}.{key}", value, "contains a NUL character")
-        if len(value) > MAX_PATH_LENGTH:
-            raise self.bad(f"{section}.{key}", value[:40] + "…", f"is longer than {MAX_PATH_LENGTH} characters")
-        expanded = os.path.expanduser(value)
-        if value.startswith("~") and expanded == value:
-            user = value[1:].split("/", 1)[0]
-            raise self.bad(f"{section}.{key}", value, f"names the home of user {user!r}, who does not exist here")
-        return str(self.base_dir / Path(expanded))
-
-    def integer(self, table: Mapping[str, Any], section: str, key: str, default: Any, low: int, high: int) -> Any:
-        if key not in table:
-            return default
-        value = table[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a whole number")
-        if not low <= value <= high:
-            raise self.bad(f"{section}.{key}", value, f"is out of range; allowed {low} to {high}")
-        return value
-
-    def number(
-        self, table: Mapping[str, Any], section: str, key: str, default: float, low: float, high: float
-    ) -> float:
-        if key not in table:
-            return default
-        value = table[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.bad(f"{section}.{key}", value, f"is {_kind(value)}, not a number of seconds")
-        if not low <= value <= high:  # also rejects nan
-            raise self.bad(f"{section}.{key}", value, f"is out of range; allowed {low:g} to {high:g} seconds")
-        return float(value)
-
-    def boolean(self, table: Mapping[str, Any], section: str, key: str, default: bool) -> bool:
-        if key not in table:
-            return default
-        value = table[key]
-        if not isinstance(value, bool):
-            raise self.bad(f"{section}.{key}", value, "is not true or false")
-        return value
-
-    # sections
 
     def config(self, data: Mapping[str, Any]) -> Config:
-        for key, value in data.items():
-            if key not in SECTIONS and key != "pads":
-                raise self.fail(f"unknown section [{key}]; known sections: {', '.join(SECTIONS)}")
-            if not isinstance(value, dict):
-                raise self.bad(key, value, f"should be a table [{key}], not {_kind(value)}")
+        self.check_sections(data, [*SECTIONS, "pads"])
         for section, cls in SECTIONS.items():
             self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
         pads = self.pads(data.get("pads", {}))
+        plain = {name: self.section(SECTIONS[name], data.get(name, {}), name) for name in PLAIN_SECTIONS}
         return Config(
             pads=pads,
             table_reader="reader" in data or not pads,
             reader=self.reader(data.get("reader", {})),
             display=self.display(data.get("display", {})),
-            pins=self.pins(data.get("pins", {})),
-            sound=SoundConfig(muted=self.boolean(data.get("sound", {}), "sound", "muted", False)),
             game=self.game(data.get("game", {})),
-            state=StateConfig(
-                dir=self.path(data.get("state", {}), "state", "dir", None) or StateConfig().dir,
-                keep_games=self.integer(data.get("state", {}), "state", "keep_games", 0, 0, 1_000_000),
-            ),
-            log=LogConfig(level=self.choice(data.get("log", {}), "log", "level", LogConfig().level, LOG_LEVELS)),
             table=TableConfig(
                 language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
             ),
-            control=ControlConfig(
-                socket=self.path(data.get("control", {}), "control", "socket", None) or ControlConfig().socket
-            ),
-            web=WebConfig(
-                host=self.string(data.get("web", {}), "web", "host", WebConfig().host),
-                port=self.integer(data.get("web", {}), "web", "port", WebConfig().port, 1, 65535),
-                url=self.string(data.get("web", {}), "web", "url", WebConfig().url),
-            ),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),
+            **plain,
         )
 
     def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
-        d = ReaderConfig()
         baud = t.get("baudrate")
         if baud is not None and not isinstance(baud, bool) and isinstance(baud, int) and baud not in BAUDRATES:
             raise self.bad(f"{s}.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
-        port = self.string(t, s, "port", d.port)
-        if not port.strip():
-            raise self.bad(f"{s}.port", port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
-        return ReaderConfig(
-            protocol=self.choice(t, s, "protocol", d.protocol, READER_PROTOCOLS),
-            port=port,
-            baudrate=self.integer(t, s, "baudrate", None, min(BAUDRATES), max(BAUDRATES)),
-            prefix=self.string(t, s, "prefix", d.prefix),
-            suffix=self.string(t, s, "suffix", d.suffix),
-            double_read_window=self.number(t, s, "double_read_window", d.double_read_window, 0.0, 10.0),
-            quiet_gap=self.number(t, s, "quiet_gap", d.quiet_gap, 0.01, 5.0),
-            max_backoff=self.number(t, s, "max_backoff", d.max_backoff, 0.1, 60.0),
-            layout=self.choice(t, s, "layout", d.layout, HID_LAYOUTS),
-        )
+        config = self.section(ReaderConfig, t, s)
+        if not config.port.strip():
+            raise self.bad(f"{s}.port", config.port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
+        return config
 
     def pads(self, value: object) -> tuple[PadConfig, ...]:
         """``[pads.NAME]`` tables: a reader's keys plus ``place`` (default: NAME, if it is a place)."""
         from bornes.drivers.events import PAD_PLACES, pad_place
 
         if not isinstance(value, dict):
-            raise self.bad("pads", value, "should be tables like [pads.A], not " + _kind(value))
+            raise self.bad("pads", value, "should be tables like [pads.A], not " + kind(value))
         known = [*(f.name for f in dataclasses.fields(ReaderConfig)), "place"]
         found: list[PadConfig] = []
         for name, table in value.items():
             section = f"pads.{name}"
             if not isinstance(table, dict):
-                raise self.bad(section, table, f"should be a table [{section}], not {_kind(table)}")
+                raise self.bad(section, table, f"should be a table [{section}], not {kind(table)}")
             self.check_keys(section, table, known)
             place_text = self.string(table, section, "place", name)
             place = pad_place(place_text)
@@ -497,43 +362,22 @@ class _Validator:
         return tuple(found)
 
     def display(self, t: Mapping[str, Any]) -> DisplayConfig:
-        s, d = "display", DisplayConfig()
-        address: Any = t.get("i2c_address", d.i2c_address)
+        address: Any = t.get("i2c_address")
         if isinstance(address, str):
             try:
-                address = int(address, 0)
+                t = {**t, "i2c_address": int(address, 0)}
             except ValueError:
                 raise self.bad("display.i2c_address", address, "is not an address like 0x3C or 60") from None
-            t = {**t, "i2c_address": address}
-        panel = self.choice(t, s, "panel", d.panel, PANELS)
-        config = DisplayConfig(
-            panel=panel,
-            interface=self.choice(t, s, "interface", d.interface, INTERFACES),
-            i2c_port=self.integer(t, s, "i2c_port", d.i2c_port, 0, 255),
-            i2c_address=self.integer(t, s, "i2c_address", d.i2c_address, 0x03, 0x77),
-            spi_port=self.integer(t, s, "spi_port", d.spi_port, 0, 6),
-            spi_device=self.integer(t, s, "spi_device", d.spi_device, 0, 3),
-            spi_dc=self.integer(t, s, "spi_dc", d.spi_dc, 2, 27),
-            spi_reset=self.integer(t, s, "spi_reset", d.spi_reset, 2, 27),
-            rotate=self.integer(t, s, "rotate", d.rotate, 0, 3),
-            capture_dir=self.path(t, s, "capture_dir", None),
-            gif_path=self.path(t, s, "gif_path", None),
-        )
+        config = self.section(DisplayConfig, t, "display")
         for key, value, want_dir in (("capture_dir", config.capture_dir, True), ("gif_path", config.gif_path, False)):
             if value is not None and os.path.exists(value) and os.path.isdir(value) != want_dir:
-                kind = "a file, not a folder" if want_dir else "a folder, not a file"
-                raise self.bad(f"display.{key}", value, f"is {kind}")
-        if panel == "capture" and config.capture_dir is None:
+                what = "a file, not a folder" if want_dir else "a folder, not a file"
+                raise self.bad(f"display.{key}", value, f"is {what}")
+        if config.panel == "capture" and config.capture_dir is None:
             raise self.fail('display.panel = "capture" needs display.capture_dir (a folder for the PNG frames)')
-        if panel == "gif" and config.gif_path is None:
+        if config.panel == "gif" and config.gif_path is None:
             raise self.fail('display.panel = "gif" needs display.gif_path (the animated GIF to write)')
         return config
-
-    def pins(self, t: Mapping[str, Any]) -> PinsConfig:
-        return PinsConfig(
-            map=self.path(t, "pins", "map", None) or _default_pin_map(),
-            factory=self.choice(t, "pins", "factory", "auto", PIN_FACTORIES),
-        )
 
     def game(self, t: Mapping[str, Any]) -> GameConfig:
         s, d = "game", GameConfig()
@@ -566,7 +410,7 @@ class _Validator:
                 raise self.bad(
                     "game.names",
                     value,
-                    f"has the name {_show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters"
+                    f"has the name {show(name)}; names are 1 to {MAX_NAME_LENGTH} printable characters"
                     ' without ; or "',
                 )
         if check_names(value) is not None:
@@ -581,7 +425,7 @@ class _Validator:
 
     def options(self, value: object, edition_name: str) -> dict[str, str]:
         if not isinstance(value, dict):
-            raise self.bad("game.options", value, f"should be a table [game.options], not {_kind(value)}")
+            raise self.bad("game.options", value, f"should be a table [game.options], not {kind(value)}")
         texts: dict[str, str] = {}
         for key, item in value.items():
             if isinstance(item, bool):
@@ -591,7 +435,7 @@ class _Validator:
             elif isinstance(item, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in item):
                 texts[key] = ",".join(map(str, item)) or "none"
             else:
-                raise self.bad(f"game.options.{key}", item, f"is {_kind(item)}; give a boolean, number or string")
+                raise self.bad(f"game.options.{key}", item, f"is {kind(item)}; give a boolean, number or string")
             try:
                 EDITIONS[edition_name].options.with_strings({key: texts[key]})
             except OptionError as error:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from bornes.drivers.display.terminal import TERMINAL_LOCK
-from bornes.engine.cards import CardKind
+from bornes.engine import CardKind
 from bornes.firmware.language.i18n import _
 
 PROMPT = "bornes> "

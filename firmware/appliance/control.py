@@ -5,7 +5,8 @@ may propose a setup (``bornes web``, the MQTT bridge) connect to a Unix stream s
 owns, ``[control] socket`` (``/run/bornes/control.sock`` on a Pi). The listener here is a driver
 like the card reader: a thread that only reads the socket, checks each message, and puts one
 event on the referee's queue. The referee's one loop applies it and answers through the event.
-Nothing from the socket ever plays a card.
+Nothing from the socket ever plays a card. The one client (web, bridge, commands) is
+:mod:`bornes.firmware.appliance.control_client`, which also holds the wire's version and line limit.
 
 Protocol (docs/web.md): one JSON object per line, at most :data:`MAX_LINE` bytes, answered by one
 line ``{"v": 1, "ok": true}`` or ``{"v": 1, "ok": false, "error": "one line"}``.
@@ -40,15 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.state import GameSetup, SetupError
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError
+from bornes.firmware.appliance.control_client import MAX_LINE, PROTOCOL_VERSION, ControlError
 from bornes.firmware.language.i18n import N_
 from bornes.firmware.table.flow import BUSY_UNTIL_GAME_ENDS
 
 log = logging.getLogger("bornes.control")
 
-PROTOCOL_VERSION = 1
-MAX_LINE = 4096
 #: How long a connection may take to send its line, and how long the loop may take to answer.
 READ_TIMEOUT = 2.0
 ANSWER_TIMEOUT = 3.0
@@ -60,10 +59,6 @@ MAX_URL = 200
 #: In the referee's state directory: its time is when every phone was unpaired at the panel
 #: (a long BACK while the PIN is shown). ``bornes web`` drops every pairing older than it.
 PHONES_FORGOTTEN = "phones-forgotten"
-
-
-class ControlError(ValueError):
-    """A message the referee will not take: the one line sent back as ``error``."""
 
 
 # -- events on the referee's queue -------------------------------------------------------------------
@@ -304,7 +299,7 @@ class ControlListener:
             server.listen(8)
             server.settimeout(None)
         except OSError as error:
-            from bornes.firmware.appliance.config import ConfigError
+            from bornes.firmware.appliance.tomlcheck import ConfigError
 
             raise ConfigError(f"control.socket = {self.path}: {error.strerror or error}") from None
         return server
@@ -379,37 +374,3 @@ class ControlListener:
         self._thread.join(timeout=2.0)
         with contextlib.suppress(OSError):
             self.path.unlink()
-
-
-# -- the client side (bornes web, the MQTT bridge) -------------------------------------------------
-
-
-def send(path: str | os.PathLike[str], message: dict[str, Any], timeout: float = 5.0) -> str | None:
-    """Send one message to the referee; None when it said ok, else its one-line error.
-
-    Raises :class:`ControlError` when the referee cannot be reached (not running, no socket).
-    """
-    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False).encode() + b"\n"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.settimeout(timeout)
-            client.connect(str(path))
-            client.sendall(payload)
-            data = b""
-            while b"\n" not in data and len(data) <= MAX_LINE:
-                chunk = client.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-    except (OSError, TimeoutError) as error:
-        raise ControlError(f"the referee is not reachable at {path}: {getattr(error, 'strerror', None) or error}") \
-            from None
-    try:
-        answer = json.loads(data.split(b"\n", 1)[0])
-    except ValueError:
-        raise ControlError("the referee's answer is not JSON") from None
-    if not isinstance(answer, dict):
-        raise ControlError("the referee's answer is not a JSON object")
-    if answer.get("ok") is True:
-        return None
-    return str(answer.get("error", "refused"))

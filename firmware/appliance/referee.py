@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
-from bornes.engine.options import EDITIONS
-from bornes.engine.state import Phase
+from bornes.engine import EDITIONS, Phase
 from bornes.firmware.appliance import notify
 from bornes.firmware.appliance.control import (
     ControlEvent,

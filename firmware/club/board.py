@@ -21,8 +21,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from bornes.engine.game import Game, ReplayError
-from bornes.engine.record import RecordError, read_record
+from bornes.engine import Game, RecordError, ReplayError, read_record
 from bornes.firmware.club import topics
 from bornes.firmware.club.broker import make_client
 from bornes.firmware.club.settings import BoardSettings

@@ -15,12 +15,10 @@ over the control socket (TEAM.md contract), so setting up the table is one OK pr
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import queue
 import select
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,6 +29,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.club import topics
 from bornes.firmware.club.broker import make_client
 from bornes.firmware.club.outbox import Outbox, Position
@@ -48,33 +47,11 @@ REFUSED_RETRY = 15.0  # seconds: the referee said no for another reason (a deck 
 TICK = 1.0  # seconds: the longest the loop sleeps with nothing to do (assignment retries, result resends)
 
 
-def send_setup(path: str, assignment: dict[str, Any], timeout: float = CONTROL_TIMEOUT) -> tuple[bool, str, bool]:
-    """Hand an assignment to the referee as one ``setup`` line; (accepted, error, kept for the game's end)."""
-    message: dict[str, Any] = {"v": 1, "type": "setup"}
-    for key in ("edition", "teams", "names", "dealer", "options"):
-        if key in assignment:
-            message[key] = assignment[key]
-    message["players"] = len(assignment["names"])
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
-            conn.connect(path)
-            conn.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
-            reply = b""
-            while not reply.endswith(b"\n") and len(reply) < 4096:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    break
-                reply += chunk
-    except OSError as error:
-        raise ConnectionError(f"referee control socket {path}: {error.strerror or error}") from None
-    try:
-        answer = json.loads(reply.decode() or "null")
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return False, "the referee's answer is not JSON", False
-    if not isinstance(answer, dict):
-        return False, "the referee gave no answer", False
-    return bool(answer.get("ok")), str(answer.get("error") or ""), answer.get("waiting") is True
+def setup_message(assignment: dict[str, Any]) -> dict[str, Any]:
+    """An assignment as the referee's ``setup`` fields (the seats are its names)."""
+    keys: tuple[str, ...] = ("edition", "teams", "names", "dealer", "options")
+    fields = {key: assignment[key] for key in keys if key in assignment}
+    return {**fields, "players": len(assignment["names"])}
 
 
 def result_body(record: GameRecord, game: Any) -> dict[str, Any]:
@@ -141,6 +118,7 @@ class Bridge:
         self.journal_problem = ""
         self.since = self._since()
         self.history: list[GameInfo] = []
+        self.referee = ControlClient(settings.control, CONTROL_TIMEOUT)
         self.client = make_client(f"bornes-bridge-{self.club}-{self.table}", settings.broker)
         self.client.will_set(self.topic(topics.STATUS), topics.encode("status", online=False), qos=1, retain=True)
         self.client.on_connect = self._on_connect
@@ -323,15 +301,16 @@ class Bridge:
 
     def _forward_assignment(self, data: dict[str, Any]) -> None:
         try:
-            ok, error, kept = send_setup(self.settings.control, data)
-        except ConnectionError as problem:
+            answer = self.referee.propose_setup(setup_message(data))
+        except ControlUnreachable as problem:
             self.assignment_retry = time.monotonic() + CONTROL_RETRY
             if self.assignment_status is None or self.assignment_status.get("error") != str(problem):
                 log.warning("assignment %s waits for the referee: %s", data["id"], problem)
                 self.assignment_status = {"id": data["id"], "ok": False, "error": str(problem)}
                 self._publish_status()
             return
-        if not ok and kept:
+        ok, error = answer.ok, answer.error
+        if answer.waiting:
             # A game is being played: the table keeps the assignment and offers it when that game ends.
             # Not asked again (each try used to reach the players' screen); the board is told once.
             self.pending_assignment = None

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.state import GameSetup, SetupError, check_name
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, check_name
 from bornes.firmware.club.pairing import Pair, PairingError, round_robin, swiss
 
 _SCHEMA = """

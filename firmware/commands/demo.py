@@ -21,9 +21,7 @@ from typing import Any
 
 from bornes.drivers.errors import EX_USAGE, UserError
 from bornes.drivers.events import ButtonPressed, InputEvent
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.simulate import Simulation
-from bornes.engine.state import GameSetup, SetupError
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation
 from bornes.firmware.appliance import progress
 from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.table.bots import BotError, BotHands, play_table

@@ -9,7 +9,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from bornes.engine.record import RecordError, read_header
+from bornes.engine import RecordError, read_header
 from bornes.firmware.appliance.config import add_config_argument, load_config
 from bornes.firmware.storage.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
 

@@ -7,9 +7,7 @@ import json
 from typing import TextIO
 
 from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
-from bornes.engine.record import RecordError, iter_record
-from bornes.engine.rules import Accepted, apply, new_game
-from bornes.engine.views import table_dict, verdict_dict
+from bornes.engine import Accepted, RecordError, apply, iter_record, new_game, table_dict, verdict_dict
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from bornes.drivers.errors import EX_IOERR, UserError
-from bornes.engine.actions import Action, Play
+from bornes.engine import Action, Play
 from bornes.firmware.language.i18n import LANGUAGES, edition_language, speaking
 from bornes.firmware.screens.model import MenuView, ScreenView, TableView
 from bornes.firmware.table.flow import Outcome

@@ -8,9 +8,7 @@ import random
 import time
 
 from bornes.drivers.errors import EX_USAGE, UserError
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.simulate import Simulation
-from bornes.engine.state import GameSetup, SetupError
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation
 from bornes.firmware.appliance import progress
 
 

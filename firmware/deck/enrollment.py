@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from bornes.drivers.errors import EX_USAGE, UserError
 from bornes.drivers.events import CONTROL_NAMES
 from bornes.drivers.readers.bindings import BindingError, BindingTable, check_payload, describe_payload, normalise_uid
-from bornes.engine.cards import deck_counts, iter_deck
-from bornes.engine.options import OptionError, edition
+from bornes.engine import OptionError, deck_counts, edition, iter_deck
 
 CONTROL_PAYLOADS: tuple[str, ...] = tuple(f"MB-CMD-{name}" for name in CONTROL_NAMES)
 

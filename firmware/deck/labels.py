@@ -21,7 +21,7 @@ from reportlab.lib.units import inch, mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from bornes.engine.cards import Card, CardCodeError
+from bornes.engine import Card, CardCodeError
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.language.words import card_copy
 

@@ -8,7 +8,7 @@ can be typed at the table. The letters are Latin-1 plus Œ œ Ÿ, which the ship
 
 from __future__ import annotations
 
-from bornes.engine.state import MAX_NAME_LENGTH
+from bornes.engine import MAX_NAME_LENGTH
 
 #: The lower-case cycle NEXT walks through (BACK walks it backwards); a blank ends the name.
 LOWER_LETTERS = " abcdefghijklmnopqrstuvwxyzéèêëàâçïîôùûüÿœæ-'"

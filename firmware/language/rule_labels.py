@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from bornes.engine.options import EDITIONS, RuleOptions
+from bornes.engine import EDITIONS, RuleOptions
 from bornes.firmware.language.i18n import N_, _
 
 #: Edition names short enough for a summary line ("Ann, Bob · Winning Moves").

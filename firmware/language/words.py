@@ -23,26 +23,33 @@ import gettext
 import string
 from collections.abc import Sequence
 
-from bornes.engine.actions import (
+from bornes.engine import (
+    EDITIONS,
     Action,
+    Card,
+    CardKind,
+    Category,
     CoupFourre,
     Discard,
     EndHand,
+    Event,
+    EventCode,
     Extension,
     FastRemedy,
+    GameSetup,
+    GameState,
     Leftover,
     NextHand,
+    Phase,
     Play,
+    Reason,
+    Refusal,
     StartRoll,
     Swap,
     TakeDiscard,
+    attacked_side,
     seat_letter,
 )
-from bornes.engine.cards import Card, CardKind, Category
-from bornes.engine.options import EDITIONS
-from bornes.engine.reasons import Reason, Refusal
-from bornes.engine.rules import attacked_side
-from bornes.engine.state import Event, EventCode, GameSetup, GameState, Phase
 from bornes.firmware.language.i18n import N_, catalogue, current_language, edition_card_name
 
 Phrasings = tuple[str, ...]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bornes.engine.options import EDITIONS
+from bornes.engine import EDITIONS
 from bornes.firmware.language.i18n import _, ngettext
 from bornes.firmware.language.rule_labels import edition_short, option_lines, rules_hint
 from bornes.firmware.screens.model import (

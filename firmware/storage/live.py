@@ -8,8 +8,9 @@ the referee to learn the state: they read the journal it writes, which is the ga
   ``PRAGMA data_version`` confirms that a commit really happened;
 * keeps the current game replayed incrementally (a new action is one engine step, an undo
   replays the hand), so a change costs what one tap costs the referee;
-* turns the table into a plain, JSON-able dict (:func:`snapshot`) with names and words, in the
-  table's language.
+* turns the table into a :class:`LiveSnapshot` (:func:`snapshot`): a typed, JSON-able dict with
+  names and words, in the table's language, the one shape the phone pages, the club bridge and the
+  club board all read (mypy checks each reader against it).
 
 Nothing here writes a file. A journal that does not exist yet, or is being written while read,
 is reported as "no game" or retried on the next change, never as a traceback.
@@ -29,15 +30,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
-from bornes.engine.actions import Action, parse_action
-from bornes.engine.cards import SAFETY_KINDS, CardKind
-from bornes.engine.game import Game, ReplayError
-from bornes.engine.record import RecordError, read_header
-from bornes.engine.rules import Accepted, apply
-from bornes.engine.scoring import hand_points
-from bornes.engine.state import GameSetup, GameState, Phase, battle_status
+from bornes.engine import (
+    SAFETY_KINDS,
+    Accepted,
+    Action,
+    CardKind,
+    Game,
+    GameSetup,
+    GameState,
+    Phase,
+    RecordError,
+    ReplayError,
+    apply,
+    battle_status,
+    hand_points,
+    parse_action,
+    read_header,
+)
 from bornes.firmware.language import words
 from bornes.firmware.language.i18n import FRENCH_EDITIONS, catalogue
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalError
@@ -87,6 +98,67 @@ def pad_words(setup: GameSetup, text: str, pad: str | None, language: str = "en"
 
 
 # -- the snapshot ----------------------------------------------------------------------------------
+# TypedDicts, not dataclasses: a snapshot is sent as JSON to phones and over MQTT, and a dict keeps
+# its keys' order and its optional keys exactly as they always were (tests/web compares the bytes).
+
+
+class LiveSafety(TypedDict):
+    kind: str  # the card kind's value ("right_of_way")
+    name: str  # as printed, in the table's language
+    coup_fourre: bool
+
+
+class LiveSide(TypedDict):
+    """One side (a player, or a team) as the table shows it."""
+
+    index: int
+    name: str
+    players: list[str]
+    seats: str  # the seat letters ("AC")
+    miles: int
+    trip: int
+    battle: str  # battle_status: "rolling", "not started", "needs roll" or a hazard's kind
+    battle_words: str
+    limit: bool
+    safeties: list[LiveSafety]
+    hand_points: int
+    total: int
+    turn: bool
+
+
+class ToldAction(TypedDict):
+    n: int  # the action's number in the game, from 1
+    text: str
+    pad: NotRequired[str]  # only for a card laid on a pile pad
+
+
+class LiveSnapshot(TypedDict):
+    """The live table. With no game yet (``status`` "none", :func:`empty_snapshot`) only the keys
+    that are not ``NotRequired`` are there, ``sides`` is empty and ``turn_text`` says why."""
+
+    game_id: int | None
+    status: str  # the journal's "in-progress", "finished" or "abandoned"; "none" before any game
+    edition: NotRequired[str]
+    edition_title: NotRequired[str]
+    language: str
+    unit: NotRequired[Literal["km", "miles"]]
+    hand: NotRequired[int]
+    dealer: NotRequired[str]
+    phase: NotRequired[str]
+    turn: NotRequired[str]
+    to_act: NotRequired[list[str]]
+    turn_text: str
+    trip: NotRequired[int]
+    draw_pile: NotRequired[int]
+    sides: list[LiveSide]
+    over: NotRequired[bool]
+    winner: NotRequired[str | None]
+    tie: NotRequired[bool]
+    action_count: int
+    last_actions: list[ToldAction]
+    hands_scored: NotRequired[int]
+    #: Added by the club bridge: when the game began (the journal's ``created``), None before one.
+    created: NotRequired[str | None]
 
 
 def snapshot(
@@ -99,7 +171,7 @@ def snapshot(
     last: int = LAST_ACTIONS,
     states: list[GameState] | None = None,
     pads: list[str | None] | None = None,
-) -> dict[str, Any]:
+) -> LiveSnapshot:
     """The table as plain data for a page or an MQTT message.
 
     ``states`` (the state before each action, when known) lets the last actions be told in words
@@ -110,7 +182,7 @@ def snapshot(
     hand = state.hand
     turn_side = setup.side_of(hand.turn)
     points = hand_points(state)
-    sides = []
+    sides: list[LiveSide] = []
     for index, side in enumerate(hand.sides):
         status_word = battle_status(side, setup.options)
         sides.append(
@@ -140,12 +212,12 @@ def snapshot(
         )
     tail = actions[-last:] if last else []
     start = len(actions) - len(tail)
-    told = []
+    told: list[ToldAction] = []
     for offset, action in enumerate(tail):
         before = states[start + offset] if states is not None and start + offset < len(states) else state
         pad = pads[start + offset] if pads is not None and start + offset < len(pads) else None
         text = describe(before, action, language)
-        entry: dict[str, Any] = {"n": start + offset + 1, "text": pad_words(setup, text, pad, language)}
+        entry: ToldAction = {"n": start + offset + 1, "text": pad_words(setup, text, pad, language)}
         if pad is not None:
             entry["pad"] = pad  # only for a card laid on a pad: without pads the snapshot is as before
         told.append(entry)
@@ -176,7 +248,7 @@ def snapshot(
     }
 
 
-def empty_snapshot(language: str = "en", reason: str = "") -> dict[str, Any]:
+def empty_snapshot(language: str = "en", reason: str = "") -> LiveSnapshot:
     """What a page shows before any game is in the journal."""
     return {
         "game_id": None,
@@ -339,7 +411,7 @@ class JournalFollower:
         self._recheck_end = 0.0
         self._recheck_step = RECHECK_FIRST
         self._followed: _Followed | None = None
-        self._snapshot: dict[str, Any] = empty_snapshot(language)
+        self._snapshot: LiveSnapshot = empty_snapshot(language)
         self.error: str | None = None
         #: How many times the journal was actually read (a bench figure: reads track writes).
         self.reads = 0
@@ -514,7 +586,7 @@ class JournalFollower:
         self._followed = _Followed(game_id, header, status, list(lines), states, game)
         return self._followed
 
-    def _set(self, new: dict[str, Any]) -> bool:
+    def _set(self, new: LiveSnapshot) -> bool:
         if new == self._snapshot:
             return False
         self._snapshot = new
@@ -522,9 +594,9 @@ class JournalFollower:
 
     # -- reading -----------------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> LiveSnapshot:
         """The latest table (a fresh dict each call, safe to hand to another thread)."""
-        return dict(self._snapshot)
+        return self._snapshot.copy()
 
     @property
     def journal(self) -> Journal | None:
@@ -547,7 +619,7 @@ class JournalFollower:
 
 def follow(
     state_dir: str | os.PathLike[str],
-    on_change: Callable[[dict[str, Any]], None],
+    on_change: Callable[[LiveSnapshot], None],
     stop: threading.Event,
     *,
     language: str = "en",

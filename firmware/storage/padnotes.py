@@ -8,7 +8,7 @@ and the phone pages and the club board can say where the card was laid. Lines wi
 
 from __future__ import annotations
 
-from bornes.engine.actions import Action
+from bornes.engine import Action
 
 NOTE = "; pad "
 

@@ -10,10 +10,7 @@ import json
 from typing import Protocol
 
 from bornes.drivers.errors import EX_DATAERR, UserError
-from bornes.engine.actions import Action, parse_action
-from bornes.engine.game import Game, ReplayError
-from bornes.engine.record import RecordError, read_header, write_header
-from bornes.engine.state import GameState
+from bornes.engine import Action, Game, GameState, RecordError, ReplayError, parse_action, read_header, write_header
 from bornes.firmware.storage.journal import Journal
 from bornes.firmware.storage.padnotes import action_text, journal_line
 

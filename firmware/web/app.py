@@ -37,9 +37,10 @@ from starlette.types import Receive, Scope, Send
 
 from bornes.engine.options import EDITIONS
 from bornes.firmware.appliance import control
+from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.language.i18n import WEB_DOMAIN, translations
 from bornes.firmware.storage.journal import JournalError
-from bornes.firmware.storage.live import GameUnreadable, JournalFollower, empty_snapshot, snapshot
+from bornes.firmware.storage.live import GameUnreadable, JournalFollower, LiveSnapshot, empty_snapshot, snapshot
 from bornes.firmware.web import games, views
 from bornes.firmware.web.games import Library
 from bornes.firmware.web.guard import SiteGuard, local_names
@@ -95,14 +96,14 @@ class Hub:
         self.words = words
         self.clients: set[asyncio.Queue[bytes]] = set()
         self.message = self._encode(empty_snapshot(settings.language))
-        self.snapshot: dict[str, Any] = empty_snapshot(settings.language)
+        self.snapshot: LiveSnapshot = empty_snapshot(settings.language)
         self.published = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._follower: JournalFollower | None = None
 
-    def _encode(self, snap: dict[str, Any]) -> bytes:
+    def _encode(self, snap: LiveSnapshot) -> bytes:
         html = views.table_fragment(snap, self.words)
         data = json.dumps({"html": html, "actions": snap.get("action_count", 0), "game": snap.get("game_id")},
                           ensure_ascii=False)
@@ -145,7 +146,7 @@ class Hub:
                 with contextlib.suppress(RuntimeError):  # the loop closed while shutting down
                     self._loop.call_soon_threadsafe(self._deliver, snap, message)
 
-    def _deliver(self, snap: dict[str, Any], message: bytes) -> None:
+    def _deliver(self, snap: LiveSnapshot, message: bytes) -> None:
         self.snapshot = snap
         self.message = message
         self.published += 1
@@ -571,11 +572,11 @@ def create_app(settings: Settings) -> Starlette:
             return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
         url = pages_url(settings).rstrip("/") + "/setup"  # never from the request: its Host is the client's word
         try:
-            answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pair", "url": url})
-        except control.ControlError as error:
+            answer = await asyncio.to_thread(ControlClient(settings.control_socket).ask_pairing, url)
+        except ControlUnreachable as error:
             return html(views.pairing_page(words, str(error), "error"), 503)
-        if answer is not None:
-            return html(views.pairing_page(words, answer, "error"), 409)
+        if not answer.ok:
+            return html(views.pairing_page(words, answer.error, "error"), 409)
         return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 
     async def pair(request: Request) -> Response:
@@ -588,11 +589,11 @@ def create_app(settings: Settings) -> Starlette:
         if len(pin) != control.PIN_DIGITS or _digits(pin) is None:
             return html(views.pairing_page(words, words("A PIN is 6 digits."), "error"), 400)
         try:
-            answer = await asyncio.to_thread(control.send, settings.control_socket, {"type": "pin", "pin": pin})
-        except control.ControlError as error:
+            answer = await asyncio.to_thread(ControlClient(settings.control_socket).offer_pin, pin)
+        except ControlUnreachable as error:
             return html(views.pairing_page(words, str(error), "error"), 503)
-        if answer is not None:  # the table's reason, worded in the page's language
-            return html(views.pairing_page(words, words(answer), "error"), 403)
+        if not answer.ok:  # the table's reason, worded in the page's language
+            return html(views.pairing_page(words, words(answer.error), "error"), 403)
         response = RedirectResponse("/setup", 303)
         response.set_cookie(COOKIE, pairings.new(), max_age=TOKEN_DAYS * 86400, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https")
@@ -623,14 +624,14 @@ def create_app(settings: Settings) -> Starlette:
         if any(not name for name in names):
             return html(views.setup_page(words, back, words("Every seat needs a name."), "error"), 400)
         try:
-            answer = await asyncio.to_thread(control.send, settings.control_socket, message)
-        except control.ControlError as error:
+            answer = await asyncio.to_thread(ControlClient(settings.control_socket).propose_setup, message)
+        except ControlUnreachable as error:
             return html(views.setup_page(words, back, str(error), "error"), 503)
-        if answer == control.BUSY:  # kept by the table: offered there when its game ends
+        if answer.waiting:  # kept by the table: offered there when its game ends
             return html(views.setup_page(words, back, words(
                 "The table is busy until this game ends: it will offer your game then."), "ok"), 202)
-        if answer is not None:
-            return html(views.setup_page(words, back, answer, "error"), 409)
+        if not answer.ok:
+            return html(views.setup_page(words, back, answer.error, "error"), 409)
         return html(views.setup_page(words, back, words("Sent: press OK at the table to start."), "ok"))
 
     async def unpair(request: Request) -> Response:

@@ -17,6 +17,7 @@ from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameState
 from bornes.firmware.language.words import edition_title, fill
 from bornes.firmware.storage.journal import GameInfo
+from bornes.firmware.storage.live import LiveSnapshot
 from bornes.firmware.web import charts
 from bornes.firmware.web.games import StoredGame, Tally
 
@@ -80,7 +81,7 @@ def notice(text: str, kind: str = "info") -> str:
 # -- the live table ----------------------------------------------------------------------------------
 
 
-def table_fragment(snap: dict[str, Any], t: Words) -> str:
+def table_fragment(snap: LiveSnapshot, t: Words) -> str:
     """The live table's inside: replaced whole on every update (server-sent events)."""
     if not snap.get("sides"):
         return f'<section id="table" data-actions="0">{notice(snap.get("turn_text") or t("No game yet"))}</section>'
@@ -131,7 +132,7 @@ def table_fragment(snap: dict[str, Any], t: Words) -> str:
     )
 
 
-def live_page(snap: dict[str, Any], t: Words, paired: bool) -> str:
+def live_page(snap: LiveSnapshot, t: Words, paired: bool) -> str:
     from bornes.firmware.screens.legend import legend_html
 
     body = table_fragment(snap, t) + (
@@ -301,7 +302,7 @@ def stats_page(players: list[Tally], teams: list[Tally], chosen: Tally | None, t
 # -- the game viewer ---------------------------------------------------------------------------------
 
 
-def viewer_page(stored: StoredGame, step: int, snap: dict[str, Any], t: Words, paired: bool) -> str:
+def viewer_page(stored: StoredGame, step: int, snap: LiveSnapshot, t: Words, paired: bool) -> str:
     game_id = stored.info.game_id
     last = len(stored.actions)
 

@@ -55,16 +55,20 @@ def test_sample_settings_load(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text, words", [
     ("[bridge]\nclub = 'c'\ntable = 'board'\n", "table id 'board'"),
-    ("[bridge]\nclub = 'c'\ntable = 't1'\nresend = 'soon'\n", "resend must be a number"),
-    ("[bridge]\nclub = 'c'\ntable = 't1'\nwho = 1\n", "unknown key 'who'"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\nresend = 'soon'\n",
+     'bridge.resend = "soon" is a string, not a number of seconds'),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\nwho = 1\n", "unknown key bridge.who; known keys in [bridge]: club, table"),
     ("[bridge\n", "bridge.toml"),
-    ("[bridge]\nclub = 'c'\ntable = 't1'\n[broker]\npassword_file = '/nonexistent/x'\n", "cannot read password_file"),
+    ("[bridge]\nclub = 'c'\ntable = 't1'\n[broker]\npassword_file = '/nonexistent/x'\n",
+     'broker.password_file = "/nonexistent/x" cannot be read'),
 ])
 def test_bad_settings_are_one_line(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "bridge.toml"
     path.write_text(text)
     with pytest.raises(SettingsError) as caught:
         load_bridge(str(path))
+    # The same words as the referee's config: the file, the key, the value, what is wanted (tomlcheck).
+    assert str(caught.value).startswith(f"bridge settings {path}: ")
     assert words in str(caught.value) and "\n" not in str(caught.value)
 
 

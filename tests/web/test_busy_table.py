@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from bornes.drivers.events import ButtonPressed, InputEvent
-from bornes.firmware.appliance.control import BUSY, ControlListener, send
+from bornes.firmware.appliance.control import BUSY, ControlListener
+from bornes.firmware.appliance.control_client import ControlClient
 from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.table.flow import Mode, TableFlow
 from tests.web.server import DEFAULTS, first_hand
@@ -58,7 +59,7 @@ def test_a_setup_sent_during_a_game_waits_for_its_end_without_a_word_on_the_pane
     flow = referee.flow
     single_hand = {"type": "setup", "edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"], "dealer": 1,
                    "options": {"game_target": "0"}}
-    assert send(path, single_hand) is None
+    assert ControlClient(path).send(single_hand).ok
     _step(referee, events, ButtonPressed("OK"))
     hand = first_hand()
     for event in hand[:6]:
@@ -66,14 +67,15 @@ def test_a_setup_sent_during_a_game_waits_for_its_end_without_a_word_on_the_pane
     assert flow.state is not None and not flow.state.over
     view, message, refused = referee._last_view, flow.ui.message, flow.ui.refused
 
+    next_game = {"edition": "dujardin", "players": 3, "names": ["Zoé", "Jérôme", "Anaïs"]}
     # A phone (or the club's bridge) proposes the next game: the answer says why and that it is kept.
-    assert send(path, {"type": "setup", "edition": "dujardin", "players": 3,
-                       "names": ["Zoé", "Jérôme", "Anaïs"]}) == BUSY
+    answer = ControlClient(path).propose_setup(next_game)
+    assert (answer.ok, answer.error, answer.waiting) == (False, BUSY, True)
     assert (referee._last_view, flow.ui.message, flow.ui.refused) == (view, message, refused)
     assert flow.state.setup.names == ("Ann", "Bob")
     # A second try while the game goes on (the web page sent twice): still nothing on the panel.
-    assert send(path, {"type": "setup", "edition": "dujardin", "players": 3,
-                       "names": ["Zoé", "Jérôme", "Anaïs"]}) == BUSY
+    answer = ControlClient(path).propose_setup(next_game)
+    assert (answer.ok, answer.error, answer.waiting) == (False, BUSY, True)
     assert (referee._last_view, flow.ui.message, flow.ui.refused) == (view, message, refused)
 
     for event in hand[6:]:
@@ -81,8 +83,7 @@ def test_a_setup_sent_during_a_game_waits_for_its_end_without_a_word_on_the_pane
     assert flow.state.over, "one hand is the whole game here"
     # On the final score sheet a setup is taken, and still waits: the players read their scores first.
     view = referee._last_view
-    assert send(path, {"type": "setup", "edition": "dujardin", "players": 3,
-                       "names": ["Zoé", "Jérôme", "Anaïs"]}) is None
+    assert ControlClient(path).propose_setup(next_game).ok
     assert referee._last_view == view and flow.state is not None and flow.state.over
     _step(referee, events, ButtonPressed("OK"))  # off the final score sheet: the proposed game is offered
     assert flow.state is None and flow.ui.mode is Mode.SETUP and flow.draft.names == ["Zoé", "Jérôme", "Anaïs"]
@@ -93,11 +94,11 @@ def test_a_setup_sent_during_a_game_waits_for_its_end_without_a_word_on_the_pane
 
 def test_a_pin_never_covers_a_hand_being_played(table: tuple[Path, Referee, queue.Queue[Any]]) -> None:
     path, referee, events = table
-    assert send(path, {"type": "setup", "edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"],
-                       "dealer": 1}) is None
+    assert ControlClient(path).propose_setup({"edition": "winning-moves", "players": 2, "names": ["Ann", "Bob"],
+                                              "dealer": 1}).ok
     _step(referee, events, ButtonPressed("OK"))
     _step(referee, events, first_hand()[0])  # Ann rolls: the hand is being played
     view = referee._last_view
-    answer = send(path, {"type": "pair", "url": "http://table.local:8080/setup"})
+    answer = ControlClient(path).ask_pairing("http://table.local:8080/setup").refusal
     assert answer == "a hand is being played: ask for a PIN between hands"
     assert not referee.pairing_shown and referee.pairing.pin is None and referee._last_view == view

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware.appliance.control import MAX_LINE, ControlError, ControlListener, parse_message, send
+from bornes.firmware.appliance.control import MAX_LINE, ControlError, ControlListener, parse_message
+from bornes.firmware.appliance.control_client import ControlUnreachable, send
 from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.table.flow import Mode, TableFlow
 
@@ -56,11 +57,16 @@ def _raw(path: Path, data: bytes) -> dict[str, Any]:
     return result
 
 
+def ask(path: Path, message: dict[str, Any]) -> str | None:
+    """Through the one client (firmware/appliance/control_client.py): None when accepted, else the one line."""
+    return send(path, message).refusal
+
+
 def test_a_setup_with_accented_names_is_shown_and_one_ok_starts_it(table: tuple[Path, Referee, Any]) -> None:
     path, referee, events = table
     message = {"type": "setup", "edition": "dujardin", "players": 3, "names": ["Zoé", "Jérôme", "Anaïs"],
                "dealer": 1, "options": {"hazard_on_hazard": True}}
-    assert send(path, message) is None
+    assert ask(path, message) is None
     flow = referee.flow
     assert flow.ui.mode is Mode.SETUP and flow.draft.names == ["Zoé", "Jérôme", "Anaïs"]
     done = threading.Event()
@@ -71,7 +77,7 @@ def test_a_setup_with_accented_names_is_shown_and_one_ok_starts_it(table: tuple[
     assert flow.state.setup.names == ("Zoé", "Jérôme", "Anaïs") and flow.state.setup.dealer == 1
     assert flow.state.setup.edition == "dujardin" and flow.state.options.hazard_on_hazard
     # A game is being played: a phone cannot replace it (the table keeps it for the game's end).
-    assert send(path, {"type": "setup", "edition": "winning-moves"}) == "busy until this game ends"
+    assert ask(path, {"type": "setup", "edition": "winning-moves"}) == "busy until this game ends"
     assert flow.state.setup.names == ("Zoé", "Jérôme", "Anaïs")
 
 
@@ -92,21 +98,21 @@ def test_bad_messages_get_one_line_and_change_nothing(table: tuple[Path, Referee
 
 def test_pairing_pin_is_shown_spent_once_and_void_after_five_wrong(table: tuple[Path, Referee, Any]) -> None:
     path, referee, _events = table
-    assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    assert ask(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
     pin = referee.pairing.pin
     assert pin is not None and len(pin) == 6 and referee.pairing_shown
     wrong = "000000" if pin != "000000" else "111111"
-    assert send(path, {"type": "pin", "pin": wrong}) == "wrong PIN"
-    assert send(path, {"type": "pin", "pin": pin}) is None
-    assert send(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"  # spent
-    assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+    assert ask(path, {"type": "pin", "pin": wrong}) == "wrong PIN"
+    assert ask(path, {"type": "pin", "pin": pin}) is None
+    assert ask(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"  # spent
+    assert ask(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
     for _ in range(4):
-        assert send(path, {"type": "pin", "pin": "abc"}) == "a PIN is 6 digits"
+        assert ask(path, {"type": "pin", "pin": "abc"}) == "a PIN is 6 digits"
     pin = referee.pairing.pin
     wrong = "000000" if pin != "000000" else "111111"
-    answers = [send(path, {"type": "pin", "pin": wrong}) for _ in range(5)]
+    answers = [ask(path, {"type": "pin", "pin": wrong}) for _ in range(5)]
     assert answers[-1] == "wrong PIN; too many tries: ask for a new one"
-    assert send(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"
+    assert ask(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"
 
 
 def test_parse_message_refuses_a_url_that_is_not_a_web_address() -> None:
@@ -122,7 +128,7 @@ def test_a_pin_of_superscript_digits_is_refused_in_one_line_not_a_dead_referee()
 
 
 def test_sending_to_no_referee_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ControlError, match="not reachable"):
+    with pytest.raises(ControlUnreachable, match=r"not reachable at .*absent\.sock"):
         send(tmp_path / "absent.sock", {"type": "setup"})
 
 
@@ -143,7 +149,7 @@ def test_a_silent_client_does_not_hold_up_the_others(table: tuple[Path, Referee,
     try:
         for client in silent:
             client.connect(str(path))  # connects and never sends a line
-        assert send(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
+        assert ask(path, {"type": "pair", "url": "http://127.0.0.1:8080/"}) is None
     finally:
         for client in silent:
             client.close()

@@ -1,0 +1,100 @@
+"""The one client of the referee's control socket: ``bornes web``, the club's bridge and any command.
+
+The listener (:mod:`bornes.firmware.appliance.control`) and this client speak the same wire: one
+JSON object per line, each way, at most :data:`MAX_LINE` bytes, versioned by
+:data:`PROTOCOL_VERSION`. Both constants live here, so the client pulls in nothing but the standard
+library (the bridge and the web process do not load the table's flow to ask for a PIN).
+
+Every answer is an :class:`Answer`; a referee that cannot be reached, or that answers garbage, is a
+:class:`ControlUnreachable` with one line that names the socket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 4096
+#: Seconds to connect, send and read the answer (the listener itself gives up after 3 s).
+TIMEOUT = 5.0
+
+
+class ControlError(ValueError):
+    """A message the referee will not take: the one line sent back as ``error``."""
+
+
+class ControlUnreachable(ControlError):
+    """No answer from the referee (not running, no socket, a garbled line): one line naming the socket."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The referee's one-line answer."""
+
+    ok: bool
+    #: Why not, in one line (English, marked for the pages' catalogue); empty when ``ok``.
+    error: str = ""
+    #: Not refused: the table keeps the setup and offers it when its game ends.
+    waiting: bool = False
+
+    @property
+    def refusal(self) -> str | None:
+        """None when accepted, else the referee's one-line reason."""
+        return None if self.ok else self.error
+
+
+def send(path: str | os.PathLike[str], message: Mapping[str, object], timeout: float = TIMEOUT) -> Answer:
+    """Send one message (``type`` and its fields; the version is added) and read the one-line answer."""
+    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False).encode() + b"\n"
+    data = b""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC) as client:
+            client.settimeout(timeout)
+            client.connect(os.fspath(path))
+            client.sendall(payload)
+            while b"\n" not in data and len(data) <= MAX_LINE:
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError as error:  # TimeoutError included
+        reason = error.strerror or str(error) or type(error).__name__
+        raise ControlUnreachable(f"the referee is not reachable at {os.fspath(path)}: {reason}") from None
+    try:
+        answer = json.loads(data.split(b"\n", 1)[0].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ControlUnreachable(f"the referee's answer at {os.fspath(path)} is not JSON") from None
+    if not isinstance(answer, dict):
+        raise ControlUnreachable(f"the referee's answer at {os.fspath(path)} is not a JSON object")
+    if answer.get("ok") is True:
+        return Answer(ok=True)
+    return Answer(ok=False, error=" ".join(str(answer.get("error") or "refused").split()),
+                  waiting=answer.get("waiting") is True)
+
+
+@dataclass(frozen=True, slots=True)
+class ControlClient:
+    """The referee's control socket at ``path``: one method per message the protocol has."""
+
+    path: str | os.PathLike[str]
+    timeout: float = TIMEOUT
+
+    def send(self, message: Mapping[str, object]) -> Answer:
+        return send(self.path, message, self.timeout)
+
+    def propose_setup(self, setup: Mapping[str, object]) -> Answer:
+        """A new game (``edition``, ``players``, ``teams``, ``names``, ``dealer``, ``options``; missing
+        fields keep the table's defaults): shown at the table, started by one OK there."""
+        return self.send({**setup, "type": "setup"})
+
+    def ask_pairing(self, url: str) -> Answer:
+        """Show a fresh PIN and a QR code of ``url`` on the panel (the answer never carries the PIN)."""
+        return self.send({"type": "pair", "url": url})
+
+    def offer_pin(self, pin: str) -> Answer:
+        """Is this the PIN on the panel?"""
+        return self.send({"type": "pin", "pin": pin})

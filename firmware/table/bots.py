@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bornes.engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
-from bornes.engine.rules import target_choices
-from bornes.engine.simulate import PhysicalTable, Simulation
-from bornes.engine.state import GameState, Phase
+from bornes.engine import (
+    Action,
+    CoupFourre,
+    Discard,
+    EndHand,
+    Extension,
+    FastRemedy,
+    GameState,
+    NextHand,
+    Phase,
+    PhysicalTable,
+    Play,
+    Simulation,
+    Swap,
+    target_choices,
+)
 from bornes.firmware.table.flow import Mode, Outcome, TableFlow, Verdict
 
 #: Send a card code or a control tag (``MB-CMD-OK``); the answer is the flow's outcome.

@@ -12,13 +12,19 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from bornes.engine.actions import Action
-from bornes.engine.cards import Card, full_deck
-from bornes.engine.game import Game
-from bornes.engine.options import EDITIONS, RuleOptions
-from bornes.engine.reasons import Refusal
-from bornes.engine.rules import Accepted
-from bornes.engine.state import EventCode, GameSetup, GameState
+from bornes.engine import (
+    EDITIONS,
+    Accepted,
+    Action,
+    Card,
+    EventCode,
+    Game,
+    GameSetup,
+    GameState,
+    Refusal,
+    RuleOptions,
+    full_deck,
+)
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.language.words import new_game_words, outcome_words, refusal_words
 from bornes.firmware.storage.store import MemoryStore, Store

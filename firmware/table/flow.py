@@ -28,9 +28,7 @@ from bornes.drivers.events import (
     pad_place,
     seat_of_button,
 )
-from bornes.engine.cards import Card, CardCodeError
-from bornes.engine.options import RuleOptions
-from bornes.engine.state import Phase
+from bornes.engine import Card, CardCodeError, Phase, RuleOptions
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
     BUSY_UNTIL_GAME_ENDS,

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bornes.engine.actions import Action
-from bornes.engine.scoring import hand_points
-from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
+from bornes.engine import Action, GameState, Phase, ScoreSheet, battle_status, hand_points
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.rule_labels import rules_hint
 from bornes.firmware.language.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back

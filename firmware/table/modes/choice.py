@@ -6,8 +6,7 @@ And the seat buttons, which answer these questions in one press, or say whose ca
 from __future__ import annotations
 
 from bornes.drivers.events import seat_of_button
-from bornes.engine.actions import Action, CoupFourre, FastRemedy, Play
-from bornes.engine.cards import Card
+from bornes.engine import Action, Card, CoupFourre, FastRemedy, Play
 from bornes.firmware.language.i18n import _
 from bornes.firmware.table.core import Mode, ModeHandler, Outcome, TableCore
 

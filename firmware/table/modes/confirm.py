@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine.actions import EndHand
+from bornes.engine import EndHand
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.words import undo_question, undone_words
 from bornes.firmware.table.core import Mode, Outcome, Sound, TableCore, Verdict

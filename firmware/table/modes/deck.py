@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine.cards import Card
+from bornes.engine import Card
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.words import card_copy
 from bornes.firmware.table.core import (

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine.actions import Extension, NextHand
-from bornes.engine.cards import Card
-from bornes.engine.state import GameState, Phase
+from bornes.engine import Card, Extension, GameState, NextHand, Phase
 from bornes.firmware.language.i18n import _
 from bornes.firmware.table.core import FlowState, Mode, Outcome, SetupStep, Sound
 from bornes.firmware.table.modes.choice import InGameMode

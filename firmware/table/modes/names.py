@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine.state import check_names
+from bornes.engine import check_names
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.names import MAX_NAME_LENGTH, next_letter, switch_case
 from bornes.firmware.table.core import Mode, ModeHandler, Outcome

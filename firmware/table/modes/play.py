@@ -7,10 +7,24 @@ The table never judges the card: ``play_action``, ``laid_action``, ``answer_acti
 from __future__ import annotations
 
 from bornes.drivers.events import PAD_SEATS
-from bornes.engine.actions import CoupFourre, Discard, FastRemedy, Leftover, Play, StartRoll, TakeDiscard
-from bornes.engine.cards import Card
-from bornes.engine.rules import Accepted, answer_action, laid_action, play_action, target_choices, validate
-from bornes.engine.state import GameState, Phase
+from bornes.engine import (
+    Accepted,
+    Card,
+    CoupFourre,
+    Discard,
+    FastRemedy,
+    GameState,
+    Leftover,
+    Phase,
+    Play,
+    StartRoll,
+    TakeDiscard,
+    answer_action,
+    laid_action,
+    play_action,
+    target_choices,
+    validate,
+)
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.words import card_name
 from bornes.firmware.table.core import Mode, Outcome, Pending, Sound, TableCore, Verdict

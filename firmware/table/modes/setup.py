@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bornes.engine.options import EDITIONS
-from bornes.engine.state import GameSetup, SetupError
+from bornes.engine import EDITIONS, GameSetup, SetupError
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.names import MAX_NAME_LENGTH
 from bornes.firmware.language.rule_labels import edition_short, option_choices, option_lines

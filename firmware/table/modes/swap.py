@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine.actions import Swap
-from bornes.engine.cards import Card
-from bornes.engine.rules import validate
+from bornes.engine import Card, Swap, validate
 from bornes.firmware.language.i18n import _
 from bornes.firmware.table.core import Mode, Outcome
 from bornes.firmware.table.modes.choice import InGameMode

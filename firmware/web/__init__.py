@@ -5,4 +5,9 @@ referee only through its control socket (``firmware.appliance.control``). ``guar
 site-wide defence (Host allow-list, cross-site posts, connection caps) that the club board uses
 too. May import every room below it: ``appliance``, ``table``, ``screens``, ``storage``,
 ``language``, the drivers, the engine.
+
+Inside: ``app`` builds the app; ``routes/`` holds one module per kind of page; ``site`` is the
+per-app state every route reads (settings, games, pairings, limits, the live feed); ``views``
+turns data into a template's context, ``templates/`` (Jinja2, autoescaped) into HTML; ``static/``
+holds the CSS and JavaScript; ``live`` follows the journal for the live table.
 """

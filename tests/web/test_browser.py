@@ -170,6 +170,8 @@ def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None
     browser.set_window_size(1280, 800)
     try:
         browser.get(web.url + "/")
+        # The stream's first message replaces the table (live.js): look once it has, not while it does.
+        _wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")
         sides = browser.find_elements("css selector", "#table .side")
         assert len(sides) == 2 and sides[0].location["y"] == sides[1].location["y"]  # in one row
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280

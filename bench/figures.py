@@ -207,7 +207,7 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     from unittest import mock
 
     import bornes.engine.simulate
-    from bornes.engine.rules import apply, legal_actions
+    from bornes.engine.rules import apply, legal_actions, turn_options
     from bornes.engine.state import GameSetup
 
     spent = {"legal": 0.0, "referee": 0.0, "check": 0.0}
@@ -224,6 +224,7 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     with (
         mock.patch("bornes.engine.simulate.legal_actions", timed("legal", legal_actions)),
+        mock.patch("bornes.engine.simulate.turn_options", timed("legal", turn_options)),  # the bot's turn
         mock.patch("bornes.engine.game.apply", timed("referee", apply)),
         mock.patch.object(
             bornes.engine.simulate.Simulation, "check", timed("check", bornes.engine.simulate.Simulation.check)
@@ -253,16 +254,17 @@ def legal_actions_cost(players: int = 4, hands: int = 200) -> tuple[int, float]:
 
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
     calls: list[tuple[Any, int, tuple[Any, ...]]] = []
-    from bornes.engine.rules import legal_actions as real
+    from bornes.engine.rules import turn_options as real
 
-    def recording(state: Any, seat: int, cards: Any = (), kinds: Any = None) -> Any:
+    def recording(state: Any, seat: int, cards: Any) -> Any:
         if 6 <= len(cards) <= 7:
             calls.append((state, seat, tuple(cards)))
-        return real(state, seat, cards, kinds)
+        return real(state, seat, cards)
 
     from unittest import mock
 
-    with mock.patch("bornes.engine.simulate.legal_actions", recording):
+    # The bots ask for their turn's plays and discards through turn_options: record those turns.
+    with mock.patch("bornes.engine.simulate.turn_options", recording):
         Simulation(setup, random.Random(1)).run(hands)
     best = float("inf")
     for _ in range(5):

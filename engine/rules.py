@@ -106,6 +106,9 @@ class Accepted(NamedTuple):
 #: Builds a named tuple from its fields in C, without the Python ``__new__`` of each class: the
 #: referee makes a hand, a side and an event or two for every action.
 _make = tuple.__new__
+#: A hand's fields as a plain tuple (one C copy), which unpacks in one specialised step where a
+#: named tuple is iterated field by field; typed as the hand so its fields keep their types.
+_as_tuple: Callable[[HandState], HandState] = tuple  # type: ignore[assignment]
 
 
 Verdict = Accepted | Refusal
@@ -226,7 +229,8 @@ def _seat_refusal(state: GameState, seat: int) -> Refusal | None:
 def _card_refusal(state: GameState, card: Card) -> Refusal | None:
     """The card must exist in this deck and must not be on the table or in the discard pile."""
     setup = state.setup
-    if not setup.in_deck(card):
+    kind, copy = card
+    if copy > setup._deck.get(kind, 0):  # not setup.in_deck(card), without the call
         in_a_box = CLASSIC_COUNTS.get(card.kind, 0)
         if card.copy > in_a_box:  # no box has this copy: not a short-deck removal
             return Refusal(Reason.NOT_IN_DECK,
@@ -273,6 +277,14 @@ def _turn_refusal(state: GameState, seat: int) -> Refusal | None:
     return None
 
 
+#: Whether a side moves, its hazard and whether it is limited, per its top battle and speed cards'
+#: kinds and its safeties, with the rules they were judged under (bounded; see ``_OwnSide``).
+_SIDE_FACTS: dict[tuple[object, ...], tuple[RuleOptions, bool, CardKind | None, bool]] = {}
+_SIDE_FACTS_LIMIT = 256
+#: A side's piles as a plain tuple, which unpacks in one step (see ``_as_tuple``).
+_side_fields: Callable[[SideState], SideState] = tuple  # type: ignore[assignment]
+
+
 class _OwnSide:
     """What a player's own side allows, worked out once: the checks of distance and remedy cards.
 
@@ -280,16 +292,25 @@ class _OwnSide:
     for each kind of card in the hand.
     """
 
-    __slots__ = ("hazard", "index", "limited", "moving", "setup", "side", "trip")
+    __slots__ = ("battle_empty", "hazard", "index", "limited", "miles", "moving", "setup", "side", "trip")
 
     def __init__(self, setup: GameSetup, trip: int, index: int, side: SideState) -> None:
         self.setup = setup
         self.trip = trip
         self.index = index
         self.side = side
-        self.moving = can_move(side, setup.options)
-        self.hazard = side.active_hazard
-        self.limited = side.limited
+        battle, speed, _distance, safeties, _coups, self.miles = _side_fields(side)
+        self.battle_empty = not battle
+        # Rolling, stopped, limited: decided by the top battle and speed cards, the safeties and
+        # the rules alone, and remembered per those (a side that drove on keeps them).
+        options = setup.options
+        key = (battle[-1].kind if battle else None, speed[-1].kind if speed else None, safeties)
+        facts = _SIDE_FACTS.get(key)
+        if facts is None or facts[0] is not options:
+            if len(_SIDE_FACTS) >= _SIDE_FACTS_LIMIT:
+                _SIDE_FACTS.clear()
+            facts = _SIDE_FACTS[key] = (options, can_move(side, options), side.active_hazard, side.limited)
+        _options, self.moving, self.hazard, self.limited = facts
 
     def distance(self, kind: CardKind) -> Refusal | None:
         side = self.side
@@ -348,13 +369,22 @@ class _Target:
     :func:`_hazard_on_side`, asked lazily one hazard kind at a time (see :func:`_target`).
     """
 
-    __slots__ = ("against", "index", "setup", "side")
+    __slots__ = ("against", "index", "mask", "setup", "side")
 
     def __init__(self, setup: GameSetup, index: int, side: SideState) -> None:
         self.setup = setup
         self.index = index
         self.side = side
         self.against: dict[CardKind, Refusal | None] = {}
+        #: Which hazard kinds the side takes, one bit per kind of ``_HAZARDS``: worked out when asked.
+        self.mask = -1
+
+    def accepted(self) -> int:
+        """The bits of the hazard kinds this side takes now (``hazard_on`` says None)."""
+        mask = self.mask
+        if mask < 0:
+            mask = self.mask = sum(1 << bit for bit, kind in enumerate(_HAZARDS) if self.hazard_on(kind) is None)
+        return mask
 
     def hazard_on(self, kind: CardKind) -> Refusal | None:
         """A hazard of ``kind`` played on this side by an opponent."""
@@ -466,19 +496,21 @@ def _attacker_refusal(options: RuleOptions, side: SideState, kind: CardKind) -> 
 
 def _hazard_refusal(state: GameState, play: Play) -> Refusal | None:
     setup = state.setup
-    own = setup.side_of(play.seat)
+    own = setup._sides[play.seat]  # setup.side_of(seat)
     kind = play.card.kind
     refusal = _attacker_refusal(setup.options, state.hand.sides[own], kind)
     if refusal:
         return refusal
-    if play.target is not None:
-        refusal = _seat_refusal(state, play.target)
+    target = play.target
+    if target is not None:
+        refusal = _seat_refusal(state, target)
         if refusal:
             return refusal
-        return _hazard_on_refusal(state, own, setup.side_of(play.target), kind)
-    opponents = [side for side in range(setup.side_count) if side != own]
-    if len(opponents) == 1:
-        return _hazard_on_refusal(state, own, opponents[0], kind)
+        return _hazard_on_refusal(state, own, setup._sides[target], kind)
+    side_count = len(setup._side_seats)
+    if side_count == 2:  # one opponent: the hazard goes there or nowhere
+        return _hazard_on_refusal(state, own, 1 - own, kind)
+    opponents = [side for side in range(side_count) if side != own]
     targets = _target_sides(state, own, kind)
     if len(targets) == 1:
         return None
@@ -774,17 +806,29 @@ def validate(state: GameState, action: Action) -> Refusal | None:
 # -- legal actions: the same checks, asked once per card kind ----------------------------------------
 
 
+#: What one card allows the seat in turn: its plays (one per target for a hazard) and its discard.
+_Entry = tuple[tuple[Play, ...], tuple[Discard, ...]]
+
+
 class _SeatActions:
     """The action values of one seat and card, made once and shared: actions are immutable
     values, and building a dataclass costs more than a dictionary lookup."""
 
-    __slots__ = ("copy", "discard", "kind", "play", "plays_on")
+    __slots__ = ("copy", "discard", "discards", "kind", "own", "play", "plays_on")
 
     def __init__(self, seat: int, card: Card) -> None:
         self.kind, self.copy = card  # (a slot reads faster than a named tuple's field on Python 3.11)
         self.play = Play(seat, card)
+        self.own = (self.play,)
         self.discard = Discard(seat, card)
+        self.discards = (self.discard,)
         self.plays_on: dict[int, Play] = {}
+
+    def plays_for(self, seat: int, card: Card, targets: tuple[int | None, ...]) -> tuple[Play, ...]:
+        """The plays ``_play_targets``' answer means for this card."""
+        if targets is _OWN_SIDE:
+            return self.own
+        return tuple(self.play if target is None else self.play_on(seat, card, target) for target in targets)
 
     def play_on(self, seat: int, card: Card, target: int) -> Play:
         play = self.plays_on.get(target)
@@ -818,12 +862,15 @@ _NOWHERE: tuple[int | None, ...] = ()
 
 
 def _turn_cards(
-    state: GameState, seat: int, cards: Iterable[Card], found: list[Action], plays: bool, discards: bool
+    state: GameState, seat: int, cards: Iterable[Card], plays: list[Action], discards: list[Action]
 ) -> None:
-    """Plays and discards of the seat in turn: the turn judged once, then each card kind once.
+    """Plays and discards of the seat in turn, added to ``plays`` and ``discards`` (one list for
+    both keeps ``legal_actions``' order: each card's plays, then its discard).
 
-    The card's own check (in this deck, not on the table) is ``_card_refusal`` asked without
-    building its refusal; past it, every verdict depends only on the card's kind.
+    The turn is judged once. Past the card's own check (in this deck, not on the table), a card's
+    verdict depends on its kind and on a few facts of the side, so what each card allows is
+    remembered per seat and facts (see ``_VERDICTS``); a hazard's per the facts of the other
+    sides (:func:`_hazard_verdicts`); a 200, which depends on the 200s laid, is judged each call.
     """
     hand = state.hand
     if not hand.drawn and hand.draw_pile == 0 and _reshuffle_pending(state):
@@ -833,60 +880,107 @@ def _turn_cards(
         return
     setup = state.setup
     own = setup._sides[seat]
-    seen = hand.seen
-    deck = setup._deck
-    shared = _SHARED[seat]
     mine = _own_side(state, own)
-    # Distance and remedy verdicts depend only on these facts of the side (a 200's also on how
-    # many 200s it holds, a hazard's on the other sides: those two are judged per call).
-    facts = (mine.moving, mine.hazard, mine.limited, not mine.side.battle, mine.side.miles, mine.trip,
-             setup.options.exact_trip)
-    settled = _SETTLED.get(facts)
-    if settled is None:
-        if len(_SETTLED) >= _SETTLED_LIMIT:
-            _SETTLED.clear()
-        settled = _SETTLED[facts] = {}
-    ways: dict[CardKind, tuple[int | None, ...]] = {}
-    discardable = _DISCARDABLE if setup.options.discard_safety else _DISCARDABLE_BUT_SAFETIES
-    append = found.append
+    options = setup.options
+    room = mine.trip - mine.miles
+    # A distance card's or a remedy's verdict depends only on these facts (no card but a 200, judged
+    # per call, goes past 100 miles); a discard on discard_safety; a card's existence on the deck.
+    facts = (seat, mine.moving, mine.hazard, mine.limited, mine.battle_empty,
+             room if room < 100 and options.exact_trip else 100, options.discard_safety, setup._short_deck)
+    verdicts = _VERDICTS.get(facts)
+    if verdicts is None:
+        if len(_VERDICTS) >= _VERDICTS_LIMIT:
+            _VERDICTS.clear()
+        verdicts = _VERDICTS[facts] = {}
+    seen = hand.seen
+    hazards: dict[Card, _Entry] | None = None  # fetched when a card is not in verdicts
     for card in cards:
         if card in seen:
             continue
-        actions = shared.get(card)
-        if actions is None:
-            actions = shared[card] = _SeatActions(seat, card)
-        kind = actions.kind
-        if actions.copy > deck.get(kind, 0):
-            continue
-        if plays:
-            targets = settled.get(kind)
-            if targets is None:
-                targets = ways.get(kind)
-                if targets is None:
-                    targets = _play_targets(state, own, mine, kind)
-                    if kind in _SETTLED_KINDS:
-                        settled[kind] = targets
-                    else:
-                        ways[kind] = targets
-            if targets is _OWN_SIDE:
-                append(actions.play)
-            else:
-                for target in targets:
-                    append(actions.play if target is None else actions.play_on(seat, card, target))
-        if discards and discardable[kind]:
-            append(actions.discard)
+        entry = verdicts.get(card)
+        if entry is None:
+            # A hazard (remembered apart), a 200, or the first time for these facts.
+            if hazards is None:
+                hazards = _hazard_verdicts(state, seat, own, mine)
+            entry = hazards.get(card)
+            if entry is None:  # judged by the checks validate runs
+                entry = _card_verdict(state, seat, own, mine, card, verdicts, hazards)
+        can_play, can_discard = entry
+        plays += can_play
+        discards += can_discard
 
 
-#: Where the cards of each kind may be played, for the facts of a side that decide it (see
-#: ``_turn_cards``): few distinct facts recur all game long, so each is judged once (bounded).
-_SETTLED: dict[tuple[object, ...], dict[CardKind, tuple[int | None, ...]]] = {}
-_SETTLED_LIMIT = 2048
-_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
+def _card_verdict(
+    state: GameState, seat: int, own: int, mine: _OwnSide, card: Card, verdicts: dict[Card, _Entry],
+    hazards: dict[Card, _Entry],
+) -> _Entry:
+    """What ``card`` allows the seat in turn (its plays, its discard), remembered in ``verdicts``
+    (per the side's facts) or ``hazards`` (per the other sides') where those decide it."""
+    setup = state.setup
+    shared = _SHARED[seat]
+    actions = shared.get(card)
+    if actions is None:
+        actions = shared[card] = _SeatActions(seat, card)
+    kind = actions.kind
+    if actions.copy > setup._deck.get(kind, 0):
+        verdicts[card] = _NO_ACTIONS
+        return _NO_ACTIONS
+    discard: tuple[Discard, ...] = actions.discards if _DISCARDABLE_IF[setup.options.discard_safety][kind] else ()
+    entry = (actions.plays_for(seat, card, _play_targets(state, own, mine, kind)), discard)
+    if kind in _SETTLED_KINDS:
+        verdicts[card] = entry
+    elif kind.is_hazard:
+        hazards[card] = entry
+    return entry
+
+
+_NO_ACTIONS: _Entry = ((), ())
+
+#: What each card allows a seat, per the facts of its side that decide it (see ``_turn_cards``):
+#: few distinct facts recur all game long, so each card is judged once per facts (bounded).
+_VERDICTS: dict[tuple[object, ...], dict[Card, _Entry]] = {}
+_VERDICTS_LIMIT = 512
+
+
+#: What each hazard allows a seat, per the facts that decide it (see ``_hazard_verdicts``), with
+#: the setup they were judged under (bounded).
+_HAZARD_VERDICTS: dict[tuple[object, ...], tuple[GameSetup, dict[Card, _Entry]]] = {}
+
+
+def _hazard_verdicts(
+    state: GameState, seat: int, own: int, mine: _OwnSide
+) -> dict[Card, _Entry]:
+    """The remembered plays and discard of each hazard for ``seat``, per the facts a hazard's
+    verdict depends on: whether the seat's side may attack (``_attacker_refusal``: the same for
+    every hazard but a Speed Limit, which it never refuses) and which hazard kinds each other
+    side takes (``_Target.accepted``), under one setup."""
+    setup = state.setup
+    key: list[object] = [seat, _attacker_refusal(setup.options, mine.side, _KIND_STOP) is None]
+    for index, (battle, speed, _distance, safeties, _coups, _miles) in enumerate(state.hand.sides):
+        if index != own:
+            target = _TARGETS.get((index, battle[-1].kind if battle else None, speed[-1].kind if speed else None,
+                                   safeties))  # _target_key, without the call
+            if target is None or target.setup is not setup:
+                target = _target(state, index)
+            mask = target.mask
+            key.append(mask if mask >= 0 else target.accepted())
+    facts = tuple(key)
+    remembered = _HAZARD_VERDICTS.get(facts)
+    if remembered is None or remembered[0] is not setup:
+        if len(_HAZARD_VERDICTS) >= _VERDICTS_LIMIT:
+            _HAZARD_VERDICTS.clear()
+        remembered = _HAZARD_VERDICTS[facts] = (setup, {})
+    return remembered[1]
+
 
 #: Which kinds ``_discard_refusal`` lets go, with and without ``discard_safety``: worked out once.
 _DISCARDABLE = {kind: _discard_refusal(RuleOptions(discard_safety=True), kind) is None for kind in CardKind}
 _DISCARDABLE_BUT_SAFETIES = {kind: _discard_refusal(RuleOptions(discard_safety=False), kind) is None
                              for kind in CardKind}
+_DISCARDABLE_IF = {True: _DISCARDABLE, False: _DISCARDABLE_BUT_SAFETIES}
+#: The kinds whose verdict the side facts of ``_turn_cards`` settle: not a hazard (the other sides decide
+#: it), not a 200 (the 200s laid decide it).
+_SETTLED_KINDS = frozenset(kind for kind in CardKind if not kind.is_hazard and kind is not CardKind.D200)
 
 
 def _answers(state: GameState, seat: int, cards: Iterable[Card], found: list[Action], fast: bool) -> None:
@@ -1005,7 +1099,8 @@ def legal_actions(
     if phase is _PHASE_PLAY:
         plays, discards = _ACTION_PLAY in wanted, _ACTION_DISCARD in wanted
         if plays or discards:
-            _turn_cards(state, seat, cards, found, plays, discards)
+            # (an unwanted kind is collected into a list nobody reads: the bots ask for both)
+            _turn_cards(state, seat, cards, found if plays else [], found if discards else [])
         options = setup.options
         # The other kinds of the play phase, skipped without a call when their first check fails.
         if hand.window is not None:
@@ -1024,6 +1119,19 @@ def legal_actions(
         if kind in wanted:
             _GENERATORS[kind](state, seat, cards, found)
     return found
+
+
+def turn_options(state: GameState, seat: int, cards: Iterable[Card]) -> tuple[list[Play], list[Discard]]:
+    """The plays and the discards ``seat`` may make with ``cards`` now, as two lists: what
+    ``legal_actions(state, seat, cards, {PLAY, DISCARD})`` lists, split by kind in the same order
+    (a bot's turn, without sorting the one list back into two)."""
+    plays: list[Play] = []
+    discards: list[Discard] = []
+    if not state.over and state.hand.phase is _PHASE_PLAY and 0 <= seat < len(state.setup.names):
+        # (the lists only ever receive plays and discards respectively)
+        _turn_cards(state, seat, cards if type(cards) is list or type(cards) is tuple else tuple(cards),
+                    cast("list[Action]", plays), cast("list[Action]", discards))
+    return plays, discards
 
 
 def _kind_refusal_turn(state: GameState, seat: int) -> Refusal | None:
@@ -1144,8 +1252,8 @@ class _Work:
 
     __slots__ = (
         "blocked", "dealer", "decider", "delayed", "discard", "draw_pile", "drawn", "events", "exhausted",
-        "extension_by", "finisher", "hands", "leftovers", "number", "options", "pending_delayed", "phase", "seen",
-        "setup", "sides", "started", "state", "trip", "turn", "window",
+        "extension_by", "finisher", "hands", "leftovers", "names", "number", "options", "pending_delayed", "phase",
+        "seen", "setup", "sides", "started", "state", "trip", "turn", "window",
     )
 
     number: int
@@ -1174,11 +1282,12 @@ class _Work:
         self.state = state
         self.setup = setup = state.setup
         self.options = setup.options
+        self.names = setup.names
         (
             self.number, self.dealer, sides, hands, self.draw_pile, self.discard, self.seen, self.turn,
             self.drawn, self.phase, self.window, self.trip, self.extension_by, self.decider, self.exhausted,
             self.finisher, self.delayed, self.pending_delayed, self.started, self.leftovers, self.blocked,
-        ) = state.hand
+        ) = _as_tuple(state.hand)  # a plain tuple unpacks in one step; a named tuple is iterated
         self.sides = list(sides)
         self.hands = list(hands)
         self.events: list[Event] = []
@@ -1205,9 +1314,6 @@ class _Work:
     ) -> None:
         self.events.append(_make(Event, (code, message, seat, side, card, seats)))
 
-    def name(self, seat: int) -> str:
-        return self.setup.names[seat]
-
     def can_draw(self) -> bool:
         return _can_draw(self.options, self.draw_pile, self.discard)
 
@@ -1232,8 +1338,11 @@ class _Work:
         if self.options.empty_draw_pile is _DRAW_END_HAND and self.draw_pile == 0:
             self.end_hand(None)  # 002 "until … the deck is exhausted"; 004 "dès qu'il n'y a plus de carte"
             return
-        seats = len(self.setup.names)  # setup.seats, without the property's call
-        drawable = self.draw_pile > 0 or self.can_draw()
+        seats = len(self.names)  # setup.seats, without the property's call
+        if self.draw_pile > 0:  # the next seat plays, whatever it holds: it draws first
+            self.turn, self.drawn = (after + 1) % seats, False
+            return
+        drawable = self.can_draw()
         for step in range(1, seats + 1):
             seat = (after + step) % seats
             if self.hands[seat] > 0 or drawable:
@@ -1312,7 +1421,7 @@ def _complete_distance(work: _Work, seat: int, side_index: int, drew_last: bool)
     if trip < 1000 and options.extension and work.extension_by is None:
         # 000 §10C: "he must call 'Extension' exactly at the time he reaches 700".
         work.phase, work.decider, work.pending_delayed, work.turn = _PHASE_EXTENSION, seat, delayed, seat
-        work.event(_EVENT_EXTENSION_ASKED, f"{work.name(seat)} reached {trip}: extend to 1000?", seat=seat)
+        work.event(_EVENT_EXTENSION_ASKED, f"{work.names[seat]} reached {trip}: extend to 1000?", seat=seat)
         return
     work.event(
         _EVENT_TRIP_COMPLETED, f"{work.setup.side_name(side_index)} completed {side.miles} miles", side=side_index
@@ -1348,7 +1457,7 @@ def _apply_play(work: _Work, play: Play) -> None:
     if kind.is_distance:
         battle, speed, distance, safeties, coups, miles = side
         work.sides[own] = _make(SideState, (battle, speed, (*distance, card), safeties, coups, miles + kind.miles))
-        work.event(_EVENT_DISTANCE, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_DISTANCE, f"{work.names[seat]}: {kind.title}", seat, own, card)
         _complete_distance(work, seat, own, drew_last)
         return
     if kind.is_hazard:
@@ -1361,14 +1470,14 @@ def _apply_play(work: _Work, play: Play) -> None:
         return
     if kind.is_remedy:
         work.lay(own, card)
-        work.event(_EVENT_REMEDY, f"{work.name(seat)}: {kind.title}", seat, own, card)
+        work.event(_EVENT_REMEDY, f"{work.names[seat]}: {kind.title}", seat, own, card)
         work.advance(seat)
         return
     # A safety: protection for the rest of the hand, the attack in progress cancelled, and
     # another turn (000 §5B, §6B).
     battle, speed, distance, safeties, coups, miles = side
     work.sides[own] = _make(SideState, (battle, speed, distance, (*safeties, card), coups, miles))
-    work.event(_EVENT_SAFETY, f"{work.name(seat)}: {kind.title}, play again", seat, own, card)
+    work.event(_EVENT_SAFETY, f"{work.names[seat]}: {kind.title}, play again", seat, own, card)
     work.extra_turn(seat)
 
 
@@ -1381,7 +1490,7 @@ def _apply_discard(work: _Work, action: Discard) -> None:
     work.see(action.card)
     work.discard = (*work.discard, action.card)
     work.event(
-        _EVENT_DISCARD, f"{work.name(action.seat)} discards {action.card.kind.title}", action.seat, card=action.card
+        _EVENT_DISCARD, f"{work.names[action.seat]} discards {action.card.kind.title}", action.seat, card=action.card
     )
     work.advance(action.seat)
 
@@ -1412,10 +1521,10 @@ def _apply_coup_fourre(work: _Work, action: CoupFourre) -> None:
     )
     work.draw(seat)  # the replacement for the safety
     work.extra_turn(seat)  # then the extra turn: draw and play again
-    lost = f"; {', '.join(work.name(s) for s in skipped)} lose their turn" if skipped else ""
+    lost = f"; {', '.join(work.names[s] for s in skipped)} lose their turn" if skipped else ""
     work.event(
         _EVENT_COUP_FOURRE,
-        f"Coup fourré! {work.name(seat)}: {card.kind.title}{lost}",
+        f"Coup fourré! {work.names[seat]}: {card.kind.title}{lost}",
         seat,
         window.side,
         card,
@@ -1436,7 +1545,7 @@ def _apply_fast_remedy(work: _Work, action: FastRemedy) -> None:
     if work.hands[turn] == 0 and not work.drawn and not work.can_draw():
         work.advance(turn)  # the seat in turn just played its last card out of turn: skip it
     work.event(
-        _EVENT_FAST_REMEDY, f"{work.name(action.seat)}: {action.card.kind.title} at once", action.seat,
+        _EVENT_FAST_REMEDY, f"{work.names[action.seat]}: {action.card.kind.title} at once", action.seat,
         card=action.card,
     )
 
@@ -1448,7 +1557,7 @@ def _apply_take(work: _Work, action: TakeDiscard) -> None:
     work.drawn, work.window = True, None
     work.hands[action.seat] += 1
     work.event(
-        _EVENT_TAKE_DISCARD, f"{work.name(action.seat)} takes the {action.card.kind.title}", action.seat,
+        _EVENT_TAKE_DISCARD, f"{work.names[action.seat]} takes the {action.card.kind.title}", action.seat,
         card=action.card,
     )
 
@@ -1461,7 +1570,7 @@ def _apply_swap(work: _Work, action: Swap) -> None:
     work.discard = work.discard + action.cards
     for _ in action.cards:
         work.draw(action.seat)
-    work.event(_EVENT_SWAP, f"{work.name(action.seat)} swaps {len(action.cards)} cards", action.seat)
+    work.event(_EVENT_SWAP, f"{work.names[action.seat]} swaps {len(action.cards)} cards", action.seat)
     work.advance(action.seat)
 
 
@@ -1478,7 +1587,7 @@ def _apply_start(work: _Work, action: StartRoll) -> None:
 def _apply_extension(work: _Work, action: Extension) -> None:
     if action.extend:
         work.trip, work.extension_by, work.decider, work.phase = 1000, action.seat, None, _PHASE_PLAY
-        work.event(_EVENT_EXTENSION, f"{work.name(action.seat)} extends the trip to 1000", action.seat)
+        work.event(_EVENT_EXTENSION, f"{work.names[action.seat]} extends the trip to 1000", action.seat)
         work.advance(action.seat)
     else:
         own = work.setup.side_of(action.seat)
@@ -1506,7 +1615,12 @@ def _apply_end(work: _Work, action: EndHand) -> None:
 
 def apply(state: GameState, action: Action) -> Verdict:
     """Referee one action. The input state is never changed."""
-    refusal = validate(state, action)
+    check = _CHECKS.get(type(action))  # validate(state, action), without the call
+    if check is None:
+        raise TypeError(f"not an action: {action!r}")
+    if state.over:
+        return _GAME_OVER
+    refusal = check(state, action)
     if refusal is not None:
         return refusal
     if type(action) is NextHand:

@@ -27,11 +27,11 @@ from bornes.engine.actions import (
     Swap,
     TakeDiscard,
 )
-from bornes.engine.cards import Card, CardKind, iter_deck
+from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
 from bornes.engine.game import Game
 from bornes.engine.options import EmptyDrawPile
 from bornes.engine.record import read_record, write_record
-from bornes.engine.rules import Accepted, kind_refusal, legal_actions, validate
+from bornes.engine.rules import Accepted, kind_refusal, legal_actions, turn_options, validate
 from bornes.engine.state import HAND_SIZE, Event, EventCode, GameSetup, GameState, Phase
 
 # Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
@@ -148,13 +148,7 @@ class Bot:
 
     def choose(self, state: GameState, seat: int, hand: list[Card]) -> tuple[Action | None, list[Card]]:
         """The action for ``seat``, and the cards it holds that had no legal action at all."""
-        plays: list[Play] = []
-        discards: list[Discard] = []
-        for action in legal_actions(state, seat, hand, TURN_KINDS):
-            if type(action) is Play:
-                plays.append(action)
-            elif type(action) is Discard:
-                discards.append(action)
+        plays, discards = turn_options(state, seat, hand)
         # The engine lists at most one discard per card held: as many discards as cards means
         # every card has one, and no set needs building.
         stuck: list[Card] = []
@@ -169,12 +163,14 @@ class Bot:
         # The first play of the highest priority (max() would call the priority the same way, in order).
         best: Play | None = None
         best_priority = 0.0
-        priority = self._priority
+        fixed = _FIXED_PRIORITY
         for play in plays:
-            value = priority(play)
+            value = fixed.get(play.card)
+            if value is None:
+                value = self._priority(play)
             if best is None or value > best_priority:
                 best, best_priority = play, value
-        if best is not None and priority(best) > 0:
+        if best is not None and (fixed.get(best.card) or self._priority(best)) > 0:
             return best, stuck
         playable = {play.card for play in plays}
         # Discard what cannot be played if possible; else anything (safeties kept back).
@@ -196,8 +192,21 @@ class Bot:
         return 45 if self.rng.random() < 0.2 else 0
 
 
+#: The priorities that draw no random number (remedies, distance), per card: read without a call.
+_FIXED_PRIORITY: dict[Card, float] = {
+    card: (50 if card.kind.is_remedy else 40 + card.kind.miles / 100)
+    for card in iter_deck(CLASSIC_COUNTS) if card.kind.is_remedy or card.kind.is_distance
+}
+
+
 _OneCard = Play | Discard | CoupFourre | TakeDiscard | FastRemedy | StartRoll | Leftover
 _ONE_CARD = frozenset({Play, Discard, CoupFourre, TakeDiscard, FastRemedy, StartRoll, Leftover})
+
+
+def _in_list(card: Card, cards: list[Card]) -> bool:
+    """``card in cards``, looking at the top first: a discarded card is there, and ``in`` compares
+    every card below it first."""
+    return bool(cards) and (cards[-1] == card or card in cards)
 
 
 class Simulation:
@@ -230,16 +239,22 @@ class Simulation:
         table.new_hand(game.state.hand.dealer)
         self.report.games += 1
         self.reset_hand()
+        report = self.report
+        next_action, push, record = self.next_action, game.push, self.record
         while True:
             state = game.state
             if state.over or state.hand.phase is _PHASE_HAND_OVER:  # state.phase, without the property's call
-                self.report.hands += 1
-                if state.over or self.report.hands >= hands_wanted:
+                report.hands += 1
+                if state.over or report.hands >= hands_wanted:
                     break
-            action = self.next_action(state, table)
+            action = next_action(state, table)
             if action is None:
                 break
-            self._push(game, table, action, state)
+            verdict = push(action)
+            if type(verdict) is Accepted:
+                record(state, verdict.state, table, action, verdict.events)
+            else:
+                self._fail(game, f"bot action {action.notation()} refused: {verdict}")
         if self.verify_replay:
             self._verify_replay(game)
         if self.keep_games:
@@ -313,43 +328,38 @@ class Simulation:
 
     # -- applying and mirroring ---------------------------------------------------------------
 
-    def _push(self, game: Game, table: PhysicalTable, action: Action, before: GameState) -> bool:
-        """Referee ``action`` on ``before`` (the game's state) and mirror it if accepted."""
-        verdict = game.push(action)
-        if not isinstance(verdict, Accepted):
-            self._fail(game, f"bot action {action.notation()} refused: {verdict}")
-            return False
-        self.record(before, verdict.state, table, action, verdict.events)  # the state the game now holds
-        return True
-
     def record(
         self, before: GameState, after: GameState, table: PhysicalTable, action: Action, events: tuple[Event, ...]
     ) -> list[str]:
         """Mirror an accepted action on the real cards and check the referee against them."""
         report = self.report
         report.actions += 1
-        self._mirror(before, table, action)
-        trip = coup = False
+        kind = type(action)
+        if kind is Play:  # (most actions: _mirror's first case, without the call)
+            card = cast(Play, action).card
+            table.hands[cast(Play, action).seat].remove(card)
+            table.table.add(card)
+        else:
+            self._mirror(before, table, action)
         for event in events:
             code = event.code
             if code is _EVENT_TRIP_COMPLETED:
-                trip = True
+                report.trips += 1
             elif code is _EVENT_COUP_FOURRE:
-                coup = True
-        report.trips += trip
-        report.coups_fourres += coup
-        kind = type(action)
+                report.coups_fourres += 1
         if kind is Extension:
             report.extensions += cast(Extension, action).extend
         elif kind is NextHand:
             self.reset_hand()
-        moved = False
         after_hand = after.hand
-        for now, then in zip(after_hand.sides, before.hand.sides, strict=True):
+        before_sides = before.hand.sides
+        for index, now in enumerate(after_hand.sides):  # did a side drive? (only a new side can have)
+            then = before_sides[index]
             if now is not then and now.miles != then.miles:
-                moved = True
+                self.stale = 0
                 break
-        self.stale = 0 if moved else self.stale + 1
+        else:
+            self.stale += 1
         # A cheap check of what one action can change, and the full sweep of every card whenever a
         # hand ends or starts.
         phase = _PHASE_GAME_OVER if after.over else after_hand.phase  # after.phase, without the call
@@ -403,30 +413,33 @@ class Simulation:
         where the action's own cards are. The full :meth:`check` runs at each hand's end."""
         hand = state.hand
         problems: list[str] = []
-        if hand.draw_pile != len(table.pile):
-            problems.append(f"draw pile {hand.draw_pile} != {len(table.pile)}")
+        pile, held, on_table, discarded, shown = table.pile, table.hands, table.table, table.discard, table.shown
+        draw_pile = hand.draw_pile
+        if draw_pile != len(pile):
+            problems.append(f"draw pile {draw_pile} != {len(pile)}")
         discard = hand.discard
-        if len(discard) != len(table.discard) or (discard and discard[-1] != table.discard[-1]):
+        if len(discard) != len(discarded) or (discard and discard[-1] != discarded[-1]):
             problems.append("discard pile differs")
         hands = hand.hands
-        if tuple(map(len, table.hands)) != hands:
-            problems.append(f"hand sizes {list(hands)} != {[len(h) for h in table.hands]}")
-        on_table = 0
+        if tuple(map(len, held)) != hands:
+            problems.append(f"hand sizes {list(hands)} != {[len(h) for h in held]}")
+        laid = 0
         for battle, speed, distance, safeties, _coups, _miles in hand.sides:
-            on_table += len(battle) + len(speed) + len(distance) + len(safeties)
-        if on_table != len(table.table):
+            laid += len(battle) + len(speed) + len(distance) + len(safeties)
+        if laid != len(on_table):
             problems.append("table cards differ")
         seen = hand.seen
-        if len(seen) != len(table.table) + len(table.discard) + len(table.shown):
+        if len(seen) != len(on_table) + len(discarded) + len(shown):
             problems.append("the referee's seen cards differ from the table and discards")
-        cards: tuple[Card, ...] = ()
-        if type(action) in _ONE_CARD:
-            cards = (cast(_OneCard, action).card,)
-        elif isinstance(action, Swap):
-            cards = action.cards
-        for card in cards:
-            if (card in seen) != (card in table.table or card in table.shown or card in table.discard):
+        kind = type(action)
+        if kind in _ONE_CARD:
+            card = cast(_OneCard, action).card
+            if (card in seen) != (card in on_table or card in shown or _in_list(card, discarded)):
                 problems.append(f"the referee and the table disagree about {card.code()}")
+        elif kind is Swap:
+            for card in cast(Swap, action).cards:
+                if (card in seen) != (card in on_table or card in shown or _in_list(card, discarded)):
+                    problems.append(f"the referee and the table disagree about {card.code()}")
         return problems
 
     def check(self, state: GameState, table: PhysicalTable) -> list[str]:

@@ -84,11 +84,14 @@ class GameSetup:
     _deck: dict[CardKind, int] = field(init=False, repr=False, compare=False)
     _sides: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _side_seats: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    _short_deck: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Asked on every card check: work these out once per game.
         seats = len(self.names)
-        object.__setattr__(self, "_deck", deck_counts(seats in edition(self.edition).short_deck_seats))
+        short = seats in edition(self.edition).short_deck_seats
+        object.__setattr__(self, "_short_deck", short)
+        object.__setattr__(self, "_deck", deck_counts(short))
         count = seats // 2 if self.teams else seats
         object.__setattr__(self, "_sides", tuple(seat % count for seat in range(seats)))
         object.__setattr__(self, "_side_seats", tuple(tuple(range(side, seats, count)) for side in range(count)))

@@ -42,9 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError
-from bornes.firmware.appliance.control_client import MAX_LINE, PROTOCOL_VERSION, ControlError
+from bornes.firmware.appliance.control_client import BUSY, MAX_LINE, PROTOCOL_VERSION, ControlError
 from bornes.firmware.language.i18n import N_
-from bornes.firmware.table.flow import BUSY_UNTIL_GAME_ENDS
 
 log = logging.getLogger("bornes.control")
 
@@ -255,10 +254,6 @@ def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
 
 
 # -- the listener thread ---------------------------------------------------------------------------
-
-
-#: The answer to a setup sent during a game: the table keeps it and offers it when the game ends.
-BUSY = BUSY_UNTIL_GAME_ENDS
 
 
 def _answer(ok_or_error: str | None) -> bytes:

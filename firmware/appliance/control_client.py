@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 4096
+#: The error of a setup sent during a game, answered with ``waiting``: the table keeps the setup and
+#: offers it when its game ends.
+BUSY = "busy until this game ends"
 #: Seconds to connect, send and read the answer (the listener itself gives up after 3 s).
 TIMEOUT = 5.0
 

@@ -27,6 +27,7 @@ from bornes.firmware.appliance.control import (
     SetupProposed,
     forget_phones,
 )
+from bornes.firmware.appliance.control_client import BUSY
 from bornes.firmware.language.i18n import _
 from bornes.firmware.screens.model import TableView
 from bornes.firmware.screens.render import render
@@ -194,7 +195,9 @@ class Referee:
             outcome = self.flow.propose(event.edition, event.names, event.teams, event.dealer, options)
             self.pairing_shown = False
             log.info("%s: %s", event.describe(), outcome.message)
-        event.answer.set_result(outcome.message if outcome.refused else None)
+        # A setup kept for the game's end is answered with the wire's BUSY word (the client reads "waiting").
+        kept = outcome.reason == "busy-until-game-ends"
+        event.answer.set_result(BUSY if kept else outcome.message if outcome.refused else None)
         return outcome
 
     def step(self, event: InputEvent | ControlEvent) -> Outcome:

@@ -407,6 +407,7 @@ class JournalFollower:
         self._still = False  # opened immutable, because no referee had it open
         self._probe: sqlite3.Connection | None = None
         self._data_version: int | None = None
+        self._content: tuple[object, ...] | None = None  # what the last read saw (see _fingerprint)
         self._recheck_at: float | None = None
         self._recheck_end = 0.0
         self._recheck_step = RECHECK_FIRST
@@ -469,6 +470,10 @@ class JournalFollower:
         if not force and version is not None and version == self._data_version:
             return False
         self._data_version = version
+        content = self._fingerprint()
+        if not force and content is not None and content == self._content:
+            return False  # the referee's checkpoint after each commit moves data_version again: nothing new
+        self._content = content
         try:
             return self._reload()
         except JournalError as error:
@@ -512,6 +517,20 @@ class JournalFollower:
         except sqlite3.Error:
             return None
 
+    def _fingerprint(self) -> tuple[object, ...] | None:
+        """The journal's content in one row: the ledger (which games exist, which is current) and the
+        newest game's action count, running digest and status. Every append, undo, finish and new
+        game changes it; a checkpoint does not."""
+        if self._probe is None:
+            return None
+        try:
+            row = self._probe.execute(
+                "SELECT l.first_id, l.last_id, l.current_id, l.crc, g.actions, g.digest, g.status, g.crc "
+                "FROM ledger AS l LEFT JOIN games AS g ON g.id = l.last_id").fetchone()
+        except sqlite3.Error:
+            return None  # an older schema, or a journal mid-repair: read it whole
+        return tuple(row) if row is not None else None
+
     def _close_journal(self) -> None:
         if self._journal is not None:
             self._journal.close()
@@ -522,6 +541,7 @@ class JournalFollower:
         self._probe = None
         self._still = False
         self._data_version = None
+        self._content = None
 
     def _reload(self) -> bool:
         journal = self._journal

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,8 @@ def lint(cwd: Path, python_path: Path | None = None) -> subprocess.CompletedProc
 def test_every_arrow_points_down() -> None:
     done = lint(ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 kept, 0 broken" in done.stdout
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert f"{len(contracts)} kept, 0 broken" in done.stdout
 
 
 def copy_of_the_sources(tmp_path: Path) -> Path:
@@ -55,6 +57,9 @@ def copy_of_the_sources(tmp_path: Path) -> Path:
      "the club's two programs (bridge, board) share only the modules below them"),
     ("firmware/storage/journal.py", "from bornes.firmware.storage import live", NO_CYCLE),
     ("firmware/table/modes/game.py", "from bornes.firmware.table import flow", TABLE),
+    # Allowed by the ladder, but the web process would load the whole flow (over its 40 MB budget).
+    ("firmware/appliance/control.py", "from bornes.firmware.table import flow",
+     "the phone pages and the club never load the table flow"),
     ("engine/rules.py", "import PIL", "the engine is pure: the standard library only"),
     ("drivers/events.py", "from bornes.engine import rules", "drivers know a card, never a rule"),
 ])

@@ -1,17 +1,22 @@
-"""The referee remembers verdicts (issue 22): hazards per target side, distance and remedy cards per
-set of side facts, the side judged by the generator for the check that follows. What it remembers
-must never leak from one table, one trip or one side to another: the very same side value, put in
-states whose rules, trip or seats differ, is judged by each state's own rules.
+"""The referee remembers verdicts (issue 22): hazards per target side, what each card allows a seat
+per set of side facts (each hazard per what the other sides take), the side judged by the
+generator for the check that follows. What it remembers must never leak from one table, one trip
+or one side to another: the very same side value, put in states whose rules, trip or seats
+differ, is judged by each state's own rules.
 
 Rules cited: 000 §6C (exact trip), 003 note G (hazard on hazard), 000 §12H (speed limit on a limit).
 """
 
 from __future__ import annotations
 
+from unittest import mock
+
+from bornes.engine import rules
 from bornes.engine.actions import Action, Discard, EndHand, NextHand, Play
-from bornes.engine.cards import Card, CardKind
+from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
 from bornes.engine.options import EDITIONS
-from bornes.engine.rules import legal_actions, new_game, validate
+from bornes.engine.rules import legal_actions, new_game, turn_options, validate
+from bornes.engine.simulate import simulate
 from bornes.engine.state import GameSetup, GameState, SideState
 
 ROLL = Card(CardKind.ROLL, 1)
@@ -142,3 +147,70 @@ def test_hazard_verdicts_are_shared_by_sides_alike_in_hazard_facts_and_no_other(
         assert plays(limited, limit) == []
         refusal = validate(limited, Play(0, limit, 1))
         assert refusal is not None and refusal.code == "already-limited"
+
+
+def test_hazard_verdicts_belong_to_whether_the_attacking_side_has_started() -> None:
+    # Where the edition says so, a side attacks only once it rolls, a Speed Limit excepted (001
+    # "FAQ", docs/rules.md D29): the same target side is judged again for an attacker that has not.
+    setup = setup_of(attack_needs_own_roll=True)
+    driving = SideState(battle=(ROLL,), distance=(D100,), miles=100)
+    started = SideState(battle=(Card(CardKind.ROLL, 2),))
+    limit = Card(CardKind.SPEED_LIMIT, 2)
+    for _ in range(2):
+        assert plays(state_with(setup, started, driving), ACCIDENT) == [Play(0, ACCIDENT, 1)]
+        waiting = state_with(setup, SideState(), driving)
+        assert plays(waiting, ACCIDENT) == []
+        refusal = validate(waiting, Play(0, ACCIDENT, 1))
+        assert refusal is not None and refusal.code == "attacker-not-started"
+        assert plays(waiting, limit) == [Play(0, limit, 1)]
+
+
+def _fresh_turn_options(state: GameState, seat: int, cards: list[Card]) -> tuple[list[Play], list[Discard]]:
+    """What turn_options says with nothing remembered (what was remembered is kept for later)."""
+    with (mock.patch.object(rules, "_VERDICTS", {}), mock.patch.object(rules, "_HAZARD_VERDICTS", {}),
+          mock.patch.object(rules, "_TARGETS", {})):
+        return turn_options(state, seat, cards)
+
+
+def test_remembered_turn_verdicts_equal_fresh_ones_at_every_table() -> None:
+    # Every edition at every table size it allows (short decks for 2-3 players, partnerships,
+    # exact trips or not, safeties discardable or not): at bot turns of a few simulated hands,
+    # every card a box can hold is asked about, once with what the referee remembered from every
+    # table asked before (the tables taken in turn) and once with nothing remembered. The answers
+    # must be the same, the same as legal_actions' and the same as validate's on each card (for
+    # a hazard, when it has one target).
+    tables: list[list[tuple[GameState, int]]] = []
+    asked: list[tuple[GameState, int]] = []
+
+    def recording(state: GameState, seat: int, cards: list[Card]) -> tuple[list[Play], list[Discard]]:
+        asked.append((state, seat))
+        return turn_options(state, seat, cards)
+
+    for name, edition in EDITIONS.items():
+        for seats in edition.seat_counts:
+            setup = GameSetup.create(name, [f"P{i + 1}" for i in range(seats)])
+            asked = []
+            with mock.patch("bornes.engine.simulate.turn_options", recording):
+                simulate(setup, 2, seed=seats * 31 + len(name), keep_games=False)
+            tables.append(asked[::9])
+    deck = list(iter_deck(CLASSIC_COUNTS))  # every copy a box can have: short-deck removals too
+    checked = 0
+    for turn in range(max(map(len, tables))):
+        for table in tables:
+            if turn >= len(table):
+                continue
+            state, seat = table[turn]
+            remembered = turn_options(state, seat, deck)
+            fresh = _fresh_turn_options(state, seat, deck)
+            assert remembered == fresh, (state.setup, seat)
+            listed = [a for a in legal_actions(state, seat, deck) if isinstance(a, Play | Discard)]
+            assert listed == [a for card in deck for a in (*fresh[0], *fresh[1]) if a.card == card]
+            for action in listed:
+                assert validate(state, action) is None, action
+            for card in deck:
+                if not card.kind.is_hazard or sum(p.card == card for p in fresh[0]) == 1:
+                    judged = validate(state, Play(seat, card)) is None
+                    assert judged == any(p.card == card for p in fresh[0]), (state.setup, card)
+                assert (validate(state, Discard(seat, card)) is None) == (Discard(seat, card) in fresh[1])
+            checked += 1
+    assert checked > 100

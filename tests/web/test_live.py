@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from bornes.engine.cards import Card, CardKind
 from bornes.engine.game import Game
 from bornes.engine.record import write_header
 from bornes.engine.state import GameSetup
-from bornes.firmware.storage.journal import Journal
+from bornes.firmware.storage.journal import FILENAME, Journal
 from bornes.firmware.storage.live import JournalFollower, card_name, describe, replay
 
 GAMES = Path(__file__).resolve().parents[1] / "flow" / "games"
@@ -60,6 +61,26 @@ def test_each_commit_wakes_the_follower_and_undo_shows(tmp_path: Path) -> None:
             # No commit, no wake-up: waiting with nothing written returns False.
             assert not follower.wait(timeout=0.2)
             assert follower.reads == 4  # the first read, then one per commit
+
+
+def test_a_change_that_is_not_a_commit_is_not_read(tmp_path: Path) -> None:
+    """The referee checkpoints after every commit, which moves data_version a second time: one read per
+    commit, not two (bench web: journal reads per commit)."""
+    with Journal.open(tmp_path) as journal:
+        game_id, game = _game(journal)
+        with JournalFollower(tmp_path) as follower:
+            _push(journal, game_id, game, "A play MB-ROLL-01")
+            assert follower.refresh(recheck=True)
+            reads = follower.reads
+            with sqlite3.connect(tmp_path / FILENAME) as other:  # a write that changes no row
+                other.execute("CREATE TABLE scratch (x)")
+                other.execute("DROP TABLE scratch")
+                other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            assert not follower.refresh(recheck=True)
+            assert follower.reads == reads
+            _push(journal, game_id, game, "B play MB-STOP-01 > A")
+            assert follower.refresh(recheck=True)
+            assert follower.reads == reads + 1
 
 
 def test_snapshot_of_a_fed_game_is_json_with_every_field(tmp_path: Path) -> None:

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bornes.engine.actions import Action, CoupFourre, Discard, EndHand, Extension, FastRemedy, NextHand, Play, Swap
-from bornes.engine.rules import target_choices
-from bornes.engine.simulate import PhysicalTable, Simulation
-from bornes.engine.state import GameState, Phase
+from bornes.engine import (
+    Action,
+    CoupFourre,
+    Discard,
+    EndHand,
+    Extension,
+    FastRemedy,
+    GameState,
+    NextHand,
+    Phase,
+    PhysicalTable,
+    Play,
+    Simulation,
+    Swap,
+    target_choices,
+)
 from bornes.firmware.table.flow import Mode, Outcome, TableFlow, Verdict
 
 #: Send a card code or a control tag (``MB-CMD-OK``); the answer is the flow's outcome.
@@ -42,26 +54,13 @@ class BotHands:
 
     def perform(self, state: GameState, action: Action) -> Outcome:
         """The taps a person would make for ``action`` in ``state``."""
-        ui = self.flow.ui
         if isinstance(action, Play):
-            targets = target_choices(state, action.seat, action.card)
-            outcome = self.tap(action.card.code())
-            if len(targets) > 1 and ui.mode is Mode.TARGET and ui.pending is not None:
-                assert action.target is not None
-                return self.choose(ui.pending.choices.index(state.setup.side_of(action.target)))
-            return outcome
+            return self._play(state, action)
         if isinstance(action, Discard):
             self.tap("MB-CMD-DISCARD")
             return self.tap(action.card.code())
         if isinstance(action, CoupFourre | FastRemedy):
-            self.tap("MB-CMD-CF")
-            outcome = self.tap(action.card.code())
-            if ui.mode is Mode.PARTNER and ui.pending is not None:
-                index = ui.pending.choices.index(action.seat)
-                if len(ui.pending.choices) == 2:  # two partners: OK names the first, NEXT the second
-                    return self.tap("MB-CMD-NEXT" if index else "MB-CMD-OK")
-                return self.choose(index)
-            return outcome
+            return self._answer(action)
         if isinstance(action, Swap):
             self.hold("DISCARD")
             for card in action.cards:
@@ -78,6 +77,28 @@ class BotHands:
             return self.tap("MB-CMD-OK")
         # The rest carry one card: take the top discard, lay a starting Roll, show a card left in hand.
         return self.tap(getattr(action, "card").code())  # noqa: B009
+
+    def _play(self, state: GameState, action: Play) -> Outcome:
+        """The card, then the target when the table asks on whom."""
+        ui = self.flow.ui
+        targets = target_choices(state, action.seat, action.card)
+        outcome = self.tap(action.card.code())
+        if len(targets) > 1 and ui.mode is Mode.TARGET and ui.pending is not None:
+            assert action.target is not None
+            return self.choose(ui.pending.choices.index(state.setup.side_of(action.target)))
+        return outcome
+
+    def _answer(self, action: CoupFourre | FastRemedy) -> Outcome:
+        """CF and the card, then the partner when the table asks who called it."""
+        ui = self.flow.ui
+        self.tap("MB-CMD-CF")
+        outcome = self.tap(action.card.code())
+        if ui.mode is Mode.PARTNER and ui.pending is not None:
+            index = ui.pending.choices.index(action.seat)
+            if len(ui.pending.choices) == 2:  # two partners: OK names the first, NEXT the second
+                return self.tap("MB-CMD-NEXT" if index else "MB-CMD-OK")
+            return self.choose(index)
+        return outcome
 
 
 def same_play(done: Action | None, meant: Action) -> bool:

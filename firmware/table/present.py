@@ -6,11 +6,10 @@ that reads the engine's public state to decide what a screen says.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from bornes.engine.actions import Action
-from bornes.engine.scoring import hand_points
-from bornes.engine.state import GameState, Phase, ScoreSheet, battle_status
+from bornes.engine import Action, GameState, Phase, ScoreSheet, battle_status, hand_points
 from bornes.firmware.language.i18n import _
 from bornes.firmware.language.rule_labels import rules_hint
 from bornes.firmware.language.words import ROLL, card_name, edition_title, sheet_row, side_name, taken_back
@@ -121,51 +120,102 @@ def screen(flow: TableFlow, page: int = 0) -> ScreenView:
 
 
 def _screen(flow: TableFlow) -> ScreenView:
+    """The mode's own screen, or (in a game with no question open) the game's."""
+    shown = _MODE_SCREENS.get(flow.ui.mode)
+    view = shown(flow) if shown is not None else None
+    return view if view is not None else _game_screen(flow)
+
+
+def _setup_screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
-    mode = ui.mode
-    if mode is Mode.SETUP and ui.step is SetupStep.SUMMARY:
+    if ui.step is SetupStep.SUMMARY:
         sides, edition, detail = flow.summary()
         return SetupSummaryView(sides=sides, edition=edition, detail=detail)
-    if mode is Mode.SETUP:
-        title, items = flow.menu_items()
-        if ui.step is SetupStep.OPTIONS:
-            return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=rules_hint())
-        return MenuView(title=title, items=tuple(items), selected=ui.cursor)
-    if mode is Mode.NAME_EDIT:
-        return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
-                            text=ui.name_text, cursor=ui.name_cursor)
-    if mode is Mode.LEGEND:
-        return LegendView(page=ui.legend_page)
-    if mode is Mode.DECK_CHECK:
-        return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(ui.deck_seen)))
-    if mode is Mode.DECK_REPORT:
-        return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=ui.cursor, hint=_("OK: back"))
+    title, items = flow.menu_items()
+    if ui.step is SetupStep.OPTIONS:
+        return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=rules_hint())
+    return MenuView(title=title, items=tuple(items), selected=ui.cursor)
+
+
+def _name_screen(flow: TableFlow) -> ScreenView:
+    ui = flow.ui
+    return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
+                        text=ui.name_text, cursor=ui.name_cursor)
+
+
+def _deck_check_screen(flow: TableFlow) -> ScreenView:
+    return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(flow.ui.deck_seen)))
+
+
+def _deck_report_screen(flow: TableFlow) -> ScreenView:
+    return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=flow.ui.cursor,
+                    hint=_("OK: back"))
+
+
+def _target_screen(flow: TableFlow) -> ScreenView | None:
+    state, pending = flow.state, flow.ui.pending
+    assert state is not None
+    if pending is None:
+        return None
+    return TargetPrompt(
+        card_title=card_name(pending.card, state.setup.edition),
+        options=tuple(side_label(state, side) for side in pending.choices),
+        selected=pending.selected,
+        hazard=pending.card.kind.value,
+    )
+
+
+def _partner_screen(flow: TableFlow) -> ScreenView | None:
+    state, pending = flow.state, flow.ui.pending
+    assert state is not None
+    if pending is None:
+        return None
+    names = tuple(state.setup.names[s] for s in pending.choices)
+    if len(names) == 2:  # one press answers: OK the first partner, NEXT the second
+        said = {"first": names[0], "second": names[1]}
+        return PartnerPrompt(names=names, selected=pending.selected,
+                             hint=(_("OK {first}   NEXT {second}").format(**said),
+                                   _("OK {first} NEXT {second}").format(**said), _("OK top   NEXT bottom")))
+    return PartnerPrompt(names=names, selected=pending.selected)
+
+
+def _undo_screen(flow: TableFlow) -> ScreenView | None:
     state = flow.state
     assert state is not None
+    if flow.game is None or not flow.game.log:
+        return None
+    return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
+
+
+def _end_hand_screen(flow: TableFlow) -> ScreenView:
+    return StatusView(_("End the hand?"), _("Nobody can go on. OK ends, BACK plays on"))
+
+
+def _swap_screen(flow: TableFlow) -> ScreenView:
+    count = len(flow.ui.swap_cards)
+    return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
+
+
+#: Each mode's own screen; None from one (a question with nothing to ask) shows the game's.
+_MODE_SCREENS: dict[Mode, Callable[[TableFlow], ScreenView | None]] = {
+    Mode.SETUP: _setup_screen,
+    Mode.NAME_EDIT: _name_screen,
+    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend_page),
+    Mode.DECK_CHECK: _deck_check_screen,
+    Mode.DECK_REPORT: _deck_report_screen,
+    Mode.TARGET: _target_screen,
+    Mode.PARTNER: _partner_screen,
+    Mode.UNDO_CONFIRM: _undo_screen,
+    Mode.END_CONFIRM: _end_hand_screen,
+    Mode.SWAP: _swap_screen,
+}
+
+
+def _game_screen(flow: TableFlow) -> ScreenView:
+    """The game's phase: the final scores, a hand's sheet, the extension question, CF's prompt, or the table."""
+    state, ui = flow.state, flow.ui
+    assert state is not None
     setup = state.setup
-    pending = ui.pending
-    if mode is Mode.TARGET and pending is not None:
-        return TargetPrompt(
-            card_title=card_name(pending.card, setup.edition),
-            options=tuple(side_label(state, side) for side in pending.choices),
-            selected=pending.selected,
-            hazard=pending.card.kind.value,
-        )
-    if mode is Mode.PARTNER and pending is not None:
-        names = tuple(setup.names[s] for s in pending.choices)
-        if len(names) == 2:  # one press answers: OK the first partner, NEXT the second
-            said = {"first": names[0], "second": names[1]}
-            return PartnerPrompt(names=names, selected=pending.selected,
-                                 hint=(_("OK {first}   NEXT {second}").format(**said),
-                                       _("OK {first} NEXT {second}").format(**said), _("OK top   NEXT bottom")))
-        return PartnerPrompt(names=names, selected=pending.selected)
-    if mode is Mode.UNDO_CONFIRM and flow.game is not None and flow.game.log:
-        return UndoPrompt(last_action_text=describe_action(state, flow.game.log[-1]))
-    if mode is Mode.END_CONFIRM:
-        return StatusView(_("End the hand?"), _("Nobody can go on. OK ends, BACK plays on"))
-    if mode is Mode.SWAP:
-        count = len(ui.swap_cards)
-        return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
     phase = state.phase
     if phase is Phase.GAME_OVER:
         winner = "Tie" if state.winner is None else side_label(state, state.winner)  # "Tie": the renderer's cue

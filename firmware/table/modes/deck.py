@@ -1,0 +1,84 @@
+"""The deck check: every card of a box scanned once, then a report of what is missing or foreign."""
+
+from __future__ import annotations
+
+from bornes.engine import Card
+from bornes.firmware.language.i18n import _
+from bornes.firmware.language.words import card_copy
+from bornes.firmware.table.core import (
+    FULL_DECK,
+    FULL_DECK_SET,
+    FlowState,
+    Mode,
+    ModeHandler,
+    Outcome,
+    SetupStep,
+    Sound,
+    Verdict,
+)
+
+
+def deck_missing(ui: FlowState) -> list[Card]:
+    """The classic deck's cards not scanned yet, in the deck's order."""
+    return [card for card in FULL_DECK if card not in ui.deck_seen]
+
+
+def report_lines(ui: FlowState) -> list[str]:
+    """The report's lines: each missing card, then each code that is no card of the deck."""
+    lines = [_("Missing {code}").format(code=card.code()) for card in deck_missing(ui)]
+    lines += [_("Unknown {code}").format(code=raw[:16]) for raw in ui.deck_unknown]
+    return lines or [_("Deck complete")]
+
+
+class DeckCheckMode(ModeHandler):
+    """Scanning the box: each card counts once; OK ends the check with its report, BACK leaves it."""
+
+    def card(self, card: Card, pad: str | None) -> Outcome:
+        ui = self.ui
+        if card not in FULL_DECK_SET:
+            ui.deck_unknown.append(card.code())
+            return self.table.refuse(_("Not in a deck: {code}").format(code=card.code()), "not-in-deck")
+        if card in ui.deck_seen:
+            ui.deck_duplicates += 1
+            return self.table.refuse(_("Scanned already: {card}").format(card=card_copy(card)), "duplicate-card")
+        ui.deck_seen.add(card)
+        return self.table.say(Verdict.ACCEPTED, f"{len(ui.deck_seen)}/{len(FULL_DECK)}: {card_copy(card)}",
+                              Sound.ACCEPT)
+
+    def button(self, name: str, long: bool) -> Outcome:
+        ui = self.ui
+        if name == "BACK":
+            return leave_deck_check(self)
+        if name != "OK":
+            return self.table.ignored()
+        ui.mode = Mode.DECK_REPORT
+        ui.cursor = 0
+        missing = deck_missing(ui)
+        if not missing and not ui.deck_unknown:
+            return self.table.say(Verdict.ACCEPTED, _("Deck complete: {count} cards").format(count=len(FULL_DECK)),
+                                  Sound.HAND_END)
+        return self.table.refuse(_("{missing} missing, {unknown} unknown").format(
+            missing=len(missing), unknown=len(ui.deck_unknown)), "deck-incomplete")
+
+
+class DeckReportMode(ModeHandler):
+    """The report: NEXT and BACK scroll a long one; OK (or BACK on a short one) goes back to the menu."""
+
+    def button(self, name: str, long: bool) -> Outcome:
+        ui = self.ui
+        lines = len(report_lines(ui))
+        if name in ("NEXT", "BACK") and lines > 1:
+            ui.cursor = (ui.cursor + (1 if name == "NEXT" else -1)) % lines
+            return self.table.prompt()
+        if name in ("OK", "BACK"):
+            return leave_deck_check(self)
+        return self.table.ignored()
+
+
+def leave_deck_check(mode: ModeHandler) -> Outcome:
+    """Back to the main menu, on its first item."""
+    ui = mode.ui
+    ui.mode = Mode.SETUP
+    ui.step = SetupStep.MAIN
+    ui.cursor = 0
+    return mode.table.prompt()

@@ -1,0 +1,175 @@
+"""Setup: the configured table's one-line summary, and the menus that choose a new game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bornes.engine import EDITIONS, GameSetup, SetupError
+from bornes.firmware.language.i18n import _
+from bornes.firmware.language.names import MAX_NAME_LENGTH
+from bornes.firmware.language.rule_labels import edition_short, option_choices, option_lines
+from bornes.firmware.language.words import edition_title
+from bornes.firmware.table.core import (
+    MAIN_ITEMS,
+    Mode,
+    ModeHandler,
+    Outcome,
+    SetupDraft,
+    SetupStep,
+    Sound,
+    players_menu,
+    sides_text,
+)
+
+#: Where BACK on the first item (or a long BACK) goes: one menu up.
+PREVIOUS_STEP = {
+    SetupStep.MAIN: SetupStep.SUMMARY,
+    SetupStep.EDITION: SetupStep.MAIN,
+    SetupStep.PLAYERS: SetupStep.EDITION,
+    SetupStep.NAMES: SetupStep.PLAYERS,
+    SetupStep.DEALER: SetupStep.NAMES,
+    SetupStep.OPTIONS: SetupStep.DEALER,
+}
+
+
+def summary(draft: SetupDraft) -> tuple[str, str, str]:
+    """The one-press setup screen: the sides, the edition and who deals."""
+    dealer = _("{name} deals").format(name=draft.names[draft.dealer])
+    changed = draft.options != EDITIONS[draft.edition].options
+    house = _("house rules")
+    detail = f"{dealer} · {house}" if changed else dealer
+    return sides_text(draft.names, draft.teams), edition_short(draft.edition), detail
+
+
+def menu_items(draft: SetupDraft, step: SetupStep) -> tuple[str, list[str]]:
+    """The title and items of one setup menu."""
+    if step is SetupStep.SUMMARY:
+        sides, edition, _detail = summary(draft)
+        return edition, [sides]
+    if step is SetupStep.MAIN:
+        return _("Mille Bornes"), [_(item) for item in MAIN_ITEMS]
+    if step is SetupStep.EDITION:
+        return _("Edition"), [edition_title(name) for name in EDITIONS]
+    if step is SetupStep.PLAYERS:
+        return _("Players"), [(_("{count} in teams") if teams else _("{count} players")).format(count=n)
+                              for n, teams in players_menu(draft.edition)]
+    if step is SetupStep.NAMES:
+        return _("Names"), [_("Continue"), *draft.names]
+    if step is SetupStep.DEALER:
+        return _("Who deals?"), list(draft.names)
+    return _("Rules"), [_("Start the game"), *option_lines(draft.options, draft.edition)]
+
+
+class SetupMode(ModeHandler):
+    """The summary (OK starts, NEXT changes it) and the menus: NEXT and BACK move, OK chooses."""
+
+    def button(self, name: str, long: bool) -> Outcome:
+        ui = self.ui
+        if ui.step is SetupStep.SUMMARY:
+            return self._summary_button(name)
+        _title, items = menu_items(self.table.draft, ui.step)
+        if name == "NEXT":
+            ui.cursor = (ui.cursor + 1) % len(items)
+            return self.table.prompt()
+        if name == "BACK":
+            self._back(long, len(items))
+            return self.table.prompt()
+        if name != "OK":
+            return self.table.ignored()
+        chosen: dict[SetupStep, Callable[[], Outcome | None]] = {
+            SetupStep.MAIN: self._main_ok,
+            SetupStep.EDITION: self._edition_ok,
+            SetupStep.PLAYERS: self._players_ok,
+            SetupStep.NAMES: self._names_ok,
+            SetupStep.DEALER: self._dealer_ok,
+            SetupStep.OPTIONS: self._options_ok,
+        }
+        outcome = chosen[ui.step]()
+        return outcome if outcome is not None else self.table.prompt()
+
+    def _back(self, long: bool, count: int) -> None:
+        """One menu up from the first item (or with a long BACK), else the item above."""
+        ui = self.ui
+        first = long or ui.cursor == 0
+        if ui.step in PREVIOUS_STEP and first and (ui.step is not SetupStep.MAIN or self.table.configured):
+            ui.step = PREVIOUS_STEP[ui.step]
+            ui.cursor = 0
+        else:
+            ui.cursor = (ui.cursor - 1) % count
+
+    def _summary_button(self, name: str) -> Outcome:
+        """The configured table: OK starts it at once, NEXT opens the menus to change it."""
+        if name == "OK":
+            return self._start()
+        if name == "NEXT":
+            self.ui.step, self.ui.cursor = SetupStep.MAIN, 0
+            return self.table.prompt()
+        return self.table.ignored()
+
+    def _start(self) -> Outcome:
+        """The draft becomes a game, if the engine accepts the setup."""
+        draft = self.table.draft
+        try:
+            setup = GameSetup.create(
+                draft.edition, draft.names, teams=draft.teams, dealer=draft.dealer, options=draft.options
+            )
+        except SetupError as error:
+            return self.table.refuse(str(error), "bad-setup")
+        return self.table.start_game(setup)
+
+    def _main_ok(self) -> Outcome | None:
+        ui = self.ui
+        if ui.cursor == 2:
+            return self.table.open_legend()
+        if ui.cursor == 1:
+            ui.mode = Mode.DECK_CHECK
+            ui.deck_seen = set()
+            ui.deck_unknown = []
+            ui.deck_duplicates = 0
+            return self.table.prompt(_("Deck check: scan every card, then OK"), Sound.ATTENTION)
+        ui.step, ui.cursor = SetupStep.EDITION, list(EDITIONS).index(self.table.draft.edition)
+        return None
+
+    def _edition_ok(self) -> None:
+        draft, ui = self.table.draft, self.ui
+        edition = list(EDITIONS)[ui.cursor]
+        if edition != draft.edition:
+            draft.edition = edition
+            draft.options = EDITIONS[edition].options
+        counts = players_menu(edition)
+        wanted = (draft.players, draft.teams)
+        ui.step, ui.cursor = SetupStep.PLAYERS, counts.index(wanted) if wanted in counts else 0
+
+    def _players_ok(self) -> None:
+        draft, ui = self.table.draft, self.ui
+        draft.players, draft.teams = players_menu(draft.edition)[ui.cursor]
+        defaults = list(self.table.defaults[2])
+        draft.names = (draft.names + defaults[len(draft.names):])[: draft.players]
+        draft.names += [f"P{i + 1}" for i in range(len(draft.names), draft.players)]
+        ui.step, ui.cursor = SetupStep.NAMES, 0
+
+    def _names_ok(self) -> None:
+        draft, ui = self.table.draft, self.ui
+        if ui.cursor == 0:
+            ui.step, ui.cursor = SetupStep.DEALER, min(draft.dealer, draft.players - 1)
+            return
+        ui.mode = Mode.NAME_EDIT
+        ui.name_index = ui.cursor - 1
+        ui.name_text = draft.names[ui.name_index][:MAX_NAME_LENGTH]  # as configured: "Chloé" stays Chloé
+        ui.name_cursor = 0
+
+    def _dealer_ok(self) -> None:
+        self.table.draft.dealer = self.ui.cursor
+        self.ui.step, self.ui.cursor = SetupStep.OPTIONS, 0
+
+    def _options_ok(self) -> Outcome | None:
+        """The first item starts the game; any other turns its rule option to the next choice."""
+        draft, ui = self.table.draft, self.ui
+        if ui.cursor == 0:
+            return self._start()
+        option = list(draft.options.as_strings())[ui.cursor - 1]
+        choices = option_choices(draft.options, option, EDITIONS[draft.edition].options)
+        current = draft.options.as_strings()[option]
+        following = choices[(choices.index(current) + 1) % len(choices)]
+        draft.options = draft.options.with_strings({option: following})
+        return None

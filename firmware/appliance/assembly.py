@@ -250,7 +250,8 @@ class Appliance:
     def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
         """The control socket (firmware/appliance/control.py). Without it the table still referees: say so, go on."""
         from bornes.firmware.appliance.config import ControlConfig
-        from bornes.firmware.appliance.control import PHONES_FORGOTTEN, ControlListener
+        from bornes.firmware.appliance.control import ControlListener
+        from bornes.firmware.appliance.control_client import PHONES_FORGOTTEN
 
         g = self.config.game
         path = self.config.control.socket

@@ -42,7 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError
-from bornes.firmware.appliance.control_client import BUSY, MAX_LINE, PROTOCOL_VERSION, ControlError
+from bornes.firmware.appliance.control_client import (
+    BUSY,
+    MAX_LINE,
+    PIN_DIGITS,
+    PROTOCOL_VERSION,
+    ControlError,
+)
 from bornes.firmware.language.i18n import N_
 
 log = logging.getLogger("bornes.control")
@@ -51,13 +57,9 @@ log = logging.getLogger("bornes.control")
 READ_TIMEOUT = 2.0
 ANSWER_TIMEOUT = 3.0
 MAX_CLIENTS = 4
-PIN_DIGITS = 6
 PAIRING_SECONDS = 120.0
 PIN_TRIES = 5
 MAX_URL = 200
-#: In the referee's state directory: its time is when every phone was unpaired at the panel
-#: (a long BACK while the PIN is shown). ``bornes web`` drops every pairing older than it.
-PHONES_FORGOTTEN = "phones-forgotten"
 
 
 # -- events on the referee's queue -------------------------------------------------------------------
@@ -235,22 +237,6 @@ class Pairing:
 
     def cancel(self) -> None:
         self.pin = None
-
-
-def forget_phones(path: str | os.PathLike[str]) -> None:
-    """Unpair every phone: the file's time moves to now (the web process reads it, never writes it)."""
-    target = Path(path)
-    temporary = target.with_name(target.name + ".new")
-    temporary.write_text(f"{time.time():.3f}\n")
-    os.replace(temporary, target)
-
-
-def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
-    """When every phone was last unpaired at the panel (0 when never)."""
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 # -- the listener thread ---------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""The one client of the referee's control socket: ``bornes web``, the club's bridge and any command.
+"""The one client of the referee's control socket: ``bornes web``, the club's bridge and the tests.
 
 The listener (:mod:`bornes.firmware.appliance.control`) and this client speak the same wire: one
 JSON object per line, each way, at most :data:`MAX_LINE` bytes, versioned by
-:data:`PROTOCOL_VERSION`. Both constants live here, so the client pulls in nothing but the standard
-library (the bridge and the web process do not load the table's flow to ask for a PIN).
+:data:`PROTOCOL_VERSION`. What both sides share lives here (the wire's constants, the PIN's length,
+the unpair-every-phone file), so a client pulls in nothing but the standard library: the bridge and
+the web process load neither the listener nor the table's flow.
 
 Every answer is an :class:`Answer`; a referee that cannot be reached, or that answers garbage, is a
 :class:`ControlUnreachable` with one line that names the socket.
@@ -14,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 4096
@@ -24,6 +27,27 @@ MAX_LINE = 4096
 BUSY = "busy until this game ends"
 #: Seconds to connect, send and read the answer (the listener itself gives up after 3 s).
 TIMEOUT = 5.0
+#: Digits of the PIN the panel shows to pair a phone.
+PIN_DIGITS = 6
+#: In the referee's state directory: its time is when every phone was unpaired at the panel
+#: (a long BACK while the PIN is shown). ``bornes web`` drops every pairing older than it.
+PHONES_FORGOTTEN = "phones-forgotten"
+
+
+def forget_phones(path: str | os.PathLike[str]) -> None:
+    """Unpair every phone: the file's time moves to now (the referee writes it, the web reads it)."""
+    target = Path(path)
+    temporary = target.with_name(target.name + ".new")
+    temporary.write_text(f"{time.time():.3f}\n")
+    os.replace(temporary, target)
+
+
+def phones_forgotten_at(path: str | os.PathLike[str]) -> float:
+    """When every phone was last unpaired at the panel (0 when never)."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 class ControlError(ValueError):

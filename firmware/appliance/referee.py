@@ -25,9 +25,8 @@ from bornes.firmware.appliance.control import (
     PairingAsked,
     PinOffered,
     SetupProposed,
-    forget_phones,
 )
-from bornes.firmware.appliance.control_client import BUSY
+from bornes.firmware.appliance.control_client import BUSY, forget_phones
 from bornes.firmware.language.i18n import _
 from bornes.firmware.screens.model import TableView
 from bornes.firmware.screens.render import render
@@ -40,7 +39,7 @@ from bornes.firmware.storage.journal import (
     JournalIOError,
     JournalUnwritable,
 )
-from bornes.firmware.table.flow import Outcome, Sound, TableFlow, Verdict
+from bornes.firmware.table.flow import KEPT_FOR_GAME_END, Outcome, Sound, TableFlow, Verdict
 from bornes.firmware.table.present import screen
 
 if TYPE_CHECKING:
@@ -196,7 +195,7 @@ class Referee:
             self.pairing_shown = False
             log.info("%s: %s", event.describe(), outcome.message)
         # A setup kept for the game's end is answered with the wire's BUSY word (the client reads "waiting").
-        kept = outcome.reason == "busy-until-game-ends"
+        kept = outcome.reason == KEPT_FOR_GAME_END
         event.answer.set_result(BUSY if kept else outcome.message if outcome.refused else None)
         return outcome
 

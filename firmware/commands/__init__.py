@@ -5,6 +5,7 @@ only place a command's name and one-line help are written: ``bornes --help`` lis
 importing any command, and ``bornes NAME`` imports only ``bornes.firmware.commands.NAME`` (dashes
 become underscores), so a short command does not pay for PIL, gpiozero or the simulator.
 Adding a command is one module plus one line here; ``tests/appliance/test_cli.py`` checks both agree.
+May import every room; only ``firmware.cli`` imports this one.
 """
 
 from __future__ import annotations

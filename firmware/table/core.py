@@ -29,8 +29,11 @@ from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.language.words import new_game_words, outcome_words, refusal_words
 from bornes.firmware.storage.store import MemoryStore, Store
 
-#: The control socket's answer while a game is under way (a protocol word, not translated).
+#: The refusal of a setup proposed during a game (the table keeps it for the game's end), for logs;
+#: the referee answers the control socket with the wire's own word for it (``control_client.BUSY``).
 BUSY_UNTIL_GAME_ENDS = "busy until this game ends"
+#: That refusal's reason, which the referee reads to answer "waiting".
+KEPT_FOR_GAME_END = "busy-until-game-ends"
 
 
 class Sound(enum.Enum):

@@ -34,6 +34,7 @@ from bornes.firmware.table.core import (
     BUSY_UNTIL_GAME_ENDS,
     FULL_DECK,
     FULL_DECK_SET,
+    KEPT_FOR_GAME_END,
     MAIN_ITEMS,
     FlowState,
     Mode,
@@ -55,6 +56,7 @@ __all__ = [
     "BUSY_UNTIL_GAME_ENDS",
     "FULL_DECK",
     "FULL_DECK_SET",
+    "KEPT_FOR_GAME_END",
     "MAIN_ITEMS",
     "FlowState",
     "Mode",
@@ -97,7 +99,7 @@ class TableFlow(TableCore):
             self.waiting = SetupDraft(edition, len(names), teams, list(names), dealer, options)
             if self.game.state.over:
                 return Outcome(Verdict.ACCEPTED, "", None)
-            return Outcome(Verdict.REFUSED, BUSY_UNTIL_GAME_ENDS, None, "busy-until-game-ends")
+            return Outcome(Verdict.REFUSED, BUSY_UNTIL_GAME_ENDS, None, KEPT_FOR_GAME_END)
         if self.ui.mode not in (Mode.SETUP, Mode.NAME_EDIT, Mode.PLAY):
             return Outcome(Verdict.REFUSED, "the table is busy (a deck check): try again later", None, "busy")
         self.waiting = None

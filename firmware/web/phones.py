@@ -6,7 +6,7 @@ import secrets
 import time
 from pathlib import Path
 
-from bornes.firmware.appliance import control
+from bornes.firmware.appliance import control_client as control
 
 TOKEN_DAYS = 180
 

@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from bornes.firmware.appliance import control
+from bornes.firmware.appliance import control_client as control
 from bornes.firmware.language.i18n import WEB_DOMAIN, translations
 from bornes.firmware.storage.journal import JournalError
 from bornes.firmware.storage.live import GameUnreadable

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from bornes.drivers.events import ButtonPressed
-from bornes.firmware.appliance.control import PHONES_FORGOTTEN
+from bornes.firmware.appliance.control_client import PHONES_FORGOTTEN
 from bornes.firmware.web import guard
 from tests.web.server import Table, Web, browser_wait, chromium, feed, hostile_site, referee_table, web_server
 

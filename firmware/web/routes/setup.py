@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bornes.engine.options import EDITIONS
-from bornes.firmware.appliance import control
+from bornes.firmware.appliance import control_client as control
 from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.web import views
 from bornes.firmware.web.phones import TOKEN_DAYS

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
         seat_letter,
     )
     from bornes.engine.cards import (
+        BATTLE_HAZARDS,
+        HAZARD_KINDS,
         PAYLOAD_PREFIX,
         SAFETY_KINDS,
         Card,
@@ -54,7 +56,7 @@ if TYPE_CHECKING:
         target_choices,
         validate,
     )
-    from bornes.engine.scoring import hand_points
+    from bornes.engine.scoring import ROWS_CLASSIC, ROWS_TOTALS, hand_points
     from bornes.engine.simulate import PhysicalTable, Simulation
     from bornes.engine.state import (
         MAX_NAME_LENGTH,
@@ -77,7 +79,8 @@ _HOMES: dict[str, str] = {
         ("Action", "CoupFourre", "Discard", "EndHand", "Extension", "FastRemedy", "Leftover", "NextHand", "Play",
          "StartRoll", "Swap", "TakeDiscard", "parse_action", "seat_letter"), "actions"),
     **dict.fromkeys(
-        ("PAYLOAD_PREFIX", "SAFETY_KINDS", "Card", "CardCodeError", "CardKind", "Category", "deck_counts", "full_deck",
+        ("BATTLE_HAZARDS", "HAZARD_KINDS", "PAYLOAD_PREFIX", "SAFETY_KINDS", "Card", "CardCodeError", "CardKind",
+         "Category", "deck_counts", "full_deck",
          "iter_deck"), "cards"),
     **dict.fromkeys(("Game", "ReplayError"), "game"),
     **dict.fromkeys(("EDITIONS", "OptionError", "RuleOptions", "edition"), "options"),
@@ -86,7 +89,7 @@ _HOMES: dict[str, str] = {
     **dict.fromkeys(
         ("Accepted", "answer_action", "apply", "attacked_side", "laid_action", "new_game", "play_action",
          "target_choices", "validate"), "rules"),
-    "hand_points": "scoring",
+    **dict.fromkeys(("ROWS_CLASSIC", "ROWS_TOTALS", "hand_points"), "scoring"),
     **dict.fromkeys(("PhysicalTable", "Simulation"), "simulate"),
     **dict.fromkeys(
         ("MAX_NAME_LENGTH", "Event", "EventCode", "GameSetup", "GameState", "Phase", "ScoreSheet", "SetupError",
@@ -95,9 +98,13 @@ _HOMES: dict[str, str] = {
 }
 
 __all__ = [
+    "BATTLE_HAZARDS",
     "EDITIONS",
+    "HAZARD_KINDS",
     "MAX_NAME_LENGTH",
     "PAYLOAD_PREFIX",
+    "ROWS_CLASSIC",
+    "ROWS_TOTALS",
     "SAFETY_KINDS",
     "Accepted",
     "Action",

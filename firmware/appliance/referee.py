@@ -335,7 +335,7 @@ class _Said:
         self.state, self.action = state, action
 
     def __str__(self) -> str:
-        from bornes.engine.cards import Card
+        from bornes.engine import Card
         from bornes.firmware.language.words import action_words
 
         if self.state is None:

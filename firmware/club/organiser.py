@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from bornes.engine.options import EDITIONS
+from bornes.engine import EDITIONS
 from bornes.firmware.club.pages import ClubSite, client, site_of, text
 from bornes.firmware.club.store import TournamentError
 

@@ -16,9 +16,7 @@ from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
 from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name, pad_place
 from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from bornes.drivers.readers.resolver import CardResolver
-from bornes.engine.options import EDITIONS, OptionError
-from bornes.engine.state import GameSetup, SetupError
-from bornes.engine.views import sheets_list, table_dict
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, sheets_list, table_dict
 from bornes.firmware.language.i18n import LANGUAGES, _, current_language, edition_language, use
 from bornes.firmware.language.words import SHEET_ROWS, sheet_row
 from bornes.firmware.table.flow import TableFlow

@@ -50,8 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UserError(f"cannot create {out}: {error.strerror}", EX_IOERR) from None
     if args.game is not None:
-        from bornes.engine.options import EDITIONS
-        from bornes.engine.state import SetupError
+        from bornes.engine import EDITIONS, SetupError
 
         if args.edition not in EDITIONS:
             raise UserError(f"unknown edition {args.edition!r}; choose one of {', '.join(EDITIONS)}")
@@ -87,8 +86,7 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
 
     from bornes.drivers.events import ButtonPressed
     from bornes.drivers.readers.resolver import CardResolver
-    from bornes.engine.simulate import PhysicalTable, Simulation
-    from bornes.engine.state import GameSetup, Phase
+    from bornes.engine import GameSetup, Phase, PhysicalTable, Simulation
     from bornes.firmware.table.bots import BotError, BotHands, same_play
     from bornes.firmware.table.flow import TableFlow
     from bornes.firmware.table.present import screen

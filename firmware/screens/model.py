@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bornes.engine import cards as _cards
-from bornes.engine import scoring as _scoring
+from bornes.engine import BATTLE_HAZARDS as _BATTLE_HAZARDS
+from bornes.engine import HAZARD_KINDS, ROWS_CLASSIC, ROWS_TOTALS, SAFETY_KINDS, CardKind
 
 #: ``SideView.battle`` values that are not a hazard.
 ROLLING = "rolling"
@@ -26,19 +26,19 @@ NEEDS_ROLL = "needs roll"
 # views below still carry only strings and numbers, so renderers never call the engine.
 
 #: The hazards a battle pile can show (CardKind values).
-BATTLE_HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _cards.BATTLE_HAZARDS)
+BATTLE_HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _BATTLE_HAZARDS)
 #: The four safeties, in the order screens show them.
-SAFETIES: tuple[str, ...] = tuple(kind.value for kind in _cards.SAFETY_KINDS)
+SAFETIES: tuple[str, ...] = tuple(kind.value for kind in SAFETY_KINDS)
 #: Every hazard (CardKind values), for prompts.
-HAZARDS: tuple[str, ...] = tuple(kind.value for kind in _cards.HAZARD_KINDS)
+HAZARDS: tuple[str, ...] = tuple(kind.value for kind in HAZARD_KINDS)
 
 #: Human titles of the hazard and safety kinds (the names printed on the cards).
 KIND_TITLES: dict[str, str] = {
-    kind.value: kind.title for kind in _cards.CardKind if kind.value in (*HAZARDS, *SAFETIES)
+    kind.value: kind.title for kind in CardKind if kind.value in (*HAZARDS, *SAFETIES)
 }
 
 #: The rows of the classic score sheet, in order, then its totals.
-SCORE_ROWS: tuple[str, ...] = (*_scoring.ROWS_CLASSIC, *_scoring.ROWS_TOTALS)
+SCORE_ROWS: tuple[str, ...] = (*ROWS_CLASSIC, *ROWS_TOTALS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bornes.engine.actions import Action, CoupFourre
-from bornes.engine.game import Game
-from bornes.engine.state import GameSetup, GameState
+from bornes.engine import Action, CoupFourre, Game, GameSetup, GameState
 from bornes.firmware.storage.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
 from bornes.firmware.storage.live import GameUnreadable, open_readonly, replay
 from bornes.firmware.storage.records import render
@@ -244,7 +242,7 @@ def record_text(record: GameRecord) -> str:
 
 def game_json(stored: StoredGame) -> str:
     """The game for programs: the stored record, every action, each hand's score sheet, the result."""
-    from bornes.engine.views import sheets_list, table_dict
+    from bornes.engine import sheets_list, table_dict
     document: dict[str, Any] = json.loads(render(stored.info, "json"))
     document["table"] = table_dict(stored.state)
     document["sheets"] = sheets_list(stored.state)

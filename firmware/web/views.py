@@ -12,8 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from bornes.engine.options import EDITIONS
-from bornes.engine.state import GameState
+from bornes.engine import EDITIONS, GameState
 from bornes.firmware.language.words import edition_title
 from bornes.firmware.storage.journal import GameInfo
 from bornes.firmware.storage.live import LiveSnapshot

@@ -63,6 +63,8 @@ def copy_of_the_sources(tmp_path: Path) -> Path:
      "the phone pages and the club never load the table flow"),
     ("firmware/web/phones.py", "from bornes.firmware.appliance import control",
      "the phone pages and the club never load the table flow or the control listener"),
+    ("firmware/table/modes/names.py", "from bornes.engine.state import check_names",
+     "the firmware uses the engine's public API (bornes.engine), never its modules"),
     ("engine/rules.py", "import PIL", "the engine is pure: the standard library only"),
     ("drivers/events.py", "from bornes.engine import rules", "drivers know a card, never a rule"),
 ])

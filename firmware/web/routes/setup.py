@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bornes.engine.options import EDITIONS
+from bornes.engine import EDITIONS
 from bornes.firmware.appliance import control_client as control
 from bornes.firmware.appliance.control_client import ControlClient, ControlUnreachable
 from bornes.firmware.web import views

@@ -111,10 +111,10 @@ def count_script(text: str, name: str, tally: Tally) -> None:
             if kind is not None:
                 tally.add(kind, inputs, f"{name}:{number}")
             inputs, partner_asked = 0, False
-        elif outcome.verdict == "refused" and not (flow.ui.discard_armed or flow.ui.cf_armed or flow.ui.pending):
+        elif outcome.verdict == "refused" and not (flow.ui.armed.discard or flow.ui.armed.cf or flow.ui.choice.pending):
             inputs, partner_asked = 0, False  # the card goes back to the hand: the gesture starts again
         elif outcome.verdict == "ignored" or (outcome.verdict == "prompt" and flow.ui.mode is Mode.PLAY
-                                              and not (flow.ui.discard_armed or flow.ui.cf_armed)):
+                                              and not (flow.ui.armed.discard or flow.ui.armed.cf)):
             inputs, partner_asked = 0, False  # a cancel or an idle press: nothing under way
 
 

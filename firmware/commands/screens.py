@@ -135,18 +135,19 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     from bornes.firmware.table.flow import Mode, SetupStep
 
     for step in SetupStep:  # every setup screen, each menu item under the cursor once
-        flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, step, 0
+        flow.ui.mode, flow.ui.menu.step, flow.ui.menu.cursor = Mode.SETUP, step, 0
         shown = screen(flow)
         for cursor in range(len(shown.items) if isinstance(shown, MenuView) else 1):
-            flow.ui.cursor = cursor
+            flow.ui.menu.cursor = cursor
             keep()
-    flow.ui.mode, flow.ui.step = Mode.NAME_EDIT, SetupStep.NAMES  # the name editor on each name, first and last letter
+    # the name editor on each name, first and last letter
+    flow.ui.mode, flow.ui.menu.step = Mode.NAME_EDIT, SetupStep.NAMES
     for index, name in enumerate(flow.draft.names):
-        flow.ui.name_index, flow.ui.name_text = index, name
+        flow.ui.names.index, flow.ui.names.text = index, name
         for cursor in (0, len(name)):
-            flow.ui.name_cursor = cursor
+            flow.ui.names.cursor = cursor
             keep()
-    flow.ui.mode, flow.ui.step, flow.ui.cursor = Mode.SETUP, SetupStep.MAIN, 0
+    flow.ui.mode, flow.ui.menu.step, flow.ui.menu.cursor = Mode.SETUP, SetupStep.MAIN, 0
     flow.start_game(setup)
     keep()
     sim = Simulation(setup, random.Random(seed))

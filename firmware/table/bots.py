@@ -83,9 +83,9 @@ class BotHands:
         ui = self.flow.ui
         targets = target_choices(state, action.seat, action.card)
         outcome = self.tap(action.card.code())
-        if len(targets) > 1 and ui.mode is Mode.TARGET and ui.pending is not None:
+        if len(targets) > 1 and ui.mode is Mode.TARGET and ui.choice.pending is not None:
             assert action.target is not None
-            return self.choose(ui.pending.choices.index(state.setup.side_of(action.target)))
+            return self.choose(ui.choice.pending.choices.index(state.setup.side_of(action.target)))
         return outcome
 
     def _answer(self, action: CoupFourre | FastRemedy) -> Outcome:
@@ -93,9 +93,9 @@ class BotHands:
         ui = self.flow.ui
         self.tap("MB-CMD-CF")
         outcome = self.tap(action.card.code())
-        if ui.mode is Mode.PARTNER and ui.pending is not None:
-            index = ui.pending.choices.index(action.seat)
-            if len(ui.pending.choices) == 2:  # two partners: OK names the first, NEXT the second
+        if ui.mode is Mode.PARTNER and ui.choice.pending is not None:
+            index = ui.choice.pending.choices.index(action.seat)
+            if len(ui.choice.pending.choices) == 2:  # two partners: OK names the first, NEXT the second
                 return self.tap("MB-CMD-NEXT" if index else "MB-CMD-OK")
             return self.choose(index)
         return outcome

@@ -128,27 +128,87 @@ class Pending:
 
 
 @dataclass
-class FlowState:
-    """Transient interaction state. Losing it in a power cut only loses a half-made choice."""
+class MenuState:
+    """Where the setup menus stand: the step, and the highlighted line (the deck report scrolls it too)."""
 
-    mode: Mode = Mode.SETUP
     step: SetupStep = SetupStep.MAIN
     cursor: int = 0
-    discard_armed: bool = False
-    cf_armed: bool = False
-    seat_chosen: int | None = None
+
+
+@dataclass
+class NameEditState:
+    """The seat name being spelled letter by letter."""
+
+    index: int = 0  # the seat
+    text: str = ""
+    cursor: int = 0
+
+
+@dataclass
+class DeckCheckState:
+    """What a deck check has scanned so far: a new check starts from a fresh one."""
+
+    seen: set[Card] = field(default_factory=set)
+    unknown: list[str] = field(default_factory=list)
+    duplicates: int = 0
+
+
+@dataclass
+class LegendState:
+    """The page of the icon legend, and the mode OK on it goes back to."""
+
+    page: int = 0
+    came_from: Mode = Mode.PLAY
+
+
+@dataclass
+class ArmedState:
+    """The game's armed buttons: DISCARD or CF pressed, waiting for the card."""
+
+    discard: bool = False
+    cf: bool = False
+
+
+@dataclass
+class ChoiceState:
+    """A half-made choice: the seat a seat button named, or a card waiting for its target or partner."""
+
+    seat: int | None = None
     pending: Pending | None = None
-    swap_cards: list[Card] = field(default_factory=list)
+
+
+@dataclass
+class SwapState:
+    """The cards scanned for a swap, committed together on OK."""
+
+    cards: list[Card] = field(default_factory=list)
+
+
+@dataclass
+class HandEndState:
+    """The end of a hand: the score sheet's page, and the answer the extension question shows."""
+
     sheet_page: int = 0
-    legend_page: int = 0
-    legend_from: Mode = Mode.PLAY  # where OK on the legend goes back to
     extension_yes: bool = True
-    name_index: int = 0
-    name_text: str = ""
-    name_cursor: int = 0
-    deck_seen: set[Card] = field(default_factory=set)
-    deck_unknown: list[str] = field(default_factory=list)
-    deck_duplicates: int = 0
+
+
+@dataclass
+class FlowState:
+    """Transient interaction state: the mode, one small state per mode, and the panel's last message.
+
+    Losing it in a power cut only loses a half-made choice. A mode starts afresh by replacing its
+    state object (``ui.deck = DeckCheckState()``).
+    """
+
+    mode: Mode = Mode.SETUP
+    menu: MenuState = field(default_factory=MenuState)
+    names: NameEditState = field(default_factory=NameEditState)
+    deck: DeckCheckState = field(default_factory=DeckCheckState)
+    legend: LegendState = field(default_factory=LegendState)
+    armed: ArmedState = field(default_factory=ArmedState)
+    choice: ChoiceState = field(default_factory=ChoiceState)
+    swap: SwapState = field(default_factory=SwapState)
+    hand_end: HandEndState = field(default_factory=HandEndState)
     message: str | None = None
     short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
@@ -197,7 +257,7 @@ class TableCore:
         #: The config names the table (edition, players, names): setup opens on its summary.
         self.configured = configured
         first_step = SetupStep.SUMMARY if configured else SetupStep.MAIN
-        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, step=first_step)
+        self.ui = FlowState(mode=Mode.PLAY if game else Mode.SETUP, menu=MenuState(first_step))
         self.draft = self._default_draft()
         #: A setup sent from a phone or the club board while a game was played: offered when it ends.
         self.waiting: SetupDraft | None = None
@@ -290,10 +350,9 @@ class TableCore:
     def disarm(self) -> None:
         """Forget every half-made choice (DISCARD, CF, a chosen seat, a card waiting for an answer)."""
         ui = self.ui
-        ui.cf_armed = ui.discard_armed = False
-        ui.seat_chosen = None
-        ui.pending = None
-        ui.swap_cards = []
+        ui.armed = ArmedState()
+        ui.choice = ChoiceState()
+        ui.swap = SwapState()
         ui.mode = Mode.PLAY
 
     def commit(self, action: Action, verdict: Accepted | Refusal | None = None) -> Outcome:
@@ -307,7 +366,7 @@ class TableCore:
         if verdict is None:
             verdict = self.game.check(action)
         if isinstance(verdict, Refusal):
-            self.ui.pending = None
+            self.ui.choice.pending = None
             self.ui.mode = Mode.PLAY
             return self.refusal(verdict)
         self.disarm()
@@ -327,9 +386,9 @@ class TableCore:
             sound = Sound.COUP_FOURRE
         if EventCode.HAND_OVER in codes or EventCode.GAME_OVER in codes:
             sound = Sound.HAND_END
-            self.ui.sheet_page = 0
+            self.ui.hand_end.sheet_page = 0
         if EventCode.EXTENSION_ASKED in codes:
-            self.ui.extension_yes = True
+            self.ui.hand_end.extension_yes = True
         return sound
 
     def open_legend(self) -> Outcome:
@@ -337,7 +396,7 @@ class TableCore:
         came_from = self.ui.mode
         if came_from is Mode.PLAY:
             self.disarm()
-        self.ui.legend_from, self.ui.mode, self.ui.legend_page = came_from, Mode.LEGEND, 0
+        self.ui.mode, self.ui.legend = Mode.LEGEND, LegendState(came_from=came_from)
         return self.prompt()
 
 

@@ -37,6 +37,7 @@ from bornes.firmware.table.core import (
     KEPT_FOR_GAME_END,
     MAIN_ITEMS,
     FlowState,
+    MenuState,
     Mode,
     ModeHandler,
     Outcome,
@@ -105,7 +106,7 @@ class TableFlow(TableCore):
         self.waiting = None
         self.game = None
         self.draft = SetupDraft(edition, len(names), teams, list(names), dealer, options)
-        self.ui = FlowState(mode=Mode.SETUP, step=SetupStep.SUMMARY, cursor=0, status=self.ui.status)
+        self.ui = FlowState(mode=Mode.SETUP, menu=MenuState(SetupStep.SUMMARY), status=self.ui.status)
         return self.prompt(_("Setup from a phone: OK starts"), Sound.ATTENTION)
 
     def announce_resume(self) -> Outcome:
@@ -133,7 +134,7 @@ class TableFlow(TableCore):
             return self._reader_problem(event)
         if isinstance(event, UnknownScanned):
             if self.ui.mode is Mode.DECK_CHECK:
-                self.ui.deck_unknown.append(event.raw)
+                self.ui.deck.unknown.append(event.raw)
             return self.refuse(_("Unknown card: {code}").format(code=event.raw[:24]), "unknown-card",
                                short=(_("Unknown card"),))
         if isinstance(event, ControlScanned):
@@ -205,7 +206,7 @@ class TableFlow(TableCore):
 
     def _card(self, card: Card, pad: str | None = None) -> Outcome:
         if self.ui.mode is Mode.LEGEND:  # a card closes the legend and counts as usual
-            self.ui.mode = self.ui.legend_from
+            self.ui.mode = self.ui.legend.came_from
         return self.modes[self.ui.mode].card(card, pad)
 
     # -- what the screens read ----------------------------------------------------------------
@@ -216,10 +217,10 @@ class TableFlow(TableCore):
 
     def menu_items(self) -> tuple[str, list[str]]:
         """The title and items of the current setup menu."""
-        return menu_items(self.draft, self.ui.step)
+        return menu_items(self.draft, self.ui.menu.step)
 
     def deck_missing(self) -> list[Card]:
-        return deck_missing(self.ui)
+        return deck_missing(self.ui.deck)
 
     def report_lines(self) -> list[str]:
-        return report_lines(self.ui)
+        return report_lines(self.ui.deck)

@@ -65,13 +65,13 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
         ui = flow.ui
         if ui.message:
             message = FeedbackView(ui.message, ui.refused, ui.short)
-        elif ui.discard_armed:  # an armed button stays visible until it is spent
+        elif ui.armed.discard:  # an armed button stays visible until it is spent
             message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"), _("Discard")))
-        elif ui.cf_armed:
+        elif ui.armed.cf:
             message = FeedbackView(_("Coup fourré: scan the safety"),
                                    short=(_("Coup fourré! Scan it"), _("Scan the safety")))
-        elif ui.seat_chosen is not None:
-            name = setup.names[ui.seat_chosen]
+        elif ui.choice.seat is not None:
+            name = setup.names[ui.choice.seat]
             message = FeedbackView(_("{name} chosen: scan the card").format(name=name),
                                    short=(_("{name}: scan").format(name=name),))
         status = ui.status
@@ -128,32 +128,32 @@ def _screen(flow: TableFlow) -> ScreenView:
 
 def _setup_screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
-    if ui.step is SetupStep.SUMMARY:
+    if ui.menu.step is SetupStep.SUMMARY:
         sides, edition, detail = flow.summary()
         return SetupSummaryView(sides=sides, edition=edition, detail=detail)
     title, items = flow.menu_items()
-    if ui.step is SetupStep.OPTIONS:
-        return MenuView(title=title, items=tuple(items), selected=ui.cursor, hint=rules_hint())
-    return MenuView(title=title, items=tuple(items), selected=ui.cursor)
+    if ui.menu.step is SetupStep.OPTIONS:
+        return MenuView(title=title, items=tuple(items), selected=ui.menu.cursor, hint=rules_hint())
+    return MenuView(title=title, items=tuple(items), selected=ui.menu.cursor)
 
 
 def _name_screen(flow: TableFlow) -> ScreenView:
     ui = flow.ui
-    return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.name_index)),
-                        text=ui.name_text, cursor=ui.name_cursor)
+    return NameEditView(title=_("Name of seat {letter}").format(letter=chr(65 + ui.names.index)),
+                        text=ui.names.text, cursor=ui.names.cursor)
 
 
 def _deck_check_screen(flow: TableFlow) -> ScreenView:
-    return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(flow.ui.deck_seen)))
+    return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(flow.ui.deck.seen)))
 
 
 def _deck_report_screen(flow: TableFlow) -> ScreenView:
-    return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=flow.ui.cursor,
+    return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=flow.ui.menu.cursor,
                     hint=_("OK: back"))
 
 
 def _target_screen(flow: TableFlow) -> ScreenView | None:
-    state, pending = flow.state, flow.ui.pending
+    state, pending = flow.state, flow.ui.choice.pending
     assert state is not None
     if pending is None:
         return None
@@ -166,7 +166,7 @@ def _target_screen(flow: TableFlow) -> ScreenView | None:
 
 
 def _partner_screen(flow: TableFlow) -> ScreenView | None:
-    state, pending = flow.state, flow.ui.pending
+    state, pending = flow.state, flow.ui.choice.pending
     assert state is not None
     if pending is None:
         return None
@@ -192,7 +192,7 @@ def _end_hand_screen(flow: TableFlow) -> ScreenView:
 
 
 def _swap_screen(flow: TableFlow) -> ScreenView:
-    count = len(flow.ui.swap_cards)
+    count = len(flow.ui.swap.cards)
     return StatusView(_("Swap cards"), _("{count} scanned. OK swaps, BACK cancels").format(count=count))
 
 
@@ -200,7 +200,7 @@ def _swap_screen(flow: TableFlow) -> ScreenView:
 _MODE_SCREENS: dict[Mode, Callable[[TableFlow], ScreenView | None]] = {
     Mode.SETUP: _setup_screen,
     Mode.NAME_EDIT: _name_screen,
-    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend_page),
+    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend.page),
     Mode.DECK_CHECK: _deck_check_screen,
     Mode.DECK_REPORT: _deck_report_screen,
     Mode.TARGET: _target_screen,
@@ -222,13 +222,15 @@ def _game_screen(flow: TableFlow) -> ScreenView:
         totals = tuple((side_label(state, i), t) for i, t in enumerate(state.totals))
         return GameOverView(winner=winner, totals=totals, partners=setup.teams and state.winner is not None)
     if phase is Phase.HAND_OVER and state.sheets:
-        return sheet_view(state, state.sheets[-1], ui.sheet_page)
+        return sheet_view(state, state.sheets[-1], ui.hand_end.sheet_page)
     if phase is Phase.EXTENSION and state.hand.decider is not None:
         return ExtensionPrompt(
-            player_name=setup.names[state.hand.decider], selected_yes=ui.extension_yes, trip_from=state.hand.trip
+            player_name=setup.names[state.hand.decider],
+            selected_yes=ui.hand_end.extension_yes,
+            trip_from=state.hand.trip,
         )
     window = state.hand.window
-    if ui.cf_armed and window is not None:
+    if ui.armed.cf and window is not None:
         return CoupFourrePrompt(side_name=side_label(state, window.side), hazard=window.hazard.kind.value)
     return table_view(state, flow)
 

@@ -20,7 +20,7 @@ def test_a_held_ok_shows_the_legend_and_any_button_comes_back() -> None:
     played = len(flow.game.log)
     drive(flow, "press OK long")
     assert screen(flow) == LegendView(page=0)
-    assert not flow.ui.discard_armed  # a half-made choice does not survive the detour
+    assert not flow.ui.armed.discard  # a half-made choice does not survive the detour
     drive(flow, "press NEXT", "press NEXT", "press BACK")
     assert screen(flow) == LegendView(page=1)
     pages = legend_pages((128, 64))

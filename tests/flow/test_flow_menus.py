@@ -70,7 +70,7 @@ def test_menus_start_a_parker_partnership_game_with_an_edited_name_and_an_option
 def test_enum_option_cycles_through_its_values_and_long_back_goes_up_a_step() -> None:
     flow = TableFlow(players=2)
     accept(flow, "press OK", "press OK", "press OK", "press OK", "press OK")
-    assert flow.ui.step is SetupStep.OPTIONS
+    assert flow.ui.menu.step is SetupStep.OPTIONS
     items = flow.menu_items()[1]
     index = items.index("Empty pile: play out*")
     accept(flow, *["press NEXT"] * index)
@@ -79,9 +79,9 @@ def test_enum_option_cycles_through_its_values_and_long_back_goes_up_a_step() ->
     accept(flow, "press OK", "press OK")
     assert menu(flow) == ("Rules", "Empty pile: play out*")
     accept(flow, "press BACK long")
-    assert flow.ui.step.value == "dealer"
+    assert flow.ui.menu.step.value == "dealer"
     accept(flow, "press BACK")  # on the first item: back to the names
-    assert flow.ui.step.value == "names"
+    assert flow.ui.menu.step.value == "names"
 
 
 def test_a_card_in_the_menus_is_refused_and_changes_nothing() -> None:

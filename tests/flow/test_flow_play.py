@@ -113,10 +113,10 @@ def test_a_refused_card_keeps_discard_armed_but_an_accepted_one_spends_it() -> N
     flow = table()
     accept(flow, "scan MB-ROLL-01", "press DISCARD")
     assert drive(flow, "scan MB-ROLL-01")[0].reason == "on-table"  # misread: Ann takes it back
-    assert flow.ui.discard_armed
+    assert flow.ui.armed.discard
     out = drive(flow, "scan MB-D25-01")[0]
     assert out.action is not None and out.action.notation() == "B discard MB-D25-01"
-    assert not flow.ui.discard_armed
+    assert not flow.ui.armed.discard
 
 
 # -- the target prompt ------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def test_target_prompt_back_cancels_and_changes_nothing() -> None:
     out = drive(flow, "press BACK")[0]
     assert out.message == "Cancelled: take the card back"
     assert flow.game.state is before and len(flow.game.log) == 3  # type: ignore[union-attr]
-    assert flow.ui.mode is Mode.PLAY and flow.ui.pending is None
+    assert flow.ui.mode is Mode.PLAY and flow.ui.choice.pending is None
     out = drive(flow, "scan MB-D100-01")[0]  # Ann plays something else
     assert out.action == Play(0, Card(CardKind.D100, 1))
 
@@ -191,7 +191,7 @@ def test_no_target_prompt_for_a_hazard_the_engine_refuses_anyway() -> None:
     accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-ROLL-03", "scan MB-STOP-01", "press SEAT2")
     out = drive(flow, "scan MB-STOP-01")[0]
     assert (out.verdict, out.reason) == ("refused", "on-table")
-    assert flow.ui.mode is Mode.PLAY and flow.ui.pending is None
+    assert flow.ui.mode is Mode.PLAY and flow.ui.choice.pending is None
 
 
 def test_no_target_prompt_when_the_attacker_has_not_started() -> None:
@@ -247,7 +247,7 @@ def test_coup_fourre_without_a_fresh_hazard_is_refused() -> None:
     accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02", "scan MB-STOP-01", "scan MB-ROLL-03")  # Bob rolls again
     drive(flow, "press CF")
     unchanged(flow, "scan MB-RIGHTOFWAY-01", "no-window")
-    assert not flow.ui.cf_armed
+    assert not flow.ui.armed.cf
 
 
 def four_players_with_a_stop_on_ann_and_cid() -> TableFlow:
@@ -277,7 +277,7 @@ def test_partner_prompt_seat_button_and_back() -> None:
     flow = four_players_with_a_stop_on_ann_and_cid()
     before = flow.game.state  # type: ignore[union-attr]
     drive(flow, "press CF", "scan MB-RIGHTOFWAY-01", "press BACK")
-    assert flow.game.state is before and flow.ui.mode is Mode.PLAY and not flow.ui.cf_armed  # type: ignore[union-attr]
+    assert flow.game.state is before and flow.ui.mode is Mode.PLAY and not flow.ui.armed.cf  # type: ignore[union-attr]
     out = drive(flow, "press CF", "scan MB-RIGHTOFWAY-01", "press SEAT1")[2]
     assert out.action == CoupFourre(0, Card(CardKind.RIGHT_OF_WAY, 1))
     assert flow.state is not None and flow.state.hand.turn == 0
@@ -501,7 +501,7 @@ def test_one_bad_card_does_not_throw_away_a_swap() -> None:
     accept(flow, "scan MB-ROLL-01", "scan MB-ROLL-02")
     drive(flow, "press DISCARD long", "scan MB-D25-01", "scan MB-D25-02")
     assert drive(flow, "scan MB-ROLL-01")[0].reason == "on-table"
-    assert flow.ui.mode is Mode.SWAP and flow.ui.swap_cards == [Card(CardKind.D25, 1), Card(CardKind.D25, 2)]
+    assert flow.ui.mode is Mode.SWAP and flow.ui.swap.cards == [Card(CardKind.D25, 1), Card(CardKind.D25, 2)]
     out = drive(flow, "press OK")[0]
     assert isinstance(out.action, Swap) and len(out.action.cards) == 2
 

@@ -38,7 +38,7 @@ def test_a_seat_button_in_the_menus_is_ignored_and_in_a_game_chooses() -> None:
     flow = TableFlow(edition="winning-moves", players=2, names=("Ann", "Bob"), configured=True)
     accept(flow, "press OK")
     outcome = drive(flow, "press SEAT2")[-1]
-    assert outcome.verdict is Verdict.PROMPT and flow.ui.seat_chosen == 1
+    assert outcome.verdict is Verdict.PROMPT and flow.ui.choice.seat == 1
 
 
 def test_no_method_of_the_flow_or_a_mode_is_longer_than_a_screen() -> None:

@@ -38,7 +38,7 @@ def test_next_on_the_summary_opens_the_menus_and_back_returns() -> None:
     view = screen(flow)
     assert isinstance(view, MenuView) and view.title == "Mille Bornes"
     accept(flow, "press BACK")
-    assert flow.ui.step is SetupStep.SUMMARY
+    assert flow.ui.menu.step is SetupStep.SUMMARY
 
 
 def test_partnerships_show_as_sides() -> None:
@@ -60,7 +60,7 @@ def test_the_config_names_the_table_only_with_edition_and_players(tmp_path: Path
     assert named.table_named
     assert not parse_config("[game]\nplayers = 2\n").table_named
     assert not parse_config("").table_named
-    assert not TableFlow().configured and TableFlow().ui.step is SetupStep.MAIN
+    assert not TableFlow().configured and TableFlow().ui.menu.step is SetupStep.MAIN
 
 
 def test_every_rule_option_has_a_friendly_label_and_the_editions_value_is_marked() -> None:

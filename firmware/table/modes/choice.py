@@ -29,7 +29,7 @@ class ChoiceMode(QuestionMode):
     """NEXT moves through the choices, OK plays the card with the one shown, BACK cancels it."""
 
     def button(self, name: str, long: bool) -> Outcome:
-        pending = self.ui.pending
+        pending = self.ui.choice.pending
         assert pending is not None
         if name == "NEXT" and self.ui.mode is Mode.PARTNER and len(pending.choices) == 2:
             pending.selected = 1  # two partners: OK names the first, NEXT the second, in one press
@@ -38,8 +38,8 @@ class ChoiceMode(QuestionMode):
             pending.selected = (pending.selected + 1) % len(pending.choices)
             return self.table.prompt()
         if name == "BACK":
-            self.ui.pending = None
-            self.ui.cf_armed = False
+            self.ui.choice.pending = None
+            self.ui.armed.cf = False
             self.ui.mode = Mode.PLAY
             return self.table.prompt(_("Cancelled: take the card back"), short=(_("Cancelled"),))
         if name != "OK":
@@ -48,7 +48,7 @@ class ChoiceMode(QuestionMode):
 
     def answer(self) -> Outcome:
         """The card waiting, played with the choice shown: the engine judges it."""
-        pending, state = self.ui.pending, self.table.state
+        pending, state = self.ui.choice.pending, self.table.state
         assert pending is not None and state is not None
         choice = pending.choices[pending.selected]
         if self.ui.mode is Mode.TARGET:
@@ -66,10 +66,10 @@ def pick_seat(table: TableCore, name: str) -> Outcome:
     if seat is None or not 0 <= seat < state.setup.seats:
         return table.refuse(_("No {button} at this table").format(button=name), "no-such-seat",
                             short=(_("No such seat"),))
-    mode, pending = table.ui.mode, table.ui.pending
+    mode, pending = table.ui.mode, table.ui.choice.pending
     choice = state.setup.side_of(seat) if mode is Mode.TARGET else seat  # a target is a side, a partner a seat
     if mode in (Mode.TARGET, Mode.PARTNER) and pending is not None and choice in pending.choices:
         pending.selected = pending.choices.index(choice)
         return ChoiceMode(table).answer()
-    table.ui.seat_chosen = seat
+    table.ui.choice.seat = seat
     return table.prompt(_("{name} chosen").format(name=state.setup.names[seat]))

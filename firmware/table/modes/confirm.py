@@ -45,7 +45,7 @@ class UndoMode(QuestionMode):
         table.disarm()
         table.store.undo(game)  # durable first, like every change
         game.undo()
-        self.ui.extension_yes = True  # a reopened extension question starts on "yes", as it first did
+        self.ui.hand_end.extension_yes = True  # a reopened extension question starts on "yes", as it first did
         said = undone_words(setup, last)
         return table.say(Verdict.ACCEPTED, said[0], Sound.ACCEPT, short=said[1:])
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from bornes.engine import Card, Extension, GameState, NextHand, Phase
 from bornes.firmware.language.i18n import _
-from bornes.firmware.table.core import FlowState, Mode, Outcome, SetupStep, Sound
+from bornes.firmware.table.core import (
+    ArmedState,
+    FlowState,
+    MenuState,
+    Mode,
+    Outcome,
+    SetupStep,
+    Sound,
+    SwapState,
+)
 from bornes.firmware.table.modes.choice import InGameMode
 from bornes.firmware.table.modes.confirm import ask_undo
 from bornes.firmware.table.modes.play import play_card
@@ -40,13 +49,13 @@ class GameMode(InGameMode):
         waiting, table.waiting = table.waiting, None
         table.draft = waiting or table.draft_of(state)
         table.game = None
-        table.ui = FlowState(status=table.ui.status, step=SetupStep.SUMMARY)
+        table.ui = FlowState(status=table.ui.status, menu=MenuState(SetupStep.SUMMARY))
         return table.prompt(_("Setup from a phone: OK starts") if waiting else _("New game"))
 
     def _score_sheet(self, name: str) -> Outcome:
         """The hand's score sheet: NEXT and BACK page (the renderer wraps), OK deals the next hand."""
         if name in ("NEXT", "BACK"):
-            self.ui.sheet_page += 1 if name == "NEXT" else -1
+            self.ui.hand_end.sheet_page += 1 if name == "NEXT" else -1
             return self.table.prompt()
         if name == "OK":
             return self.table.commit(NextHand())
@@ -55,11 +64,11 @@ class GameMode(InGameMode):
     def _extension(self, name: str, state: GameState) -> Outcome:
         """Go on to the extension? NEXT and BACK switch yes/no, OK answers for the side that decides."""
         if name in ("NEXT", "BACK"):
-            self.ui.extension_yes = not self.ui.extension_yes
+            self.ui.hand_end.extension_yes = not self.ui.hand_end.extension_yes
             return self.table.prompt()
         if name == "OK":
             assert state.hand.decider is not None
-            return self.table.commit(Extension(state.hand.decider, self.ui.extension_yes))
+            return self.table.commit(Extension(state.hand.decider, self.ui.hand_end.extension_yes))
         return self.table.ignored()
 
     def _hand(self, name: str, long: bool, state: GameState) -> Outcome:
@@ -74,9 +83,9 @@ class GameMode(InGameMode):
 
     def _coup_fourre(self) -> Outcome:
         ui = self.ui
-        ui.cf_armed = not ui.cf_armed
-        ui.discard_armed = False
-        if ui.cf_armed:
+        ui.armed.cf = not ui.armed.cf
+        ui.armed.discard = False
+        if ui.armed.cf:
             return self.table.prompt(_("Coup fourré! Scan your safety"), Sound.ATTENTION,
                                      short=(_("Coup fourré! Scan it"), _("Scan the safety")))
         return self.table.prompt(_("Coup fourré cancelled"), short=(_("Cancelled"),))
@@ -86,12 +95,12 @@ class GameMode(InGameMode):
         ui = self.ui
         if long and state.options.fast_play:
             ui.mode = Mode.SWAP
-            ui.swap_cards = []
+            ui.swap = SwapState()
             return self.table.prompt(_("Swap: scan the cards, then OK"), Sound.ATTENTION,
                                      short=(_("Swap: scan, then OK"), _("Swap: scan cards")))
-        ui.discard_armed = not ui.discard_armed
-        ui.cf_armed = False
-        if ui.discard_armed:
+        ui.armed.discard = not ui.armed.discard
+        ui.armed.cf = False
+        if ui.armed.discard:
             return self.table.prompt(_("Scan the card to discard"), short=(_("Discard: scan it"), _("Discard")))
         return self.table.prompt(_("Discard cancelled"), short=(_("Cancelled"),))
 
@@ -102,6 +111,6 @@ class GameMode(InGameMode):
             ui.mode = Mode.END_CONFIRM
             return self.table.prompt(_("End this blocked hand? OK / BACK"), Sound.ATTENTION,
                                      short=(_("End the hand?"),))
-        ui.cf_armed = ui.discard_armed = False
-        ui.seat_chosen = None
+        ui.armed = ArmedState()
+        ui.choice.seat = None
         return self.table.prompt(_("Cancelled"))

@@ -13,7 +13,7 @@ class LegendMode(ModeHandler):
 
     def button(self, name: str, long: bool) -> Outcome:
         if name in ("NEXT", "BACK"):
-            self.ui.legend_page += 1 if name == "NEXT" else -1
+            self.ui.legend.page += 1 if name == "NEXT" else -1
         else:
-            self.ui.mode = self.ui.legend_from
+            self.ui.mode = self.ui.legend.came_from
         return self.table.prompt()

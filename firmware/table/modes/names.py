@@ -13,17 +13,17 @@ class NameEditMode(ModeHandler):
     OK moves on (OK on a blank, or a long OK, ends the name)."""
 
     def button(self, name: str, long: bool) -> Outcome:
-        ui = self.ui
-        text = ui.name_text.ljust(ui.name_cursor + 1)
-        before, letter, after = text[: ui.name_cursor], text[ui.name_cursor], text[ui.name_cursor + 1 :]
+        edit = self.ui.names
+        text = edit.text.ljust(edit.cursor + 1)
+        before, letter, after = text[: edit.cursor], text[edit.cursor], text[edit.cursor + 1 :]
         if name in ("NEXT", "BACK"):
-            letter = next_letter(letter, 1 if name == "NEXT" else -1, capital=ui.name_cursor == 0)
-            ui.name_text = (before + letter + after).rstrip()
+            letter = next_letter(letter, 1 if name == "NEXT" else -1, capital=edit.cursor == 0)
+            edit.text = (before + letter + after).rstrip()
         elif name == "CF":
-            ui.name_text = (before + switch_case(letter) + after).rstrip()
+            edit.text = (before + switch_case(letter) + after).rstrip()
         elif name == "DISCARD":
-            ui.name_text = (before + after).rstrip()
-            ui.name_cursor = min(ui.name_cursor, max(0, len(ui.name_text) - 1)) if ui.name_text else 0
+            edit.text = (before + after).rstrip()
+            edit.cursor = min(edit.cursor, max(0, len(edit.text) - 1)) if edit.text else 0
         elif name == "OK":
             return self._ok(text, letter, long)
         else:
@@ -32,17 +32,17 @@ class NameEditMode(ModeHandler):
 
     def _ok(self, text: str, letter: str, long: bool) -> Outcome:
         """The next letter; or, on a blank, the twelfth letter or a long OK, the name is done."""
-        ui, draft = self.ui, self.table.draft
-        if not long and ui.name_cursor + 1 < MAX_NAME_LENGTH and letter != " ":
-            ui.name_cursor += 1
+        ui, edit, draft = self.ui, self.ui.names, self.table.draft
+        if not long and edit.cursor + 1 < MAX_NAME_LENGTH and letter != " ":
+            edit.cursor += 1
             return self.table.prompt()
         # A blank (or the twelfth letter) ends the name: what follows is dropped. A long OK keeps it all.
-        kept = text if long else text[: ui.name_cursor + 1]
-        finished = kept.strip() or draft.names[ui.name_index]
-        names = [finished if i == ui.name_index else n for i, n in enumerate(draft.names)]
+        kept = text if long else text[: edit.cursor + 1]
+        finished = kept.strip() or draft.names[edit.index]
+        names = [finished if i == edit.index else n for i, n in enumerate(draft.names)]
         refusal = check_names(names)  # the engine's rule: no bad name, no name twice
         if refusal is not None:
             return self.table.refusal(refusal)
-        draft.names[ui.name_index] = finished
+        draft.names[edit.index] = finished
         ui.mode = Mode.SETUP
         return self.table.prompt(_("Name: {name}").format(name=finished))

@@ -38,7 +38,7 @@ def play_card(table: TableCore, card: Card, pad: str | None) -> Outcome:
         laid = _laid_on_pad(table, state, card, pad)
         if laid is not None:
             return laid
-    chosen = table.ui.seat_chosen
+    chosen = table.ui.choice.seat
     if state.phase is Phase.START_ROLLS:
         return table.commit(StartRoll(chosen if chosen is not None else state.to_act()[0], card))
     if state.phase is Phase.LEFTOVERS:
@@ -50,12 +50,12 @@ def play_card(table: TableCore, card: Card, pad: str | None) -> Outcome:
 
 def _leftover(table: TableCore, state: GameState, card: Card) -> Outcome:
     """A seat button says whose cards these are, and stays chosen while that seat shows them."""
-    chosen = table.ui.seat_chosen
+    chosen = table.ui.choice.seat
     seat = chosen if chosen is not None else state.to_act()[0]
     outcome = table.commit(Leftover(seat, card))
     assert table.game is not None
     if outcome.verdict is Verdict.ACCEPTED and table.game.state.hand.hands[seat]:
-        table.ui.seat_chosen = seat
+        table.ui.choice.seat = seat
     return outcome
 
 
@@ -63,9 +63,9 @@ def _in_turn(table: TableCore, state: GameState, card: Card) -> Outcome:
     """The turn's card: after CF the answer to a hazard, after DISCARD a discard, the top discard taken
     (001), or a play, with the target asked when the engine allows several."""
     hand, ui = state.hand, table.ui
-    if ui.cf_armed:
+    if ui.armed.cf:
         return _answer_hazard(table, state, card)
-    if ui.discard_armed:
+    if ui.armed.discard:
         return table.commit(Discard(hand.turn, card))
     if hand.discard and card == hand.discard[-1]:
         take = TakeDiscard(hand.turn, card)
@@ -73,11 +73,11 @@ def _in_turn(table: TableCore, state: GameState, card: Card) -> Outcome:
         verdict = table.game.check(take)
         if isinstance(verdict, Accepted):
             return table.commit(take, verdict)  # 001: the top discard, taken instead of a draw
-    if ui.seat_chosen is None:
+    if ui.choice.seat is None:
         asked = _ask_target(table, state, card)
         if asked is not None:
             return asked
-    return table.commit(play_action(state, hand.turn, card, ui.seat_chosen))
+    return table.commit(play_action(state, hand.turn, card, ui.choice.seat))
 
 
 def _ask_target(table: TableCore, state: GameState, card: Card) -> Outcome | None:
@@ -89,7 +89,7 @@ def _ask_target(table: TableCore, state: GameState, card: Card) -> Outcome | Non
     probe = validate(state, Play(turn, card, state.setup.side_seats(targets[0])[0]))
     if probe is not None:  # refused whatever the target (the card, the attacker): say why now
         return table.commit(Play(turn, card), probe)
-    table.ui.pending = Pending(card, targets)
+    table.ui.choice.pending = Pending(card, targets)
     table.ui.mode = Mode.TARGET
     printed, usual = card_name(card, state.setup.edition), card_name(card)
     return table.prompt(_("{card} on whom? NEXT, then OK").format(card=printed), Sound.ATTENTION,
@@ -111,9 +111,9 @@ def _laid_on_pad(table: TableCore, state: GameState, card: Card, pad: str) -> Ou
     if seat >= state.setup.seats:
         return table.refuse(_("No seat {letter} at this table").format(letter=pad), "no-such-seat",
                             short=(_("No such seat"),))
-    if table.ui.cf_armed and state.phase is Phase.PLAY:
+    if table.ui.armed.cf and state.phase is Phase.PLAY:
         return table.commit(answer_action(state, seat, card))  # CF, then the card on the caller's pad
-    if table.ui.discard_armed:
+    if table.ui.armed.discard:
         return None  # DISCARD pressed: the player in turn discards it, wherever it lies
     action = laid_action(state, seat, card)
     return None if action is None else table.commit(action)
@@ -123,11 +123,11 @@ def _answer_hazard(table: TableCore, state: GameState, card: Card) -> Outcome:
     """After CF: the safety for a coup fourré, or (Fast Play) the remedy."""
     hand = state.hand
     if hand.window is None:
-        table.ui.cf_armed = False
+        table.ui.armed.cf = False
         return table.commit(CoupFourre(hand.turn, card))  # the engine explains there is no window
     callers = state.window_callers()
-    if table.ui.seat_chosen is not None and table.ui.seat_chosen in callers:
-        callers = (table.ui.seat_chosen,)
+    if table.ui.choice.seat is not None and table.ui.choice.seat in callers:
+        callers = (table.ui.choice.seat,)
     if len(callers) > 1:
         return _ask_partner(table, state, card, callers)
     seat = callers[0] if callers else hand.turn
@@ -141,7 +141,7 @@ def _ask_partner(table: TableCore, state: GameState, card: Card, callers: tuple[
     if refusal is not None:
         table.disarm()
         return table.refusal(refusal)
-    table.ui.pending = Pending(card, callers, fast=isinstance(probe, FastRemedy))
+    table.ui.choice.pending = Pending(card, callers, fast=isinstance(probe, FastRemedy))
     table.ui.mode = Mode.PARTNER
     first, second = (state.setup.names[s] for s in callers[:2])
     asked = _("Who called it? OK: {first}, NEXT: {second}").format(first=first, second=second)

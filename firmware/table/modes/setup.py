@@ -11,8 +11,11 @@ from bornes.firmware.language.rule_labels import edition_short, option_choices, 
 from bornes.firmware.language.words import edition_title
 from bornes.firmware.table.core import (
     MAIN_ITEMS,
+    DeckCheckState,
+    MenuState,
     Mode,
     ModeHandler,
+    NameEditState,
     Outcome,
     SetupDraft,
     SetupStep,
@@ -65,11 +68,11 @@ class SetupMode(ModeHandler):
 
     def button(self, name: str, long: bool) -> Outcome:
         ui = self.ui
-        if ui.step is SetupStep.SUMMARY:
+        if ui.menu.step is SetupStep.SUMMARY:
             return self._summary_button(name)
-        _title, items = menu_items(self.table.draft, ui.step)
+        _title, items = menu_items(self.table.draft, ui.menu.step)
         if name == "NEXT":
-            ui.cursor = (ui.cursor + 1) % len(items)
+            ui.menu.cursor = (ui.menu.cursor + 1) % len(items)
             return self.table.prompt()
         if name == "BACK":
             self._back(long, len(items))
@@ -84,25 +87,25 @@ class SetupMode(ModeHandler):
             SetupStep.DEALER: self._dealer_ok,
             SetupStep.OPTIONS: self._options_ok,
         }
-        outcome = chosen[ui.step]()
+        outcome = chosen[ui.menu.step]()
         return outcome if outcome is not None else self.table.prompt()
 
     def _back(self, long: bool, count: int) -> None:
         """One menu up from the first item (or with a long BACK), else the item above."""
         ui = self.ui
-        first = long or ui.cursor == 0
-        if ui.step in PREVIOUS_STEP and first and (ui.step is not SetupStep.MAIN or self.table.configured):
-            ui.step = PREVIOUS_STEP[ui.step]
-            ui.cursor = 0
+        first = long or ui.menu.cursor == 0
+        if ui.menu.step in PREVIOUS_STEP and first and (ui.menu.step is not SetupStep.MAIN or self.table.configured):
+            ui.menu.step = PREVIOUS_STEP[ui.menu.step]
+            ui.menu.cursor = 0
         else:
-            ui.cursor = (ui.cursor - 1) % count
+            ui.menu.cursor = (ui.menu.cursor - 1) % count
 
     def _summary_button(self, name: str) -> Outcome:
         """The configured table: OK starts it at once, NEXT opens the menus to change it."""
         if name == "OK":
             return self._start()
         if name == "NEXT":
-            self.ui.step, self.ui.cursor = SetupStep.MAIN, 0
+            self.ui.menu = MenuState(SetupStep.MAIN, 0)
             return self.table.prompt()
         return self.table.ignored()
 
@@ -119,55 +122,52 @@ class SetupMode(ModeHandler):
 
     def _main_ok(self) -> Outcome | None:
         ui = self.ui
-        if ui.cursor == 2:
+        if ui.menu.cursor == 2:
             return self.table.open_legend()
-        if ui.cursor == 1:
+        if ui.menu.cursor == 1:
             ui.mode = Mode.DECK_CHECK
-            ui.deck_seen = set()
-            ui.deck_unknown = []
-            ui.deck_duplicates = 0
+            ui.deck = DeckCheckState()
             return self.table.prompt(_("Deck check: scan every card, then OK"), Sound.ATTENTION)
-        ui.step, ui.cursor = SetupStep.EDITION, list(EDITIONS).index(self.table.draft.edition)
+        ui.menu = MenuState(SetupStep.EDITION, list(EDITIONS).index(self.table.draft.edition))
         return None
 
     def _edition_ok(self) -> None:
         draft, ui = self.table.draft, self.ui
-        edition = list(EDITIONS)[ui.cursor]
+        edition = list(EDITIONS)[ui.menu.cursor]
         if edition != draft.edition:
             draft.edition = edition
             draft.options = EDITIONS[edition].options
         counts = players_menu(edition)
         wanted = (draft.players, draft.teams)
-        ui.step, ui.cursor = SetupStep.PLAYERS, counts.index(wanted) if wanted in counts else 0
+        ui.menu = MenuState(SetupStep.PLAYERS, counts.index(wanted) if wanted in counts else 0)
 
     def _players_ok(self) -> None:
         draft, ui = self.table.draft, self.ui
-        draft.players, draft.teams = players_menu(draft.edition)[ui.cursor]
+        draft.players, draft.teams = players_menu(draft.edition)[ui.menu.cursor]
         defaults = list(self.table.defaults[2])
         draft.names = (draft.names + defaults[len(draft.names):])[: draft.players]
         draft.names += [f"P{i + 1}" for i in range(len(draft.names), draft.players)]
-        ui.step, ui.cursor = SetupStep.NAMES, 0
+        ui.menu = MenuState(SetupStep.NAMES, 0)
 
     def _names_ok(self) -> None:
         draft, ui = self.table.draft, self.ui
-        if ui.cursor == 0:
-            ui.step, ui.cursor = SetupStep.DEALER, min(draft.dealer, draft.players - 1)
+        if ui.menu.cursor == 0:
+            ui.menu = MenuState(SetupStep.DEALER, min(draft.dealer, draft.players - 1))
             return
         ui.mode = Mode.NAME_EDIT
-        ui.name_index = ui.cursor - 1
-        ui.name_text = draft.names[ui.name_index][:MAX_NAME_LENGTH]  # as configured: "Chloé" stays Chloé
-        ui.name_cursor = 0
+        seat = ui.menu.cursor - 1
+        ui.names = NameEditState(seat, draft.names[seat][:MAX_NAME_LENGTH])  # as configured: "Chloé" stays Chloé
 
     def _dealer_ok(self) -> None:
-        self.table.draft.dealer = self.ui.cursor
-        self.ui.step, self.ui.cursor = SetupStep.OPTIONS, 0
+        self.table.draft.dealer = self.ui.menu.cursor
+        self.ui.menu = MenuState(SetupStep.OPTIONS, 0)
 
     def _options_ok(self) -> Outcome | None:
         """The first item starts the game; any other turns its rule option to the next choice."""
         draft, ui = self.table.draft, self.ui
-        if ui.cursor == 0:
+        if ui.menu.cursor == 0:
             return self._start()
-        option = list(draft.options.as_strings())[ui.cursor - 1]
+        option = list(draft.options.as_strings())[ui.menu.cursor - 1]
         choices = option_choices(draft.options, option, EDITIONS[draft.edition].options)
         current = draft.options.as_strings()[option]
         following = choices[(choices.index(current) + 1) % len(choices)]

@@ -32,22 +32,17 @@ from bornes.engine import Card, CardCodeError, Phase, RuleOptions
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
     BUSY_UNTIL_GAME_ENDS,
-    FULL_DECK,
-    FULL_DECK_SET,
     KEPT_FOR_GAME_END,
-    MAIN_ITEMS,
     FlowState,
     MenuState,
     Mode,
     ModeHandler,
     Outcome,
-    Pending,
     SetupDraft,
     SetupStep,
     Sound,
     TableCore,
     Verdict,
-    sides_text,
 )
 from bornes.firmware.table.modes import handlers
 from bornes.firmware.table.modes.deck import deck_missing, report_lines
@@ -55,20 +50,15 @@ from bornes.firmware.table.modes.setup import menu_items, summary
 
 __all__ = [
     "BUSY_UNTIL_GAME_ENDS",
-    "FULL_DECK",
-    "FULL_DECK_SET",
     "KEPT_FOR_GAME_END",
-    "MAIN_ITEMS",
     "FlowState",
     "Mode",
     "Outcome",
-    "Pending",
     "SetupDraft",
     "SetupStep",
     "Sound",
     "TableFlow",
     "Verdict",
-    "sides_text",
 ]
 
 #: A reader's trouble, in the table's words: (what the panel says, its shorter form).

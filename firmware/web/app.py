@@ -31,7 +31,5 @@ def create_app(settings: Settings) -> Starlette:
               *files.ROUTES]
     app = Starlette(routes=routes, lifespan=site.lifespan, exception_handlers=files.HANDLERS)
     app.state.site = site
-    app.state.settings = settings
-    app.state.pairings = site.pairings
     app.add_middleware(SiteGuard, names=local_names(settings.url), refuse=site.refused_page)
     return app

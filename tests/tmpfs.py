@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,3 +23,20 @@ def mounted_tmpfs(where: Path, size: str) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Take every free byte of ``disk`` with one file."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 512, 1):
+            while True:
+                try:
+                    os.write(fd, b"\1" * size)
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(fd)
+    return filler

@@ -487,6 +487,17 @@ def classify(path: Path, error: sqlite3.Error) -> JournalError:
     return JournalError(f"journal {path}: {text}")
 
 
+@contextlib.contextmanager
+def said_in_one_line(path: Path) -> Iterator[None]:
+    """SQLite's errors, and a stored text that is not UTF-8, as the one-line JournalError they mean."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        raise classify(path, error) from None
+    except UnicodeDecodeError:
+        raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+
+
 # -- the journal ----------------------------------------------------------------------------------
 
 
@@ -545,17 +556,12 @@ class Journal:
             return cls(path, connection, readonly=True)
         connection = cls._connect(path, readonly=False)
         try:
-            mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            connection.execute("PRAGMA synchronous=FULL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            if version == 1:
-                _migrate(path, connection)
-        except sqlite3.Error as error:
-            connection.close()
-            raise classify(path, error) from None
-        except UnicodeDecodeError:
-            connection.close()
-            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+            with said_in_one_line(path):
+                mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                connection.execute("PRAGMA synchronous=FULL")
+                connection.execute("PRAGMA foreign_keys=ON")
+                if version == 1:
+                    _migrate(path, connection)
         except JournalError:
             connection.close()
             raise
@@ -588,14 +594,12 @@ class Journal:
         """A reader of a schema-1 file gets an upgraded copy in memory; the file waits for the referee."""
         memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         try:
-            disk.backup(memory)
-            _migrate(path, memory)
-        except sqlite3.Error as error:
+            with said_in_one_line(path):
+                disk.backup(memory)
+                _migrate(path, memory)
+        except JournalError:
             memory.close()
-            raise classify(path, error) from None
-        except UnicodeDecodeError:
-            memory.close()
-            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+            raise
         finally:
             disk.close()
         return memory
@@ -653,30 +657,27 @@ class Journal:
         note = read_pending(path)  # before the snapshot: a note written after it would be newer than it
         connection = cls._connect(path, readonly=True)
         try:
-            connection.execute("BEGIN")
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not {"schema_version", "games", "actions"} <= tables:
-                raise JournalCorrupt(path, "not a bornes journal: tables are missing")
-            versions = connection.execute("SELECT version FROM schema_version").fetchall()
-            version = versions[0][0] if len(versions) == 1 else None
-            if version in (1, SCHEMA_VERSION) and _schema(connection) != _expected_schema(version):
-                raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
-            if version == 1 and "ledger" not in tables:
-                _check_v1(path, connection)
-                return 1
-            if version != SCHEMA_VERSION or "ledger" not in tables:
-                if isinstance(version, int) and version > SCHEMA_VERSION:
-                    raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
-                raise JournalCorrupt(path, f"unknown schema version {version!r}")
-            reader = _Reader(path, connection)
-            reader.check_open()
-            if note is not None:
-                reader.check_pending(*note)
-            return SCHEMA_VERSION
-        except sqlite3.Error as error:
-            raise classify(path, error) from None
-        except UnicodeDecodeError:
-            raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+            with said_in_one_line(path):
+                connection.execute("BEGIN")
+                tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if not {"schema_version", "games", "actions"} <= tables:
+                    raise JournalCorrupt(path, "not a bornes journal: tables are missing")
+                versions = connection.execute("SELECT version FROM schema_version").fetchall()
+                version = versions[0][0] if len(versions) == 1 else None
+                if version in (1, SCHEMA_VERSION) and _schema(connection) != _expected_schema(version):
+                    raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
+                if version == 1 and "ledger" not in tables:
+                    _check_v1(path, connection)
+                    return 1
+                if version != SCHEMA_VERSION or "ledger" not in tables:
+                    if isinstance(version, int) and version > SCHEMA_VERSION:
+                        raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
+                    raise JournalCorrupt(path, f"unknown schema version {version!r}")
+                reader = _Reader(path, connection)
+                reader.check_open()
+                if note is not None:
+                    reader.check_pending(*note)
+                return SCHEMA_VERSION
         finally:
             with contextlib.suppress(sqlite3.Error):
                 connection.close()
@@ -921,16 +922,12 @@ class Journal:
     @contextlib.contextmanager
     def _read(self) -> Iterator[_Reader]:
         db = self._connection()
-        try:
+        with said_in_one_line(self.path):
             db.execute("BEGIN")
             try:
                 yield _Reader(self.path, db)
             finally:
                 db.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise classify(self.path, error) from None
-        except UnicodeDecodeError:
-            raise JournalCorrupt(self.path, "a stored text is not valid UTF-8") from None
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[_Reader]:
@@ -939,24 +936,17 @@ class Journal:
         if self.readonly:
             raise ValueError(f"journal {self.path} was opened read-only")
         db = self._connection()
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with said_in_one_line(self.path):
             try:
+                db.execute("BEGIN IMMEDIATE")
                 yield _Reader(self.path, db)
+                db.execute("COMMIT")
+                self._settle()
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (disk full)
                     if db.in_transaction:
                         db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
-            self._settle()
-        except (sqlite3.Error, UnicodeDecodeError) as error:
-            with contextlib.suppress(sqlite3.Error):
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-            if isinstance(error, UnicodeDecodeError):
-                raise JournalCorrupt(self.path, "a stored text is not valid UTF-8") from None
-            raise classify(self.path, error) from None
 
 
     def _settle(self) -> None:

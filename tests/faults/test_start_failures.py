@@ -9,7 +9,6 @@ says what it did about the odd file) or stops with exactly one line and a status
 from __future__ import annotations
 
 import configparser
-import errno
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -19,7 +18,7 @@ import pytest
 
 from bench.driver import REPO, bornes_command
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalFull
-from tests.tmpfs import mounted_tmpfs
+from tests.tmpfs import fill, mounted_tmpfs
 
 SERVICE = REPO / "systemd" / "bornes.service"
 
@@ -56,23 +55,6 @@ def one_line_not_restarted(done: subprocess.CompletedProcess[str], words: str) -
 
 
 # -- a full disk ------------------------------------------------------------------------------------
-
-
-def fill(disk: Path) -> Path:
-    """Take every free byte of ``disk`` with one file."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        for size in (65536, 4096, 512, 1):
-            while True:
-                try:
-                    os.write(fd, b"\1" * size)
-                except OSError as error:
-                    assert error.errno == errno.ENOSPC
-                    break
-    finally:
-        os.close(fd)
-    return filler
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import os
 import queue
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,30 +13,13 @@ from bornes.firmware.storage.journal import Journal
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
 from tests.flow.helpers import event
-from tests.tmpfs import mounted_tmpfs
+from tests.tmpfs import fill, mounted_tmpfs
 
 
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     with mounted_tmpfs(tmp_path / "mnt", "512k") as where:
         yield where
-
-
-def _fill(disk: Path) -> Path:
-    """Take every free byte of the disk with one file."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        for size in (65536, 4096, 512, 1):
-            while True:
-                try:
-                    os.write(fd, b"\1" * size)
-                except OSError as error:
-                    assert error.errno == errno.ENOSPC
-                    break
-    finally:
-        os.close(fd)
-    return filler
 
 
 def test_disk_full_tells_the_table_storage_full_and_loses_nothing(tiny_disk: Path) -> None:
@@ -48,7 +29,7 @@ def test_disk_full_tells_the_table_storage_full_and_loses_nothing(tiny_disk: Pat
     for _ in range(6):
         referee.step(event("press OK"))  # setup menus on the defaults
     assert referee.step(event("scan MB-ROLL-01")).verdict == "accepted"
-    filler = _fill(tiny_disk)
+    filler = fill(tiny_disk)
     outcome = referee.step(event("scan MB-ROLL-02"))
     assert outcome.verdict == "refused" and outcome.reason == "storage"
     assert outcome.message == "Storage full: card not recorded, ask for help"

@@ -223,9 +223,9 @@ def hostile_site(form: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
+def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | None = None) -> Iterator[Any]:
     """The distribution's headless Chromium; ``headers`` go with every request (a browser that
-    remembers the organiser's password sends it the same way)."""
+    remembers the organiser's password sends it the same way); ``window`` is its size (a phone's)."""
     binary, driver_path = chromium_or_skip()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -234,9 +234,12 @@ def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
     options.binary_location = binary
     for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}"):
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}",
+                     *([f"--window-size={window[0]},{window[1]}"] if window else [])):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    if window:
+        driver.set_window_size(*window)
     driver.implicitly_wait(0)
     try:
         if headers:
@@ -248,13 +251,14 @@ def chromium(headers: dict[str, str] | None = None) -> Iterator[Any]:
 
 
 def browser_wait(condition: Any, timeout: float = 60.0) -> Any:
+    """The condition's first true value; it returns at once when true, the bound is for a real failure."""
     from selenium.common.exceptions import WebDriverException
 
     deadline = time.monotonic() + timeout
     while True:
         try:
             value = condition()
-        except WebDriverException:
+        except WebDriverException:  # the page is being replaced (a form was sent): look again
             value = None
         if value:
             return value

@@ -7,15 +7,23 @@ to build/screenshots/ (or $BORNES_SCREENSHOTS).
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.server import GAMES, Table, Web, chromium_or_skip, feed, referee_table, screenshot_dir, web_server
+from tests.web.server import (
+    GAMES,
+    Table,
+    Web,
+    browser_wait,
+    chromium,
+    feed,
+    referee_table,
+    screenshot_dir,
+    web_server,
+)
 
 PHONE = (390, 844)
 # Léa rolls, Bob stops her, Léa calls coup fourré with Right of Way and plays again (as in
@@ -37,41 +45,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Web, Table]
 
 @pytest.fixture(scope="module")
 def browser(site: tuple[Web, Table]) -> Iterator[Any]:
-    binary, driver_path = chromium_or_skip()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}",
-                     f"--window-size={PHONE[0]},{PHONE[1]}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_window_size(*PHONE)
-    driver.implicitly_wait(0)
-    try:
+    with chromium(window=PHONE) as driver:
         yield driver
-    finally:
-        driver.quit()
-
-
-def _wait(condition: Any, timeout: float = 60.0) -> Any:
-    """The condition's first true value; it returns at once when true, the bound is for a real failure."""
-    from selenium.common.exceptions import WebDriverException
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = condition()
-        except WebDriverException:  # the page is being replaced (a form was sent): look again
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting in the browser")
-        time.sleep(0.05)
 
 
 def _shot(driver: Any, name: str) -> Path:
@@ -110,11 +85,11 @@ def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any)
 def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[Web, Table], browser: Any) -> None:
     web, _table = site
     browser.get(web.url + "/")
-    _wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")  # the stream is open
+    browser_wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")  # the stream is open
     browser.execute_script("window.stillTheSamePage = true")
     before = browser.find_element("id", "table").get_attribute("data-actions")
     feed("scan MB-D100-01\n", web.state_dir)  # Léa drives 100 through the real journal
-    _wait(lambda: browser.find_element("id", "table").get_attribute("data-actions") != before)
+    browser_wait(lambda: browser.find_element("id", "table").get_attribute("data-actions") != before)
     assert browser.execute_script("return window.stillTheSamePage") is True
     table_text = browser.find_element("id", "table").text
     assert "Léa plays 100 miles" in table_text and "Right of Way ★" in table_text
@@ -139,16 +114,16 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
     web, table = site
     browser.get(web.url + "/setup")
     browser.find_element("css selector", "form.inline button").click()
-    _wait(lambda: "Look at the table" in browser.find_element("tag name", "main").text)
+    browser_wait(lambda: "Look at the table" in browser.find_element("tag name", "main").text)
     pin = table.referee.pairing.pin  # what the panel shows
     assert pin is not None
     wrong = "000000" if pin != "000000" else "111111"
     browser.find_element("name", "pin").send_keys(wrong)
     browser.find_element("css selector", "form.pin button").click()
-    _wait(lambda: "wrong PIN" in browser.find_element("tag name", "main").text)
+    browser_wait(lambda: "wrong PIN" in browser.find_element("tag name", "main").text)
     browser.find_element("name", "pin").send_keys(pin)
     browser.find_element("css selector", "form.pin button").click()
-    _wait(lambda: browser.find_elements("css selector", "form.setup"))
+    browser_wait(lambda: browser.find_elements("css selector", "form.setup"))
     _shot(browser, "setup-paired")
     browser.get(web.url + "/setup?edition=dujardin")
     from selenium.webdriver.support.ui import Select
@@ -161,7 +136,7 @@ def test_pin_pairing_then_a_setup_with_accents_reaches_the_table(site: tuple[Web
         field.send_keys(name)
     Select(browser.find_element("name", "dealer")).select_by_value("2")
     browser.find_element("css selector", "form.setup button[type=submit]").click()
-    _wait(lambda: "press OK at the table" in browser.find_element("tag name", "main").text)
+    browser_wait(lambda: "press OK at the table" in browser.find_element("tag name", "main").text)
     assert browser.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
     draft = table.referee.flow.draft
     assert (draft.edition, draft.names, draft.dealer) == ("dujardin", ["Zoé", "Jérôme", "Anaïs"], 2)
@@ -177,8 +152,8 @@ def test_the_table_on_a_projector(site: tuple[Web, Table], browser: Any) -> None
         browser.get(web.url + "/")
         # The stream's first message replaces the table (live.js): look once it has, and read both sides in one
         # script, as a later update may redraw them between two WebDriver calls (a stale element).
-        _wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")
-        tops = _wait(lambda: browser.execute_script(
+        browser_wait(lambda: browser.execute_script("return document.body.dataset.updates") == "1")
+        tops = browser_wait(lambda: browser.execute_script(
             "const sides = [...document.querySelectorAll('#table .side')];"
             "return sides.length === 2 ? sides.map(side => side.getBoundingClientRect().top) : null"))
         assert tops[0] == tops[1]  # in one row

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         full_deck,
         iter_deck,
     )
+    from bornes.engine.compiled import engine_build
     from bornes.engine.game import Game, ReplayError
     from bornes.engine.options import EDITIONS, OptionError, RuleOptions, edition
     from bornes.engine.reasons import Reason, Refusal
@@ -82,6 +83,7 @@ _HOMES: dict[str, str] = {
         ("BATTLE_HAZARDS", "HAZARD_KINDS", "PAYLOAD_PREFIX", "SAFETY_KINDS", "Card", "CardCodeError", "CardKind",
          "Category", "deck_counts", "full_deck",
          "iter_deck"), "cards"),
+    **dict.fromkeys(("engine_build",), "compiled"),
     **dict.fromkeys(("Game", "ReplayError"), "game"),
     **dict.fromkeys(("EDITIONS", "OptionError", "RuleOptions", "edition"), "options"),
     **dict.fromkeys(("Reason", "Refusal"), "reasons"),
@@ -147,6 +149,7 @@ __all__ = [
     "check_names",
     "deck_counts",
     "edition",
+    "engine_build",
     "full_deck",
     "hand_points",
     "iter_deck",

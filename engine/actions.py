@@ -26,7 +26,6 @@ import enum
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
 
 from bornes.engine.cards import Card, CardCodeError
 
@@ -42,7 +41,11 @@ class NotationError(ValueError):
 
 
 class ActionKind(enum.Enum):
-    """The eleven kinds of action; the value is the verb of the notation."""
+    """The eleven kinds of action; the value is the verb of the notation.
+
+    Each action class reports its kind through a ``kind`` property rather than a ``ClassVar``:
+    compiled by mypyc (docs/engine-speed.md), a dataclass's ``ClassVar`` would become a field.
+    """
 
     PLAY = "play"
     DISCARD = "discard"
@@ -61,11 +64,13 @@ class ActionKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Play:
-    kind: ClassVar[ActionKind] = ActionKind.PLAY
-
     seat: int
     card: Card
     target: int | None = None  # a seat of the target side, for hazards
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.PLAY
 
     def notation(self) -> str:
         tail = f" > {seat_letter(self.target)}" if self.target is not None else ""
@@ -74,10 +79,12 @@ class Play:
 
 @dataclass(frozen=True, slots=True)
 class Discard:
-    kind: ClassVar[ActionKind] = ActionKind.DISCARD
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.DISCARD
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} discard {self.card.code()}"
@@ -85,10 +92,12 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class CoupFourre:
-    kind: ClassVar[ActionKind] = ActionKind.COUP_FOURRE
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.COUP_FOURRE
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} coup {self.card.code()}"
@@ -96,10 +105,12 @@ class CoupFourre:
 
 @dataclass(frozen=True, slots=True)
 class TakeDiscard:
-    kind: ClassVar[ActionKind] = ActionKind.TAKE_DISCARD
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.TAKE_DISCARD
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} take {self.card.code()}"
@@ -107,10 +118,12 @@ class TakeDiscard:
 
 @dataclass(frozen=True, slots=True)
 class FastRemedy:
-    kind: ClassVar[ActionKind] = ActionKind.FAST_REMEDY
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.FAST_REMEDY
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} fast {self.card.code()}"
@@ -118,10 +131,12 @@ class FastRemedy:
 
 @dataclass(frozen=True, slots=True)
 class Swap:
-    kind: ClassVar[ActionKind] = ActionKind.SWAP
-
     seat: int
     cards: tuple[Card, ...]
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.SWAP
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} swap " + " ".join(c.code() for c in self.cards)
@@ -129,10 +144,12 @@ class Swap:
 
 @dataclass(frozen=True, slots=True)
 class StartRoll:
-    kind: ClassVar[ActionKind] = ActionKind.START_ROLL
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.START_ROLL
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} start {self.card.code()}"
@@ -140,10 +157,12 @@ class StartRoll:
 
 @dataclass(frozen=True, slots=True)
 class Extension:
-    kind: ClassVar[ActionKind] = ActionKind.EXTENSION
-
     seat: int
     extend: bool
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.EXTENSION
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} extension {'yes' if self.extend else 'no'}"
@@ -151,10 +170,12 @@ class Extension:
 
 @dataclass(frozen=True, slots=True)
 class Leftover:
-    kind: ClassVar[ActionKind] = ActionKind.LEFTOVER
-
     seat: int
     card: Card
+
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.LEFTOVER
 
     def notation(self) -> str:
         return f"{seat_letter(self.seat)} left {self.card.code()}"
@@ -162,7 +183,9 @@ class Leftover:
 
 @dataclass(frozen=True, slots=True)
 class EndHand:
-    kind: ClassVar[ActionKind] = ActionKind.END_HAND
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.END_HAND
 
     def notation(self) -> str:
         return "end"
@@ -170,7 +193,9 @@ class EndHand:
 
 @dataclass(frozen=True, slots=True)
 class NextHand:
-    kind: ClassVar[ActionKind] = ActionKind.NEXT_HAND
+    @property
+    def kind(self) -> ActionKind:
+        return ActionKind.NEXT_HAND
 
     def notation(self) -> str:
         return "next"

@@ -225,6 +225,8 @@ class Simulation:
         self.report = SimulationReport()
         self.steps_in_hand = 0
         self.stale = 0
+        #: The physical cards of the game played last, for a look at the end (tests).
+        self.last_table: PhysicalTable | None = None
 
     def run(self, hands: int) -> SimulationReport:
         while self.report.hands < hands:
@@ -235,7 +237,7 @@ class Simulation:
 
     def _play_game(self, hands_wanted: int) -> None:
         game = Game(self.setup)
-        table = PhysicalTable(self.setup, self.rng)
+        table = self.last_table = PhysicalTable(self.setup, self.rng)
         table.new_hand(game.state.hand.dealer)
         self.report.games += 1
         self.reset_hand()

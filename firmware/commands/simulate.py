@@ -8,7 +8,7 @@ import random
 import time
 
 from bornes.drivers.errors import EX_USAGE, UserError
-from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation
+from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, Simulation, engine_build
 from bornes.firmware.appliance import progress
 
 
@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         # On a shared machine the wall clock counts time other processes took; the CPU time does not.
         "cpu_seconds": round(cpu, 3),
         "hands_per_cpu_second": round(report.hands / cpu, 1) if cpu else None,
+        # The rules as mypyc-compiled C (a BORNES_COMPILE=1 install) or as Python: the same games, not the same speed.
+        "engine": engine_build(),
     }
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -61,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
             f"{setup.edition}, {setup.seats} players{' in teams' if setup.teams else ''}, seed {args.seed}: "
             f"{report.hands} hands in {report.games} games, {report.actions} actions, "
             f"{report.coups_fourres} coups fourrés, {report.extensions} extensions, "
-            f"{report.invariant_failures} invariant failures, {summary['hands_per_second']} hands/s"
+            f"{report.invariant_failures} invariant failures, {summary['hands_per_second']} hands/s "
+            f"({summary['engine']} engine)"
         )
         for failure in report.failures[:10]:
             print(f"  FAIL {failure}")

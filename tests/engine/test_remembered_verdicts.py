@@ -14,6 +14,7 @@ from unittest import mock
 from bornes.engine import rules
 from bornes.engine.actions import Action, Discard, EndHand, NextHand, Play
 from bornes.engine.cards import CLASSIC_COUNTS, Card, CardKind, iter_deck
+from bornes.engine.game import Game
 from bornes.engine.options import EDITIONS
 from bornes.engine.rules import legal_actions, new_game, turn_options, validate
 from bornes.engine.simulate import simulate
@@ -172,6 +173,19 @@ def _fresh_turn_options(state: GameState, seat: int, cards: list[Card]) -> tuple
         return turn_options(state, seat, cards)
 
 
+def bot_turns(setup: GameSetup, seed: int) -> list[tuple[GameState, int]]:
+    """The states at which the simulation's bots played or discarded in two hands, and the seat,
+    rebuilt from the games' logs (a replay, so it holds for the compiled engine too)."""
+    turns: list[tuple[GameState, int]] = []
+    for played in simulate(setup, 2, seed=seed).games_played:
+        game = Game(setup)
+        for action in played.log:
+            if isinstance(action, Play | Discard):
+                turns.append((game.state, action.seat))
+            game.push(action)
+    return turns
+
+
 def test_remembered_turn_verdicts_equal_fresh_ones_at_every_table() -> None:
     # Every edition at every table size it allows (short decks for 2-3 players, partnerships,
     # exact trips or not, safeties discardable or not): at bot turns of a few simulated hands,
@@ -180,19 +194,10 @@ def test_remembered_turn_verdicts_equal_fresh_ones_at_every_table() -> None:
     # must be the same, the same as legal_actions' and the same as validate's on each card (for
     # a hazard, when it has one target).
     tables: list[list[tuple[GameState, int]]] = []
-    asked: list[tuple[GameState, int]] = []
-
-    def recording(state: GameState, seat: int, cards: list[Card]) -> tuple[list[Play], list[Discard]]:
-        asked.append((state, seat))
-        return turn_options(state, seat, cards)
-
     for name, edition in EDITIONS.items():
         for seats in edition.seat_counts:
             setup = GameSetup.create(name, [f"P{i + 1}" for i in range(seats)])
-            asked = []
-            with mock.patch("bornes.engine.simulate.turn_options", recording):
-                simulate(setup, 2, seed=seats * 31 + len(name), keep_games=False)
-            tables.append(asked[::9])
+            tables.append(bot_turns(setup, seed=seats * 31 + len(name))[::9])
     deck = list(iter_deck(CLASSIC_COUNTS))  # every copy a box can have: short-deck removals too
     checked = 0
     for turn in range(max(map(len, tables))):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bornes.drivers.errors import UserError
 from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
+from bornes.engine import engine_build
 from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, config_path, load_config
 from bornes.firmware.commands.archive import ARCHIVE_DIR
 from bornes.firmware.storage.journal import FILENAME, PENDING, Journal, JournalError, headroom, writability_problem
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)  # a bad config is exit 78, exactly as when the referee starts
     checks: list[Callable[[Config], Iterable[Finding]]] = [
         check_config,
+        check_engine,
         check_serial,
         check_readers,
         check_display,
@@ -96,6 +98,19 @@ def check_config(config: Config) -> Iterable[Finding]:
     if is_desktop(config):
         yield Finding(OK, "config", "desktop (pins.factory = mock): no reader, GPIO or I2C expected; "
                                     "use bornes run --emulate")
+
+
+#: What each build of the rules engine is, said after its name (docs/engine-speed.md).
+ENGINE_BUILDS = {
+    "mypyc": "the rules run compiled to C by mypyc (install.sh --compile-engine)",
+    "python": "the rules run as Python (install.sh --compile-engine compiles them: faster simulate, same games)",
+}
+
+
+def check_engine(config: Config) -> Iterable[Finding]:
+    """Which build of the engine this install runs, so a slow table or a bug report names it."""
+    build = engine_build()
+    yield Finding(OK, "engine", f"{build}: {ENGINE_BUILDS.get(build, 'unknown build')}")
 
 
 def _describe_ports() -> dict[str, str]:

@@ -92,6 +92,23 @@ def doctor_run(config: Path) -> int:
     return cli.main(["doctor", "--config", str(config)])
 
 
+def test_doctor_names_the_engine_build_it_runs_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one line says what the import system really loaded: C extensions or the sources."""
+    from bornes.engine import rules
+
+    loaded = "mypyc" if Path(rules.__file__ or "").suffix in (".so", ".pyd") else "python"
+    config = write_config(tmp_path, str(tmp_path / "no-reader"))
+    doctor_run(config)
+    engine = [text for _, text in findings(capsys.readouterr().out) if text.startswith("engine:")]
+    assert engine == [f"engine: {loaded}: {doctor.ENGINE_BUILDS[loaded]}"]
+    monkeypatch.setattr(doctor, "engine_build", lambda: "mypyc")
+    doctor_run(config)
+    assert ("OK", "engine: mypyc: the rules run compiled to C by mypyc (install.sh --compile-engine)") in findings(
+        capsys.readouterr().out)
+
+
 def test_doctor_reports_every_failure_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("")

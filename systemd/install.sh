@@ -10,13 +10,16 @@
 #   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
 #   sudo systemd/install.sh --no-pi      not a Pi (an image builder, a container): skip GPIO, I2C, raspi-config
 #   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
+#   sudo systemd/install.sh --compile-engine  build the rules engine as C with mypyc: about 3 times
+#                                        faster simulate, same games; takes gcc and the Python headers
+#                                        from apt and mypy from PyPI (with --wheels: its wheels in DIR)
 #   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
 #                                        (repeat for several pads; docs/readers.md, Keyboard mode)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the services (keeps config and games)
 #
-# Python packages come as wheels only (a Pi never compiles), at the versions pinned in
-# systemd/pi-constraints.txt (refresh: python -m tools.lock). It never overwrites
+# Python packages come as wheels only (a Pi never compiles unless --compile-engine asks), at the
+# versions pinned in systemd/pi-constraints.txt (refresh: python -m tools.lock). It never overwrites
 # /etc/bornes/config.toml or /etc/bornes/pins.toml, and never touches the game journal in
 # /var/lib/bornes.
 set -euo pipefail
@@ -42,6 +45,8 @@ APT_PI_PACKAGES=(i2c-tools)
 # gpiozero drives the pins through lgpio. PyPI's lgpio has no wheel for Python 3.13 on arm64, so it
 # comes from apt (the Raspberry Pi archive); the venv sees it through --system-site-packages.
 LGPIO_PACKAGE=python3-lgpio
+# Only for --compile-engine: mypyc's C needs a compiler, the C library's headers and Python's.
+APT_COMPILE_PACKAGES=(gcc libc6-dev python3-dev)
 BOOT=/boot/firmware
 
 DRY_RUN=0
@@ -52,9 +57,10 @@ CLUB=0
 WEB=0
 PI=1
 WHEELS=""
+COMPILE=0
 
 usage() {
-    sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -66,6 +72,7 @@ while [[ $# -gt 0 ]]; do
         --club) CLUB=1 ;;
         --web) WEB=1 ;;
         --no-pi) PI=0 ;;
+        --compile-engine) COMPILE=1 ;;
         --wheels)
             [[ $# -ge 2 && -d $2 ]] || { echo "install.sh: --wheels needs a folder of wheels" >&2; exit 64; }
             WHEELS="$(cd "$2" && pwd)"
@@ -83,6 +90,13 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+
+# Offline, the compiling build's own requirement (mypy, with its dependencies) must be in the folder too.
+if [[ $COMPILE -eq 1 && -n $WHEELS ]] && ! compgen -G "$WHEELS/mypy-*.whl" >/dev/null; then
+    echo "install.sh: --compile-engine with --wheels needs mypy's wheel and its dependencies in $WHEELS" \
+        "(pip download --only-binary :all: -c systemd/pi-constraints.txt -d DIR mypy)" >&2
+    exit 64
+fi
 
 step() { printf '==> %s\n' "$*"; }
 # A step that cannot be done here, said once and clearly; the install goes on.
@@ -180,6 +194,7 @@ fi
 
 wanted=("${APT_PACKAGES[@]}")
 if [[ $PI -eq 1 ]]; then wanted+=("${APT_PI_PACKAGES[@]}"); fi
+if [[ $COMPILE -eq 1 ]]; then wanted+=("${APT_COMPILE_PACKAGES[@]}"); fi
 step "install system packages: ${wanted[*]}"
 missing=()
 for package in "${wanted[@]}"; do
@@ -234,19 +249,29 @@ if [[ $WEB -eq 1 ]]; then extras+=(web); fi
 if [[ $BRIDGE -eq 1 || $CLUB -eq 1 ]]; then extras+=(club); fi
 target="$REPO"
 if [[ ${#extras[@]} -gt 0 ]]; then target="$REPO[$(IFS=,; echo "${extras[*]}")]"; fi
-# Wheels only, at the pinned versions; only the program itself is built (pure Python).
+# Wheels only, at the pinned versions; only the program itself is built (pure Python, unless
+# --compile-engine: then its engine is compiled by mypyc, docs/engine-speed.md).
 pip_options=(--disable-pip-version-check --only-binary :all: --no-binary bornes -c "$CONSTRAINTS")
+pip_command=("$VENV/bin/pip")
+if [[ $COMPILE -eq 1 ]]; then
+    # The build asks for mypy in its isolated environment; pip passes that install the index and
+    # wheels-only options but not -c, so the pins reach it as PIP_CONSTRAINT (read by every pip run).
+    pip_command=(env BORNES_COMPILE=1 PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/pip")
+fi
 if [[ -n $WHEELS ]]; then
     pip_options+=(--no-index --find-links "$WHEELS")
     step "create the venv $VENV and pip install $REPO from the wheels in $WHEELS"
 else
     step "create the venv $VENV and pip install $REPO (wheels from PyPI, versions of $CONSTRAINTS)"
 fi
+if [[ $COMPILE -eq 1 ]]; then
+    printf '    the engine is built as C with mypyc (--compile-engine, docs/engine-speed.md)\n'
+fi
 # --system-site-packages lets the venv use the apt python3-lgpio.
 if [[ ! -x "$VENV/bin/python" ]]; then
     run python3 -m venv --system-site-packages "$VENV"
 fi
-run "$VENV/bin/pip" install --upgrade "$target" "${pip_options[@]}"
+run "${pip_command[@]}" install --upgrade "$target" "${pip_options[@]}"
 
 step "install the sample config as $ETC/config.toml (only if absent)"
 run install -d -m 0755 "$ETC"

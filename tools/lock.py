@@ -1,7 +1,8 @@
 """Refresh ``systemd/pi-constraints.txt``, the versions a Raspberry Pi installs.
 
-``python -m tools.lock`` resolves the project with the extras a Pi may install (``web``, ``club``)
-plus the test tools the arm64 check runs (pytest, hypothesis), *wheels only*, for the Pi's
+``python -m tools.lock`` resolves the project with the extras a Pi may install (``web``, ``club``),
+the test tools the arm64 check runs (pytest, hypothesis) and what a compiling build asks for
+(``install.sh --compile-engine``: mypy, whose mypyc builds the engine), *wheels only*, for the Pi's
 platform (``manylinux_2_17_aarch64``) under each Python a Raspberry Pi OS ships: 3.11 (bookworm)
 and 3.13 (trixie). It writes the pins only when both resolutions agree, so every line of the file
 has a wheel for both; otherwise it names the packages that differ and exits 1.
@@ -27,6 +28,9 @@ CONSTRAINTS = ROOT / "systemd" / "pi-constraints.txt"
 EXTRAS = "web,club"
 #: Not installed by install.sh, but pinned so the arm64 check tests with known versions.
 TEST_TOOLS = ("pytest", "hypothesis")
+#: Not installed in the venv either: what ``BORNES_COMPILE=1`` adds to the build's own requirements
+#: (build_support/bornes_build.py), which install.sh --compile-engine pins with this file.
+BUILD_TOOLS = ("mypy",)
 PYTHONS = ("3.11", "3.13")
 PLATFORM = "manylinux_2_17_aarch64"
 
@@ -60,7 +64,7 @@ def resolve(wheel: Path, python: str, work: Path) -> dict[str, str]:
     report = work / f"report-{python}.json"
     done = _pip("install", "-q", "--dry-run", "--ignore-installed", "--report", str(report),
                 *_platform_args(python), "--target", str(work / "target"),
-                f"{wheel}[{EXTRAS}]", *TEST_TOOLS)
+                f"{wheel}[{EXTRAS}]", *TEST_TOOLS, *BUILD_TOOLS)
     if done.returncode != 0:
         raise SystemExit(f"lock: no wheels-only resolution for Python {python}:\n{done.stderr}")
     found = json.loads(report.read_text())["install"]

@@ -35,9 +35,9 @@ PYTHON = "3.13"
 MIRROR = os.environ.get("BORNES_CI_MIRROR", "http://deb.debian.org/debian")
 CACHE = Path(os.environ.get("BORNES_CI_CACHE", "/var/cache/bornes-ci"))
 #: What the root has besides minbase: systemd as init, Python, what install.sh takes from apt (so
-#: it needs no network), and a broker for the bridge.
+#: it needs no network; gcc, libc6-dev and python3-dev for its --compile-engine), and a broker for the bridge.
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3-evdev", "i2c-tools", "mosquitto",
-            "mosquitto-clients")
+            "mosquitto-clients", "gcc", "libc6-dev", "python3-dev")
 #: Bump when the way the root is prepared changes, so cached roots are rebuilt.
 RECIPE = "1"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -3,8 +3,10 @@
 A trixie root (debootstrap, cached in /var/cache/bornes-ci) boots under ``systemd-nspawn -b``
 with a private network; ``install.sh --no-pi --wheels`` installs bornes, its phone pages and
 its club bridge from wheels downloaded on the host, as on a Pi minus what only a Pi has (GPIO,
-I2C, raspi-config). The table is configured as a desktop twin (dummy panel, mock pins) with a
-pty as its card reader. Then, through systemctl, the systemd journal and the control socket:
+I2C, raspi-config); the second run, an upgrade, adds ``--compile-engine``, so the rest runs on the
+engine compiled by mypyc (docs/engine-speed.md). The table is configured as a desktop twin
+(dummy panel, mock pins) with a pty as its card reader. Then, through systemctl, the systemd
+journal and the control socket:
 
 * the referee reaches READY and keeps pinging the watchdog;
 * cards tapped on the reader are accepted and land in the game journal;
@@ -75,6 +77,7 @@ class Table:
     machine: Machine
     script: Script
     installs: list[str] = field(default_factory=list)
+    builds: list[str] = field(default_factory=list)  # engine_build() after each install
     acked: int = 0  # script steps accepted so far
 
     def accepted(self) -> list[str]:
@@ -137,11 +140,14 @@ def table() -> Iterator[Table]:
         machine.path("/etc/bornes/config.toml").write_text(CONFIG)
         machine.path("/etc/bornes/bridge.toml").write_text(BRIDGE)
         result = Table(machine, script_games(players=PLAYERS, seed=3, games=1))
-        # First as on a Pi whose apt has no python3-lgpio; then again, as an upgrade, with --no-pi.
-        for extra in ([], ["--no-pi"]):
+        # First as on a Pi whose apt has no python3-lgpio; then again, as an upgrade, with --no-pi
+        # and the engine compiled (its compiler and headers are in the root, mypy among the wheels).
+        for extra in ([], ["--no-pi", "--compile-engine"]):
             done = machine.run(*INSTALL, *extra, timeout=600, check=False)
             assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
             result.installs.append(done.stdout)
+            result.builds.append(machine.run("/opt/bornes/venv/bin/python", "-c",
+                                             "from bornes.engine import engine_build; print(engine_build())").stdout)
         yield result
     finally:
         machine.close()
@@ -179,6 +185,20 @@ def test_install_runs_to_the_end_on_plain_trixie_and_again(table: Table) -> None
         if key is not None:
             assert version == pinned[key], f"{name} {version} installed, {pinned[key]} pinned"
     assert {"pillow", "starlette", "paho-mqtt"} <= {name.lower() for name in installed}
+    assert "mypy" not in {name.lower() for name in installed}, "mypy is the build's, not the program's"
+
+
+def test_the_default_install_is_python_and_compile_engine_makes_the_referee_run_compiled(table: Table) -> None:
+    first, again = table.installs
+    assert table.builds == ["python\n", "mypyc\n"]
+    assert "built as C with mypyc" not in first and "built as C with mypyc (--compile-engine" in again
+    # The restarted service itself has the engine's C extension mapped, not only a fresh interpreter.
+    pid = table.machine.show("bornes.service", "MainPID")["MainPID"]
+    maps = table.machine.run("cat", f"/proc/{pid}/maps").stdout
+    assert "/opt/bornes/venv/lib/python3.13/site-packages/bornes_engine__mypyc." in maps
+    doctor = table.machine.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups",
+                               "/opt/bornes/venv/bin/bornes", "doctor", check=False).stdout
+    assert "OK   engine: mypyc: the rules run compiled to C by mypyc" in doctor
 
 
 def test_the_referee_reaches_ready_and_pings_the_watchdog(table: Table) -> None:

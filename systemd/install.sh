@@ -12,7 +12,8 @@
 #   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
 #   sudo systemd/install.sh --compile-engine  build the rules engine as C with mypyc: about 3 times
 #                                        faster simulate, same games; takes gcc and the Python headers
-#                                        from apt and mypy from PyPI (with --wheels: its wheels in DIR)
+#                                        from apt and mypy from PyPI (with --wheels: its wheels in DIR);
+#                                        gcc needs about 450 MB of memory (docs/engine-speed.md)
 #   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
 #                                        (repeat for several pads; docs/readers.md, Keyboard mode)
 #   systemd/install.sh --dry-run         print every step without changing anything
@@ -60,7 +61,7 @@ WHEELS=""
 COMPILE=0
 
 usage() {
-    sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do

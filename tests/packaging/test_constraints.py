@@ -115,7 +115,8 @@ def test_install_compiles_the_engine_only_when_asked(tmp_path: Path) -> None:
     assert f"--only-binary :all: --no-binary bornes -c {CONSTRAINTS}" in pip
     assert "built as C with mypyc (--compile-engine, docs/engine-speed.md)" in compiled.stdout
     help_text = subprocess.run(["bash", str(INSTALL), "--help"], capture_output=True, text=True, timeout=60).stdout
-    assert "--compile-engine" in help_text and "its wheels in DIR" in help_text
+    assert "--compile-engine" in help_text and "its wheels in DIR" in help_text and "450 MB" in help_text
+    assert help_text.rstrip().endswith("/var/lib/bornes."), "the help is the script's whole header"
 
 
 def test_install_offline_compiling_needs_mypy_among_the_wheels(tmp_path: Path) -> None:

@@ -295,8 +295,9 @@ def baseline_rows(rounds: int) -> list[Row]:
     if run.compiled is not None:
         rows.append(Row(f"  today as Python (plain or editable install): simulate vs {BASELINE}; "
                         f"engine alone vs {start.label}",
-                        f"{python.simulate_median:.0f} = {python.simulate_median / november.simulate_median:.2f}×; "
-                        f"{python.replay_median:.0f} = {python.replay_median / start.replay_median:.2f}×"))
+                        f"{python.simulate_median:.0f} vs {november.simulate_median:.0f} = "
+                        f"{python.simulate_median / november.simulate_median:.2f}×; {python.replay_median:.0f} vs "
+                        f"{start.replay_median:.0f} = {python.replay_median / start.replay_median:.2f}×"))
         rows.append(Row("  compiled ÷ Python: simulate; engine alone",
                         f"{today.simulate_median / python.simulate_median:.2f}×; "
                         f"{today.replay_median / python.replay_median:.2f}×"))

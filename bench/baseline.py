@@ -110,6 +110,9 @@ class SideBySide:
     commits: list[Subject]
     build_seconds: float | None = None  # the wall time of the compiled wheel's build
     unavailable: str | None = None  # why there is no compiled subject (mypy or a C compiler missing)
+    #: One legal_actions call for the seat in turn, µs, per subject label (those whose bots play today's games).
+    legal: dict[str, float] = field(default_factory=dict)
+    legal_calls: int = 0
 
     @property
     def subjects(self) -> list[Subject]:
@@ -183,7 +186,19 @@ def side_by_side(commits: list[str], players: int = 4, hands: int = 400, rounds:
             order = subjects if round_number % 2 == 0 else subjects[::-1]
             for subject in order:
                 _measure(subject, players, hands)
+        _measure_legal_actions(run, players)
     return run
+
+
+def _measure_legal_actions(run: SideBySide, players: int) -> None:
+    """Time legal_actions on the same bot turns in every subject whose bots play today's games."""
+    from bench.figures import bot_turns, legal_actions_cost
+
+    turns = bot_turns(players)
+    for subject in run.subjects:
+        measured = legal_actions_cost(subject.root, subject.prefix, players, turns=turns)
+        if measured is not None:
+            run.legal_calls, run.legal[subject.label], _ = measured
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         replay = " | ".join(f"{t.replay_median / subject.replay_median:>13.2f}" for t in todays)
         print(f"| {subject.label:<{width}} | {subject.simulate_median:>9.0f} | {simulate} | "
               f"{subject.replay_median:>12.0f} | {replay} |")
+    if run.legal:
+        print(f"one legal_actions call for the seat in turn holding 6–7 cards ({run.legal_calls} turns replayed, "
+              "best of 5): " + "; ".join(f"{label} {micros:.2f} µs" for label, micros in run.legal.items()))
     failed = [s.label for s in run.subjects if s.failures]
     if failed:
         print(f"invariant failures in: {', '.join(failed)}")

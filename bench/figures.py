@@ -243,36 +243,99 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
                          spent["check"] * per)
 
 
-def legal_actions_cost(players: int = 4, hands: int = 200) -> tuple[int, float]:
-    """One ``legal_actions`` call for the seat in turn holding 6–7 cards, in µs: every such call
-    the bots of ``hands`` simulated hands made, replayed (best of 5 passes over them all)."""
-    import random
+#: Runs inside the measured tree's interpreter: argv is (tree root or "", package prefix, turns file, players,
+#: hands). It plays the same seeded hands, rebuilds each recorded turn's state by replaying the games' logs
+#: (no call is patched, so a compiled engine is measured as it is), and times legal_actions on them all.
+_LEGAL_DRIVER = r"""
+import hashlib, importlib, json, random, sys, time
+root, prefix, turns_file, players, hands = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+if root:
+    sys.path.insert(0, root)
+engine = lambda name: importlib.import_module(prefix + "engine." + name)
+setup = engine("state").GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
+games = engine("simulate").Simulation(setup, random.Random(1)).run(hands).games_played
+turns = json.load(open(turns_file, encoding="utf-8"))
+played = hashlib.sha256("|".join(a.notation() for g in games for a in g.log).encode()).hexdigest()
+if played != turns["games"]:
+    print(json.dumps({"same_games": False}))
+    sys.exit(0)
+Game, Card = engine("game").Game, engine("cards").Card
+states = {}
+for g, game in enumerate(games):
+    replay = Game(setup)
+    for i, action in enumerate([*game.log, None]):
+        states[g, i] = replay.state
+        if action is not None:
+            replay.push(action)
+calls = [(states[g, i], seat, [Card.from_code(c) for c in cards]) for g, i, seat, cards in turns["turns"]]
+legal_actions = engine("rules").legal_actions
+best = float("inf")
+for _ in range(5):
+    started = time.process_time()  # CPU time: the machine is shared
+    for state, seat, cards in calls:
+        legal_actions(state, seat, cards)  # every kind of action, as a screen or a bot would ask
+    best = min(best, time.process_time() - started)
+try:
+    build = engine("compiled").engine_build()
+except ImportError:  # a tree older than the compiled build
+    build = "python"
+print(json.dumps({"same_games": True, "calls": len(calls), "micros": best / len(calls) * 1e6, "build": build}))
+"""
 
-    from bornes.engine.rules import legal_actions
+
+def bot_turns(players: int = 4, hands: int = 200) -> dict[str, Any]:
+    """Every turn at which a bot of ``hands`` simulated hands (seed 1) held 6–7 cards and asked for
+    its options, as (game, action index, seat, card codes), with a fingerprint of the games played:
+    another tree or build rebuilds the same states by replaying the same games."""
+    import hashlib
+    import random
+    from unittest import mock
+
+    from bornes.engine.rules import turn_options as real
     from bornes.engine.simulate import Simulation
-    from bornes.engine.state import GameSetup
 
     setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(players)])
-    calls: list[tuple[Any, int, tuple[Any, ...]]] = []
-    from bornes.engine.rules import turn_options as real
+    asked: list[tuple[Any, int, list[str]]] = []
 
     def recording(state: Any, seat: int, cards: Any) -> Any:
         if 6 <= len(cards) <= 7:
-            calls.append((state, seat, tuple(cards)))
+            asked.append((state, seat, [card.code() for card in cards]))
         return real(state, seat, cards)
 
-    from unittest import mock
-
-    # The bots ask for their turn's plays and discards through turn_options: record those turns.
+    # The bots ask for their turn's plays and discards through turn_options: record those turns
+    # (this process runs the Python engine, whose calls can be patched).
     with mock.patch("bornes.engine.simulate.turn_options", recording):
-        Simulation(setup, random.Random(1)).run(hands)
-    best = float("inf")
-    for _ in range(5):
-        started = time.process_time()  # CPU time: the machine is shared
-        for state, seat, cards in calls:
-            legal_actions(state, seat, cards)  # every kind of action, as a screen or a bot would ask
-        best = min(best, time.process_time() - started)
-    return len(calls), best / len(calls) * 1e6
+        games = Simulation(setup, random.Random(1)).run(hands).games_played
+    turns: list[tuple[int, int, int, list[str]]] = []
+    for g, game in enumerate(games):
+        replay = Game(setup)
+        for i, action in enumerate([*game.log, None]):
+            while len(turns) < len(asked) and asked[len(turns)][0] == replay.state:
+                _, seat, cards = asked[len(turns)]
+                turns.append((g, i, seat, cards))
+            if action is not None:
+                replay.push(action)
+    assert len(turns) == len(asked), "every recorded turn is a state of the replayed games"
+    played = hashlib.sha256("|".join(a.notation() for g in games for a in g.log).encode()).hexdigest()
+    return {"games": played, "turns": turns}
+
+
+def legal_actions_cost(root: str = "", prefix: str = "bornes.", players: int = 4, hands: int = 200,
+                       turns: dict[str, Any] | None = None) -> tuple[int, float, str] | None:
+    """One ``legal_actions`` call for the seat in turn holding 6–7 cards, in µs, in a fresh
+    interpreter of the tree at ``root`` ("" for this venv's install): every such call the bots of
+    ``hands`` simulated hands made, replayed (best of 5 passes over them all). Returns (calls, µs,
+    engine build), or None when that tree's bots play other games than this one's."""
+    turns = turns or bot_turns(players, hands)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as file:
+        json.dump(turns, file)
+        file.flush()
+        out = subprocess.run([sys.executable, "-I", "-c", _LEGAL_DRIVER, root, prefix, file.name, str(players),
+                              str(hands)], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if not result["same_games"]:
+        return None
+    return result["calls"], result["micros"], result["build"]
 
 
 #: Runs a command and prints its own peak RSS. A child forked from this (large) bench process

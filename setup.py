@@ -20,7 +20,8 @@ FOLDERS = ("engine", "drivers", "firmware", "wiring")
 
 #: The engine modules mypyc compiles. Left as Python: ``__init__`` (its names load lazily, PEP
 #: 562) and ``cards`` (an Enum with a mix-in of per-member facts, which mypyc cannot build).
-COMPILED = ("actions", "game", "options", "reasons", "record", "rules", "scoring", "simulate", "state", "views")
+COMPILED = ("actions", "game", "options", "reasons", "record", "rules", "scoring", "simulate", "state", "values",
+            "views")
 
 
 def compile_requested() -> bool:

@@ -41,6 +41,16 @@ class CompiledBuild:
     seconds: float  # wall time of ``pip wheel`` (the mypyc and C compile), install left out
 
 
+def require_python_engine(measurement: str) -> None:
+    """Stop a measurement that wraps engine functions by patching them when the compiled engine
+    answers: compiled callers call each other directly, so the wrappers would count nothing."""
+    from bornes.engine import engine_build
+
+    if engine_build() != "python":
+        raise RuntimeError(f"{measurement} patches engine functions, which the compiled engine never calls "
+                           "through the module: run it on the Python engine (no compiled build on PYTHONPATH)")
+
+
 def missing_tool() -> str | None:
     """What this venv or machine lacks to compile the engine, in a few words, or None."""
     if importlib.util.find_spec("mypyc") is None:

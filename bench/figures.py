@@ -206,6 +206,10 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     without a profiler's overhead on every call (a wrapper costs ~0.2 µs an action)."""
     from unittest import mock
 
+    from bench.compiled import require_python_engine
+
+    require_python_engine("the simulate split")
+
     import bornes.engine.simulate
     from bornes.engine.rules import apply, legal_actions, turn_options
     from bornes.engine.state import GameSetup
@@ -303,7 +307,10 @@ def bot_turns(players: int = 4, hands: int = 200) -> dict[str, Any]:
         return real(state, seat, cards)
 
     # The bots ask for their turn's plays and discards through turn_options: record those turns
-    # (this process runs the Python engine, whose calls can be patched).
+    # (in the Python engine, whose calls can be patched).
+    from bench.compiled import require_python_engine
+
+    require_python_engine("the record of the bots' turns")
     with mock.patch("bornes.engine.simulate.turn_options", recording):
         games = Simulation(setup, random.Random(1)).run(hands).games_played
     turns: list[tuple[int, int, int, list[str]]] = []

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import bornes.engine.game
+from bench.compiled import require_python_engine
 from bench.driver import NAMES, Script
 from bornes.drivers.events import InputEvent, ReaderBack
 from bornes.drivers.readers.lines import LineDecoder
@@ -80,6 +81,7 @@ class TimedStore:
 @contextmanager
 def timed_engine(clock: _Clock) -> Iterator[None]:
     """Time every ``apply`` that ``Game.check`` and ``Game.push`` make (the engine stage)."""
+    require_python_engine("the tap's engine stage")
     module = vars(bornes.engine.game)  # Game calls the name it imported, so wrap it where Game looks it up
     original = module["apply"]
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bornes.engine.cards import Card, CardCodeError
+from bornes.engine.values import FrozenValue
 
 SEAT_LETTERS = string.ascii_uppercase[:8]
 
@@ -63,7 +64,7 @@ class ActionKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Play:
+class Play(FrozenValue):
     seat: int
     card: Card
     target: int | None = None  # a seat of the target side, for hazards
@@ -78,7 +79,7 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class Discard:
+class Discard(FrozenValue):
     seat: int
     card: Card
 
@@ -91,7 +92,7 @@ class Discard:
 
 
 @dataclass(frozen=True, slots=True)
-class CoupFourre:
+class CoupFourre(FrozenValue):
     seat: int
     card: Card
 
@@ -104,7 +105,7 @@ class CoupFourre:
 
 
 @dataclass(frozen=True, slots=True)
-class TakeDiscard:
+class TakeDiscard(FrozenValue):
     seat: int
     card: Card
 
@@ -117,7 +118,7 @@ class TakeDiscard:
 
 
 @dataclass(frozen=True, slots=True)
-class FastRemedy:
+class FastRemedy(FrozenValue):
     seat: int
     card: Card
 
@@ -130,7 +131,7 @@ class FastRemedy:
 
 
 @dataclass(frozen=True, slots=True)
-class Swap:
+class Swap(FrozenValue):
     seat: int
     cards: tuple[Card, ...]
 
@@ -143,7 +144,7 @@ class Swap:
 
 
 @dataclass(frozen=True, slots=True)
-class StartRoll:
+class StartRoll(FrozenValue):
     seat: int
     card: Card
 
@@ -156,7 +157,7 @@ class StartRoll:
 
 
 @dataclass(frozen=True, slots=True)
-class Extension:
+class Extension(FrozenValue):
     seat: int
     extend: bool
 
@@ -169,7 +170,7 @@ class Extension:
 
 
 @dataclass(frozen=True, slots=True)
-class Leftover:
+class Leftover(FrozenValue):
     seat: int
     card: Card
 
@@ -182,7 +183,7 @@ class Leftover:
 
 
 @dataclass(frozen=True, slots=True)
-class EndHand:
+class EndHand(FrozenValue):
     @property
     def kind(self) -> ActionKind:
         return ActionKind.END_HAND
@@ -192,7 +193,7 @@ class EndHand:
 
 
 @dataclass(frozen=True, slots=True)
-class NextHand:
+class NextHand(FrozenValue):
     @property
     def kind(self) -> ActionKind:
         return ActionKind.NEXT_HAND

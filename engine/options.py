@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from bornes.engine.values import FrozenValue
+
 
 class EmptyDrawPile(enum.Enum):
     """What happens when the draw pile runs out."""
@@ -61,7 +63,7 @@ class Winner(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class RuleOptions:
+class RuleOptions(FrozenValue):
     """Every rule that differs between the rulebooks. Field docs name the source of the dispute."""
 
     #: A hazard may go on an unremedied hazard; only the top one counts (003 Special note G).
@@ -211,7 +213,7 @@ def _parse_value(name: str, current: object, text: str) -> object:
 
 
 @dataclass(frozen=True, slots=True)
-class Edition:
+class Edition(FrozenValue):
     """A printed edition: its preset options, who may play, and which rulebook it comes from."""
 
     name: str

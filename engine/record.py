@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from bornes.engine.actions import Action, NotationError, parse_action, seat_letter
 from bornes.engine.options import OptionError, edition
 from bornes.engine.state import GameSetup, SetupError
+from bornes.engine.values import FrozenValue
 
 FORMAT = "bornes-record 1"
 _TAG = re.compile(r'\[(\w+) "([^"]*)"\]')
@@ -25,7 +26,7 @@ class RecordError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class RecordLine:
+class RecordLine(FrozenValue):
     """One action line of a record: its line number, its text and what it parses to."""
 
     number: int

@@ -20,6 +20,7 @@ from bornes.engine.actions import seat_letter
 from bornes.engine.cards import Card, CardKind, deck_counts
 from bornes.engine.options import Edition, RuleOptions, edition
 from bornes.engine.reasons import Reason, Refusal
+from bornes.engine.values import FrozenValue
 
 # Enum members read on every action, bound once as module globals: on Python 3.11 (Raspberry Pi
 # OS bookworm) ``Phase.PLAY`` goes through the slot hook of EnumType.__getattr__, ~870 instructions a
@@ -73,7 +74,7 @@ def check_names(names: Iterable[str]) -> Refusal | None:
 
 
 @dataclass(frozen=True, slots=True)
-class GameSetup:
+class GameSetup(FrozenValue):
     """Everything fixed for a whole game: edition, options, seats and the first dealer."""
 
     edition: str
@@ -275,7 +276,7 @@ class CoupFourreWindow(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreSheet:
+class ScoreSheet(FrozenValue):
     """One hand's score sheet: rows of the 003 score sheet, one column per side."""
 
     hand: int

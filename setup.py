@@ -11,9 +11,9 @@ either way, the extensions are picked first by the import system, and without th
 nothing is compiled: the Pi's install needs no compiler unless asked.
 """
 
-import os
 from pathlib import Path
 
+from bornes_build import compiling  # the project's build backend (pyproject's backend-path), which runs this file
 from setuptools import find_namespace_packages, setup
 
 FOLDERS = ("engine", "drivers", "firmware", "wiring")
@@ -24,15 +24,10 @@ COMPILED = ("actions", "game", "options", "reasons", "record", "rules", "scoring
             "views")
 
 
-def compile_requested() -> bool:
-    """Whether this build compiles the engine (``BORNES_COMPILE`` set to 1, yes or true)."""
-    return os.environ.get("BORNES_COMPILE", "").strip().lower() in {"1", "yes", "true"}
-
-
 def compiled_engine() -> list:
     """The engine's C extensions, through the symlinks that name its modules ``bornes.engine.*``
     (``.mypy/bornes/engine``, as mypy checks them); mypy's settings come from pyproject.toml."""
-    from mypyc.build import mypycify  # only a compiling build needs mypy (build_backend.py asks for it)
+    from mypyc.build import mypycify  # only a compiling build needs mypy (build_support/bornes_build.py asks for it)
 
     folder = Path(".mypy", "bornes", "engine")
     return mypycify([str(folder / f"{name}.py") for name in COMPILED], opt_level="3", debug_level="0",
@@ -44,5 +39,5 @@ setup(
         include=[pattern for folder in FOLDERS for pattern in (folder, f"{folder}.*")],
         exclude=["*.__pycache__", "*.__pycache__.*"])],
     package_dir={f"bornes.{folder}": folder for folder in FOLDERS},
-    ext_modules=compiled_engine() if compile_requested() else [],
+    ext_modules=compiled_engine() if compiling() else [],
 )

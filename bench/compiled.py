@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 class CompileUnavailable(RuntimeError):
     """This machine lacks what a compiled build needs (mypy, a C compiler, Python's headers)."""

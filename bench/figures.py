@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.compiled import require_python_engine
 from bench.driver import (
     NAMES,
     Daemon,
@@ -206,8 +207,6 @@ def simulate_split(players: int, hands: int) -> SimulateSplit:
     without a profiler's overhead on every call (a wrapper costs ~0.2 µs an action)."""
     from unittest import mock
 
-    from bench.compiled import require_python_engine
-
     require_python_engine("the simulate split")
 
     import bornes.engine.simulate
@@ -308,8 +307,6 @@ def bot_turns(players: int = 4, hands: int = 200) -> dict[str, Any]:
 
     # The bots ask for their turn's plays and discards through turn_options: record those turns
     # (in the Python engine, whose calls can be patched).
-    from bench.compiled import require_python_engine
-
     require_python_engine("the record of the bots' turns")
     with mock.patch("bornes.engine.simulate.turn_options", recording):
         games = Simulation(setup, random.Random(1)).run(hands).games_played

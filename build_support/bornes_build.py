@@ -16,19 +16,20 @@ from setuptools.build_meta import *  # noqa: F403 - every hook setuptools offers
 COMPILE_REQUIRES = ["mypy>=1.10"]
 
 
-def _compiling() -> bool:
+def compiling() -> bool:
+    """Whether this build compiles the engine: ``BORNES_COMPILE`` set to 1, yes or true (setup.py asks too)."""
     return os.environ.get("BORNES_COMPILE", "").strip().lower() in {"1", "yes", "true"}
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, object] | None = None) -> list[str]:
-    if not _compiling():
+    if not compiling():
         return _setuptools.get_requires_for_build_wheel(config_settings)
     # setuptools answers by running setup.py, which would compile already: it is asked as for a plain build.
-    compiling = os.environ.pop("BORNES_COMPILE")
+    asked = os.environ.pop("BORNES_COMPILE")
     try:
         return [*_setuptools.get_requires_for_build_wheel(config_settings), *COMPILE_REQUIRES]
     finally:
-        os.environ["BORNES_COMPILE"] = compiling
+        os.environ["BORNES_COMPILE"] = asked
 
 
 def get_requires_for_build_editable(config_settings: dict[str, object] | None = None) -> list[str]:
@@ -37,7 +38,7 @@ def get_requires_for_build_editable(config_settings: dict[str, object] | None = 
 
 
 def _refuse_compiled_editable() -> None:
-    if _compiling():
+    if compiling():
         raise SystemExit("BORNES_COMPILE builds a wheel (pip install .), not an editable install: "
                          "a compiled engine in the checkout would hide every later edit of its sources")
 

@@ -1,0 +1,240 @@
+"""A play is an event in time: frames in, reads and refusals out. Pure: no I/O, no clock.
+
+The watcher keeps a small grey copy of each frame (160 x 120) and asks three questions of it, each
+a count of changed pixels:
+
+* **Is anything moving?** (this frame against the last): a hand bringing a card, passing over, taking
+  one away. Nothing is read while things move.
+* **Is the zone empty?** (against the empty zone it learnt at the start, slowly following the lamp):
+  then the next card is a new card, even of the same kind.
+* **Is this still scene new?** (against the last scene it decided on): a card that stays, a hand
+  that rests on it and goes, is not new.
+
+Only a still, new scene is shown to the recognizer (:mod:`bornes.drivers.camera.vision`), and only
+the part of the frame that differs from the empty zone. A card is read when two frames agree on its
+kind and none says another; a card that is not clearly one kind after a few frames is refused once
+("show it again"); a scene with no card in it (a resting hand) says nothing. The same card, read
+again where it lay, is not a second read.
+
+Bad frames (black, blinding, another size) are dropped without touching any of this, each run of
+them reported once.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from bornes.drivers.camera.vision import Deck, Image, Sighting, Verdict
+
+SMALL_W, SMALL_H = 160, 120
+
+
+class FrameFault(enum.Enum):
+    """Why a frame was dropped."""
+
+    BLACK = "black"
+    BLINDING = "overexposed"
+    SIZE = "size"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class Read:
+    """A card was played: its kind, and the frame that decided it."""
+
+    kind: str
+    frame: str
+    sighting: Sighting = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A card was shown but is not clearly one kind: it is not read, the player shows it again."""
+
+    frame: str
+    reason: str
+    best: str | None = None  # the likeliest kind, for the log only: never played
+    runner_up: str | None = None
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """The first of a run of bad frames, and why (the rest of the run says nothing)."""
+
+    frame: str
+    fault: FrameFault
+    detail: str
+
+
+Outcome = Read | Refusal | Dropped
+
+
+@dataclass(frozen=True)
+class WatchTuning:
+    """When a scene counts as still, new, empty; how many frames must agree. Counts of the 160 x 120 copy."""
+
+    moving_level: int = 14  # grey levels: a pixel that changed by more has moved
+    still_fraction: float = 0.004  # at most this share of pixels moving: the frame is still
+    still_frames: int = 2  # frames in a row still before a scene is looked at (0.2 s at 10 frames a second)
+    changed_level: int = 22
+    new_fraction: float = 0.02  # share of pixels unlike the last decided scene: something new lies there
+    empty_fraction: float = 0.008  # share of pixels unlike the empty zone: the zone is empty
+    votes: int = 2  # frames that must agree on a kind
+    attempts: int = 6  # frames looked at before a scene is refused (or, with no card in it, let be)
+    same_place: float = 0.35  # a read this close to the last (in card diagonals), of its kind: the same card
+
+
+class PlayWatcher:
+    """Feed it every frame in order; it answers with what happened (mostly nothing)."""
+
+    def __init__(self, deck: Deck | None, tuning: WatchTuning = WatchTuning(), *,
+                 size: tuple[int, int] | None = None) -> None:
+        self.deck = deck
+        self.tuning = tuning
+        self.size = size  # (width, height) every frame must have; None: the first good frame's
+        self.frames = 0
+        self.looked = 0  # frames shown to the recognizer
+        self._previous: Image | None = None
+        self._empty: Image | None = None
+        self._reference: Image | None = None
+        self._still = 0
+        self._episode: list[Sighting] = []
+        self._attempts = 0
+        self._last_read: Sighting | None = None
+        self._fault: FrameFault | None = None
+
+    # -- the one entry point -------------------------------------------------------------------------
+
+    def feed(self, frame: Image | None, name: str) -> list[Outcome]:
+        """One frame (BGR, uint8), or None for one that could not be decoded."""
+        self.frames += 1
+        fault = self._fault_of(frame)
+        if fault is not None:
+            first = fault[0] is not self._fault
+            self._fault = fault[0]
+            return [Dropped(name, *fault)] if first else []
+        self._fault = None
+        assert frame is not None
+        small = cv2.GaussianBlur(cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H),
+                                            interpolation=cv2.INTER_AREA), (3, 3), 0)
+        previous, self._previous = self._previous, small
+        if previous is None:
+            return []
+        t = self.tuning
+        moving = _share(small, previous, t.moving_level)
+        self._still = self._still + 1 if moving <= t.still_fraction else 0
+        if self._still < t.still_frames:
+            return []
+        if self._empty is None:  # the zone at start, once still: what "empty" looks like
+            self._empty = small.copy()
+            self._reference = small
+            return []
+        if _share(small, self._empty, t.changed_level) <= t.empty_fraction:
+            cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
+            self._reference = small
+            self._last_read = None  # the zone was emptied: the next card is a new card
+            self._close()
+            return []
+        assert self._reference is not None
+        if _share(small, self._reference, t.changed_level) <= t.new_fraction:
+            return []  # the scene already decided on: a card staying, a hand gone again
+        return self._look(frame, small, name)
+
+    # -- looking at a still, new scene -----------------------------------------------------------------
+
+    def _look(self, frame: Image, small: Image, name: str) -> list[Outcome]:
+        t = self.tuning
+        if self.deck is None:
+            return []
+        self.looked += 1
+        self._attempts += 1
+        sighting = self.deck.recognise(frame, self._changed_mask(small, frame.shape))
+        if sighting.verdict is not Verdict.NOTHING:
+            if self._episode and not _same_place(self._episode[0], sighting, t.same_place):
+                self._episode = []  # another card, elsewhere: start counting again
+            self._episode.append(sighting)
+        votes: dict[str, int] = {}
+        for seen in self._episode:
+            if seen.verdict is Verdict.CARD and seen.kind is not None:
+                votes[seen.kind] = votes.get(seen.kind, 0) + 1
+        if len(votes) == 1:
+            kind, count = next(iter(votes.items()))
+            if count >= t.votes:
+                return self._decide_read(kind, sighting if sighting.kind == kind else self._episode[-1], small, name)
+        if self._attempts < t.attempts and len(votes) <= 1:
+            return []
+        return self._decide_unclear(votes, small, name)
+
+    def _decide_read(self, kind: str, sighting: Sighting, small: Image, name: str) -> list[Outcome]:
+        self._reference = small
+        self._close()
+        last = self._last_read
+        self._last_read = sighting
+        if last is not None and last.kind == kind and _same_place(last, sighting, self.tuning.same_place):
+            return []  # the card already read, still there (nudged, uncovered)
+        return [Read(kind, name, sighting)]
+
+    def _decide_unclear(self, votes: dict[str, int], small: Image, name: str) -> list[Outcome]:
+        episode = self._episode
+        self._reference = small
+        self._close()
+        if not episode:
+            return []  # no card in it (a resting hand, a shadow): nothing to say
+        last = self._last_read
+        if last is not None and all(_same_place(last, seen, self.tuning.same_place) and
+                                    last.kind in (seen.kind, seen.runner_up) for seen in episode):
+            return []  # the card already read, half covered: nothing new
+        ranked: dict[str, int] = {}
+        for seen in episode:
+            if seen.kind is not None:
+                ranked[seen.kind] = ranked.get(seen.kind, 0) + 1
+        order = sorted(ranked, key=ranked.__getitem__, reverse=True)
+        reason = "two kinds" if len(votes) > 1 else "not clear"
+        return [Refusal(name, reason, order[0] if order else None, order[1] if len(order) > 1 else None)]
+
+    def _close(self) -> None:
+        self._episode = []
+        self._attempts = 0
+
+    def _changed_mask(self, small: Image, shape: tuple[int, ...]) -> Image | None:
+        """Where the frame differs from the empty zone, at the frame's size, widened: the card and its hand."""
+        if self._empty is None:
+            return None
+        changed = (cv2.absdiff(small, self._empty) > self.tuning.changed_level).astype(np.uint8) * 255
+        changed = cv2.dilate(changed, np.ones((7, 7), np.uint8))
+        return cv2.resize(changed, (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+
+    # -- bad frames -------------------------------------------------------------------------------------
+
+    def _fault_of(self, frame: Image | None) -> tuple[FrameFault, str] | None:
+        if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 \
+                or frame.dtype != np.uint8:
+            return FrameFault.UNREADABLE, "a frame that is not a colour picture"
+        height, width = frame.shape[:2]
+        if self.size is None:
+            self.size = (width, height)
+        if (width, height) != self.size:
+            return FrameFault.SIZE, f"a frame of {width}x{height}, not {self.size[0]}x{self.size[1]}"
+        probe = cv2.resize(frame, (80, 60), interpolation=cv2.INTER_AREA)
+        mean, spread = float(probe.mean()), float(probe.std())
+        if mean < 18 and spread < 8:
+            return FrameFault.BLACK, "the camera sees black (lens covered, lamp off?)"
+        if float((probe.min(axis=2) > 245).mean()) > 0.5:
+            return FrameFault.BLINDING, "the picture is overexposed (a lamp or the sun in the lens?)"
+        return None
+
+
+def _share(a: Image, b: Image, level: int) -> float:
+    """The share of pixels that differ by more than ``level``."""
+    return float(np.count_nonzero(cv2.absdiff(a, b) > level)) / a.size
+
+
+def _same_place(a: Sighting, b: Sighting, tolerance: float) -> bool:
+    if a.centre is None or b.centre is None:
+        return False
+    size = max(a.size, b.size, 1.0)
+    return float(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1])) <= tolerance * size

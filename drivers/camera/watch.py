@@ -77,13 +77,15 @@ Outcome = Read | Refusal | Dropped
 class WatchTuning:
     """When a scene counts as still, new, empty; how many frames must agree. Counts of the 160 x 120 copy."""
 
-    moving_level: int = 14  # grey levels: a pixel that changed by more has moved
-    still_fraction: float = 0.004  # at most this share of pixels moving: the frame is still
+    moving_level: int = 18  # grey levels: a pixel that changed by more has moved
+    still_fraction: float = 0.015  # at most this share of pixels moving: the frame is still (a hand holding
+    # a card trembles a little)
     still_frames: int = 2  # frames in a row still before a scene is looked at (0.2 s at 10 frames a second)
     changed_level: int = 22
     new_fraction: float = 0.02  # share of pixels unlike the last decided scene: something new lies there
     empty_fraction: float = 0.008  # share of pixels unlike the empty zone: the zone is empty
-    votes: int = 2  # frames that must agree on a kind
+    votes: int = 2  # frames that must agree on a kind...
+    sure_margin: float = 0.3  # ...unless one frame's best kind wins by this much
     attempts: int = 6  # frames looked at before a scene is refused (or, with no card in it, let be)
     same_place: float = 0.35  # a read this close to the last (in card diagonals), of its kind: the same card
 
@@ -163,7 +165,7 @@ class PlayWatcher:
                 votes[seen.kind] = votes.get(seen.kind, 0) + 1
         if len(votes) == 1:
             kind, count = next(iter(votes.items()))
-            if count >= t.votes:
+            if count >= t.votes or (sighting.kind == kind and sighting.margin >= t.sure_margin):
                 return self._decide_read(kind, sighting if sighting.kind == kind else self._episode[-1], small, name)
         if self._attempts < t.attempts and len(votes) <= 1:
             return []

@@ -1,0 +1,191 @@
+"""The camera's templates: the flat faces the owner showed, kept in the state folder with a version.
+
+Faces are stored as PNG pictures (what the camera saw, flattened), not as features: a later
+OpenCV, or a better recognizer, computes what it needs from them again. ``camera/templates.json``
+lists them with the check's result; it is written last, atomically, so a power cut during
+enrolment leaves the old templates whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from bornes.drivers.camera.vision import Deck, Image, Lookalike, check_deck, find_card, flatten, make_template
+
+FOLDER = "camera"
+INDEX = "templates.json"
+FORMAT = "bornes-camera-templates"
+VERSION = 1
+#: The kind codes of the labels, in the order an owner is asked for them.
+KINDS: tuple[str, ...] = ("D25", "D50", "D75", "D100", "D200", "ACCIDENT", "OUTOFGAS", "FLATTIRE", "SPEEDLIMIT",
+                          "STOP", "REPAIRS", "GASOLINE", "SPARETIRE", "ENDOFLIMIT", "ROLL", "DRIVINGACE", "EXTRATANK",
+                          "PUNCTUREPROOF", "RIGHTOFWAY")
+_NAME = re.compile(r"([A-Z0-9]+)(?:-(\d+))?\.(png|jpe?g)", re.IGNORECASE)
+
+
+class TemplateError(ValueError):
+    """Templates that cannot be used: missing, damaged, of another version, a kind with no face."""
+
+
+@dataclass(frozen=True)
+class Taught:
+    """What an enrolment made: each kind's template faces and held-back check faces, and the check."""
+
+    faces: Mapping[str, Sequence[Image]]
+    checks: Mapping[str, Sequence[Image]]
+    read_back: tuple[str, ...] = ()
+    lookalikes: tuple[Lookalike, ...] = ()
+
+    def deck(self) -> Deck:
+        return Deck(make_template(kind, face) for kind, faces in self.faces.items() for face in faces)
+
+    def missing(self) -> list[str]:
+        return [kind for kind in KINDS if not self.faces.get(kind)]
+
+    def checked(self) -> Taught:
+        """The same faces with the check run: every held-back face read with the templates."""
+        read, alike = check_deck(self.deck(), self.checks)
+        return Taught(self.faces, self.checks, tuple(read), tuple(alike))
+
+    def describe_check(self) -> str:
+        """One line for a person: all read back, or which kinds look alike."""
+        if self.lookalikes:
+            pairs = ", ".join(f"{a} / {b}" for a, b in sorted({(x.first, x.second) for x in self.lookalikes}))
+            return f"these kinds look alike to the camera, show them again: {pairs}"
+        unchecked = [kind for kind in KINDS if kind in self.faces and kind not in self.read_back]
+        if unchecked:
+            return f"no check shot for: {', '.join(unchecked)}"
+        return f"all {len(self.read_back)} kinds read back"
+
+
+def templates_dir(state_dir: str | os.PathLike[str]) -> Path:
+    return Path(state_dir) / FOLDER
+
+
+def save(state_dir: str | os.PathLike[str], taught: Taught) -> Path:
+    """Write the faces, then the index atomically (the old index stays valid until the rename)."""
+    folder = templates_dir(state_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    generation = _next_generation(folder)
+    entries: dict[str, dict[str, list[str]]] = {}
+    for role, source in (("faces", taught.faces), ("checks", taught.checks)):
+        for kind, faces in source.items():
+            for n, face in enumerate(faces, 1):
+                name = f"{generation}-{kind}-{role[0]}{n}.png"
+                if not cv2.imwrite(str(folder / name), face):
+                    raise TemplateError(f"cannot write {folder / name}")
+                entries.setdefault(kind, {}).setdefault(role, []).append(name)
+    document = {"format": FORMAT, "version": VERSION, "generation": generation, "kinds": entries,
+                "read_back": list(taught.read_back),
+                "lookalikes": [[x.first, x.second, round(x.margin, 3)] for x in taught.lookalikes]}
+    index = folder / INDEX
+    fd, temp = tempfile.mkstemp(prefix=".templates.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=1)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, index)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    for old in folder.glob("*.png"):  # faces of earlier enrolments, now unused
+        if not old.name.startswith(f"{generation}-"):
+            with contextlib.suppress(OSError):
+                old.unlink()
+    return index
+
+
+def _next_generation(folder: Path) -> int:
+    try:
+        return int(json.loads((folder / INDEX).read_text(encoding="utf-8")).get("generation", 0)) + 1
+    except (OSError, ValueError, AttributeError):
+        return 1
+
+
+def load(state_dir: str | os.PathLike[str]) -> Taught:
+    """The templates of a state folder; :class:`TemplateError` with one line when they cannot be used."""
+    folder = templates_dir(state_dir)
+    index = folder / INDEX
+    try:
+        document = json.loads(index.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TemplateError(f"the camera has not been taught the cards yet (no {index}): bornes enroll --camera") \
+            from None
+    except (OSError, ValueError) as error:
+        raise TemplateError(f"{index} is unreadable: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise TemplateError(f"{index} is not a bornes camera templates file")
+    if document.get("version") != VERSION:
+        raise TemplateError(f"{index} has version {document.get('version')!r}; this bornes reads {VERSION}: "
+                            "teach the camera again (bornes enroll --camera)")
+    faces: dict[str, list[Image]] = {}
+    checks: dict[str, list[Image]] = {}
+    kinds = document.get("kinds")
+    if not isinstance(kinds, dict):
+        raise TemplateError(f"{index}: 'kinds' must be an object")
+    for kind, roles in kinds.items():
+        if kind not in KINDS or not isinstance(roles, dict):
+            raise TemplateError(f"{index}: unknown kind {kind!r}")
+        for role, target in (("faces", faces), ("checks", checks)):
+            for name in roles.get(role, []):
+                image = cv2.imread(str(folder / str(name)), cv2.IMREAD_COLOR)
+                if image is None:
+                    raise TemplateError(f"{folder / str(name)} is missing or damaged: teach the camera again")
+                target.setdefault(kind, []).append(image)
+    alike = tuple(Lookalike(str(a), str(b), float(m)) for a, b, m in document.get("lookalikes", []))
+    taught = Taught(faces, checks, tuple(document.get("read_back", [])), alike)
+    if taught.missing():
+        raise TemplateError(f"the camera was not taught: {', '.join(taught.missing())} (bornes enroll --camera)")
+    return taught
+
+
+def from_folder(folder: str | os.PathLike[str]) -> tuple[Taught, list[str]]:
+    """``KIND.png`` / ``KIND-N.png`` (or JPEG) pictures of each kind: the card is found in each (or the
+    picture is taken whole when it is all card). With two or more pictures of a kind, the last is held
+    back for the check. Returns the faces and one line per picture that could not be used."""
+    source = Path(folder)
+    if not source.is_dir():
+        raise TemplateError(f"{source} is not a folder")
+    found: dict[str, list[tuple[int, Path]]] = {}
+    problems: list[str] = []
+    for path in sorted(source.iterdir()):
+        match = _NAME.fullmatch(path.name)
+        if match is None:
+            continue
+        kind = match.group(1).upper()
+        if kind not in KINDS:
+            problems.append(f"{path.name}: {kind} is not a kind code")
+            continue
+        found.setdefault(kind, []).append((int(match.group(2) or 0), path))
+    faces: dict[str, list[Image]] = {}
+    checks: dict[str, list[Image]] = {}
+    for kind in KINDS:
+        flat: list[Image] = []
+        for _, path in sorted(found.get(kind, [])):
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            corners = find_card(image) if image is not None else None
+            if image is None or corners is None:
+                problems.append(f"{path.name}: {'not a picture' if image is None else 'no card found in it'}")
+                continue
+            flat.append(flatten(image, corners))
+        if len(flat) >= 2:
+            faces[kind], checks[kind] = flat[:-1], flat[-1:]
+        elif flat:
+            faces[kind] = flat
+    taught = Taught(faces, checks)
+    if taught.missing():
+        raise TemplateError(f"{source}: no usable picture of {', '.join(taught.missing())}"
+                            + (f" ({'; '.join(problems)})" if problems else ""))
+    return taught.checked(), problems

@@ -11,7 +11,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from bornes.engine.cards import Card
+from bornes.engine.cards import Card, CardKind
 
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
 _SEAT_BUTTON = re.compile(r"SEAT([1-8])")
@@ -61,6 +61,20 @@ class CardScanned:
 
     def describe(self) -> str:
         return f"{self.card.code():<16} {self.card.describe()}{pad_suffix(self.pad)}"
+
+
+@dataclass(frozen=True, slots=True)
+class KindShown:
+    """The camera read a card by what is printed on it: a kind, not a copy. The table gives it the first
+    copy of that kind not yet seen this hand (docs/camera.md), so the journal holds an ordinary play."""
+
+    kind: CardKind
+    frame: str
+    reader: str = "camera"
+    pad: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.kind.value:<16} {self.kind.title} (camera, frame {self.frame}){pad_suffix(self.pad)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,5 +173,6 @@ class KeyTyped:
 
 
 InputEvent = (
-    CardScanned | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack | ButtonPressed | KeyTyped
+    CardScanned | KindShown | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack
+    | ButtonPressed | KeyTyped
 )

@@ -16,7 +16,7 @@ import cv2
 
 from bornes.drivers.camera.templates import KINDS, Taught
 from bornes.drivers.camera.vision import Image, find_card, flatten
-from bornes.drivers.camera.watch import SMALL_H, SMALL_W, WatchTuning, _share
+from bornes.drivers.camera.watch import DEFAULT_WATCH, SMALL_H, SMALL_W, WatchTuning, _share
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ News = Asked | ShotTaken | NoCard | AllTaught
 class Enroller:
     """Feed every frame; it says what to show next and when a shot was taken."""
 
-    def __init__(self, kinds: Sequence[str] = KINDS, shots: int = 3, tuning: WatchTuning = WatchTuning()) -> None:
+    def __init__(self, kinds: Sequence[str] = KINDS, shots: int = 3, tuning: WatchTuning = DEFAULT_WATCH) -> None:
         if shots < 2:
             raise ValueError("at least two shots a kind: one to learn from, one to check with")
         self.kinds = list(kinds)

@@ -90,10 +90,13 @@ class WatchTuning:
     same_place: float = 0.35  # a read this close to the last (in card diagonals), of its kind: the same card
 
 
+DEFAULT_WATCH = WatchTuning()
+
+
 class PlayWatcher:
     """Feed it every frame in order; it answers with what happened (mostly nothing)."""
 
-    def __init__(self, deck: Deck | None, tuning: WatchTuning = WatchTuning(), *,
+    def __init__(self, deck: Deck | None, tuning: WatchTuning = DEFAULT_WATCH, *,
                  size: tuple[int, int] | None = None) -> None:
         self.deck = deck
         self.tuning = tuning

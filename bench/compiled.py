@@ -80,7 +80,7 @@ def build(into: Path) -> CompiledBuild:
     problem = missing_tool()
     if problem:
         raise CompileUnavailable(f"cannot build the compiled engine: {problem}")
-    from tests.checkout import copy_source
+    from tools.checkout import copy_source
 
     source = copy_source(into / "source")
     dist = into / "dist"

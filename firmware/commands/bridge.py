@@ -9,7 +9,7 @@ import sys
 from types import FrameType
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.commands import add_deprecated
+from bornes.firmware.commands import add_deprecated, release_freed_heap
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    release_freed_heap()
     bridge.run()
     return 0
 

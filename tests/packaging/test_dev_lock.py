@@ -74,7 +74,7 @@ def test_the_build_backend_is_pinned_to_the_locks_setuptools() -> None:
 def test_this_venv_is_the_lock() -> None:
     """The suite runs against exactly the pinned set: every installed distribution is pinned, at its pin."""
     pins = pins_for(_locked())
-    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    installed = {str(canonicalize_name(d.metadata["Name"])): d.version for d in metadata.distributions()}
     installed.pop("bornes", None)
     stray = sorted(f"{name} {version}" for name, version in installed.items()
                    if name not in BUNDLED and pins.get(name) != version)

@@ -52,19 +52,3 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
 
-
-def release_freed_heap() -> None:
-    """Hand the heap that start-up used and freed back to the system, once a daemon is ready to serve.
-
-    glibc keeps freed heap pages for later allocations; imports, reading the settings and the first
-    journal read free about 2 MB that a long-running process never needs again (``bornes bridge``:
-    29.8 MB resident before, 27.7 MB after). One ``malloc_trim(0)`` takes about a millisecond; a libc
-    without it (musl) is left alone.
-    """
-    import ctypes
-
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)

@@ -9,7 +9,8 @@ import sys
 from types import FrameType
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.commands import add_deprecated, release_freed_heap
+from bornes.firmware.appliance.heap import release_freed_heap
+from bornes.firmware.commands import add_deprecated
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -78,6 +78,31 @@ class KindShown:
 
 
 @dataclass(frozen=True, slots=True)
+class CameraTeaching:
+    """News of the owner teaching the camera from the panel (docs/camera.md): ``step`` is ``show`` (show
+    ``kind`` now, ``index`` of ``total``), ``shot`` (a still shot of it taken, ``index`` of ``total``),
+    ``no-card`` (a still scene with no card found), ``taught`` (every kind shown: ``index`` of ``total``
+    read back, ``alike`` the kinds that look alike) or ``failed`` (``detail`` says why)."""
+
+    step: str
+    kind: str | None = None
+    index: int = 0
+    total: int = 0
+    detail: str = ""
+    alike: tuple[tuple[str, str], ...] = ()
+    reader: str = "camera"
+
+    def describe(self) -> str:
+        if self.step == "show":
+            return f"teaching: show {self.kind} ({self.index}/{self.total})"
+        if self.step == "shot":
+            return f"teaching: shot {self.index}/{self.total} of {self.kind}"
+        if self.step == "no-card":
+            return f"teaching: no card found in the picture of {self.kind}"
+        return f"teaching {self.step}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
 class ControlScanned:
     """A reader saw a control tag ``MB-CMD-<NAME>``; it stands in for a button."""
 
@@ -173,6 +198,6 @@ class KeyTyped:
 
 
 InputEvent = (
-    CardScanned | KindShown | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack
-    | ButtonPressed | KeyTyped
+    CardScanned | KindShown | CameraTeaching | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost
+    | ReaderBack | ButtonPressed | KeyTyped
 )

@@ -56,10 +56,24 @@ class Taught:
         read, alike = check_deck(self.deck(), self.checks)
         return Taught(self.faces, self.checks, tuple(read), tuple(alike))
 
+    def merged(self, newer: Taught) -> Taught:
+        """These templates with the kinds ``newer`` taught replaced by its faces (the owner showed a few
+        kinds again), checked again as a whole: a kind shown again may now look like another."""
+        faces = {**self.faces, **newer.faces}
+        checks = {kind: shots for kind, shots in self.checks.items() if kind not in newer.faces}
+        checks.update(newer.checks)
+        return Taught(faces, checks).checked()
+
+    def alike_pairs(self) -> list[tuple[str, str]]:
+        """The kinds that look alike to the camera, each pair once, in kind order."""
+        order = {kind: n for n, kind in enumerate(KINDS)}
+        pairs = {tuple(sorted((x.first, x.second), key=lambda k: order.get(k, 99))) for x in self.lookalikes}
+        return sorted(((a, b) for a, b in pairs), key=lambda p: (order.get(p[0], 99), order.get(p[1], 99)))
+
     def describe_check(self) -> str:
         """One line for a person: all read back, or which kinds look alike."""
         if self.lookalikes:
-            pairs = ", ".join(f"{a} / {b}" for a, b in sorted({(x.first, x.second) for x in self.lookalikes}))
+            pairs = ", ".join(f"{a} / {b}" for a, b in self.alike_pairs())
             return f"these kinds look alike to the camera, show them again: {pairs}"
         unchecked = [kind for kind in KINDS if kind in self.faces and kind not in self.read_back]
         if unchecked:
@@ -68,12 +82,14 @@ class Taught:
 
 
 def templates_dir(state_dir: str | os.PathLike[str]) -> Path:
+    """Where a state folder keeps the camera's templates unless ``[camera] templates`` says otherwise."""
     return Path(state_dir) / FOLDER
 
 
-def save(state_dir: str | os.PathLike[str], taught: Taught) -> Path:
-    """Write the faces, then the index atomically (the old index stays valid until the rename)."""
-    folder = templates_dir(state_dir)
+def save(folder: str | os.PathLike[str], taught: Taught) -> Path:
+    """Write the faces into ``folder``, then the index atomically (the old index stays valid until the
+    rename, and the old faces until then too: they are removed last)."""
+    folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     generation = _next_generation(folder)
     entries: dict[str, dict[str, list[str]]] = {}
@@ -114,9 +130,10 @@ def _next_generation(folder: Path) -> int:
         return 1
 
 
-def load(state_dir: str | os.PathLike[str]) -> Taught:
-    """The templates of a state folder; :class:`TemplateError` with one line when they cannot be used."""
-    folder = templates_dir(state_dir)
+def load(folder: str | os.PathLike[str], *, complete: bool = True) -> Taught:
+    """The templates kept in ``folder``; :class:`TemplateError` with one line when they cannot be used
+    (with ``complete``, also when a kind was never taught)."""
+    folder = Path(folder)
     index = folder / INDEX
     try:
         document = json.loads(index.read_text(encoding="utf-8"))
@@ -146,7 +163,7 @@ def load(state_dir: str | os.PathLike[str]) -> Taught:
                 target.setdefault(kind, []).append(image)
     alike = tuple(Lookalike(str(a), str(b), float(m)) for a, b, m in document.get("lookalikes", []))
     taught = Taught(faces, checks, tuple(document.get("read_back", [])), alike)
-    if taught.missing():
+    if complete and taught.missing():
         raise TemplateError(f"the camera was not taught: {', '.join(taught.missing())} (bornes enroll --camera)")
     return taught
 

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from bornes.drivers.events import (
     ButtonPressed,
+    CameraTeaching,
     CardScanned,
     ControlScanned,
     InputEvent,
@@ -132,6 +133,8 @@ class TableFlow(TableCore):
                 self.ui.deck.unknown.append(event.raw)
             return self.refuse(_("Unknown card: {code}").format(code=event.raw[:24]), "unknown-card",
                                short=(_("Unknown card"),))
+        if isinstance(event, CameraTeaching):
+            return self.ignored()
         if isinstance(event, KindShown):
             self._pad = event.pad
             return self._card(self.copy_of(event.kind), event.pad)

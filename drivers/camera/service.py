@@ -21,7 +21,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 import cv2
@@ -64,6 +64,7 @@ class CameraService:
         source: FrameSource | None = None,
         min_backoff: float = 0.2,
         max_backoff: float = 2.0,
+        teach: Sequence[str] | None = None,
     ) -> None:
         self.settings = settings
         self.report = report
@@ -79,6 +80,7 @@ class CameraService:
         self._stopping = threading.Event()
         self._said: Message | None = None  # the last Back or Lost, so each is said once
         self._zone_checked = False
+        self._teach_first = list(teach) if teach is not None else None
 
     # -- the outside -----------------------------------------------------------------------------------
 
@@ -106,6 +108,8 @@ class CameraService:
         self._load_templates()
         backoff = self.min_backoff
         try:
+            if self._teach_first is not None:
+                self._command("teach " + ",".join(self._teach_first), "")
             while not self._stopping.is_set():
                 try:
                     described = self.source.open()

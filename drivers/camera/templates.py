@@ -168,10 +168,12 @@ def load(folder: str | os.PathLike[str], *, complete: bool = True) -> Taught:
     return taught
 
 
-def from_folder(folder: str | os.PathLike[str]) -> tuple[Taught, list[str]]:
-    """``KIND.png`` / ``KIND-N.png`` (or JPEG) pictures of each kind: the card is found in each (or the
-    picture is taken whole when it is all card). With two or more pictures of a kind, the last is held
-    back for the check. Returns the faces and one line per picture that could not be used."""
+def from_folder(folder: str | os.PathLike[str], kinds: Sequence[str] | None = None) -> tuple[Taught, list[str]]:
+    """``KIND.png`` / ``KIND-N.png`` (or JPEG) pictures of each kind (of ``kinds`` only, if given: every
+    one of them must be there): the card is found in each (or the picture is taken whole when it is all
+    card). With two or more pictures of a kind, the last is held back for the check. Returns the faces
+    and one line per picture that could not be used."""
+    wanted = tuple(kinds) if kinds else KINDS
     source = Path(folder)
     if not source.is_dir():
         raise TemplateError(f"{source} is not a folder")
@@ -185,10 +187,12 @@ def from_folder(folder: str | os.PathLike[str]) -> tuple[Taught, list[str]]:
         if kind not in KINDS:
             problems.append(f"{path.name}: {kind} is not a kind code")
             continue
+        if kind not in wanted:
+            continue
         found.setdefault(kind, []).append((int(match.group(2) or 0), path))
     faces: dict[str, list[Image]] = {}
     checks: dict[str, list[Image]] = {}
-    for kind in KINDS:
+    for kind in wanted:
         flat: list[Image] = []
         for _, path in sorted(found.get(kind, [])):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -202,7 +206,8 @@ def from_folder(folder: str | os.PathLike[str]) -> tuple[Taught, list[str]]:
         elif flat:
             faces[kind] = flat
     taught = Taught(faces, checks)
-    if taught.missing():
-        raise TemplateError(f"{source}: no usable picture of {', '.join(taught.missing())}"
+    missing = [kind for kind in wanted if not faces.get(kind)]
+    if missing:
+        raise TemplateError(f"{source}: no usable picture of {', '.join(missing)}"
                             + (f" ({'; '.join(problems)})" if problems else ""))
     return taught.checked(), problems

@@ -132,10 +132,10 @@ class CameraConfig:
 
     def settings(self, state_dir: str | os.PathLike[str]) -> CameraSettings:
         """What the camera's process is started with."""
-        from bornes.drivers.camera.templates import templates_dir
+        from bornes.drivers.camera.wire import CameraSettings
 
         return CameraSettings(self.source, self.device, self.width, self.height, self.fps, self.zone,
-                              self.templates or str(templates_dir(state_dir)))
+                              self.templates or str(Path(state_dir) / "camera"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,7 +168,7 @@ class CameraReader:
         try:
             argv = [*self.settings.argv(self.program), "--report-fd", str(write_end)]
             child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     pass_fds=(write_end,), close_fds=True, start_new_session=False)
+                                     pass_fds=(write_end,), close_fds=True, env=_child_environment())
         except BaseException:
             os.close(read_end)
             os.close(write_end)
@@ -224,14 +224,23 @@ class CameraReader:
                                      message.alike, self.name))
 
     def _lost(self, detail: str) -> None:
-        """One ReaderLost for each new reason the camera is away (not one per restart of a dead process)."""
-        if self._lost_said is None or (detail != self._lost_said and not detail.startswith("the camera's process")):
+        """One ReaderLost while the camera is away, whatever it says meanwhile (the folder gone, then not
+        found again; a process restarted and finding no camera): the next news is that it is back."""
+        if self._lost_said is None:
             self._lost_said = detail
             self._put(ReaderLost(detail, self.name))
+        elif detail != self._lost_said:
+            log.info("camera still away: %s", detail)
 
     def _put(self, event: object) -> None:
         with contextlib.suppress(queue.Full):
             self.events.put_nowait(event)
+
+
+def _child_environment() -> dict[str, str]:
+    """The referee's environment, with OpenCV's own chatter (a file it could not decode, already reported
+    as a bad frame) down to its errors."""
+    return {**os.environ, "OPENCV_LOG_LEVEL": "ERROR"}
 
 
 def _log_lines(stream: IO[bytes]) -> None:

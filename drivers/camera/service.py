@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -88,13 +89,21 @@ class CameraService:
         self._stopping.set()
         self.commands.put(None)
 
-    def listen(self, commands: BinaryIO) -> threading.Thread:
-        """Read commands from the referee's pipe in a thread; its end stops the service."""
+    def listen(self, commands: int) -> threading.Thread:
+        """Read commands from the referee's pipe (a file descriptor) in a thread; its end stops the service.
+
+        Plain ``os.read``: a daemon thread blocked inside a buffered file holds its lock, and the
+        interpreter's exit then dies trying to take it."""
 
         def read() -> None:
-            with contextlib.suppress(OSError, ValueError):
-                for line in commands:
-                    self.commands.put(line.decode(errors="replace").strip())
+            pending = b""
+            with contextlib.suppress(OSError):
+                while chunk := os.read(commands, 4096):
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        self.commands.put(line.decode(errors="replace").strip())
+                    pending = pending[-4096:]
             self.stop()
 
         thread = threading.Thread(target=read, name="camera-commands", daemon=True)
@@ -122,7 +131,6 @@ class CameraService:
                     backoff = min(backoff * 2, self.max_backoff)
                     continue
                 log.info("%s", described)
-                self._state_news(described)
                 try:
                     self._frames(described)
                     backoff = self.min_backoff
@@ -142,14 +150,19 @@ class CameraService:
         return 0
 
     def _frames(self, described: str) -> None:
+        """Frames until the source is lost; the camera is back once the first picture came (and fits the zone)."""
+        told = False
         while not self._stopping.is_set():
-            self._commands(described)
+            self._commands(described if told else "")
             got = self.source.frame()
             if got is None:
                 continue
             name, image = got
             if image is not None:
                 image = self._zone(image)
+                if not told:
+                    told = True
+                    self._state_news(described)
             if self.enroller is not None:
                 if image is not None:
                     self._teach(image, described)
@@ -291,7 +304,7 @@ def writer(stream: BinaryIO) -> Callable[[Message], None]:
     return report
 
 
-def serve(settings: CameraSettings, report: BinaryIO, commands: BinaryIO | None = None) -> int:
+def serve(settings: CameraSettings, report: BinaryIO, commands: int | None = None) -> int:
     """The whole process: one thread for OpenCV (the Pi's other cores referee and draw)."""
     cv2.setNumThreads(1)
     service = CameraService(settings, writer(report))

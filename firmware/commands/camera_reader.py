@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"the camera needs numpy and OpenCV ({error.name} is missing): "
                         "pip install 'bornes[camera]' (install.sh --camera)", EX_UNAVAILABLE) from None
     report = os.fdopen(args.report_fd, "wb", buffering=0) if args.report_fd is not None else sys.stdout.buffer
-    commands = sys.stdin.buffer if args.report_fd is not None else None  # by hand: Ctrl-C stops it
+    commands = sys.stdin.fileno() if args.report_fd is not None else None  # by hand: Ctrl-C stops it
     try:
         return serve(settings, report, commands)
     except KeyboardInterrupt:

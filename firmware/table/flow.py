@@ -72,6 +72,14 @@ _READER_PROBLEMS = {
     "camera-unsure": (N_("Not clear: show it again"), N_("Show it again")),  # the camera refuses to guess
     "camera-frame": (N_("Camera: {detail}"), N_("Camera trouble")),  # a black, blinding or odd-sized frame
 }
+#: Why the camera dropped a frame (drivers/camera/watch.py's faults), in the table's words: (the detail of
+#: "Camera: {detail}", a shorter line for a narrow panel).
+_CAMERA_FAULTS = {
+    "black": (N_("it sees black (lens covered? lamp off?)"), N_("Camera sees black")),
+    "overexposed": (N_("dazzled (a lamp in the lens?)"), N_("Camera dazzled")),
+    "size": (N_("a picture of another size"), N_("Camera: odd picture")),
+    "unreadable": (N_("a picture it cannot read"), N_("Camera: bad picture")),
+}
 
 
 class TableFlow(TableCore):
@@ -163,7 +171,10 @@ class TableFlow(TableCore):
         # A garbled or unanswered read: the card was not seen, whatever the cause.
         text, short = _READER_PROBLEMS.get(
             event.kind, (N_("The reader did not get that card: scan it again"), N_("Scan it again")))
-        return self.refuse(_(text).format(detail=event.detail), event.kind, short=(_(short),))
+        detail = event.detail
+        if event.kind == "camera-frame" and event.detail in _CAMERA_FAULTS:
+            detail, short = _(_CAMERA_FAULTS[event.detail][0]), _CAMERA_FAULTS[event.detail][1]
+        return self.refuse(_(text).format(detail=detail), event.kind, short=(_(short),))
 
     def copy_of(self, kind: CardKind) -> Card:
         """The card a camera read stands for: the first copy of ``kind`` not yet seen this hand (on the

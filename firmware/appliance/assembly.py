@@ -257,6 +257,7 @@ class Appliance:
         settings = self.config.camera.settings(state_dir)
         self.camera = CameraReader(settings, self.events).start()
         self._closers.append(self.camera)
+        self.flow.camera = self.camera  # the main menu offers to teach it
         log.info("camera: %s, templates in %s", settings.describe(), settings.templates)
 
     def _bindings(self, table_class: Any, path: Any) -> Any:

@@ -72,10 +72,10 @@ def teaching_line(news: Teaching, edition: str) -> list[str]:
         return [_("Show {card} ({code}), {index} of {total}: lay it in the zone and take your hand away.").format(
             card=card_name(news.kind or "", edition), code=news.kind, index=news.index, total=news.total)]
     if news.step == "shot":
-        line = _("  shot {index} of {total}").format(index=news.index, total=news.total)
         if news.index < news.total:
-            return [line + _(" (nudge the card a little)")]
-        return [line + _(": take it away")]
+            return [_("  shot {index} of {total} (nudge the card a little)").format(index=news.index,
+                                                                                  total=news.total)]
+        return [_("  shot {index} of {total}: take it away").format(index=news.index, total=news.total)]
     if news.step == "no-card":
         return [_("  No card found in that picture: one card, flat, nothing over it.")]
     if news.step == "taught":

@@ -47,6 +47,7 @@ from bornes.firmware.table.core import (
     Verdict,
 )
 from bornes.firmware.table.modes import handlers
+from bornes.firmware.table.modes.camera import teaching_news
 from bornes.firmware.table.modes.deck import deck_missing, report_lines
 from bornes.firmware.table.modes.setup import menu_items, summary
 
@@ -142,7 +143,7 @@ class TableFlow(TableCore):
             return self.refuse(_("Unknown card: {code}").format(code=event.raw[:24]), "unknown-card",
                                short=(_("Unknown card"),))
         if isinstance(event, CameraTeaching):
-            return self.ignored()
+            return teaching_news(self, event)
         if isinstance(event, KindShown):
             self._pad = event.pad
             return self._card(self.copy_of(event.kind), event.pad)
@@ -247,7 +248,7 @@ class TableFlow(TableCore):
 
     def menu_items(self) -> tuple[str, list[str]]:
         """The title and items of the current setup menu."""
-        return menu_items(self.draft, self.ui.menu.step)
+        return menu_items(self.draft, self.ui.menu.step, camera=self.camera is not None)
 
     def deck_missing(self) -> list[Card]:
         return deck_missing(self.ui.deck)

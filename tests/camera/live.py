@@ -56,6 +56,28 @@ def careful_plays(kinds: Sequence[str], *, seed: int = 5, on: Table | None = Non
     return frames
 
 
+def careful_teaching(kinds: Sequence[str], *, seed: int = 6, on: Table | None = None,
+                     edition: str = EDITION) -> list[np.ndarray]:
+    """An owner teaching: each card slid in, left still for three shots (nudged between them), taken away."""
+    rng = np.random.default_rng(seed)
+    setting = on or table()
+    frames = [render(setting, rng) for _ in range(4)]
+    for kind in kinds:
+        pose = Pose(FRAME_W / 2 + rng.uniform(-40, 40), FRAME_H / 2 + rng.uniform(-30, 30), rng.uniform(0, 360), 220)
+        card = (kind, edition)
+        frames += [render(setting, rng, cards=[(*card, pose.moved(80 * s, 0))], motion=(80, 0), moving_cards=[0])
+                   for s in (2, 1)]
+        for shot in range(3):
+            frames += [render(setting, rng, cards=[(*card, pose)]) for _ in range(4)]
+            if shot < 2:  # a nudge
+                pose = pose.moved(rng.uniform(-20, 20), rng.uniform(-15, 15), rng.uniform(-15, 15))
+                frames.append(render(setting, rng, cards=[(*card, pose)], motion=(10, 0), moving_cards=[0]))
+        frames += [render(setting, rng, cards=[(*card, pose.moved(-90 * s, 0))], motion=(-90, 0), moving_cards=[0])
+                   for s in (1, 2, 3)]
+        frames += [render(setting, rng) for _ in range(4)]
+    return frames
+
+
 def empty_frames(count: int, *, seed: int = 9, on: Table | None = None) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     setting = on or table()

@@ -7,17 +7,22 @@ and French, on both panels (tests/golden/camera-teach-*.png).
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
-from bornes.drivers.events import ButtonPressed, CameraTeaching
+from bornes.drivers.camera.reader import CameraReader
+from bornes.drivers.camera.wire import CameraSettings
+from bornes.drivers.events import ButtonPressed, CameraTeaching, KindShown, ReaderBack, ReaderLost
 from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE, render
 from bornes.firmware.screens.model import MenuView, StatusView
 from bornes.firmware.screens.render import layout_problems
 from bornes.firmware.table.core import Mode, Sound, Verdict
 from bornes.firmware.table.flow import TableFlow
+from bornes.firmware.table.modes.camera import KIND_CODES
 from bornes.firmware.table.present import screen
 from tests.display.golden import check_golden
 
@@ -162,3 +167,44 @@ def test_the_teaching_screens_match_their_pictures(language: str, size: tuple[in
             image = render(view, size)
         suffix = "" if language == "en" else f"-{language}"
         check_golden(f"camera-teach-{name}{suffix}-{size[0]}x{size[1]}", image)
+
+
+@pytest.mark.slow
+def test_taught_from_the_panel_through_the_real_camera_then_it_reads(tmp_path: Path) -> None:
+    """The whole path: the menu, the camera's process teaching from its folder twin, the templates kept,
+    the camera back, and a card read with what it was just taught."""
+    pytest.importorskip("cv2")
+    from tests.camera.live import Twin, careful_plays, careful_teaching
+
+    twin = Twin(tmp_path / "frames")
+    twin.write(careful_plays([])[:4])
+    events: queue.Queue[object] = queue.Queue()
+    settings = CameraSettings("folder", str(twin.folder), fps=50, templates=str(tmp_path / "state" / "camera"))
+    flow = TableFlow(players=2, names=("Ann", "Bob"))
+    with i18n.speaking("en"), CameraReader(settings, events, min_backoff=0.1, max_backoff=0.5) as reader:
+        flow.camera = reader
+        first = events.get(timeout=60)
+        assert isinstance(first, ReaderLost) and "not been taught" in first.detail, first
+        flow.handle(first)
+        for _ in range(3):
+            flow.handle(ButtonPressed("NEXT"))
+        flow.handle(ButtonPressed("OK"))
+        twin.write(careful_teaching(KIND_CODES))
+        steps: list[str] = []
+        while not flow.ui.teach.done:
+            event = events.get(timeout=120)
+            assert isinstance(event, CameraTeaching), event
+            flow.handle(event)
+            steps.append(event.step)
+        assert steps.count("show") == 19 and steps.count("shot") == 57, steps
+        shown = screen(flow)  # what the check found is the recognizer's business (100 and 200 miles may look alike)
+        assert isinstance(shown, StatusView) and shown.title == "Camera taught", shown
+        back = events.get(timeout=60)
+        assert isinstance(back, ReaderBack), back
+        flow.handle(back)
+        assert flow.ui.status is None  # no "Reader lost" any more
+        flow.handle(ButtonPressed("OK"))
+        twin.write(careful_plays(["STOP"], seed=31))  # the empty zone first, as a table shows it between cards
+        read = events.get(timeout=60)
+        assert isinstance(read, KindShown) and read.kind.value == "STOP", read
+    assert (tmp_path / "state" / "camera" / "templates.json").exists()

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import cv2
 
-from bornes.drivers.camera.templates import KINDS, Taught
+from bornes.drivers.camera.index import KINDS
+from bornes.drivers.camera.templates import Taught
 from bornes.drivers.camera.vision import Image, find_card, flatten
 from bornes.drivers.camera.watch import DEFAULT_WATCH, SMALL_H, SMALL_W, WatchTuning, _share
 

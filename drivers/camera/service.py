@@ -28,8 +28,9 @@ from typing import BinaryIO
 import cv2
 
 from bornes.drivers.camera.enrol import AllTaught, Asked, Enroller, NoCard, ShotTaken
+from bornes.drivers.camera.index import KINDS
 from bornes.drivers.camera.sources import FrameSource, Image, SourceLost, SourceUnusable, open_source
-from bornes.drivers.camera.templates import KINDS, Taught, TemplateError, load, save
+from bornes.drivers.camera.templates import Taught, TemplateError, load, save
 from bornes.drivers.camera.watch import Dropped, PlayWatcher, Read, Refusal
 from bornes.drivers.camera.wire import (
     Back,

@@ -19,16 +19,10 @@ from pathlib import Path
 
 import cv2
 
+from bornes.drivers.camera.index import FORMAT, INDEX, KINDS, VERSION
 from bornes.drivers.camera.vision import Deck, Image, Lookalike, check_deck, find_card, flatten, make_template
 
 FOLDER = "camera"
-INDEX = "templates.json"
-FORMAT = "bornes-camera-templates"
-VERSION = 1
-#: The kind codes of the labels, in the order an owner is asked for them.
-KINDS: tuple[str, ...] = ("D25", "D50", "D75", "D100", "D200", "ACCIDENT", "OUTOFGAS", "FLATTIRE", "SPEEDLIMIT",
-                          "STOP", "REPAIRS", "GASOLINE", "SPARETIRE", "ENDOFLIMIT", "ROLL", "DRIVINGACE", "EXTRATANK",
-                          "PUNCTUREPROOF", "RIGHTOFWAY")
 _NAME = re.compile(r"([A-Z0-9]+)(?:-(\d+))?\.(png|jpe?g)", re.IGNORECASE)
 
 

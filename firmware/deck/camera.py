@@ -156,7 +156,8 @@ def teach_pictures(settings: CameraSettings, folder: str, kinds: Sequence[str], 
 def describe(settings: CameraSettings, edition: str) -> list[str]:
     """``--list``: what the camera was taught, kind by kind, and when."""
     _import_camera()
-    from bornes.drivers.camera.templates import KINDS, TemplateError, load
+    from bornes.drivers.camera.index import KINDS
+    from bornes.drivers.camera.templates import TemplateError, load
 
     try:
         taught = load(settings.templates, complete=False)

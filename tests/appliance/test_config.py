@@ -64,6 +64,17 @@ BROKEN: list[tuple[str, str | bytes, tuple[str, ...]]] = [
     ("state-dir-type", "[state]\ndir = 7\n", ("state.dir = 7", "not a string")),
     ("log-level", '[log]\nlevel = "verbose"\n', ('log.level = "verbose"', "debug, info, warning, error")),
     ("not-utf8", b"[reader]\nport = '\xff\xfe'\n", ("not UTF-8",)),
+    ("camera-source", '[camera]\nsource = "usb"\n', ('camera.source = "usb"', "v4l2, picamera2, folder")),
+    ("camera-unknown-key", "[camera]\nexposure = 3\n", ("camera.exposure", "known keys in [camera]: source, device")),
+    ("camera-folder-device", '[camera]\nsource = "folder"\n', ("camera.device is needed", "folder of pictures")),
+    ("camera-picamera-number", '[camera]\nsource = "picamera2"\ndevice = "/dev/video0"\n',
+     ('camera.device = "/dev/video0"', "Pi camera's number")),
+    ("camera-device-empty", '[camera]\ndevice = ""\n', ("camera.device is needed", "a device")),
+    ("camera-zone-shape", "[camera]\nzone = [0, 0, 100]\n", ("camera.zone = [0, 0, 100]", "[x, y, width, height]")),
+    ("camera-zone-small", "[camera]\nzone = [0, 0, 20, 300]\n", ("camera.zone", "64 or more")),
+    ("camera-zone-outside", "[camera]\nzone = [100, 0, 600, 400]\n", ("camera.zone", "past the 640x480 picture")),
+    ("camera-fps", "[camera]\nfps = 0\n", ("camera.fps = 0", "1 to 100")),
+    ("camera-width", "[camera]\nwidth = 4000\n", ("camera.width = 4000", "160 to 1920")),
 ]
 
 

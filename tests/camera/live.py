@@ -18,7 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bornes.drivers.camera.templates import KINDS, Taught, save
+from bornes.drivers.camera.index import KINDS
+from bornes.drivers.camera.templates import Taught, save
 from tools.camera_scenes import FRAME_H, FRAME_W, Pose, Table, face_bgr, make_table, render
 
 EDITION = "road"

@@ -242,6 +242,6 @@ def test_the_referees_process_never_loads_numpy_or_opencv(twin: Twin, templates:
 
 
 def test_every_kind_code_is_a_card_kind() -> None:
-    from bornes.drivers.camera.templates import KINDS
+    from bornes.drivers.camera.index import KINDS
 
     assert tuple(kind.value for kind in CardKind) == KINDS

@@ -167,9 +167,14 @@ class PiCameraSource:
     def open(self) -> str:
         try:
             from picamera2 import Picamera2
-        except ImportError:
-            raise SourceUnusable("picamera2 is not installed: sudo apt install python3-picamera2, then "
-                                 "install.sh --camera (the venv sees the system's packages)") from None
+        except ImportError as error:
+            if error.name in ("picamera2", "libcamera"):
+                raise SourceUnusable("picamera2 is not installed: sudo apt install python3-picamera2, then "
+                                     "install.sh --camera (the venv sees the system's packages)") from None
+            raise SourceUnusable(f"picamera2 does not load: {_one_line(error)}") from None
+        except Exception as error:  # Debian's python3-simplejpeg built for numpy 1 (bookworm), beside numpy 2 here
+            raise SourceUnusable(f"picamera2 does not load beside numpy {np.__version__} ({_one_line(error)}): on "
+                                 "bookworm use a USB webcam, or Raspberry Pi OS trixie (docs/camera.md)") from None
         if not self.device.isdigit():
             raise SourceUnusable(f"camera.device = {self.device!r}: a Pi camera is a number (0, 1)")
         try:

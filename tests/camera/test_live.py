@@ -245,3 +245,18 @@ def test_every_kind_code_is_a_card_kind() -> None:
     from bornes.drivers.camera.index import KINDS
 
     assert tuple(kind.value for kind in CardKind) == KINDS
+
+
+def test_the_pi_camera_without_picamera2_is_one_line_and_no_restart_loop(
+        tmp_path: Path, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("picamera2") is not None:
+        pytest.skip("picamera2 is installed here: this is the line a machine without it shows")
+    settings = CameraSettings("picamera2", "0", templates=str(templates))
+    reader = start(reader_of, settings, events)
+    seen = events_until(events, lambda s: bool(s))
+    seen += events_until(events, lambda s: False, timeout=1.5)
+    assert len(seen) == 1 and isinstance(seen[0], ReaderLost), seen
+    assert seen[0].detail.startswith("picamera2 is not installed: sudo apt install python3-picamera2")
+    assert reader.pid is None and reader.restarts == 0

@@ -176,3 +176,17 @@ def test_run_with_a_camera_that_is_not_there_stops_in_one_line(tmp_path: Path) -
                   str(config(tmp_path, "")), timeout=60)
     assert done.returncode == 66
     assert done.stderr.strip() == f"bornes: --camera {tmp_path / 'nowhere'}: no such folder or video file"
+
+
+def test_the_sample_configs_camera_section_works_once_uncommented(tmp_path: Path) -> None:
+    import re
+
+    from bornes.firmware.appliance.config import load_config
+
+    sample = (REPO / "config" / "bornes.sample.toml").read_text()
+    assert load_config(str(REPO / "config" / "bornes.sample.toml")).camera is None  # commented out: no camera
+    keys = r"\[camera\]|source =|device =|width =|height =|fps =|zone =|templates ="
+    on = tmp_path / "on.toml"
+    on.write_text(re.sub(rf"(?m)^# ({keys})", r"\1", sample))
+    camera = load_config(str(on)).camera
+    assert camera is not None and camera.source == "v4l2" and camera.zone == (80, 40, 480, 400)

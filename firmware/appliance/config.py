@@ -38,7 +38,7 @@ from bornes.firmware.appliance.tomlcheck import (
     text,
     whole,
 )
-from bornes.firmware.language.i18n import LANGUAGES, edition_language
+from bornes.firmware.language.i18n import edition_language, language_choices, language_code
 
 if TYPE_CHECKING:
     from bornes.drivers.pins import PinMap
@@ -318,13 +318,22 @@ class _Validator(Checker):
             reader=self.reader(data.get("reader", {})),
             display=self.display(data.get("display", {})),
             game=self.game(data.get("game", {})),
-            table=TableConfig(
-                language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
-            ),
+            table=TableConfig(language=self.language(data.get("table", {}))),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),
             **plain,
         )
+
+    def language(self, t: Mapping[str, Any]) -> str | None:
+        """``[table] language``: a code, a locale or a name ("fr", "FR", "fr_FR", "French"), kept as its code."""
+        written = self.string(t, "table", "language", None)
+        if written is None:
+            return None
+        code = language_code(written)
+        if code is None:
+            raise self.bad("table.language", written, f"is not a language the table speaks; choose "
+                                                      f"{language_choices()}, or leave it out for the edition's")
+        return code
 
     def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
         baud = t.get("baudrate")

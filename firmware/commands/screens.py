@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bornes.drivers.errors import EX_IOERR, UserError
 from bornes.engine import Action, Play
-from bornes.firmware.language.i18n import LANGUAGES, edition_language, speaking
+from bornes.firmware.commands import add_language_argument
+from bornes.firmware.language.i18n import edition_language, speaking
 from bornes.firmware.screens.model import MenuView, ScreenView, TableView
 from bornes.firmware.table.flow import Outcome
 
@@ -24,8 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=6, metavar="N", help="players in the --game (default 6)")
     parser.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None,
                         help="partnerships or not in the --game (default: the edition's usual way for N players)")
-    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
-                        help="language of the screens (default: the --game edition's, French for the French "
+    add_language_argument(parser, help="language of the screens (default: the --game edition's, French for the French "
                              "editions; English for the samples)")
 
 

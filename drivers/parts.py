@@ -19,3 +19,7 @@ DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 1
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 #: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
+#: The layout test label (``bornes labels``): every letter on it sits on a different key in at
+#: least two of the layouts (A/Q, Z/W/Y, M), and its dash is on three different keys, so exactly
+#: one layout reads it back as printed.
+LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"

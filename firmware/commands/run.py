@@ -26,8 +26,11 @@ log = logging.getLogger("bornes")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bornes.firmware.appliance.config import add_config_argument
+    from bornes.firmware.commands import add_language_argument
 
     add_config_argument(parser)
+    add_language_argument(parser, help="language of the panel and the emulator's console (default: [table] "
+                                       "language, else the edition's: French for the French editions)")
     parser.add_argument(
         "--emulate",
         action="store_true",
@@ -66,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
     queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
 
     def deliver_stop(name: str) -> None:
-        log.info("signal %s: shutting down", name)
+        from bornes.firmware.language.i18n import N_, Phrase
+
+        said = Phrase(N_("signal {name}: shutting down"), name=name)
+        log.info("signal %s: shutting down", name, extra={"said": said})
         stop.set()
         if queues:  # a loop is waiting, so the referee module is loaded already
             from bornes.firmware.appliance.referee import STOP
@@ -89,11 +95,18 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.port:
         config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
+    if args.lang:
+        config = dataclasses.replace(config, table=dataclasses.replace(config.table, language=args.lang))
     setup_logging(config.log.level)
     from bornes.firmware.appliance.config import table_language
     from bornes.firmware.language import i18n
 
     i18n.use(table_language(config))
+    if args.emulate:  # a person reads this terminal: every line in the table's language from the first
+        from bornes.firmware.appliance.console import SpokenLines
+
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(SpokenLines())
     if stop.is_set():
         return _stopped()
     # What a restart cannot cure stops in one line, never after "starting with" (docs/exit-codes.md).
@@ -140,7 +153,11 @@ def _run_locked(
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
                 control=True,
             )
-            log.info("starting with %s", config.source or "built-in defaults")  # only once it can start
+            from bornes.firmware.language.i18n import N_, Phrase
+
+            said = (Phrase(N_("starting with {file}"), file=config.source) if config.source
+                    else Phrase(N_("starting with the built-in defaults")))
+            log.info("starting with %s", config.source or "built-in defaults", extra={"said": said})  # once it can
             break
         except JournalCorrupt as error:  # at open, or while resuming: a person decides, nothing is changed
             if journal is not None:
@@ -199,38 +216,45 @@ def _archive(config: Config, journal: Any, state_dir: Path) -> None:
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
     """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
     from bornes.drivers.display.terminal import panel_rows
-    from bornes.firmware.appliance.console import Console, SpokenActions, input_words
+    from bornes.firmware.appliance.console import Console, SpokenLines, input_words
     from bornes.firmware.language.i18n import _
 
     display = appliance.display
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
-    console = Console(panel_rows=rows)
+    flow = appliance.flow
+
+    def help_text() -> str:  # the cards' names as the edition being played (or set up) prints them
+        return input_words(flow.state.setup.edition if flow.state is not None else flow.draft.edition)
+
+    console = Console(panel_rows=rows, help_text=help_text)
     console.start()
     root = logging.getLogger()
     if console.interactive:  # log lines go above the prompt from now on
         handler = console.handler()
         for old in list(root.handlers):
             root.removeHandler(old)
+        handler.addFilter(SpokenLines())  # a person reads these: the table's language, names, not seat letters
         root.addHandler(handler)
-    for handler in root.handlers:  # a person reads these: names, not seat letters
-        handler.addFilter(SpokenActions())
-    console.say(input_words())
+    console.say(help_text())
     if args.port:
         console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))
-    flow = appliance.flow
     if flow.game is not None and flow.ui.message:
         console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
 
     def hint(event: object, outcome: Any) -> None:
         if outcome.reason == "bad-input":
             console.say(_("(type help to see the cards and buttons you can type)"))
+        elif outcome.reason == "layout-test":  # not a card and changes nothing, but worth an answer here too
+            console.say(outcome.message)
 
     appliance.referee.on_outcome = hint
     return console
 
 
 def _stopped() -> int:
-    log.info("stopped")
+    from bornes.firmware.language.i18n import N_, Phrase
+
+    log.info("stopped", extra={"said": Phrase(N_("stopped"))})
     return 0
 
 

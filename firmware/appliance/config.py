@@ -209,6 +209,8 @@ class Config:
     pads: tuple[PadConfig, ...] = ()
     #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
     table_reader: bool = field(default=True, compare=False)
+    #: Whether the file has a ``[reader]`` section (a reader someone set up, not the defaults).
+    reader_given: bool = field(default=False, compare=False)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
     #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
@@ -315,6 +317,7 @@ class _Validator(Checker):
         return Config(
             pads=pads,
             table_reader="reader" in data or not pads,
+            reader_given="reader" in data,
             reader=self.reader(data.get("reader", {})),
             display=self.display(data.get("display", {})),
             game=self.game(data.get("game", {})),

@@ -41,9 +41,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         metavar="DEVICE",
-        help="the card reader's serial port (overrides reader.port); with --emulate, a real USB scanner "
-             "such as /dev/ttyUSB0 feeds the emulated table beside the keyboard",
+        help="the card reader (overrides reader.port): a serial port such as /dev/ttyUSB0, or a keyboard-mode "
+             "scanner by its /dev/input/by-id name or VVVV:PPPP (bornes scan-test --devices lists them; it is "
+             "then read as protocol hid); with --emulate, it feeds the emulated table beside the keyboard",
     )
+
+
+def port_reader(reader: Any, port: str) -> Any:
+    """``[reader]`` with ``--port``: an input device or ``vvvv:pppp`` is a keyboard-mode scanner, read as such
+    whatever protocol the file names (a serial port is never one)."""
+    from bornes.drivers.parts import names_input_device
+
+    if names_input_device(port) and reader.protocol != "hid":
+        return dataclasses.replace(reader, port=port, protocol="hid", baudrate=None)
+    return dataclasses.replace(reader, port=port)
 
 
 def setup_logging(level: str) -> None:
@@ -94,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     if args.port:
-        config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
+        config = dataclasses.replace(config, reader=port_reader(config.reader, args.port))
     if args.lang:
         config = dataclasses.replace(config, table=dataclasses.replace(config.table, language=args.lang))
     setup_logging(config.log.level)
@@ -238,6 +249,11 @@ def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> 
     console.say(help_text())
     if args.port:
         console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))
+    else:
+        unopened = unopened_readers(config)
+        if unopened:  # the readers the file names wait for --port, and the person is told so, once
+            console.say(_("Not opened with --emulate: {readers}; add --port to read them beside the keyboard")
+                        .format(readers=", ".join(unopened)))
     if flow.game is not None and flow.ui.message:
         console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
 
@@ -249,6 +265,18 @@ def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> 
 
     appliance.referee.on_outcome = hint
     return console
+
+
+def unopened_readers(config: Config) -> list[str]:
+    """The readers the config names that ``--emulate`` without ``--port`` leaves closed, as a person reads
+    them: ``[reader]`` (keyboard-mode scanner, /dev/input/by-id/…), ``[pads.B]`` (serial, /dev/ttyUSB1)."""
+    from bornes.firmware.language.i18n import _
+
+    def kind(reader: Any) -> str:
+        return _("keyboard-mode scanner") if reader.protocol == "hid" else reader.protocol
+
+    found = [f"[reader] ({kind(config.reader)}, {config.reader.port})"] if config.reader_given else []
+    return found + [f"[pads.{pad.name}] ({kind(pad.reader)}, {pad.reader.port})" for pad in config.pads]
 
 
 def _stopped() -> int:

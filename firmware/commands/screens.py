@@ -76,11 +76,16 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The players of a sample game, seat A first.
+SAMPLE_NAMES = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")
+
+
 def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, teams: bool | None = None,
-                 every: bool = False, hands: int = 100) -> dict[str, ScreenView]:
+                 every: bool = False, hands: int = 100, names: tuple[str, ...] = SAMPLE_NAMES) -> dict[str, ScreenView]:
     """Play a real game with bots, straight into the table flow, and keep each kind of screen once.
 
     With ``every``, keep every distinct screen the table showed (the layout check reads them all).
+    ``names`` are the players' (the first ``players`` of them).
     """
     import random
 
@@ -91,7 +96,7 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     from bornes.firmware.table.flow import TableFlow
     from bornes.firmware.table.present import screen
 
-    names = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")[:players]
+    names = names[:players]
     setup = GameSetup.create(edition, names, teams=teams)
     flow = TableFlow(edition=edition, players=players, names=names)
     resolver = CardResolver()

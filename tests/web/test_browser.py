@@ -137,7 +137,7 @@ def test_the_statistics_read_on_a_phone_each_figure_beside_its_name(
             "return [...document.querySelectorAll('table.stats thead th')].slice(1).map(h => h.textContent.trim())")
         assert cells and len(headers) == 7
         for index, cell in enumerate(cells):
-            assert cell["visible"] and 0 <= cell["left"] and cell["right"] <= width, (width, cell)
+            assert cell["visible"] and cell["left"] >= 0 and cell["right"] <= width, (width, cell)
             assert cell["label"].strip('"') == headers[index % len(headers)], (width, cell)
         _shot(browser, f"stats-stacked-{width}")
     finally:

@@ -314,6 +314,9 @@ def problems(face: Face | str, name: str = "") -> list[str]:
     found = [f"{name}: {a!r} and {b!r} differ by {len(glyphs[a] ^ glyphs[b])} pixel(s)"
              for a, b in itertools.combinations(chars, 2) if len(glyphs[a] ^ glyphs[b]) <= 1]
     for mark in SEPARATORS:
+        if not face.ink.get(mark):
+            found.append(f"{name}: the partners' '+' has no glyph of its own (slot {ord(mark):#x} is empty)")
+            continue
         left, right = gaps(face, mark)
         if min(left, right) < 2 or left != right:
             found.append(f"{name}: the partners' '+' beside letters keeps {left} and {right} dark columns "

@@ -104,7 +104,7 @@ def line_forms(side: Sequence[str], least: int = 1) -> list[tuple[str, ...]]:
 
 def least_letters(sides: Sequence[Sequence[str]]) -> int:
     """The fewest first letters a name may keep on a screen that shows ``sides`` together, so that no two
-    sides read alike ("Marc+Maëlle" and "Marie+Max" need three: "Mar.+Maë." and "Mar.+Max")."""
+    sides read alike ("Marc+Maëlle" and "Marie+Maxime" need three: "Mar.+Maë." and "Mar.+Max.")."""
     longest = max((len(name) for side in sides for name in side), default=1)
     for keep in range(1, longest + 1):
         shown = [side_form(side, keep) for side in sides]

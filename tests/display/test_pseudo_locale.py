@@ -155,8 +155,13 @@ SIZES_OF_TABLES = sorted({(players, teams): (edition, players, teams) for editio
                          key=lambda table: (table[1], table[2]))
 
 
-@pytest.mark.parametrize(("edition", "players", "teams"), SIZES_OF_TABLES,
-                         ids=[f"{e}-{p}{'-teams' if t else ''}" for e, p, t in SIZES_OF_TABLES])
+#: The fast tier's sample of the sweep below: the smallest table and the largest.
+FAST_SIZES = {(2, False), (8, True)}
+
+
+@pytest.mark.parametrize(("edition", "players", "teams"), [
+    table if (table[1], table[2]) in FAST_SIZES else pytest.param(*table, marks=pytest.mark.slow)
+    for table in SIZES_OF_TABLES], ids=[f"{e}-{p}{'-teams' if t else ''}" for e, p, t in SIZES_OF_TABLES])
 def test_the_longest_names_name_every_side_in_the_pseudo_locale(pseudo_locale: str, edition: str, players: int,
                                                                  teams: bool) -> None:
     """2 to 8 players with twelve-character names: every screen of a hand, and the game's end."""

@@ -18,7 +18,7 @@ from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
 from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
-from bornes.firmware.language.i18n import _
+from bornes.firmware.language.i18n import N_, Phrase, _
 from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
@@ -198,7 +198,9 @@ class Appliance:
         self.store = JournalStore(self.journal)
         game = self.store.resume()
         if game is not None:
-            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log))
+            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log),
+                     extra={"said": Phrase(N_("resumed game in progress: hand {hand}, {count} actions"),
+                                           hand=game.state.hand.number, count=len(game.log))})
         g = config.game
         self.flow = TableFlow(
             edition=g.edition,
@@ -285,7 +287,7 @@ class Appliance:
         try:
             self._closers.append(ControlListener(path, self.events, defaults))
             self.referee.phones_file = Path(state_dir) / PHONES_FORGOTTEN
-            log.info("control socket at %s", path)
+            log.info("control socket at %s", path, extra={"said": Phrase(N_("control socket at {path}"), path=path)})
         except UserError as error:
             log.error("%s; setups from phones are off", error)
 

@@ -71,11 +71,12 @@ class Pacer:
         self._next: float | None = None
 
     def wait(self) -> None:
+        """Sleep until the next frame is due (a slow frame is not made up for by a burst after it)."""
         now = self.monotonic()
         if self._next is not None and now < self._next:
             self.sleep(self._next - now)
             now = self._next
-        self._next = max(now, (self._next or now)) + self.interval
+        self._next = now + self.interval
 
     def due(self) -> bool:
         """Whether a frame may go now (a live camera drops the others instead of sleeping)."""

@@ -188,7 +188,7 @@ def _hand_mask(hand: Hand) -> Image:
 
     def at(f: float, lateral: float) -> tuple[int, int]:
         p = palm + forward * f * s + side * lateral * s
-        return int(round(p[0])), int(round(p[1]))
+        return round(p[0]), round(p[1])
 
     cv2.ellipse(mask, at(0, 0), (int(46 * s), int(42 * s)), hand.angle, 0, 360, 255, -1)
     for lateral, length in ((-28, 58), (-9, 70), (10, 68), (28, 54)):
@@ -276,7 +276,7 @@ def render(table: Table, rng: np.random.Generator, cards: Sequence[tuple[str, st
     plus, minus = table._noise_bank[int(rng.integers(len(table._noise_bank)))]
     frame = cv2.subtract(cv2.add(frame, plus), minus)
     if table.jpeg is not None:
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, table.jpeg])
+        _ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, table.jpeg])
         frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
     return frame
 
@@ -290,7 +290,7 @@ def _blur_length(motion: tuple[float, float] | None) -> int:
     """A frame's exposure is a fraction of its interval: the streak is a third of the move, at most 31 px."""
     if motion is None:
         return 0
-    return min(31, int(round(math.hypot(*motion) / 3)))
+    return min(31, round(math.hypot(*motion) / 3))
 
 
 def _motion_blur(image: Image, motion: tuple[float, float]) -> Image:
@@ -300,8 +300,8 @@ def _motion_blur(image: Image, motion: tuple[float, float]) -> Image:
     kernel = np.zeros((length, length), np.float32)
     c = (length - 1) / 2
     a = math.atan2(motion[1], motion[0])
-    cv2.line(kernel, (int(round(c - math.cos(a) * c)), int(round(c - math.sin(a) * c))),
-             (int(round(c + math.cos(a) * c)), int(round(c + math.sin(a) * c))), 1.0, 1)
+    cv2.line(kernel, (round(c - math.cos(a) * c), round(c - math.sin(a) * c)),
+             (round(c + math.cos(a) * c), round(c + math.sin(a) * c)), 1.0, 1)
     kernel /= max(kernel.sum(), 1e-6)
     h, w = image.shape[:2]
     half = cv2.resize(image, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
@@ -396,7 +396,7 @@ class Player:
         pose = random_pose(rng)
         first = len(self.out.frames)
         away = _away(rng, pose)
-        a, reach, hand = _holding(pose, rng)
+        a, _reach, hand = _holding(pose, rng)
         steps = int(rng.integers(2, 5))
         card = (kind, self.edition)
         for i in range(steps, 0, -1):  # in: from outside, slowing down
@@ -489,7 +489,7 @@ def enrolment_sequence(seed: int, edition: str, *, shots: int = 3,
         pose = Pose(FRAME_W / 2 + rng.uniform(-40, 40), FRAME_H / 2 + rng.uniform(-30, 30), rng.uniform(0, 360), 220,
                     tuple(rng.uniform(-0.02, 0.02, 8)))
         first = len(player.out.frames)
-        a, reach, hand = _holding(pose, rng)
+        a, _reach, hand = _holding(pose, rng)
         out = (math.cos(a) * 60, math.sin(a) * 60)
         for step in range(3, 0, -1):
             shift = (out[0] * step * 2, out[1] * step * 2)

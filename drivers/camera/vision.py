@@ -261,7 +261,7 @@ class Deck:
         keypoints, descriptors = orb(tuning.features).detectAndCompute(part, mask)
         if descriptors is None or len(keypoints) < tuning.min_inliers:
             return Sighting(Verdict.NOTHING)
-        points = (*np.float32([k.pt for k in keypoints]), x0, y0)
+        points = np.float32([k.pt for k in keypoints]) + np.float32([x0, y0])
         located = self._locate(points, descriptors)
         if located is None:
             return Sighting(Verdict.NOTHING)

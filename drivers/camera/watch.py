@@ -3,18 +3,20 @@
 The watcher keeps a small grey copy of each frame (160 x 120) and asks three questions of it, each
 a count of changed pixels:
 
-* **Is anything moving?** (this frame against the last): a hand bringing a card, passing over, taking
-  one away. Nothing is read while things move.
-* **Is the zone empty?** (against the empty zone it learnt at the start, slowly following the lamp):
-  then the next card is a new card, even of the same kind.
-* **Is this still scene new?** (against the last scene it decided on): a card that stays, a hand
-  that rests on it and goes, is not new.
+* **What lies still?** The pixels that differ from the empty zone (learnt at the start, slowly
+  following the lamp) and have not moved over the last two frames. A card laid down lies still
+  while the hand that brought it is still leaving; nothing that moves is looked at, and a card
+  being brought in or taken away moves.
+* **Is the zone empty?** Then the next card is a new card, even of the same kind.
+* **Is what lies still new?** (against the last scene decided on): a card that stays, a hand that
+  rests on it and goes, is not new.
 
-Only a still, new scene is shown to the recognizer (:mod:`bornes.drivers.camera.vision`), and only
-the part of the frame that differs from the empty zone. A card is read when two frames agree on its
-kind and none says another; a card that is not clearly one kind after a few frames is refused once
-("show it again"); a scene with no card in it (a resting hand) says nothing. The same card, read
-again where it lay, is not a second read.
+Only a scene with something new lying still is shown to the recognizer
+(:mod:`bornes.drivers.camera.vision`), and only the part of the frame that lies still. A card is
+read when two frames agree on its kind and none says another (or one frame is sure by a wide
+margin); a card that is not clearly one kind after a few frames is refused once ("show it
+again"); a scene with no card in it (a resting hand) says nothing. The same card, read again where
+it lay, is not a second read.
 
 Bad frames (black, blinding, another size) are dropped without touching any of this, each run of
 them reported once.
@@ -27,8 +29,9 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
-from bornes.drivers.camera.vision import Deck, Image, Sighting, Verdict
+from bornes.drivers.camera.vision import Deck, Image, Sighting, Verdict, as_image
 
 SMALL_W, SMALL_H = 160, 120
 
@@ -77,12 +80,14 @@ Outcome = Read | Refusal | Dropped
 class WatchTuning:
     """When a scene counts as still, new, empty; how many frames must agree. Counts of the 160 x 120 copy."""
 
-    moving_level: int = 18  # grey levels: a pixel that changed by more has moved
-    still_fraction: float = 0.015  # at most this share of pixels moving: the frame is still (a hand holding
-    # a card trembles a little)
-    still_frames: int = 2  # frames in a row still before a scene is looked at (0.2 s at 10 frames a second)
+    moving_level: int = 18  # grey levels: a pixel that changed by more since the last frame has moved
+    still_fraction: float = 0.015  # at most this share of pixels moving: the whole zone is still (a hand
+    # holding a card trembles a little)
+    still_frames: int = 2  # frames in a row a pixel must keep before it lies still (0.2 s at 10 frames a second)
     changed_level: int = 22
-    new_fraction: float = 0.02  # share of pixels unlike the last decided scene: something new lies there
+    steady_fraction: float = 0.03  # at least this share of the zone lying still and unlike the empty zone: a
+    # card may be there (a card is about 7 % of a zone twice its size)
+    new_fraction: float = 0.02  # share of the zone lying still unlike the last decided scene: something new
     empty_fraction: float = 0.008  # share of pixels unlike the empty zone: the zone is empty
     votes: int = 2  # frames that must agree on a kind...
     sure_margin: float = 0.3  # ...unless one frame's best kind wins by this much
@@ -104,6 +109,7 @@ class PlayWatcher:
         self.frames = 0
         self.looked = 0  # frames shown to the recognizer
         self._previous: Image | None = None
+        self._moved: list[NDArray[np.bool_]] = []  # where pixels moved between the last frames, newest last
         self._empty: Image | None = None
         self._reference: Image | None = None
         self._still = 0
@@ -124,40 +130,49 @@ class PlayWatcher:
             return [Dropped(name, *fault)] if first else []
         self._fault = None
         assert frame is not None
-        small = cv2.GaussianBlur(cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H),
-                                            interpolation=cv2.INTER_AREA), (3, 3), 0)
+        small = as_image(cv2.GaussianBlur(cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H),
+                                                     interpolation=cv2.INTER_AREA), (3, 3), 0))
         previous, self._previous = self._previous, small
         if previous is None:
             return []
         t = self.tuning
-        moving = _share(small, previous, t.moving_level)
-        self._still = self._still + 1 if moving <= t.still_fraction else 0
-        if self._still < t.still_frames:
-            return []
+        moved = _differs(small, previous, t.moving_level)
+        self._moved = [*self._moved[-(t.still_frames - 1):], moved] if t.still_frames > 1 else [moved]
+        self._still = self._still + 1 if _count(moved) <= t.still_fraction * small.size else 0
         if self._empty is None:  # the zone at start, once still: what "empty" looks like
-            self._empty = small.copy()
-            self._reference = small
+            if self._still >= t.still_frames:
+                self._empty = small.copy()
+                self._reference = small
             return []
-        if _share(small, self._empty, t.changed_level) <= t.empty_fraction:
+        changed = _differs(small, self._empty, t.changed_level)
+        if self._still >= t.still_frames and _count(changed) <= t.empty_fraction * small.size:
             cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
             self._reference = small
             self._last_read = None  # the zone was emptied: the next card is a new card
             self._close()
             return []
+        if len(self._moved) < t.still_frames:
+            return []
+        # What lies still: unlike the empty zone, and not moved (nor next to a move: a blurred edge) lately.
+        moving = np.bitwise_or.reduce(np.stack(self._moved), axis=0)
+        steady = changed & ~as_image(cv2.dilate(moving.astype(np.uint8), np.ones((3, 3), np.uint8))).astype(bool)
+        if _count(steady) < t.steady_fraction * small.size:
+            return []
         assert self._reference is not None
-        if _share(small, self._reference, t.changed_level) <= t.new_fraction:
+        unlike = _differs(small, self._reference, t.changed_level) & steady
+        if _count(unlike) <= t.new_fraction * small.size:
             return []  # the scene already decided on: a card staying, a hand gone again
-        return self._look(frame, small, name)
+        return self._look(frame, small, steady, name)
 
     # -- looking at a still, new scene -----------------------------------------------------------------
 
-    def _look(self, frame: Image, small: Image, name: str) -> list[Outcome]:
+    def _look(self, frame: Image, small: Image, steady: NDArray[np.bool_], name: str) -> list[Outcome]:
         t = self.tuning
         if self.deck is None:
             return []
         self.looked += 1
         self._attempts += 1
-        sighting = self.deck.recognise(frame, self._changed_mask(small, frame.shape))
+        sighting = self.deck.recognise(frame, self._mask(steady, frame.shape))
         if sighting.verdict is not Verdict.NOTHING:
             if self._episode and not _same_place(self._episode[0], sighting, t.same_place):
                 self._episode = []  # another card, elsewhere: start counting again
@@ -205,13 +220,11 @@ class PlayWatcher:
         self._episode = []
         self._attempts = 0
 
-    def _changed_mask(self, small: Image, shape: tuple[int, ...]) -> Image | None:
-        """Where the frame differs from the empty zone, at the frame's size, widened: the card and its hand."""
-        if self._empty is None:
-            return None
-        changed = (cv2.absdiff(small, self._empty) > self.tuning.changed_level).astype(np.uint8) * 255
-        changed = cv2.dilate(changed, np.ones((7, 7), np.uint8))
-        return cv2.resize(changed, (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+    @staticmethod
+    def _mask(steady: NDArray[np.bool_], shape: tuple[int, ...]) -> Image:
+        """What lies still, at the frame's size, widened a little: the card (and a hand resting on it)."""
+        mask = as_image(cv2.dilate(steady.astype(np.uint8) * 255, np.ones((7, 7), np.uint8)))
+        return as_image(cv2.resize(mask, (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST))
 
     # -- bad frames -------------------------------------------------------------------------------------
 
@@ -231,6 +244,15 @@ class PlayWatcher:
         if float((probe.min(axis=2) > 245).mean()) > 0.5:
             return FrameFault.BLINDING, "the picture is overexposed (a lamp or the sun in the lens?)"
         return None
+
+
+def _count(mask: NDArray[np.bool_]) -> int:
+    return int(np.count_nonzero(mask))
+
+
+def _differs(a: Image, b: Image, level: int) -> NDArray[np.bool_]:
+    """Where two small pictures differ by more than ``level``."""
+    return np.asarray(cv2.absdiff(a, b)) > level
 
 
 def _share(a: Image, b: Image, level: int) -> float:

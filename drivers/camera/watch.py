@@ -110,6 +110,7 @@ class PlayWatcher:
         self.looked = 0  # frames shown to the recognizer
         self._previous: Image | None = None
         self._moved: list[NDArray[np.bool_]] = []  # where pixels moved between the last frames, newest last
+        self._changed: list[NDArray[np.bool_]] = []  # where the last frames differed from the empty zone
         self._empty: Image | None = None
         self._reference: Image | None = None
         self._still = 0
@@ -145,17 +146,21 @@ class PlayWatcher:
                 self._reference = small
             return []
         changed = _differs(small, self._empty, t.changed_level)
-        if self._still >= t.still_frames and _count(changed) <= t.empty_fraction * small.size:
-            cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
+        self._changed = [*self._changed[-t.still_frames:], changed]
+        if _count(changed) <= t.empty_fraction * small.size:
+            if self._still >= t.still_frames:
+                cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
             self._reference = small
             self._last_read = None  # the zone was emptied: the next card is a new card
             self._close()
             return []
-        if len(self._moved) < t.still_frames:
+        if len(self._moved) < t.still_frames or len(self._changed) <= t.still_frames:
             return []
-        # What lies still: unlike the empty zone, and not moved (nor next to a move: a blurred edge) lately.
+        # What lies still: unlike the empty zone in the last frames, and not moved (nor next to a move: a
+        # blurred edge) between them. Both, because the inside of a plain arm sweeping across shows no move.
         moving = np.bitwise_or.reduce(np.stack(self._moved), axis=0)
-        steady = changed & ~as_image(cv2.dilate(moving.astype(np.uint8), np.ones((3, 3), np.uint8))).astype(bool)
+        covered = np.bitwise_and.reduce(np.stack(self._changed), axis=0)
+        steady = covered & ~as_image(cv2.dilate(moving.astype(np.uint8), np.ones((3, 3), np.uint8))).astype(bool)
         if _count(steady) < t.steady_fraction * small.size:
             return []
         assert self._reference is not None

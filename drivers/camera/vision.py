@@ -107,8 +107,8 @@ class Tuning:
     min_inliers: int = 10
     similar_px: float = 8.0  # RANSAC threshold of the similarity fit (a tilted card strays from it by a few px)
     reprojection: float = 4.0  # pixels, the homography through the similarity's inliers
-    card_score: float = 0.3  # below this likeness to every kind, what was placed is no card (a hand)
-    min_score: float = 0.45  # the score a kind needs to be read
+    card_score: float = 0.42  # below this likeness to every kind, what was placed is no card (a hand)
+    min_score: float = 0.55  # the score a kind needs to be read
     min_margin: float = 0.1  # by how much the best kind must beat the second
     fit_weight: float = 0.1  # the weight of a kind's own inliers (as a share of the best fit's) in its score
     colour_weight: float = 0.5  # a cell's score: pattern correlation and colour likeness, this much colour

@@ -25,6 +25,7 @@ them reported once.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass, field
 
 import cv2
@@ -179,20 +180,22 @@ class PlayWatcher:
         self._attempts += 1
         sighting = self.deck.recognise(frame, self._mask(steady, frame.shape))
         if sighting.verdict is not Verdict.NOTHING:
-            if self._episode and not _same_place(self._episode[0], sighting, t.same_place):
+            if self._episode and not _same_place(self._episode[-1], sighting, t.same_place):
                 self._episode = []  # another card, elsewhere: start counting again
             self._episode.append(sighting)
-        votes: dict[str, int] = {}
-        for seen in self._episode:
-            if seen.verdict is Verdict.CARD and seen.kind is not None:
-                votes[seen.kind] = votes.get(seen.kind, 0) + 1
-        if len(votes) == 1:
-            kind, count = next(iter(votes.items()))
-            if count >= t.votes or (sighting.kind == kind and sighting.margin >= t.sure_margin):
-                return self._decide_read(kind, sighting if sighting.kind == kind else self._episode[-1], small, name)
-        if self._attempts < t.attempts and len(votes) <= 1:
+        votes = Counter(seen.kind for seen in self._episode if seen.verdict is Verdict.CARD and seen.kind)
+        if votes:
+            (kind, count), *others = votes.most_common()
+            lead = count - (others[0][1] if others else 0)
+            # Two frames agreeing, and ahead of any other kind by two (the frame a card lands in may be
+            # blurred); or, alone, one frame sure by a wide margin.
+            sure = not others and sighting.verdict is Verdict.CARD and sighting.margin >= t.sure_margin
+            if (count >= t.votes and lead >= t.votes) or sure:
+                chosen = next(seen for seen in reversed(self._episode) if seen.kind == kind)
+                return self._decide_read(kind, chosen, small, name)
+        if self._attempts < t.attempts:
             return []
-        return self._decide_unclear(votes, small, name)
+        return self._decide_unclear(dict(votes), small, name)
 
     def _decide_read(self, kind: str, sighting: Sighting, small: Image, name: str) -> list[Outcome]:
         self._reference = small

@@ -108,8 +108,9 @@ class Tuning:
     similar_px: float = 8.0  # RANSAC threshold of the similarity fit (a tilted card strays from it by a few px)
     reprojection: float = 4.0  # pixels, the homography through the similarity's inliers
     card_score: float = 0.42  # below this likeness to every kind, what was placed is no card (a hand)
-    min_score: float = 0.55  # the score a kind needs to be read
-    min_margin: float = 0.1  # by how much the best kind must beat the second
+    min_score: float = 0.45  # the score a kind needs to be read...
+    strong_score: float = 0.6  # ...and below this, its margin must be wider by the shortfall
+    min_margin: float = 0.1  # by how much the best kind must beat the second (at a strong score)
     fit_weight: float = 0.1  # the weight of a kind's own inliers (as a share of the best fit's) in its score
     colour_weight: float = 0.5  # a cell's score: pattern correlation and colour likeness, this much colour
     colour_scale: float = 0.08  # chromaticity distance at which two cells' colours count as unlike
@@ -480,7 +481,10 @@ class Deck:
         every other by the margin, or it is not clear."""
         margin = min(sighting.margin, sighting.score - score)
         runner_up = rival if sighting.score - score <= sighting.margin else sighting.runner_up
-        clear = sighting.score >= self.tuning.min_score and margin >= self.tuning.min_margin
+        tuning = self.tuning
+        # A weaker likeness (a card half covered) needs a wider lead: wrong placements reach 0.5 with a narrow one.
+        needed = tuning.min_margin + max(0.0, tuning.strong_score - sighting.score)
+        clear = sighting.score >= tuning.min_score and margin >= needed
         return replace(sighting, verdict=Verdict.CARD if clear else Verdict.UNSURE, margin=margin,
                        runner_up=runner_up)
 

@@ -104,7 +104,8 @@ class Tuning:
     max_distance: int = 70  # Hamming distance of a usable match (of 256 bits)
     candidates: int = 3  # kinds whose matches are fitted
     rival_fit: float = 0.5  # a placement with this share of the best one's inliers is looked at too
-    min_inliers: int = 10
+    min_inliers: int = 10  # matches that must agree on a placement
+    read_inliers: int = 20  # ...and for a kind to be read from it (fewer: the card has barely landed or is covered)
     similar_px: float = 8.0  # RANSAC threshold of the similarity fit (a tilted card strays from it by a few px)
     reprojection: float = 4.0  # pixels, the homography through the similarity's inliers
     card_score: float = 0.42  # below this likeness to every kind, what was placed is no card (a hand)
@@ -484,7 +485,7 @@ class Deck:
         tuning = self.tuning
         # A weaker likeness (a card half covered) needs a wider lead: wrong placements reach 0.5 with a narrow one.
         needed = tuning.min_margin + max(0.0, tuning.strong_score - sighting.score)
-        clear = sighting.score >= tuning.min_score and margin >= needed
+        clear = sighting.score >= tuning.min_score and margin >= needed and sighting.inliers >= tuning.read_inliers
         return replace(sighting, verdict=Verdict.CARD if clear else Verdict.UNSURE, margin=margin,
                        runner_up=runner_up)
 

@@ -92,7 +92,8 @@ class WatchTuning:
     empty_fraction: float = 0.008  # share of pixels unlike the empty zone: the zone is empty
     votes: int = 2  # frames that must agree on a kind...
     sure_margin: float = 0.3  # ...unless one frame's best kind wins by this much
-    attempts: int = 6  # frames looked at before a scene is refused (or, with no card in it, let be)
+    attempts: int = 6  # frames that saw a card before it is refused when no kind is clear
+    blank_looks: int = 3  # frames in a row, all still, that saw no card before the scene is let be
     same_place: float = 0.35  # a read this close to the last (in card diagonals), of its kind: the same card
 
 
@@ -116,7 +117,7 @@ class PlayWatcher:
         self._reference: Image | None = None
         self._still = 0
         self._episode: list[Sighting] = []
-        self._attempts = 0
+        self._blank = 0
         self._last_read: Sighting | None = None
         self._fault: FrameFault | None = None
 
@@ -151,10 +152,12 @@ class PlayWatcher:
         if _count(changed) <= t.empty_fraction * small.size:
             if self._still >= t.still_frames:
                 cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
+            # A card seen but never made out, and taken away: say so (the player may not have looked).
+            said = self._decide_unclear(small, name) if len(self._episode) >= 2 else []
             self._reference = small
             self._last_read = None  # the zone was emptied: the next card is a new card
             self._close()
-            return []
+            return said
         if len(self._moved) < t.still_frames or len(self._changed) <= t.still_frames:
             return []
         # What lies still: unlike the empty zone in the last frames, and not moved (nor next to a move: a
@@ -177,12 +180,19 @@ class PlayWatcher:
         if self.deck is None:
             return []
         self.looked += 1
-        self._attempts += 1
         sighting = self.deck.recognise(frame, self._mask(steady, frame.shape))
-        if sighting.verdict is not Verdict.NOTHING:
-            if self._episode and not _same_place(self._episode[-1], sighting, t.same_place):
-                self._episode = []  # another card, elsewhere: start counting again
-            self._episode.append(sighting)
+        if sighting.verdict is Verdict.NOTHING:
+            # A whole zone still with no card in it (a resting hand, a shadow): let it be until it changes. While
+            # something moves, a card may be landing whose pixels have not settled yet: keep looking.
+            self._blank = self._blank + 1 if self._still >= t.still_frames else 0
+            if self._blank >= t.blank_looks:
+                self._reference = small
+                self._blank = 0
+            return []
+        self._blank = 0
+        if self._episode and not _same_place(self._episode[-1], sighting, t.same_place):
+            self._episode = []  # another card, elsewhere: start counting again
+        self._episode.append(sighting)
         votes = Counter(seen.kind for seen in self._episode if seen.verdict is Verdict.CARD and seen.kind)
         if votes:
             (kind, count), *others = votes.most_common()
@@ -193,9 +203,9 @@ class PlayWatcher:
             if (count >= t.votes and lead >= t.votes) or sure:
                 chosen = next(seen for seen in reversed(self._episode) if seen.kind == kind)
                 return self._decide_read(kind, chosen, small, name)
-        if self._attempts < t.attempts:
+        if len(self._episode) < t.attempts:
             return []
-        return self._decide_unclear(dict(votes), small, name)
+        return self._decide_unclear(small, name)
 
     def _decide_read(self, kind: str, sighting: Sighting, small: Image, name: str) -> list[Outcome]:
         self._reference = small
@@ -206,8 +216,9 @@ class PlayWatcher:
             return []  # the card already read, still there (nudged, uncovered)
         return [Read(kind, name, sighting)]
 
-    def _decide_unclear(self, votes: dict[str, int], small: Image, name: str) -> list[Outcome]:
+    def _decide_unclear(self, small: Image, name: str) -> list[Outcome]:
         episode = self._episode
+        kinds = {seen.kind for seen in episode if seen.verdict is Verdict.CARD}
         self._reference = small
         self._close()
         if not episode:
@@ -221,12 +232,12 @@ class PlayWatcher:
             if seen.kind is not None:
                 ranked[seen.kind] = ranked.get(seen.kind, 0) + 1
         order = sorted(ranked, key=ranked.__getitem__, reverse=True)
-        reason = "two kinds" if len(votes) > 1 else "not clear"
+        reason = "two kinds" if len(kinds) > 1 else "not clear"
         return [Refusal(name, reason, order[0] if order else None, order[1] if len(order) > 1 else None)]
 
     def _close(self) -> None:
         self._episode = []
-        self._attempts = 0
+        self._blank = 0
 
     @staticmethod
     def _mask(steady: NDArray[np.bool_], shape: tuple[int, ...]) -> Image:

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
-
 from bornes.drivers.camera.templates import KINDS, Taught
 from bornes.drivers.camera.vision import Image, find_card, flatten
-from bornes.drivers.camera.watch import DEFAULT_WATCH, SMALL_H, SMALL_W, WatchTuning, _share
+from bornes.drivers.camera.watch import DEFAULT_WATCH, WatchTuning, _share, shrink
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,7 @@ class Enroller:
         if self.done:
             return []
         self.frames += 1
-        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H), interpolation=cv2.INTER_AREA)
+        small = shrink(frame)
         previous, self._previous = self._previous, small
         if previous is None:
             return []

@@ -1,7 +1,7 @@
 """A play is an event in time: frames in, reads and refusals out. Pure: no I/O, no clock.
 
-The watcher keeps a small grey copy of each frame (160 x 120) and asks three questions of it, each
-a count of changed pixels:
+The watcher keeps a small copy of each frame (160 x 120, in colour: a teal card on a brown table may
+have the table's lightness) and asks three questions of it, each a count of changed pixels:
 
 * **What lies still?** The pixels that differ from the empty zone (learnt at the start, slowly
   following the lamp) and have not moved over the last two frames. A card laid down lies still
@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from bornes.drivers.camera.vision import Deck, Image, Sighting, Verdict, as_image
 
 SMALL_W, SMALL_H = 160, 120
+PIXELS = SMALL_W * SMALL_H
 
 
 class FrameFault(enum.Enum):
@@ -133,15 +134,14 @@ class PlayWatcher:
             return [Dropped(name, *fault)] if first else []
         self._fault = None
         assert frame is not None
-        small = as_image(cv2.GaussianBlur(cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H),
-                                                     interpolation=cv2.INTER_AREA), (3, 3), 0))
+        small = shrink(frame)
         previous, self._previous = self._previous, small
         if previous is None:
             return []
         t = self.tuning
         moved = _differs(small, previous, t.moving_level)
         self._moved = [*self._moved[-(t.still_frames - 1):], moved] if t.still_frames > 1 else [moved]
-        self._still = self._still + 1 if _count(moved) <= t.still_fraction * small.size else 0
+        self._still = self._still + 1 if _count(moved) <= t.still_fraction * PIXELS else 0
         if self._empty is None:  # the zone at start, once still: what "empty" looks like
             if self._still >= t.still_frames:
                 self._empty = small.copy()
@@ -149,7 +149,7 @@ class PlayWatcher:
             return []
         changed = _differs(small, self._empty, t.changed_level)
         self._changed = [*self._changed[-t.still_frames:], changed]
-        if _count(changed) <= t.empty_fraction * small.size:
+        if _count(changed) <= t.empty_fraction * PIXELS:
             if self._still >= t.still_frames:
                 cv2.addWeighted(self._empty, 0.8, small, 0.2, 0, dst=self._empty)  # follow the lamp, slowly
             # A card seen but never made out, and taken away: say so (the player may not have looked).
@@ -165,11 +165,11 @@ class PlayWatcher:
         moving = np.bitwise_or.reduce(np.stack(self._moved), axis=0)
         covered = np.bitwise_and.reduce(np.stack(self._changed), axis=0)
         steady = covered & ~as_image(cv2.dilate(moving.astype(np.uint8), np.ones((3, 3), np.uint8))).astype(bool)
-        if _count(steady) < t.steady_fraction * small.size:
+        if _count(steady) < t.steady_fraction * PIXELS:
             return []
         assert self._reference is not None
         unlike = _differs(small, self._reference, t.changed_level) & steady
-        if _count(unlike) <= t.new_fraction * small.size:
+        if _count(unlike) <= t.new_fraction * PIXELS:
             return []  # the scene already decided on: a card staying, a hand gone again
         return self._look(frame, small, steady, name)
 
@@ -269,14 +269,20 @@ def _count(mask: NDArray[np.bool_]) -> int:
     return int(np.count_nonzero(mask))
 
 
+def shrink(frame: Image) -> Image:
+    """The small copy the watcher and the enroller compare: SMALL_W x SMALL_H, colour, a little blurred."""
+    return as_image(cv2.GaussianBlur(cv2.resize(frame, (SMALL_W, SMALL_H), interpolation=cv2.INTER_AREA), (3, 3), 0))
+
+
 def _differs(a: Image, b: Image, level: int) -> NDArray[np.bool_]:
-    """Where two small pictures differ by more than ``level``."""
-    return np.asarray(cv2.absdiff(a, b)) > level
+    """Where two small pictures differ by more than ``level`` in any channel."""
+    diff = np.asarray(cv2.absdiff(a, b))
+    return (diff.max(axis=2) if diff.ndim == 3 else diff) > level
 
 
 def _share(a: Image, b: Image, level: int) -> float:
-    """The share of pixels that differ by more than ``level``."""
-    return float(np.count_nonzero(cv2.absdiff(a, b) > level)) / a.size
+    """The share of pixels that differ by more than ``level`` (in any channel)."""
+    return _count(_differs(a, b, level)) / (a.shape[0] * a.shape[1])
 
 
 def _same_place(a: Sighting, b: Sighting, tolerance: float) -> bool:

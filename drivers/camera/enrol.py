@@ -1,10 +1,10 @@
 """Teaching the camera, frame by frame: pure, so ``bornes enroll --camera`` and the bench share it.
 
-The owner lays each kind in the zone and takes the hand away; every still scene that differs from
-the empty zone (and from the last shot) is a shot: the card is found against the empty zone and
-flattened. After ``shots`` shots the card is taken away and the next kind is asked for. The last
-shot of each kind is held back to check the others with, so the check reads every kind with
-pictures it was not taught from.
+The owner lays each kind in the zone and takes the hand away; each time the scene settles (the card
+laid down, or nudged and let go) and differs from the empty zone, a shot is taken: the card is found
+against the empty zone and flattened. After ``shots`` shots the card is taken away and the next kind
+is asked for. The last shot of each kind is held back to check the others with, so the check reads
+every kind with pictures it was not taught from.
 """
 
 from __future__ import annotations
@@ -65,7 +65,6 @@ class Enroller:
         self._empty: Image | None = None
         self._previous: Image | None = None
         self._still = 0
-        self._last_shot: Image | None = None
         self._waiting_for_empty = False
 
     @property
@@ -95,7 +94,6 @@ class Enroller:
             if not empty:
                 return []
             self._waiting_for_empty = False
-            self._last_shot = None
             self.index += 1
             if self.index == len(self.kinds):
                 self.done = True
@@ -103,12 +101,10 @@ class Enroller:
                 checks = {k: v[-1:] for k, v in self.faces.items()}
                 return [AllTaught(Taught(faces, checks).checked())]
             return [Asked(self.kinds[self.index], self.index + 1, len(self.kinds))]
-        if empty or (self._last_shot is not None and _share(small, self._last_shot, t.changed_level) <=
-                     t.new_fraction):
-            return []
+        if empty or self._still != t.still_frames:
+            return []  # a shot is taken once each time the card settles (laid down, or nudged and let go)
         kind = self.kinds[self.index]
         corners = find_card(frame, self._empty)
-        self._last_shot = small
         if corners is None:
             return [NoCard(kind)]
         taken = self.faces.setdefault(kind, [])

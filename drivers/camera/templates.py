@@ -48,8 +48,8 @@ class Taught:
     def deck(self) -> Deck:
         return Deck(make_template(kind, face) for kind, faces in self.faces.items() for face in faces)
 
-    def missing(self) -> list[str]:
-        return [kind for kind in KINDS if not self.faces.get(kind)]
+    def missing(self, kinds: Sequence[str] = KINDS) -> list[str]:
+        return [kind for kind in kinds if not self.faces.get(kind)]
 
     def checked(self) -> Taught:
         """The same faces with the check run: every held-back face read with the templates."""
@@ -114,8 +114,9 @@ def _next_generation(folder: Path) -> int:
         return 1
 
 
-def load(state_dir: str | os.PathLike[str]) -> Taught:
-    """The templates of a state folder; :class:`TemplateError` with one line when they cannot be used."""
+def load(state_dir: str | os.PathLike[str], kinds: Sequence[str] = KINDS) -> Taught:
+    """The templates of a state folder; :class:`TemplateError` with one line when they cannot be used (damaged,
+    of another version, or missing one of ``kinds``)."""
     folder = templates_dir(state_dir)
     index = folder / INDEX
     try:
@@ -146,8 +147,8 @@ def load(state_dir: str | os.PathLike[str]) -> Taught:
                 target.setdefault(kind, []).append(image)
     alike = tuple(Lookalike(str(a), str(b), float(m)) for a, b, m in document.get("lookalikes", []))
     taught = Taught(faces, checks, tuple(document.get("read_back", [])), alike)
-    if taught.missing():
-        raise TemplateError(f"the camera was not taught: {', '.join(taught.missing())} (bornes enroll --camera)")
+    if taught.missing(kinds):
+        raise TemplateError(f"the camera was not taught: {', '.join(taught.missing(kinds))} (bornes enroll --camera)")
     return taught
 
 

@@ -39,8 +39,10 @@ FACE_W, FACE_H = 142, 220
 #: The look a face is compared by: LOOK_W x LOOK_H pixels in cells of LOOK_CELL.
 LOOK_W, LOOK_H, LOOK_CELL = 72, 108, 12
 LOOK_CELLS = (LOOK_W // LOOK_CELL) * (LOOK_H // LOOK_CELL)
-#: A cell this flat (spread in Lab units) is compared as flat: noise in it is not a pattern.
+#: A cell this flat (spread in grey levels) is compared as flat: noise in it is not a pattern.
 LOOK_FLOOR = 6.0
+#: BGR to lightness, red-green and yellow-blue: the opponent axes, as columns.
+OPPONENT = np.array([[1 / 3, 0.0, -0.5], [1 / 3, -0.5, 0.25], [1 / 3, 0.5, 0.25]], np.float32)
 #: The corners of a face in its own picture: top-left, top-right, bottom-right, bottom-left.
 FACE_CORNERS: Points = np.array([(0, 0), (FACE_W - 1, 0), (FACE_W - 1, FACE_H - 1), (0, FACE_H - 1)], np.float32)
 CARD_ASPECT = 56 / 87
@@ -208,8 +210,9 @@ def _largest_quad(mask: Image, area: float) -> Points | None:
 
 @dataclass(frozen=True)
 class Look:
-    """A face as a grid of cells: each cell's pattern (LOOK_CELL² pixels of L, a, b, zero mean, unit spread
-    per channel) and its colour (mean chromaticity r, g of the cell: a lamp's brightness cancels out)."""
+    """A face as a grid of cells: each cell's pattern (LOOK_CELL² pixels of lightness and two colour axes,
+    zero mean, unit spread per channel) and its colour (mean chromaticity r, g of the cell: a lamp's
+    brightness cancels out)."""
 
     pattern: NDArray[np.float32]  # LOOK_CELLS x (LOOK_CELL * LOOK_CELL * 3)
     colour: NDArray[np.float32]  # LOOK_CELLS x 2
@@ -219,8 +222,8 @@ def look(face: Image) -> Look:
     """The look of a flat face (any size: it is brought to LOOK_W x LOOK_H)."""
     small = as_image(cv2.resize(cv2.GaussianBlur(face, (0, 0), 2.0), (LOOK_W, LOOK_H), interpolation=cv2.INTER_AREA))
     rows, columns = LOOK_H // LOOK_CELL, LOOK_W // LOOK_CELL
-    lab = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), np.float32)
-    cells = lab.reshape(rows, LOOK_CELL, columns, LOOK_CELL, 3).transpose(0, 2, 1, 3, 4).reshape(LOOK_CELLS, -1, 3)
+    opponent = small.astype(np.float32) @ OPPONENT  # lightness and two colour axes, linear (Lab's tables cost 5 MB)
+    cells = opponent.reshape(rows, LOOK_CELL, columns, LOOK_CELL, 3).transpose(0, 2, 1, 3, 4).reshape(LOOK_CELLS, -1, 3)
     centred = cells - cells.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred**2).mean(axis=1, keepdims=True))
     pattern = (centred / np.maximum(spread, LOOK_FLOOR)).reshape(LOOK_CELLS, -1)
@@ -233,9 +236,7 @@ def look(face: Image) -> Look:
 def cell_scores(patterns: NDArray[np.float32], colours: NDArray[np.float32], seen: Look,
                 tuning: Tuning = DEFAULT_TUNING) -> NDArray[np.float32]:
     """Every template's likeness to ``seen``, cell by cell (templates x LOOK_CELLS), about -1..1."""
-    width = patterns.shape[2]
-    # One correlation per cell and template: a batched matrix product, cells first.
-    correlation = np.matmul(patterns.transpose(1, 0, 2), seen.pattern[:, :, None])[..., 0].T / width
+    correlation = np.einsum("tck,ck->tc", patterns, seen.pattern) / patterns.shape[2]
     distance = np.sqrt(((colours - seen.colour[None]) ** 2).sum(axis=2))
     alike = 1.0 - np.minimum(distance / tuning.colour_scale, 2.0)
     w = tuning.colour_weight
@@ -315,28 +316,22 @@ class Deck:
 
     def __init__(self, templates: Iterable[Template], tuning: Tuning = DEFAULT_TUNING) -> None:
         self.tuning = tuning
-        self.templates: list[Template] = oriented_alike((t for t in templates if len(t.descriptors)), tuning)
-        if not self.templates:
+        templates = oriented_alike((t for t in templates if len(t.descriptors)), tuning)
+        if not templates:
             raise ValueError("no usable template: every enrolment shot was blank")
-        self.kinds: list[str] = sorted({t.kind for t in self.templates})
-        self.owner = np.concatenate([np.full(len(t.descriptors), i, np.int32) for i, t in enumerate(self.templates)])
-        self.descriptors = np.concatenate([t.descriptors for t in self.templates])
-        self.points: Points = np.concatenate([t.points for t in self.templates])
-        self.kind_index: NDArray[np.int32] = np.array([self.kinds.index(self.templates[i].kind) for i in self.owner],
-                                                      np.int32)
-        looks = [look(t.face) for t in self.templates]
+        self.kinds: list[str] = sorted({t.kind for t in templates})
+        # Only what matching and comparing need is kept (not the faces): the camera reader lives on a Pi.
+        owner = np.concatenate([np.full(len(t.descriptors), i, np.int32) for i, t in enumerate(templates)])
+        self.descriptors = np.concatenate([t.descriptors for t in templates])
+        self.points: Points = np.concatenate([t.points for t in templates])
+        self.kind_index: NDArray[np.int32] = np.array([self.kinds.index(templates[i].kind) for i in owner], np.int32)
+        looks = [look(t.face) for t in templates]
         self.patterns = np.stack([x.pattern for x in looks])
         self.colours = np.stack([x.colour for x in looks])
-        self.look_kinds = np.array([self.kinds.index(t.kind) for t in self.templates], np.int32)
+        self.look_kinds = np.array([self.kinds.index(t.kind) for t in templates], np.int32)
         self._matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
         self._matcher.add([self.descriptors])
         self._matcher.train()
-
-    def by_kind(self) -> Mapping[str, list[int]]:
-        found: dict[str, list[int]] = {}
-        for index, template in enumerate(self.templates):
-            found.setdefault(template.kind, []).append(index)
-        return found
 
     # -- the two steps ---------------------------------------------------------------------------
 
@@ -429,10 +424,9 @@ class Deck:
             return None
         corners = flat_corners
         if inliers >= 8:
-            matrix, _ = cv2.findHomography(source[agree], target[agree], cv2.RANSAC, tuning.reprojection,
-                                           maxIters=200, confidence=0.99)
+            matrix = fit_homography(source[agree], target[agree], tuning.reprojection)
             if matrix is not None:
-                tilted = as_points(cv2.perspectiveTransform(FACE_CORNERS.reshape(-1, 1, 2), matrix))
+                tilted = project(matrix, FACE_CORNERS)
                 stray = float(np.abs(tilted - flat_corners).max())
                 height = float(np.linalg.norm(flat_corners[0] - flat_corners[3]))
                 if plausible_card(tilted) and stray <= 0.15 * height:  # a tilt, not a fold
@@ -515,8 +509,13 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
         return None
     a, first = a[sane], pairs[sane, 0]
     b = q[first] - a * p[first]
-    agree = np.abs(a[:, None] * p[None] + b[:, None] - q[None]) < threshold
-    best = agree[int(np.argmax(agree.sum(axis=1)))]
+    best, most = np.zeros(count, bool), -1
+    for start in range(0, len(a), 32):  # in blocks: all hypotheses at once would cost megabytes
+        agree = np.abs(a[start:start + 32, None] * p[None] + b[start:start + 32, None] - q[None]) < threshold
+        counts = agree.sum(axis=1)
+        if int(counts.max()) > most:
+            most = int(counts.max())
+            best = agree[int(np.argmax(counts))]
     for _ in range(2):  # least squares on the matches that agree, then who agrees with that
         if best.sum() < 2:
             return None
@@ -531,6 +530,50 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
         best = np.abs(a1 * p + b1 - q) < threshold
     matrix = np.array([[a1.real, -a1.imag, b1.real], [a1.imag, a1.real, b1.imag]], np.float64)
     return matrix, best
+
+
+def fit_homography(source: Points, target: Points, threshold: float) -> NDArray[np.float64] | None:
+    """The homography (3 x 3) through matches already known to agree, by least squares (normalised DLT),
+    refitted once without those further than ``threshold`` pixels. No RANSAC: the similarity chose them."""
+    keep = np.ones(len(source), bool)
+    matrix: NDArray[np.float64] | None = None
+    for _ in range(2):
+        if keep.sum() < 6:
+            return matrix
+        matrix = _dlt(source[keep], target[keep])
+        if matrix is None:
+            return None
+        keep = np.linalg.norm(project(matrix, source) - target, axis=1) <= threshold
+    return matrix
+
+
+def _dlt(source: Points, target: Points) -> NDArray[np.float64] | None:
+    def normalising(points: NDArray[np.float64]) -> NDArray[np.float64]:
+        centre = points.mean(axis=0)
+        scale = np.sqrt(2) / max(float(np.linalg.norm(points - centre, axis=1).mean()), 1e-9)
+        return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
+
+    p, q = source.astype(np.float64), target.astype(np.float64)
+    tp, tq = normalising(p), normalising(q)
+    pn = p @ tp[:2, :2].T + tp[:2, 2]
+    qn = q @ tq[:2, :2].T + tq[:2, 2]
+    x, y, u, v = pn[:, 0], pn[:, 1], qn[:, 0], qn[:, 1]
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    rows = np.concatenate([np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=1),
+                           np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=1)])
+    normalised = np.linalg.svd(rows)[2][-1].reshape(3, 3)
+    matrix = np.linalg.inv(tq) @ normalised @ tp
+    if abs(matrix[2, 2]) < 1e-12:
+        return None
+    return np.asarray(matrix / matrix[2, 2], np.float64)
+
+
+def project(matrix: NDArray[np.float64], points: Points) -> Points:
+    """``points`` through the homography ``matrix``; a point sent to infinity (a degenerate fit) comes back
+    as inf or nan, which no card is (:func:`plausible_card`) and no match agrees with."""
+    mapped = np.c_[points.astype(np.float64), np.ones(len(points))] @ matrix.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return as_points(mapped[:, :2] / mapped[:, 2:3])
 
 
 def _height(corners: Points) -> float:
@@ -557,7 +600,7 @@ def _best_by_kind(scores: NDArray[np.float32], kinds: NDArray[np.int32],
 def plausible_card(corners: Points, frame_diagonal: float = 800.0) -> bool:
     """A fit's picture of a card: convex, not folded, card-shaped, of a size a card can have."""
     quad = as_points(corners)
-    if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+    if not np.isfinite(quad).all() or not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
         return False
     sides = [float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4)]
     width, height = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2

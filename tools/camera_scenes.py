@@ -476,16 +476,17 @@ def enrolment_shots(seed: int, edition: str, shots: int = 3) -> dict[str, list[I
     return out
 
 
-def enrolment_sequence(seed: int, edition: str, *, shots: int = 3,
-                       kinds: Sequence[str] = KINDS) -> tuple[Sequence_, Table]:
-    """An owner teaching the camera, at 10 frames a second: each kind picked up (2 to 3.5 s), laid in
-    the zone and left still, nudged between shots, then taken away. The first frames show the empty zone."""
+def enrolment_sequence(seed: int, edition: str, *, shots: int = 3, kinds: Sequence[str] = KINDS,
+                       find_s: tuple[float, float] = (2.0, 3.5)) -> tuple[Sequence_, Table]:
+    """An owner teaching the camera, at 10 frames a second: each kind found in the deck (``find_s`` seconds),
+    brought in (0.3 s), laid in the zone and left still for each shot (0.2 s for the camera, 0.6 s for the
+    owner to notice), nudged between shots, then taken away (0.4 s). The first frames show the empty zone."""
     rng = np.random.default_rng(seed)
     player = Player(rng, edition, make_table(rng, "wood"))
     player.table.jpeg = None
     player.empty(8)
     for kind in kinds:
-        player.empty(int(rng.integers(20, 35)))  # finding the next card in the deck
+        player.empty(int(rng.integers(round(find_s[0] * FPS), round(find_s[1] * FPS))))  # finding the card
         pose = Pose(FRAME_W / 2 + rng.uniform(-40, 40), FRAME_H / 2 + rng.uniform(-30, 30), rng.uniform(0, 360), 220,
                     tuple(rng.uniform(-0.02, 0.02, 8)))
         first = len(player.out.frames)

@@ -1,10 +1,10 @@
 """Teaching the camera, frame by frame: pure, so ``bornes enroll --camera`` and the bench share it.
 
-The owner lays each kind in the zone and takes the hand away; every still scene that differs from
-the empty zone (and from the last shot) is a shot: the card is found against the empty zone and
-flattened. After ``shots`` shots the card is taken away and the next kind is asked for. The last
-shot of each kind is held back to check the others with, so the check reads every kind with
-pictures it was not taught from.
+The owner lays each kind in the zone and takes the hand away; each time the scene settles (the card
+laid down, or nudged and let go) and differs from the empty zone, a shot is taken: the card is found
+against the empty zone and flattened. After ``shots`` shots the card is taken away and the next kind
+is asked for. The last shot of each kind is held back to check the others with, so the check reads
+every kind with pictures it was not taught from.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
-
 from bornes.drivers.camera.index import KINDS
 from bornes.drivers.camera.templates import Taught
 from bornes.drivers.camera.vision import Image, find_card, flatten
-from bornes.drivers.camera.watch import DEFAULT_WATCH, SMALL_H, SMALL_W, WatchTuning, _share
+from bornes.drivers.camera.watch import DEFAULT_WATCH, WatchTuning, _share, shrink
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,6 @@ class Enroller:
         self._empty: Image | None = None
         self._previous: Image | None = None
         self._still = 0
-        self._last_shot: Image | None = None
         self._waiting_for_empty = False
 
     @property
@@ -82,7 +79,7 @@ class Enroller:
         if self.done:
             return []
         self.frames += 1
-        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL_W, SMALL_H), interpolation=cv2.INTER_AREA)
+        small = shrink(frame)
         previous, self._previous = self._previous, small
         if previous is None:
             return []
@@ -98,7 +95,6 @@ class Enroller:
             if not empty:
                 return []
             self._waiting_for_empty = False
-            self._last_shot = None
             self.index += 1
             if self.index == len(self.kinds):
                 self.done = True
@@ -106,12 +102,10 @@ class Enroller:
                 checks = {k: v[-1:] for k, v in self.faces.items()}
                 return [AllTaught(Taught(faces, checks).checked())]
             return [Asked(self.kinds[self.index], self.index + 1, len(self.kinds))]
-        if empty or (self._last_shot is not None and _share(small, self._last_shot, t.changed_level) <=
-                     t.new_fraction):
-            return []
+        if empty or self._still != t.still_frames:
+            return []  # a shot is taken once each time the card settles (laid down, or nudged and let go)
         kind = self.kinds[self.index]
         corners = find_card(frame, self._empty)
-        self._last_shot = small
         if corners is None:
             return [NoCard(kind)]
         taken = self.faces.setdefault(kind, [])

@@ -42,8 +42,8 @@ class Taught:
     def deck(self) -> Deck:
         return Deck(make_template(kind, face) for kind, faces in self.faces.items() for face in faces)
 
-    def missing(self) -> list[str]:
-        return [kind for kind in KINDS if not self.faces.get(kind)]
+    def missing(self, kinds: Sequence[str] = KINDS) -> list[str]:
+        return [kind for kind in kinds if not self.faces.get(kind)]
 
     def checked(self) -> Taught:
         """The same faces with the check run: every held-back face read with the templates."""
@@ -124,9 +124,9 @@ def _next_generation(folder: Path) -> int:
         return 1
 
 
-def load(folder: str | os.PathLike[str], *, complete: bool = True) -> Taught:
+def load(folder: str | os.PathLike[str], *, complete: bool = True, kinds: Sequence[str] = KINDS) -> Taught:
     """The templates kept in ``folder``; :class:`TemplateError` with one line when they cannot be used
-    (with ``complete``, also when a kind was never taught)."""
+    (damaged, of another version; with ``complete``, also when one of ``kinds`` was never taught)."""
     folder = Path(folder)
     index = folder / INDEX
     try:
@@ -157,8 +157,8 @@ def load(folder: str | os.PathLike[str], *, complete: bool = True) -> Taught:
                 target.setdefault(kind, []).append(image)
     alike = tuple(Lookalike(str(a), str(b), float(m)) for a, b, m in document.get("lookalikes", []))
     taught = Taught(faces, checks, tuple(document.get("read_back", [])), alike)
-    if complete and taught.missing():
-        raise TemplateError(f"the camera was not taught: {', '.join(taught.missing())} (bornes enroll --camera)")
+    if complete and taught.missing(kinds):
+        raise TemplateError(f"the camera was not taught: {', '.join(taught.missing(kinds))} (bornes enroll --camera)")
     return taught
 
 

@@ -86,3 +86,23 @@ def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
                                           FrameFault.UNREADABLE]
     assert all("\n" not in d.detail for d in dropped)
     assert [kind for _, kind in outcomes(spoilt)] == [kind for _, kind in clean]
+
+
+@pytest.mark.parametrize("where", [(170.0, 150.0), (470.0, 330.0)])
+def test_a_card_found_in_the_changed_part_is_placed_where_it_lies_in_the_frame(where: tuple[float, float]) -> None:
+    """The recognizer looks only inside the changed part's box: its corners must come back in the frame's
+    coordinates (once they came back in the box's own, and every masked frame was flattened from elsewhere)."""
+    from tools.camera_scenes import Pose, make_table, render
+
+    rng = np.random.default_rng(5)
+    table = make_table(rng, "wood")
+    table.jpeg = None
+    pose = Pose(where[0], where[1], 20.0, 210.0)
+    empty = render(table, rng)
+    frame = render(table, rng, [("ROLL", "road", pose)])
+    changed = (cv2.absdiff(frame, empty).max(axis=2) > 30).astype(np.uint8) * 255
+    sighting = taught().deck().recognise(frame, changed)
+    assert sighting.kind == "ROLL", sighting
+    assert sighting.corners is not None
+    centre = sighting.corners.mean(axis=0)
+    assert np.hypot(centre[0] - where[0], centre[1] - where[1]) < 15, (centre, where)

@@ -244,11 +244,11 @@ class Pairing:
 
 def _answer(ok_or_error: str | None) -> bytes:
     if ok_or_error is None:
-        return json.dumps({"v": PROTOCOL_VERSION, "ok": True}).encode() + b"\n"
+        return json.dumps({"v": PROTOCOL_VERSION, "ok": True}, allow_nan=False).encode() + b"\n"
     answer: dict[str, Any] = {"v": PROTOCOL_VERSION, "ok": False, "error": ok_or_error}
     if ok_or_error == BUSY:
         answer["waiting"] = True  # not refused: kept by the table until its game ends
-    return json.dumps(answer, ensure_ascii=False).encode() + b"\n"
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False).encode() + b"\n"
 
 
 class ControlListener:

@@ -76,7 +76,7 @@ class Answer:
 
 def send(path: str | os.PathLike[str], message: Mapping[str, object], timeout: float = TIMEOUT) -> Answer:
     """Send one message (``type`` and its fields; the version is added) and read the one-line answer."""
-    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False).encode() + b"\n"
+    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False, allow_nan=False).encode() + b"\n"
     data = b""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC) as client:

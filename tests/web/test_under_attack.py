@@ -23,7 +23,7 @@ import pytest
 
 from bornes.drivers.events import ButtonPressed
 from bornes.firmware.appliance.control_client import PHONES_FORGOTTEN
-from bornes.firmware.web import guard
+from bornes.firmware.web import connections, guard
 from tests.web.server import Table, Web, browser_wait, chromium, feed, hostile_site, referee_table, web_server
 
 # A short finished game whose names start like spreadsheet formulas (both are legal player names).
@@ -101,6 +101,33 @@ def test_history_csv_cells_never_start_like_a_formula(site: tuple[Web, Table]) -
         assert not any(cell[:1] in ("=", "+", "-", "@", "\t", "\r") for cell in row), row
 
 
+@pytest.mark.parametrize("cell", [" =1+1", "  +Ann", "\u00a0-2", "\u200b@Bob", " \t=1", "\n=1", "\u3000=1"])
+def test_a_formula_after_spaces_is_text_too(cell: str) -> None:
+    """Round two, finding 8: ``" =1+1"`` was written as it is (spreadsheets skip the space and run it)."""
+    assert guard.csv_cell(cell) == "'" + cell
+    assert guard.csv_cell("Ann =1") == "Ann =1" and guard.csv_cell(-30) == -30 and guard.csv_cell(" Ann") == " Ann"
+
+
+def test_the_winner_and_totals_cells_of_a_spaced_formula_name_are_text(tmp_path: Path) -> None:
+    """Round two, finding 8, end to end: a game won by ``" =1+1"`` (a legal name: it is not only spaces),
+    played into a real journal, downloaded from a real ``bornes web`` as /history.csv."""
+    from bench.club import play_game, setup_from
+
+    state_dir = tmp_path / "state"
+    names = [" =1+1", " @SUM(A1)"]  # whoever wins, the winner's cell starts with a space and a formula
+    play_game(state_dir, setup_from({"edition": "winning-moves", "names": names, "options": {"game_target": "0"}}),
+              seed=3)
+    with web_server(state_dir, tmp_path / "control.sock") as web, client("127.0.0.26") as phone:
+        text = phone.get(web.url + "/history.csv").text
+    rows = list(csv.reader(io.StringIO(text)))
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["winner"] in ("' =1+1", "' @SUM(A1)"), row
+    assert row["totals"].startswith("' "), row
+    assert row["players"] == "'=1+1; @SUM(A1)", row  # the record's names are stripped; the summary's were not
+    for cell in rows[1]:
+        assert cell.lstrip()[:1] not in ("=", "+", "-", "@"), rows[1]
+
+
 def test_a_paired_phone_can_unpair(site: tuple[Web, Table]) -> None:
     """Finding 6: a pairing lasted 180 days with no way to undo it, from the phone or the panel."""
     web, table = site
@@ -145,6 +172,29 @@ def test_every_phone_together_asks_for_few_pins(site: tuple[Web, Table]) -> None
             codes += [one.post(web.url + "/pair/start", headers=FORM, content=b"").status_code for _ in range(3)]
     table.referee.pairing.cancel()
     assert codes.count(200) <= 6 and codes.count(429) >= 6, codes
+
+
+def head_answer(port: int, padding: int, address: str = "127.0.0.27") -> bytes:
+    """The status line answering a GET whose head carries ``padding`` bytes of one header, sent in one write."""
+    head = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * padding + b"\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0)) as sock:
+        sock.sendall(head)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_a_head_past_16_kib_is_refused_however_it_arrives(site: tuple[Web, Table]) -> None:
+    """Round two, finding 4: a 60 KB header block sent at once was served (h11 measures a head only while
+    it is incomplete); docs/web.md says 16 KiB."""
+    web, _table = site
+    assert head_answer(port_of(web), 60_000).startswith(b"HTTP/1.1 431"), head_answer(port_of(web), 60_000)
+    assert head_answer(port_of(web), 17_000).startswith(b"HTTP/1.1 431")
+    assert head_answer(port_of(web), 15_000) == b"HTTP/1.1 200 OK"
 
 
 def _children(pid: int) -> int:
@@ -217,6 +267,9 @@ def _closed_by_server(sock: socket.socket, timeout: float) -> bool:
     return data == b"" or data.startswith(b"HTTP/1.1 503")
 
 
+HALF_OPEN_FROM_ONE = 200  # what took every connection at 44cd1eb
+
+
 @pytest.mark.slow
 def test_one_phone_cannot_hold_every_connection(site: tuple[Web, Table]) -> None:
     """Finding 3: 200 half-open connections (or 199 live pages) from one phone made every page 503."""
@@ -225,7 +278,7 @@ def test_one_phone_cannot_hold_every_connection(site: tuple[Web, Table]) -> None
     held: list[socket.socket] = []
     streams: list[Any] = []
     try:
-        for _ in range(guard.CONCURRENCY):
+        for _ in range(HALF_OPEN_FROM_ONE):
             held.append(_half_open("127.0.0.50", port))
         with client("127.0.0.51") as reader:
             for _ in range(12):  # live pages from one phone: a few, then 503
@@ -239,12 +292,29 @@ def test_one_phone_cannot_hold_every_connection(site: tuple[Web, Table]) -> None
             for stream in streams:
                 stream.close()
         # The half-open connections past the per-address cap were shut at once; the rest at the deadline.
-        assert sum(_closed_by_server(sock, 0.5) for sock in held[guard.PER_CLIENT:]) \
-            == guard.CONCURRENCY - guard.PER_CLIENT
-        assert _closed_by_server(held[0], guard.REQUEST_DEADLINE + 10)
+        assert sum(_closed_by_server(sock, 0.5) for sock in held[connections.PER_CLIENT:]) \
+            == HALF_OPEN_FROM_ONE - connections.PER_CLIENT
+        assert _closed_by_server(held[0], connections.REQUEST_DEADLINE + 10)
     finally:
         for sock in held:
             sock.close()
+
+
+@pytest.mark.slow
+def test_a_flood_from_the_lan_never_locks_a_phone_out(site: tuple[Web, Table]) -> None:
+    """Round two, findings 2 and 3: half-open requests from 13 addresses (16 each, reconnecting when
+    closed) passed uvicorn's 200 and every page answered 503 (1 of 60 loaded); 4 live streams from
+    each of 25 addresses filled the 100 and a new phone's stream got 503. Here: 50 addresses x 16
+    half-open requests, then 50 x 4 streams (bench/attack.py, ``python -m bench.attack`` at full size);
+    every page load of another phone is served and a paired phone's stream connects every time."""
+    from bench.attack import pair, under_attack
+
+    web, table = site
+    for budget in under_attack("web", web.url, pair(web.url, table.referee), pages=20, streams=5):
+        print(budget.attack, budget.page.served, budget.page.done, f"p95 {budget.p95_ms():.0f} ms")
+        assert budget.held >= 100, budget.attack  # the attack took hold: the server kept its connections
+        assert budget.page.served == budget.page.done, (budget.attack, budget.page.failures)
+        assert budget.live.served == budget.live.done, (budget.attack, budget.live.failures)
 
 
 def test_the_units_bound_memory_and_tasks() -> None:

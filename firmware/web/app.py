@@ -6,7 +6,8 @@
   tables, never the latest.
 * A new game can be proposed from a paired phone only. Pairing asks the referee (over its control
   socket) to show a PIN on the panel; the phone types it once and gets a random token in a cookie.
-  Wrong PINs are rate-limited here and the referee voids a PIN after five wrong tries.
+  Wrong PINs are rate-limited here per phone, and the referee voids a phone's PIN after five wrong tries
+  from that phone (another address can neither use it nor void it).
 * No page can play a card: the socket protocol has no message for it.
 """
 

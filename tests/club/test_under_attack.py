@@ -35,7 +35,7 @@ from bench.club import (
 from bornes.firmware.club import topics
 from bornes.firmware.club.settings import SettingsError, load_board
 from tests.club.conftest import require_mosquitto
-from tests.web.server import browser_wait, chromium, hostile_site
+from tests.web.server import browser_wait, chromium, head_answer, hostile_site
 
 AUTH = ("organiser", ORGANISER_PASSWORD)
 
@@ -294,8 +294,6 @@ def test_a_huge_body_is_refused_before_it_is_read(club: Club) -> None:
 
 def test_a_head_past_16_kib_is_refused_however_it_arrives(club: Club) -> None:
     """Round two, finding 4: a 60 KB header block sent at once got 200 from the board; docs say 16 KiB."""
-    from tests.web.test_under_attack import head_answer
-
     assert head_answer(club.web_port, 60_000).startswith(b"HTTP/1.1 431")
     assert head_answer(club.web_port, 15_000) == b"HTTP/1.1 200 OK"
 

@@ -213,6 +213,9 @@ def board_body(directory: Path) -> tuple[float, float, str]:
 
 
 def exposure() -> dict[str, str]:
+    """``systemd-analyze security --offline=yes`` of each unit file as shipped: the file alone, read by this
+    machine's systemd. The figures of a booted system (docs/system.md) read the unit as its running
+    manager loaded it, and differ."""
     analyze = shutil.which("systemd-analyze")
     found: dict[str, str] = {}
     if analyze is None:
@@ -494,7 +497,8 @@ def pair(url: str, referee: Any) -> dict[str, str]:
 
 @dataclass
 class Budget:
-    """One attack against one app: the legitimate clients' tries and what the attacker held."""
+    """One attack against one app: the legitimate clients' tries, what the attacker held, and the
+    server's peak memory (VmRSS, with its children) and tasks (threads and children: what TasksMax counts)."""
 
     app: str
     attack: str
@@ -502,6 +506,8 @@ class Budget:
     live: Tries
     held: int
     opened: int
+    peak_mb: float = 0.0
+    peak_tasks: int = 0
 
     def met(self) -> bool:
         return (self.page.served >= 0.99 * self.page.done and self.p95_ms() <= 250
@@ -511,44 +517,80 @@ class Budget:
         return self.page.p95() * 1000
 
 
+def tasks(pid: int) -> int:
+    """Threads of the process and of its children: what a unit's TasksMax counts."""
+    count = 0
+    with contextlib.suppress(OSError):
+        count = len(list(Path(f"/proc/{pid}/task").iterdir()))
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    count += len(list(Path(f"/proc/{child}/task").iterdir()))
+    return count
+
+
+@contextlib.contextmanager
+def peaks(pid: int | None) -> Iterator[list[float]]:
+    """[peak MB (VmRSS with children), peak tasks] of ``pid`` while the block runs, sampled every 50 ms."""
+    found = [0.0, 0.0]
+    stop = threading.Event()
+
+    def watch() -> None:
+        while pid is not None and not stop.is_set():
+            found[0] = max(found[0], children_rss(pid)[1])
+            found[1] = max(found[1], tasks(pid))
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield found
+    finally:
+        stop.set()
+        watcher.join(5)
+
+
 def under_attack(app: str, url: str, trusted: dict[str, str], *, addresses: list[str] = ATTACKERS,
                  half_open_each: int = 16, streams_each: int = 4, pages: int = 60,
-                 streams: int = 15) -> list[Budget]:
+                 streams: int = 15, pid: int | None = None) -> list[Budget]:
     """The two attacks of issue 32 against one app, one after the other, each with its legitimate tries."""
     port = int(url.rsplit(":", 1)[1])
     found = []
     for kind, each in (("half-open", half_open_each), ("streams", streams_each)):
-        with attack(kind, port, addresses, each) as tally:
+        with peaks(pid) as peak, attack(kind, port, addresses, each) as tally:
             held_before = tally.held.value
             page, live = legitimate(url, trusted, pages, streams)
             found.append(Budget(app, f"{len(addresses)} addresses x {each} {kind}", page, live,
                                 min(held_before, tally.held.value), tally.opened.value))
+        found[-1].peak_mb, found[-1].peak_tasks = peak[0], int(peak[1])
         time.sleep(1.0)  # the server closes what the attack left
     return found
 
 
 def budget_rows(budgets: list[Budget]) -> list[str]:
     lines = ["| app | attack (held by the attacker) | phone's GET / served (>= 99 %) | p95 (<= 250 ms) "
-             "| trusted /events connected (every time) | met? |", "|---|---|---|---|---|---|"]
+             "| trusted /events connected (every time) | met? | server's peak RSS, tasks |",
+             "|---|---|---|---|---|---|---|"]
     for b in budgets:
         why = ", ".join(f"{count} x {reason}" for reason, count in sorted(b.page.failures.items()))
         p95 = f"{b.p95_ms():.0f} ms" if b.page.seconds else "none served"
         lines.append(f"| {b.app} | {b.attack} ({b.held} held, {b.opened} opened) | {b.page.served} of "
                      f"{b.page.done}{f' ({why})' if why else ''} | {p95} | {b.live.served} of "
-                     f"{b.live.done} | {'yes' if b.met() else 'NO'} |")
+                     f"{b.live.done} | {'yes' if b.met() else 'NO'} | {b.peak_mb:.1f} MB, {b.peak_tasks} |")
     return lines
 
 
 def budgets(directory: Path, *, skip_club: bool = False, pages: int = 60, streams: int = 15) -> list[Budget]:
     found = []
-    with web(directory) as (url, _process), referee_behind(directory / "control.sock") as referee:
-        found += under_attack("web", url, pair(url, referee), pages=pages, streams=streams)
+    with web(directory) as (url, process), referee_behind(directory / "control.sock") as referee:
+        found += under_attack("web", url, pair(url, referee), pages=pages, streams=streams, pid=process.pid)
     if not skip_club:
         from bench.club import club_night, organiser_headers
 
         with club_night(directory / "club-budgets", ["t1"]) as club:
             token = {"authorization": organiser_headers()["Authorization"]}
-            found += under_attack("board", f"http://127.0.0.1:{club.web_port}", token, pages=pages, streams=streams)
+            found += under_attack("board", f"http://127.0.0.1:{club.web_port}", token, pages=pages, streams=streams,
+                                  pid=club.board.pid)
     return found
 
 
@@ -574,14 +616,18 @@ def main() -> None:
                     fails = "a page failed" if opened < 400 else "pages still served"
                     print(f"web: {kind} connections from {who}: {opened} opened, {kept} kept; {fails}")
                 time.sleep(1)
-            children, rss, codes = pdf_burst(url, process)
+            with peaks(process.pid) as peak:
+                children, rss, codes = pdf_burst(url, process)
             print(f"web: 30 PDF downloads at once: at most {children} PDF children, peak RSS with children "
-                  f"{rss:.0f} MB, answers {dict(sorted(codes.items()))}")
+                  f"{rss:.0f} MB, at most {peak[1]:.0f} tasks, answers {dict(sorted(codes.items()))}")
         if not args.skip_club:
             before, after, answer = board_body(directory)
             print(f"club: board RSS {before:.1f} MB before a 50 MB body, {after:.1f} MB after; answer: {answer}")
+    version = subprocess.run(["systemd-analyze", "--version"], capture_output=True, text=True, check=False) \
+        if shutil.which("systemd-analyze") else None
     for unit, level in exposure().items():
-        print(f"systemd-analyze security {unit}: {level}")
+        print(f"systemd-analyze security --offline=yes {unit}: {level} "
+              f"({version.stdout.split(chr(10))[0] if version else '?'}, the unit file alone)")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,20 @@
-"""``python -m bench.attack``: the figures of docs/web.md and docs/club.md "Under attack" (issue 20).
+"""``python -m bench.attack``: the figures of docs/web.md and docs/club.md "Under attack" (issues 20 and 32).
 
-Measures, on loopback only, against a real ``bornes web`` (and ``bornes club`` for the body size):
+On loopback only, against a real ``bornes web`` (with a real referee loop behind its control
+socket, so a phone pairs with a PIN) and a real club night (Mosquitto, a bridge, ``bornes club``):
 
-* held connections before a page fails: half-open requests (slowloris) and live-table streams,
-  from one client address, then from one address each (all of 127.0.0.0/8 is this machine);
-* the PDF burst: 30 downloads at once, the most PDF children seen at once and the peak RSS of the
-  web process and its children together;
-* the board's RSS before and after a 50 MB request body;
-* ``systemd-analyze security`` of every unit.
+* **the budgets** (``--only budgets``, issue 32): while 50 addresses (127.0.0.2–127.0.0.51) each
+  hold 16 half-open requests reconnecting as soon as one is closed, and separately while they each
+  hold 4 live streams, a phone loads ``GET /`` every 0.25 s on a new connection (served ≥ 99 %,
+  p95 ≤ 250 ms) and a paired phone opens its live stream (every time); the same for the board,
+  whose projector is a browser where the organiser is logged in. The attack runs in a process of
+  its own; the server's peak memory and tasks are printed beside (they size the units' ceilings);
+* **the figures** (``--only figures``, issue 20): held connections before a page fails, from one
+  address and from one address each; the PDF burst (30 downloads at once: children, peak RSS,
+  tasks); the board's RSS before and after a 50 MB body; ``systemd-analyze security --offline=yes``.
 
-It prints numbers and asserts nothing (the tests do that).
+It prints numbers and asserts nothing (the tests do that); with ``--only budgets`` the exit status
+is 1 when a budget is not met.
 """
 
 from __future__ import annotations

@@ -110,6 +110,9 @@ def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...
         # bool is an int in Python; a count or id given as true/false is still wrong.
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
             raise BadMessage(f"{kind} message: field {name!r} is missing or not {_names(types)}")
+        # A game number or a count past any real one (SQLite's integers end at 2**63: no overflow on the way in).
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LARGEST:
+            raise BadMessage(f"{kind} message: field {name!r} is out of range")
     return data
 
 

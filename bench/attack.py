@@ -323,6 +323,11 @@ async def _held_stream(port: int, address: str, path: str, tally: Tally, stop: A
 
 def _attack(kind: str, port: int, addresses: list[str], each: int, path: str, tally: Tally, stop: Any) -> None:
     """The attacking process: ``each`` connections from every address, kept up until ``stop``."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    with contextlib.suppress(ValueError, OSError):  # 800 sockets and more: past a default soft limit of 1024
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     async def run() -> None:
         if kind == "half-open":

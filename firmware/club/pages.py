@@ -21,6 +21,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore
@@ -124,26 +125,38 @@ async def events(request: Request) -> Response:
     seat = site.seats.take(client(request), site.organiser(request), lambda: listener.put_nowait(None))
     if seat is None:
         return text(site.words(request)("Too many pages open: try again later.\n"), 503, **{"Retry-After": "10"})
-    return StreamingResponse(follow(site, seat, listener), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return Followed(site, seat, listener)
 
 
-async def follow(site: ClubSite, seat: Seat, listener: asyncio.Queue[str | None]) -> AsyncIterator[str]:
-    site.board.listeners.add(listener)
-    try:
-        yield ": connected\n\n"
-        while True:
-            try:
-                message = await asyncio.wait_for(listener.get(), timeout=15)
-            except TimeoutError:
-                yield ": keep-alive\n\n"
-                continue
-            if message is None:  # the seat went to another browser: this stream ends, the page reconnects
-                return
-            yield f"data: {message}\n\n"
-    finally:
-        site.board.listeners.discard(listener)
-        site.seats.release(seat)
+class Followed(StreamingResponse):
+    """The stream of one tables page, whose seat and listener are given back however it ends (a browser
+    gone before its first message too: Starlette then never starts the iterator)."""
+
+    def __init__(self, site: ClubSite, seat: Seat, listener: asyncio.Queue[str | None]) -> None:
+        super().__init__(follow(listener), media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.site, self.seat, self.listener = site, seat, listener
+        site.board.listeners.add(listener)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.site.board.listeners.discard(self.listener)
+            self.site.seats.release(self.seat)
+
+
+async def follow(listener: asyncio.Queue[str | None]) -> AsyncIterator[str]:
+    yield ": connected\n\n"
+    while True:
+        try:
+            message = await asyncio.wait_for(listener.get(), timeout=15)
+        except TimeoutError:
+            yield ": keep-alive\n\n"
+            continue
+        if message is None:  # the seat went to another browser: this stream ends, the page reconnects
+            return
+        yield f"data: {message}\n\n"
 
 
 async def standings_page(request: Request) -> Response:

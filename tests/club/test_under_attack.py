@@ -330,6 +330,28 @@ def test_a_flood_from_the_lan_never_locks_the_board_out(club: Club) -> None:
         browser_wait(lambda: browser.find_element("css selector", "body").get_attribute("data-live") == "yes")
 
 
+def test_streams_closed_at_once_give_their_seats_back(club: Club) -> None:
+    """A page that asks for the live stream and goes away at once (before its first message) gives its
+    seat back: ten of them from one address, and that address still opens its four."""
+    from bench.attack import stream_try
+
+    for _ in range(10):
+        with socket.create_connection(("127.0.0.1", club.web_port), source_address=("127.0.0.70", 0)) as sock:
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    time.sleep(0.5)
+    held = []
+    try:
+        for _ in range(4):
+            sock = socket.create_connection(("127.0.0.1", club.web_port), source_address=("127.0.0.70", 0))
+            held.append(sock)
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert sock.recv(64).startswith(b"HTTP/1.1 200"), len(held)
+        assert stream_try(club.url("").rstrip("/"), "127.0.0.70", {})[2] == "503"  # a fifth: its own four are open
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def test_a_huge_game_number_is_a_400(club: Club) -> None:
     """Finding 6: ``/record?game=<20 digits>`` answered 500."""
     for game in ("99999999999999999999", "¹", "-1"):

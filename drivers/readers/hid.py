@@ -114,10 +114,6 @@ LAYOUT_NAMES: Mapping[str, str] = {"us": "US QWERTY", "fr": "French AZERTY", "de
 LAYOUT_CHOICES: tuple[str, ...] = HID_LAYOUTS
 assert set(LAYOUT_CHOICES) == {"auto", *LAYOUTS}
 
-#: The layout test label (``bornes labels``): every letter on it sits on a different key in at
-#: least two of the layouts (A/Q, Z/W/Y, M), and its dash is on three different keys, so exactly
-#: one layout reads it back as printed.
-LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"
 
 # A scanner types a key every 2 to 20 ms (a low-speed USB reader polled every 10 ms needs two
 # reports a key, four for a shifted one: 40 ms); a person takes 80 ms or more, even a fast typist.

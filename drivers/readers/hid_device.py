@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import select
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.parts import LAYOUT_TEST_CODE, VENDOR_PRODUCT
 from bornes.drivers.readers.base import DecoderStats
-from bornes.drivers.readers.hid import LAYOUT_NAMES, LAYOUT_TEST_CODE, HidDecoder, HidProblem, K
+from bornes.drivers.readers.hid import LAYOUT_NAMES, HidDecoder, HidProblem, K
 
 BY_ID = Path("/dev/input/by-id")
-_VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
+_VENDOR_PRODUCT = VENDOR_PRODUCT
 LED_NUML, LED_CAPSL = 0, 1
 
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
-from bornes.firmware.language.i18n import _
+from bornes.firmware.language.i18n import N_, Phrase, _
 from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
@@ -98,6 +99,9 @@ class IntegrityWatch:
             self.flow.ui.status = _("Journal damaged")  # doctor says where; the text fits
         except JournalError as error:  # busy, unreadable: try again next time
             log.warning("journal check skipped: %s", error)
+        # Reading every page filled a page cache in this thread's own malloc arena; it is freed now, but
+        # glibc would keep it for this thread, which next runs tomorrow (the soak's one step of RSS).
+        release_freed_heap()
         self.checks += 1
 
     def close(self) -> None:
@@ -188,7 +192,9 @@ class Appliance:
         self.store = JournalStore(self.journal)
         game = self.store.resume()
         if game is not None:
-            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log))
+            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log),
+                     extra={"said": Phrase(N_("resumed game in progress: hand {hand}, {count} actions"),
+                                           hand=game.state.hand.number, count=len(game.log))})
         g = config.game
         self.flow = TableFlow(
             edition=g.edition,
@@ -262,7 +268,7 @@ class Appliance:
         try:
             self._closers.append(ControlListener(path, self.events, defaults))
             self.referee.phones_file = Path(state_dir) / PHONES_FORGOTTEN
-            log.info("control socket at %s", path)
+            log.info("control socket at %s", path, extra={"said": Phrase(N_("control socket at {path}"), path=path)})
         except UserError as error:
             log.error("%s; setups from phones are off", error)
 

@@ -38,7 +38,7 @@ from bornes.firmware.appliance.tomlcheck import (
     text,
     whole,
 )
-from bornes.firmware.language.i18n import LANGUAGES, edition_language
+from bornes.firmware.language.i18n import edition_language, language_choices, language_code
 
 if TYPE_CHECKING:
     from bornes.drivers.pins import PinMap
@@ -209,6 +209,8 @@ class Config:
     pads: tuple[PadConfig, ...] = ()
     #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
     table_reader: bool = field(default=True, compare=False)
+    #: Whether the file has a ``[reader]`` section (a reader someone set up, not the defaults).
+    reader_given: bool = field(default=False, compare=False)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
     #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
@@ -315,16 +317,26 @@ class _Validator(Checker):
         return Config(
             pads=pads,
             table_reader="reader" in data or not pads,
+            reader_given="reader" in data,
             reader=self.reader(data.get("reader", {})),
             display=self.display(data.get("display", {})),
             game=self.game(data.get("game", {})),
-            table=TableConfig(
-                language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
-            ),
+            table=TableConfig(language=self.language(data.get("table", {}))),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),
             **plain,
         )
+
+    def language(self, t: Mapping[str, Any]) -> str | None:
+        """``[table] language``: a code, a locale or a name ("fr", "FR", "fr_FR", "French"), kept as its code."""
+        written = self.string(t, "table", "language", None)
+        if written is None:
+            return None
+        code = language_code(written)
+        if code is None:
+            raise self.bad("table.language", written, f"is not a language the table speaks; choose "
+                                                      f"{language_choices()}, or leave it out for the edition's")
+        return code
 
     def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
         baud = t.get("baudrate")

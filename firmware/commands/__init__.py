@@ -51,3 +51,21 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
 
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
+
+
+def add_language_argument(parser: object, help: str) -> None:
+    """``--lang``, the same on every command: a code, a locale or a name (``fr``, ``FR``, ``fr_FR``,
+    ``French``) means that language; anything else is refused with the choices."""
+    import argparse
+
+    from bornes.firmware.language.i18n import language_choices, language_code
+
+    def language(text: str) -> str:
+        code = language_code(text)
+        if code is None:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a language the table speaks; choose {language_choices()}")
+        return code
+
+    assert isinstance(parser, argparse.ArgumentParser)
+    parser.add_argument("--lang", type=language, default=None, metavar="LANG", help=help)

@@ -97,7 +97,7 @@ def check_config(config: Config) -> Iterable[Finding]:
         yield Finding(OK, "config", f"{config.source} parsed")
     if is_desktop(config):
         yield Finding(OK, "config", "desktop (pins.factory = mock): no reader, GPIO or I2C expected; "
-                                    "use bornes run --emulate")
+                                    f"use bornes run --emulate (a USB scanner too: {SCANNER_HINT})")
 
 
 #: What each build of the rules engine is, said after its name (docs/engine-speed.md).
@@ -143,12 +143,14 @@ def check_serial(config: Config) -> Iterable[Finding]:
     desktop = is_desktop(config)
     if not found and not desktop:
         yield Finding(WARN, "serial", "no serial ports found (is the reader plugged in?)")
-    if desktop and not os.path.exists(config.reader.port):
-        yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
-                                                          "cards, or a USB scanner with --port /dev/ttyUSB0")
+    if not config.table_reader:  # pads only: each is checked by check_readers
         return
-    if config.table_reader and config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
-        yield _open_reader(config)
+    if desktop and not config.reader_given and not os.path.exists(config.reader.port):
+        yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
+                                                          f"cards, or a USB scanner ({SCANNER_HINT})")
+        return
+    if config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
+        yield _open_reader(config, desktop=desktop)
 
 
 def check_readers(config: Config) -> Iterable[Finding]:
@@ -156,12 +158,23 @@ def check_readers(config: Config) -> Iterable[Finding]:
     return _reader_findings(config)
 
 
-def _open_reader(config: Config) -> Finding:
+#: How a person names a USB scanner to ``bornes run --port``: a serial one by its tty, a keyboard-mode
+#: one (most scanners as bought) by what it has, its input device name or its USB ids.
+SCANNER_HINT = ("--port /dev/ttyUSB0 for a serial one; a keyboard-mode one by its /dev/input/by-id name or "
+                "VVVV:PPPP, listed by bornes scan-test --devices")
+
+
+def _unplugged(desktop: bool) -> str:
+    """An unplugged reader or pad, the same for every kind: it fails a Pi; a desktop runs without it."""
+    return WARN if desktop else FAIL
+
+
+def _open_reader(config: Config, desktop: bool = False) -> Finding:
     port = config.reader.port
     topic = f"reader {port}"
     if not os.path.exists(port):
         hint = " (the udev rule in systemd/99-bornes-reader.rules makes it)" if port == "/dev/bornes-reader" else ""
-        return Finding(FAIL, topic, f"does not exist; plug in the reader or set reader.port{hint}")
+        return Finding(_unplugged(desktop), topic, f"does not exist; plug in the reader or set reader.port{hint}")
     try:
         import serial
     except ImportError:
@@ -381,7 +394,7 @@ def _reader_findings(config: Config) -> Iterable[Finding]:
         if reader.protocol == "hid":
             yield hid_finding(f"{topic} {reader.port}", reader, desktop=is_desktop(config))
         else:
-            found = _open_reader(dataclasses.replace(config, reader=reader))
+            found = _open_reader(dataclasses.replace(config, reader=reader), desktop=is_desktop(config))
             key = f"pads.{topic.split()[1]}.port" if topic.startswith("pad ") else "reader.port"
             yield Finding(found.level, f"{topic} {reader.port}", found.detail.replace("reader.port", key))
 
@@ -396,8 +409,8 @@ def hid_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> F
     try:
         path = resolve_device(reader.port)
     except FileNotFoundError:
-        level = OK if desktop else FAIL
-        return Finding(level, topic, "no such input device; plug it in, or see bornes scan-test --devices")
+        return Finding(_unplugged(desktop), topic, "no such input device; plug it in, or find its /dev/input/by-id "
+                                                   "name or VVVV:PPPP with bornes scan-test --devices")
     try:
         device = evdev.InputDevice(path)
     except PermissionError:

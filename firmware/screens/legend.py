@@ -23,7 +23,8 @@ from bornes.firmware.screens.model import KIND_TITLES, NEEDS_ROLL, ROLLING
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    """One mark: ``kind`` is "hazard", "safety", "coup", "slot", "turn", "deck", "points" or "bar"."""
+    """One mark: ``kind`` is "hazard", "safety", "coup", "slot", "turn", "deck", "points", "bar", "cut"
+    (a name too long for its place) or "team" (partners)."""
 
     kind: str
     name: str  # the icon's name (a CardKind value or battle state); "" for the others
@@ -60,6 +61,10 @@ LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("deck", "", (N_("Cards left to draw"), N_("Cards to draw"))),
     LegendEntry("points", "", (N_("Game total, +this hand"), N_("Total, +this hand"), N_("Total +hand"))),
     LegendEntry("bar", "", (N_("Miles toward the trip"), N_("Miles of the trip"), N_("Miles"))),
+    # How a side is named (firmware/language/names.py): the one rule a name is cut by, and partners.
+    LegendEntry("cut", "", (N_("A long name: its first letters and a point"), N_("Chloé, cut short"),
+                            N_("Chloé, cut"))),
+    LegendEntry("team", "", (N_("Partners: their names joined by +"), N_("Al and Bo, a team"), N_("A team"))),
 )
 
 
@@ -88,6 +93,10 @@ def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
         c.text((x + 1, y + 3), "90 +25", "tiny")
     elif kind == "bar":
         c.bar(x + 1, y + 5, 24, 1, 2, 3)
+    elif kind == "cut":  # "Chloé", cut
+        c.text((x + 1, y + 2), "Chl.", "small")
+    elif kind == "team":
+        c.text((x + 1, y + 3), "Al+Bo", "tiny")
 
 
 def sample_png(entry: LegendEntry, scale: int = 3) -> bytes:

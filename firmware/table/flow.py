@@ -28,6 +28,7 @@ from bornes.drivers.events import (
     pad_place,
     seat_of_button,
 )
+from bornes.drivers.parts import LAYOUT_TEST_CODE
 from bornes.engine import Card, CardCodeError, Phase, RuleOptions
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
@@ -178,6 +179,10 @@ class TableFlow(TableCore):
                            short=(_("Not a card or button"),))
 
     def _typed_card(self, word: str, pad: str | None) -> Outcome:
+        if word.upper() == LAYOUT_TEST_CODE:  # the label that tells a keyboard-mode scanner's layout
+            return self.say(Verdict.IGNORED, _("Layout test label: a keyboard-mode scanner names its layout here; "
+                                               "typed, there is none to find"), None, reason="layout-test",
+                            short=(_("Layout test label: typed, no layout to find"), _("Layout test label")))
         try:
             card = Card.from_code(word.upper())
         except CardCodeError:

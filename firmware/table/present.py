@@ -55,7 +55,6 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
             score=state.totals[index],
             hand_points=running[index],
             is_turn=index == turn_side and state.phase is Phase.PLAY,
-            seats="+".join(setup.side_letters(index)),
         )
         for index, side in enumerate(hand.sides)
     )

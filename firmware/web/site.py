@@ -54,6 +54,9 @@ class Settings:
     #: Host. Empty: this machine's address on the network, found when a PIN is asked for (see :func:`pages_url`).
     url: str = ""
     port: int = 8080
+    #: The address the server listens on ("" or 0.0.0.0/::: every address of this machine). A server
+    #: bound to one address is reached at that address only, so the QR code names it (see :func:`pages_url`).
+    host: str = ""
 
 
 class Site:
@@ -177,13 +180,18 @@ def client(request: Request) -> str:
 
 
 def pages_url(settings: Settings) -> str:
-    """The address for the panel's QR code: ``[web] url``, else this machine's address on its network.
+    """The address for the panel's QR code: ``[web] url``, else the address the server listens on,
+    else (listening on every address) this machine's address on its network.
 
     The address (not ``<name>.local``): many phones do not resolve mDNS names. It is looked up when a
-    PIN is asked for, since DHCP may change it; the route lookup sends nothing.
+    PIN is asked for, since DHCP may change it; the route lookup sends nothing. A server bound to one
+    address (``--host 127.0.0.1``) is named by that address, never by one it does not serve.
     """
     if settings.url:
         return settings.url
+    if settings.host not in ("", "0.0.0.0", "::"):
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        return f"http://{host}:{settings.port}/"
     address = ""
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the LAN's route

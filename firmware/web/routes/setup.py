@@ -61,7 +61,7 @@ async def pair_start(request: Request) -> Response:
         answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).ask_pairing, url, address)
     except ControlUnreachable as error:
         return html(views.pairing_page(words, str(error), "error"), 503)
-    if not answer.ok:
+    if not answer.ok:  # the table's reason ("a hand is being played…"), worded in the page's language
         return html(views.pairing_page(words, words(answer.error), "error"), 409)
     return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from bornes.firmware.web.app import Settings, create_app, pages_url
-        from bornes.firmware.web.guard import server_config
+        from bornes.firmware.web.connections import server_config
     except ImportError as error:
         raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
                         EX_CONFIG) from None

@@ -32,10 +32,9 @@ from bornes.firmware.web.phones import Pairings
 
 MAX_BODY = 8192
 COOKIE = "bornes_pair"
+#: Per phone (client address), never shared: what one address does cannot use up another's.
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
-#: PIN requests from every phone together: each one puts a PIN on the panel (between hands).
-PIN_REQUESTS_ALL_PER_MINUTE = 6
 #: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -69,7 +68,6 @@ class Site:
         self.pairings = Pairings(settings.state_dir / control.PHONES_FORGOTTEN)
         self.pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
         self.ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
-        self.ask_all_limit = RateLimit(PIN_REQUESTS_ALL_PER_MINUTE)
         self.pdf_slots = PdfSlots()
         self._words: dict[str, views.Words] = {}
         self._hub: Hub | None = None

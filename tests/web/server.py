@@ -250,6 +250,20 @@ def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | No
         driver.quit()
 
 
+def head_answer(port: int, padding: int, address: str = "127.0.0.27") -> bytes:
+    """The status line answering a GET whose head carries ``padding`` bytes of one header, sent in one write."""
+    head = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * padding + b"\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0)) as sock:
+        sock.sendall(head)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
 def browser_wait(condition: Any, timeout: float = 60.0) -> Any:
     """The condition's first true value; it returns at once when true, the bound is for a real failure."""
     from selenium.common.exceptions import WebDriverException

@@ -19,3 +19,9 @@ DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 1
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 #: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
+#: Where the table's buttons come from: the pin map's GPIO buttons, or a USB keypad (drivers/keypad.py).
+BUTTON_SOURCES: tuple[str, ...] = ("gpio", "hid")
+#: Panels that are no OLED: ``tv``, the panel's screens on a web page a TV, monitor or tablet shows.
+SCREENS: tuple[str, ...] = ("tv",)
+#: Where the chirps can go: the pin map's buzzer, the Pi's audio (ALSA), the TV page's browser, nowhere.
+SOUNDS: tuple[str, ...] = ("buzzer", "audio", "page", "none")

@@ -159,13 +159,17 @@ class Appliance:
         with_reader: bool = True,
         journal: Journal | None = None,
         control: bool = False,
+        keypad_port: Any = None,
     ) -> None:
         self.config = config
+        #: Opens the keypad's device (tests hand recorded events in); None: the grabbed evdev device.
+        self.keypad_port = keypad_port
         self.events: queue.Queue[Any] = queue.Queue()
         self._closers: list[Any] = []
         self.reader: SerialReader | None = None
         self.readers: list[SerialReader] = []
         self.buttons: Buttons | None = None
+        self.keypad: SerialReader | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
         try:
@@ -206,8 +210,9 @@ class Appliance:
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
         factory = make_pin_factory(factory_name)
         try:
-            self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
-            self._closers.append(self.buttons)
+            if config.buttons.source == "gpio":
+                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
+                self._closers.append(self.buttons)
             self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory)
             self._closers.append(self.feedback)
         except UserError:
@@ -217,6 +222,8 @@ class Appliance:
                 f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
                 EX_CONFIG,
             ) from None
+        if config.buttons.source == "hid":
+            self._open_keypad(pin_map)
         if emulate and config.display.is_hardware and panel is None:
             panel = desktop_panel()
         self.display = open_display_from_config(config, panel)
@@ -236,6 +243,18 @@ class Appliance:
         self._closers.append(self.storage)
         if control:
             self._open_control(emulate, state_dir)
+
+    def _open_keypad(self, pin_map: Any) -> None:
+        """The USB keypad as the table's buttons: grabbed, followed through unplugs like a reader
+        (a keypad not there yet is "Keypad lost" on the panel, never a stop)."""
+        from bornes.drivers.keypad import holds_of, open_keypad
+
+        b = self.config.buttons
+        self.keypad = open_keypad(b.port, self.events, b.key_map, holds_of(pin_map), max_backoff=b.max_backoff,
+                                  serial_factory=self.keypad_port)
+        self._closers.append(self.keypad)
+        self.flow.key_legend = b.key_map.legend()
+        log.info("buttons: keypad %s (%s)", b.port, b.key_map.described())
 
     def _bindings(self, table_class: Any, path: Any) -> Any:
         """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""

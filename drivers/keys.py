@@ -72,12 +72,12 @@ KEY_NAMES: Mapping[int, str] = {code: name for name, code in reversed(list(KEY_C
 _LABELS: Mapping[str, str] = {
     "ESC": "Esc", "MINUS": "-", "EQUAL": "=", "BACKSPACE": "Backspace", "TAB": "Tab", "ENTER": "Enter",
     "LEFTBRACE": "[", "RIGHTBRACE": "]", "SEMICOLON": ";", "APOSTROPHE": "'", "GRAVE": "`", "BACKSLASH": "\\",
-    "COMMA": ",", "DOT": ".", "SLASH": "/", "SPACE": "Space", "CAPSLOCK": "Caps Lock", "NUMLOCK": "Num Lock",
-    "SCROLLLOCK": "Scroll Lock", "KPASTERISK": "*", "KPMINUS": "-", "KPPLUS": "+", "KPDOT": ".",
+    "COMMA": ",", "DOT": ".", "SLASH": "/", "SPACE": "Space", "CAPSLOCK": "Caps", "NUMLOCK": "Num Lock",
+    "SCROLLLOCK": "Scroll", "KPASTERISK": "*", "KPMINUS": "-", "KPPLUS": "+", "KPDOT": ".",
     "KPENTER": "Enter", "KPSLASH": "/", "KPEQUAL": "=", "KPCOMMA": ",", "HOME": "Home", "END": "End",
-    "PAGEUP": "Page Up", "PAGEDOWN": "Page Down", "INSERT": "Insert", "DELETE": "Delete", "UP": "Up",
-    "DOWN": "Down", "LEFT": "Left", "RIGHT": "Right", "MUTE": "Mute", "VOLUMEUP": "Volume +",
-    "VOLUMEDOWN": "Volume -", "PLAYPAUSE": "Play", "NEXTSONG": "Next track", "PREVIOUSSONG": "Previous track",
+    "PAGEUP": "PgUp", "PAGEDOWN": "PgDn", "INSERT": "Ins", "DELETE": "Del", "UP": "Up",
+    "DOWN": "Down", "LEFT": "Left", "RIGHT": "Right", "MUTE": "Mute", "VOLUMEUP": "Vol +",
+    "VOLUMEDOWN": "Vol -", "PLAYPAUSE": "Play", "NEXTSONG": "Next", "PREVIOUSSONG": "Prev",
     "LEFTSHIFT": "Shift", "RIGHTSHIFT": "Shift", "LEFTCTRL": "Ctrl", "RIGHTCTRL": "Ctrl", "LEFTALT": "Alt",
     "RIGHTALT": "AltGr", "LEFTMETA": "Super", "RIGHTMETA": "Super",
 }

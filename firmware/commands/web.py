@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < port < 65536:
         raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
     settings.url, settings.port = config.web.url, port
+    if config.buttons.source == "hid":
+        settings.keys = config.buttons.key_map.legend()
     if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))

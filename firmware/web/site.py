@@ -55,6 +55,8 @@ class Settings:
     #: Host. Empty: this machine's address on the network, found when a PIN is asked for (see :func:`pages_url`).
     url: str = ""
     port: int = 8080
+    #: (key, button) of the table's USB keypad (``[buttons] source = "hid"``); empty: buttons on the GPIO.
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 class Site:

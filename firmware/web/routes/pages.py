@@ -17,7 +17,7 @@ from bornes.firmware.web.site import BadRequest, digits, guarded, html, site_of
 
 async def table(request: Request) -> Response:
     site = site_of(request)
-    return html(views.live_page(site.hub.snapshot, site.words(request), site.paired(request)))
+    return html(views.live_page(site.hub.snapshot, site.words(request), site.paired(request), site.settings.keys))
 
 
 async def table_json(request: Request) -> Response:

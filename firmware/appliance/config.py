@@ -269,6 +269,15 @@ SECTIONS: dict[str, type[Any]] = {
     "web": WebConfig,
 }
 
+def tv_file(config: Config, control_socket: str | os.PathLike[str]) -> Path:
+    """Where the referee keeps its screen for the TV page (``[display] panel = "tv"``): ``[display]
+    tv_file``, else ``tv.json`` beside the control socket in use (the referee's runtime folder, which
+    ``bornes web`` reads too). The chirps for the page (``[sound] output = "page"``) go beside it."""
+    if config.display.tv_file:
+        return Path(config.display.tv_file)
+    return Path(control_socket).parent / "tv.json"
+
+
 def table_language(config: Config) -> str:
     """The language of the panel and pages: ``[table] language``, else the edition's own."""
     if config.table.language:

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from bornes.firmware.web.guard import SiteGuard, local_names
 from bornes.firmware.web.limits import PDF_AT_ONCE, PDF_WAITING
 from bornes.firmware.web.live import EventStream
-from bornes.firmware.web.routes import downloads, files, pages, setup
+from bornes.firmware.web.routes import downloads, files, pages, setup, tv
 from bornes.firmware.web.site import Settings, Site, pages_url
 
 __all__ = ["PDF_AT_ONCE", "PDF_WAITING", "Settings", "create_app", "pages_url"]
@@ -28,7 +28,7 @@ def create_app(settings: Settings) -> Starlette:
     """The phone pages of one table: its routes, the live feed while serving, and the site's guard around them."""
     site = Site(settings)
     routes = [*pages.ROUTES, Route("/events", EventStream(lambda: site.hub)), *downloads.ROUTES, *setup.ROUTES,
-              *files.ROUTES]
+              *files.ROUTES, *tv.ROUTES, Route("/tv/events", EventStream(lambda: site.screens))]
     app = Starlette(routes=routes, lifespan=site.lifespan, exception_handlers=files.HANDLERS)
     app.state.site = site
     app.add_middleware(SiteGuard, names=local_names(settings.url), refuse=site.refused_page)

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from starlette.types import Receive, Scope, Send
 
@@ -110,10 +111,18 @@ class Hub:
             self._follower.close()
 
 
+class Feed(Protocol):
+    """What :class:`EventStream` serves: the latest message, and the queues of the pages listening
+    (the live table's :class:`Hub`; the TV page's :class:`~bornes.firmware.web.tv.ScreenHub`)."""
+
+    clients: set[asyncio.Queue[bytes]]
+    message: bytes
+
+
 class EventStream:
     """``GET /events``: the table, then every change, as server-sent events (a raw ASGI app)."""
 
-    def __init__(self, hub: Callable[[], Hub]) -> None:
+    def __init__(self, hub: Callable[[], Feed]) -> None:
         self.hub = hub
         self.per_client: dict[str, int] = {}
 

@@ -53,6 +53,11 @@ def live_page(snap: LiveSnapshot, t: Words, paired: bool, keys: tuple[tuple[str,
                   legend=Markup(legend_html(t.language)))  # the panel's icons, as the panel draws them
 
 
+def tv_page(screen: dict[str, Any] | None, t: Words, keys: tuple[tuple[str, str], ...], sound: bool) -> str:
+    """The panel full screen (docs/tv.md): its current frame, and the keypad's keys along the foot."""
+    return render("tv.html", t, screen=screen, keys=keys, sound=sound)
+
+
 # -- score sheet -------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from bornes.firmware.commands.screens import game_screens
 from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE
 from bornes.firmware.screens.canvas import layout_problems
-from bornes.firmware.screens.model import NameEditView, ScreenView
+from bornes.firmware.screens.model import LegendView, NameEditView, ScreenView
 from bornes.firmware.screens.render import draw
 from bornes.firmware.screens.samples import sample_screens
 from tests.i18n import pseudo
@@ -50,6 +50,8 @@ def _data(view: ScreenView) -> set[str]:
     found = NAMES | SAMPLE_DATA if "pins.toml" in repr(view) else set(NAMES)
     if isinstance(view, NameEditView):  # the name being typed, drawn one letter at a time
         found |= set(view.text)
+    if isinstance(view, LegendView):  # a keypad's keys: what is printed on each, and its button's name
+        found |= {word for pair in view.keys for text in pair for word in text.split()}
     return found
 
 

@@ -97,6 +97,13 @@ class KeyMap:
         return "  ".join(f"{label}={button}" for label, button in self.legend())
 
 
+def key_said(code: int) -> str:
+    """A key as a person and the config both name it: ``9 (KP9)``, ``F13``: the printed label, and
+    the name ``[buttons.keys]`` takes where it differs."""
+    label, name = key_label(code), key_name(code)
+    return label if label == name else f"{label} ({name})"
+
+
 def _button_order(pair: tuple[int, str]) -> int:
     return BUTTON_ORDER.index(pair[1])
 
@@ -187,7 +194,7 @@ def holds_of(pin_map: PinMap | None) -> dict[str, Hold]:
 
 @dataclass(frozen=True, slots=True)
 class KeypadProblem:
-    """A key that pressed nothing: ``unknown-key`` (detail: its label) or ``keys-at-once``."""
+    """A key that pressed nothing: ``unknown-key`` (detail: :func:`key_said`) or ``keys-at-once``."""
 
     kind: str
     detail: str
@@ -289,7 +296,7 @@ class KeypadDecoder:
     def _decide(self, held: _Down, now: float) -> list[ButtonPressed | KeypadProblem]:
         if held.button is None:
             held.done = True
-            return [KeypadProblem("unknown-key", key_label(held.code))]
+            return [KeypadProblem("unknown-key", key_said(held.code))]
         hold = self.holds.get(held.button)
         pressed_for = (held.up if held.up is not None else now) - held.down
         if hold is None or (held.up is not None and pressed_for < hold.seconds):

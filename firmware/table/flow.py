@@ -163,9 +163,9 @@ class TableFlow(TableCore):
         if event.kind == "layout":  # the layout test label, scanned on a keyboard-mode reader
             return self.ignored(_("Scanner: {detail}").format(detail=event.detail), short=(_("Scanner layout read"),))
         if event.kind == "unknown-key":  # a keypad key that is no button: the legend says which are
-            return self.refuse(_("Key {key} is no button: hold OK for the keys").format(key=event.detail[:12]),
-                               event.kind, short=(_("Key {key}: no button").format(key=event.detail[:12]),
-                                                  _("Not a button")))
+            key = event.detail[:24]  # "9 (KP9)": the label, and the name [buttons.keys] takes
+            return self.refuse(_("Key {key} is no button: hold OK for the keys").format(key=key), event.kind,
+                               short=(_("Key {key}: no button").format(key=key), _("Not a button")))
         # A garbled or unanswered read: the card was not seen, whatever the cause.
         text, short = _READER_PROBLEMS.get(
             event.kind, (N_("The reader did not get that card: scan it again"), N_("Scan it again")))

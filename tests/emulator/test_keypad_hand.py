@@ -172,7 +172,7 @@ def test_a_hand_with_keypad_buttons_from_start_to_score_sheet(table: Table) -> N
             table.plugged[-1].write(code, 1)
             table.plugged[-1].write(code, 0)
             unknown = table.expect(lambda event: type(event).__name__ == "ReaderProblem")
-            assert unknown.verdict == "refused" and unknown.message == "Key 9 is no button: hold OK for the keys"
+            assert unknown.verdict == "refused" and unknown.message == "Key 9 (KP9) is no button: hold OK for the keys"
             assert flow.state is before
         outcome = table.press(argument) if word == "press" else table.type(argument)
         assert outcome.verdict in (("refused",) if refused else ("accepted", "prompt")), (line, outcome)

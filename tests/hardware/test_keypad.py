@@ -11,6 +11,9 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import subprocess
+import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -164,7 +167,8 @@ def test_the_pin_maps_holds_apply_to_the_keys(tmp_path: Path) -> None:
 
 def test_a_key_outside_the_map_says_so_and_presses_nothing() -> None:
     out = replay(recorded([Stroke("KP9"), Stroke("NUMLOCK"), Stroke("KPPLUS")]))
-    assert out == [KeypadProblem("unknown-key", "9"), KeypadProblem("unknown-key", "Num Lock"), ButtonPressed("NEXT")]
+    assert out == [KeypadProblem("unknown-key", "9 (KP9)"), KeypadProblem("unknown-key", "Num Lock (NUMLOCK)"),
+                   ButtonPressed("NEXT")]
 
 
 def test_two_keys_at_once_press_neither() -> None:
@@ -349,3 +353,136 @@ def test_a_real_uinput_keypad_is_grabbed_heard_and_released() -> None:
         other.grab()  # released on close
         other.ungrab()
         other.close()
+
+
+# -- the commands: scan-test knows the keypad, and finds which device is which; doctor checks it --------
+
+
+class ScriptedDevice:
+    """Our HidPort's shape: hands out its key events once, stamped as they go out on the monotonic clock
+    (as HidPort sets the device's clock), then waits as an idle device does."""
+
+    def __init__(self, keys: list[tuple[int, int, float]]) -> None:
+        self.keys = keys  # (code, value, seconds after the previous one)
+        self.clock = time.monotonic
+        self.closed = False
+
+    def leds(self) -> set[int]:
+        return set()
+
+    def read_events(self, timeout: float) -> list[Any]:
+        if not self.keys:
+            time.sleep(min(timeout, 0.05))
+            return []
+        out, at = [], time.monotonic()
+        for code, value, after in self.keys:
+            at += after
+            out.append(InputEvent(int(at), round((at - int(at)) * 1_000_000), ecodes.EV_KEY, code, value))
+        self.keys = []
+        return out
+
+    def cancel_read(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _scanned(text: str) -> list[tuple[int, int, float]]:
+    return [(event.code, event.value, 0.003) for event in typed(text, "us", ScannerClock())
+            if event.type == ecodes.EV_KEY]
+
+
+def test_scan_test_identify_tells_the_scanner_from_the_keypad(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from argparse import Namespace
+
+    from bornes.drivers.readers import hid_device
+    from bornes.firmware.commands import scan_test
+
+    keyboard = hid_device.InputDeviceInfo("/dev/input/event2", "/dev/input/by-id/usb-Dell_Keyboard-event-kbd",
+                                          "Dell Keyboard", 0x413C, 0x2107)
+    pad = hid_device.InputDeviceInfo("/dev/input/event5", "/dev/input/by-id/usb-Numeric_Keypad-event-kbd",
+                                     "Numeric Keypad", 0x05A4, 0x9840)
+    scanner = hid_device.InputDeviceInfo("/dev/input/event7", "/dev/input/by-id/usb-Netum_Scanner-event-kbd",
+                                         "Netum Scanner", 0x0C2E, 0x0B61)
+    monkeypatch.setattr(hid_device, "keyboard_devices", lambda accept=None: [keyboard, pad, scanner])
+    opened: dict[str, list[ScriptedDevice]] = {}
+    plays: dict[str, list[list[tuple[int, int, float]]]] = {  # each opening: a code first, then a key
+        scanner.path: [_scanned("MB-CMD-OK"), _scanned("MB-D100-07")],  # the scanner scans, and again later
+        pad.path: [[(ecodes.KEY_KPENTER, 1, 0.0), (ecodes.KEY_KPENTER, 0, 0.1)]] * 2,  # someone presses Enter
+        keyboard.path: [[], []],
+    }
+
+    def factory(port: str, baudrate: int, timeout: float) -> ScriptedDevice:
+        device = ScriptedDevice(plays[port][len(opened.setdefault(port, []))])
+        opened[port].append(device)
+        return device
+
+    done = scan_test.run_identify(Namespace(seconds=20.0), port_factory=factory)
+    out = capsys.readouterr().out.splitlines()
+    assert done == 0
+    assert "scanner 0c2e:0b61 /dev/input/by-id/usb-Netum_Scanner-event-kbd" in out
+    assert "keypad 05a4:9840 /dev/input/by-id/usb-Numeric_Keypad-event-kbd" in out
+    assert len(opened[scanner.path]) == 1, "the scanner is not listened to for the keypad"
+    assert all(device.closed for devices in opened.values() for device in devices)
+
+
+def test_scan_test_buttons_prints_each_press_and_the_name_of_a_stray_key(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.drivers import keypad as keypad_module
+    from bornes.drivers.readers import hid_device
+    from bornes.firmware.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{tmp_path}"\n[buttons]\nsource = "hid"\nport = "05a4:9840"\n'
+                      '[buttons.keys]\nF13 = "SEAT2"\n', encoding="utf-8")
+    monkeypatch.setattr(hid_device, "keyboard_devices", lambda accept=None: [])
+    keys = [(ecodes.KEY_KPPLUS, 1, 0.0), (ecodes.KEY_KPPLUS, 0, 0.1), (ecodes.KEY_F5, 1, 0.3), (ecodes.KEY_F5, 0, 0.1),
+            (ecodes.KEY_F13, 1, 0.3), (ecodes.KEY_F13, 0, 0.1), (ecodes.KEY_KPMINUS, 1, 0.3),
+            (ecodes.KEY_KPMINUS, 0, 1.2)]
+    real_open = keypad_module.open_keypad
+    monkeypatch.setattr(keypad_module, "open_keypad", lambda port, events, keymap, holds, **options: real_open(
+        port, events, keymap, holds, serial_factory=lambda *_: ScriptedDevice(keys), **options))
+    assert main(["scan-test", "--buttons", "--count", "3", "--seconds", "20", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "Listening on the keypad 05a4:9840, keys: 0=CF" in out and "F13=SEAT2" in out
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "button NEXT" in lines and "button SEAT2" in lines and "button BACK (held)" in lines
+    assert "! unknown-key: F5" in lines
+    assert lines[-1] == "3 presses, 0 reconnects"
+
+
+def test_doctor_says_the_keypad_is_missing_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bornes.firmware.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{tmp_path}"\n[buttons]\nsource = "hid"\n'
+                      'port = "/dev/input/by-id/usb-none-event-kbd"\n', encoding="utf-8")
+    main(["doctor", "--config", str(config)])
+    lines = capsys.readouterr().out.splitlines()
+    [line] = [line for line in lines if line.startswith(("OK   buttons", "FAIL buttons", "WARN buttons"))]
+    assert line.startswith("FAIL buttons /dev/input/by-id/usb-none-event-kbd: no such keypad; plug it in")
+    assert not any("Traceback" in line for line in lines)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('[buttons]\nsource = "hid"\n', 'buttons.source = "hid" needs buttons.port'),
+    ('[buttons]\nsource = "hid"\nport = "0c2e:0b61"\n[reader]\nprotocol = "hid"\nport = "0C2E:0B61"\n',
+     'buttons.port = "0c2e:0b61" is also reader.port'),
+    ('[buttons]\nkeymap = "qwerty"\n', 'buttons.keymap = "qwerty" is not one of numpad, pad6'),
+    ('[buttons.keys]\nKP7 = "UNDO"\nKP9 = "UNDO"\n', "buttons.keys.KP9 names UNDO twice (KP7 and KP9)"),
+    ('[buttons.keys]\nHYPER = "OK"\n', "buttons.keys.HYPER 'HYPER' is no key"),
+    ('[buttons.keys]\nKPENTER = "PAUSE"\n', "buttons.keys.KPENTER 'PAUSE' is not a button"),
+    ('[buttons]\nkeys = ["OK"]\n', "buttons.keys = [\"OK\"] should be a table"),
+])
+def test_a_bad_buttons_section_stops_the_referee_in_one_line(tmp_path: Path, text: str, words: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(text + f'[state]\ndir = "{tmp_path}"\n[pins]\nfactory = "mock"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "bornes.firmware.cli", "run", "--config", str(config)],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 78, done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and words in said[0], said
+    assert not (tmp_path / "bornes.sqlite3").exists()  # nothing started, nothing changed

@@ -30,6 +30,7 @@ async def health(request: Request) -> Response:
     follower = current.follower
     return JSONResponse({
         "pages_connected": len(current.clients),
+        "tv_pages_connected": len(site_of(request).screens.clients),  # the TV page (/tv): the kiosk's, a tablet
         "updates_published": current.published,
         "journal_reads": follower.reads if follower is not None else 0,
         "journal_error": follower.error if follower is not None else None,

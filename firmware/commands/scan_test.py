@@ -195,7 +195,7 @@ def run_identify(args: argparse.Namespace, port_factory: Any = None) -> int:
         print("No input devices with keys here: plug the scanner and the keypad in.", flush=True)
         return EX_UNAVAILABLE
     seconds = args.seconds if args.seconds is not None else 120.0
-    print(f"Scan any card label (or the layout test label) with the scanner: {len(devices)} devices listen.",
+    print(f"Scan a barcode with the scanner (a card's label, or any product's): {len(devices)} devices listen.",
           flush=True)
     scanner = _first_device(devices, scanner=True, seconds=seconds, port_factory=port_factory)
     if scanner is None:
@@ -244,8 +244,10 @@ def _first_device(devices: list[Any], *, scanner: bool, seconds: float, port_fac
                     event = events.get(timeout=0.05)
                 except queue.Empty:
                     continue
+                # Any code typed at a scanner's speed, even one that is no card (a product's barcode): a
+                # hand on a keyboard is "typing", never these.
                 typed = isinstance(event, CardScanned | ControlScanned | UnknownScanned) or (
-                    isinstance(event, ReaderProblem) and event.kind == "layout")
+                    isinstance(event, ReaderProblem) and event.kind in ("layout", "garbled"))
                 pressed = isinstance(event, ButtonPressed) or (
                     isinstance(event, ReaderProblem) and event.kind == "unknown-key")
                 if (scanner and typed) or (not scanner and pressed):

@@ -21,6 +21,8 @@ PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
 #: Where the table's buttons come from: the pin map's GPIO buttons, or a USB keypad (drivers/keypad.py).
 BUTTON_SOURCES: tuple[str, ...] = ("gpio", "hid")
+#: The key maps a keypad starts from (drivers/keypad.py's KEYMAPS; a test keeps the two equal).
+KEYMAP_NAMES: tuple[str, ...] = ("numpad", "pad6")
 #: Panels that are no OLED: ``tv``, the panel's screens on a web page a TV, monitor or tablet shows.
 SCREENS: tuple[str, ...] = ("tv",)
 #: Where the chirps can go: the pin map's buzzer, the Pi's audio (ALSA), the TV page's browser, nowhere.

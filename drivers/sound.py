@@ -33,13 +33,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
+from bornes.drivers.tvfile import SOUND_FORMAT, write_atomically
+
 log = logging.getLogger(__name__)
 
 RATE = 22050  # samples a second: the chirps reach G6 (1568 Hz) and its third harmonic, well under 11 kHz
 LEVEL = 0.45  # of full scale: loud enough on a TV, never clipping
 FADE = 0.004  # seconds of fade at each end of a note
-#: What ``tv-sound.json`` says it is (the web refuses anything else).
-SOUND_FORMAT = "bornes-tv-sound"
 _NOTES = {"C": -9, "D": -7, "E": -5, "F": -4, "G": -2, "A": 0, "B": 2}
 
 
@@ -208,8 +208,6 @@ class PageSounds:
         self.seq = 0
 
     def start(self, pattern: Pattern) -> None:
-        from bornes.drivers.display.tv import write_atomically
-
         self.seq += 1
         data = json.dumps({"format": SOUND_FORMAT, "seq": self.seq, "pattern": pattern.name}).encode()
         try:

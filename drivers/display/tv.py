@@ -19,32 +19,13 @@ import contextlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from PIL import Image
 
-#: What ``tv.json`` says it is (the web refuses anything else).
-FORMAT = "bornes-tv"
-#: The panel the TV page shows: the 128×64 layout, whose 2:1 fills a 16:9 screen at 15× on 1080p.
-SIZE = (128, 64)
-#: The largest ``tv.json`` a reader should accept (a 128×64 frame is under 2 KiB).
-MAX_BYTES = 64 * 1024
+from bornes.drivers.tvfile import FORMAT, SIZE, write_atomically
 
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """``path`` holds ``data`` whole, or keeps what it had: a reader never sees half a frame."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, 0o640)  # the web's group reads it (systemd's UMask=0027 would say so too)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
+__all__ = ["SIZE", "TvScreen", "frame_json"]
 
 def frame_json(image: Image.Image, seq: int) -> bytes:
     """One frame as ``tv.json`` holds it."""

@@ -20,8 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bornes.drivers.keypad import KEYMAPS, KeyMap, KeyMapError, keymap_from
-from bornes.drivers.parts import BUTTON_SOURCES, DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS, SCREENS, SOUNDS
+from bornes.drivers.parts import (
+    BUTTON_SOURCES,
+    DEFAULT_BAUDRATE,
+    EMULATORS,
+    HID_LAYOUTS,
+    KEYMAP_NAMES,
+    PROTOCOLS,
+    SCREENS,
+    SOUNDS,
+)
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
 from bornes.firmware.appliance.tomlcheck import (
@@ -42,6 +50,7 @@ from bornes.firmware.appliance.tomlcheck import (
 from bornes.firmware.language.i18n import LANGUAGES, edition_language
 
 if TYPE_CHECKING:
+    from bornes.drivers.keypad import KeyMap
     from bornes.drivers.pins import PinMap
 
 log = logging.getLogger("bornes.config")
@@ -160,7 +169,7 @@ class ButtonsConfig:
     #: ``hid``: the keypad, as ``/dev/input/by-id/…-event-kbd`` or ``vvvv:pppp`` (bornes scan-test --devices).
     port: str = text("")
     #: ``hid``: the key map to start from: ``numpad`` (a numeric keypad) or ``pad6`` (a 6-key pad typing 1-6).
-    keymap: str = choice("numpad", tuple(KEYMAPS))
+    keymap: str = choice("numpad", KEYMAP_NAMES)
     #: ``[buttons.keys]``: key name -> button (or "none"), changing the key map; checked at load.
     keys: Mapping[str, str] = field(default_factory=dict)
     #: Longest wait between attempts to reopen a keypad that went away.
@@ -169,6 +178,8 @@ class ButtonsConfig:
     @property
     def key_map(self) -> KeyMap:
         """The keys of this table's buttons (the config loader has checked that they make one)."""
+        from bornes.drivers.keypad import keymap_from
+
         return keymap_from(self.keymap, self.keys)
 
 
@@ -423,10 +434,13 @@ class _Validator(Checker):
                 raise self.bad(f"buttons.keys.{key}", value, 'should be a button name like "OK", or "none"')
         config = self.section(ButtonsConfig, {k: v for k, v in t.items() if k != "keys"}, "buttons",
                               keys=dict(changes))
-        try:
-            keymap_from(config.keymap, config.keys)
-        except KeyMapError as error:
-            raise self.fail(f"buttons.keys{'.' + error.key if error.key else ''} {error}") from None
+        if config.keys or config.source == "hid":  # a table with wired buttons loads no key map
+            from bornes.drivers.keypad import KeyMapError, keymap_from
+
+            try:
+                keymap_from(config.keymap, config.keys)
+            except KeyMapError as error:
+                raise self.fail(f"buttons.keys{'.' + error.key if error.key else ''} {error}") from None
         if config.source == "hid":
             if not config.port.strip():
                 raise self.fail('buttons.source = "hid" needs buttons.port: the keypad\'s /dev/input/by-id/… '

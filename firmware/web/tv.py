@@ -23,9 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bornes.drivers.display.tv import FORMAT, MAX_BYTES
 from bornes.drivers.files import UnreadableFile, read_bounded
-from bornes.drivers.sound import SOUND_FORMAT, frequency
+from bornes.drivers.tvfile import FORMAT, MAX_BYTES, SOUND_FORMAT
 from bornes.firmware.storage.live import DirectoryWatch
 
 log = logging.getLogger("bornes.web")
@@ -58,6 +57,7 @@ def read_screen(path: Path) -> dict[str, Any] | None:
 def read_sound(path: Path) -> dict[str, Any] | None:
     """The chirp in ``tv-sound.json``: its name and its notes (Hz, or 0 for a rest, and seconds)."""
     from bornes.drivers.feedback import Pattern
+    from bornes.drivers.sound import frequency  # only where the page plays the chirps ([sound] output = "page")
 
     try:
         data = json.loads(read_bounded(path, 4096))

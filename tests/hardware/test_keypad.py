@@ -88,6 +88,12 @@ def test_the_legends_of_the_default_maps_say_what_is_printed_on_the_keys() -> No
     assert key_code("key_kpenter") == key_code("KPENTER") == ecodes.KEY_KPENTER and key_code("KP_ENTER") is None
 
 
+def test_the_config_offers_exactly_these_key_maps() -> None:
+    from bornes.drivers.parts import KEYMAP_NAMES
+
+    assert tuple(KEYMAPS) == KEYMAP_NAMES
+
+
 def test_a_change_moves_a_button_to_another_key() -> None:
     changed = keymap_from("numpad", {"kpslash": "UNDO", "KP9": "none", "F13": "SEAT8"})
     assert changed.key_of("UNDO") == ecodes.KEY_KPSLASH and changed.button(ecodes.KEY_KPASTERISK) is None

@@ -22,7 +22,8 @@ import pytest
 
 from bornes.drivers.feedback import Feedback, Pattern
 from bornes.drivers.pins import parse
-from bornes.drivers.sound import RATE, SOUND_FORMAT, AlsaChirps, PageSounds, frequency, wav
+from bornes.drivers.sound import RATE, AlsaChirps, PageSounds, frequency, wav
+from bornes.drivers.tvfile import SOUND_FORMAT
 from bornes.firmware.appliance.assembly import sound_output
 from bornes.firmware.appliance.config import parse_config
 

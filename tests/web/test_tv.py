@@ -23,12 +23,13 @@ import pytest
 from PIL import Image
 
 from bornes.drivers.display import open_display
-from bornes.drivers.display.tv import FORMAT, TvScreen, frame_json
+from bornes.drivers.display.tv import TvScreen, frame_json
 from bornes.drivers.events import ButtonPressed, KeyTyped
 from bornes.drivers.feedback import Feedback
 from bornes.drivers.keypad import KEYMAPS
 from bornes.drivers.pins import parse
 from bornes.drivers.sound import PageSounds
+from bornes.drivers.tvfile import FORMAT
 from bornes.firmware.appliance.referee import STOP, Referee
 from bornes.firmware.screens.render import render
 from bornes.firmware.table.flow import TableFlow
@@ -149,6 +150,8 @@ def shown_frame(browser: Any) -> tuple[Image.Image, int, dict[str, float]]:
 
 def test_the_tv_page_shows_the_panel_crisp_at_1080p_with_its_keys_and_sounds(tv_site: tuple[Any, TvTable]) -> None:
     web, table = tv_site
+    status, _headers, body = web.get("/")  # the phone's table page says which key does what, too
+    assert status == 200 and "<kbd>Enter</kbd></dt><dd>OK</dd>" in body.decode()
     table.play(ButtonPressed("OK"), KeyTyped("MB-ROLL-01"), KeyTyped("MB-ROLL-02"), KeyTyped("MB-D100-01"),
                KeyTyped("MB-STOP-01"), KeyTyped("MB-D50-01"), KeyTyped("MB-ROLL-03"), KeyTyped("MB-D75-01"))
     with chromium(window=TV, arguments=KIOSK) as browser:

@@ -13,10 +13,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import queue
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -33,12 +35,36 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def decoder_cost() -> tuple[float, int]:
-    from bornes.drivers.keypad import KEYMAPS, KeypadDecoder
-    from tests.hardware.keypad_scenario import SCENARIO, recorded
+def strokes(count: int) -> list[Any]:
+    """The kernel's events for ``count`` presses on a numeric keypad, a person's pace: each key held
+    0.15 s (the kernel's autorepeat after 0.25 s on the held ones), 0.4 s between presses."""
+    from evdev import InputEvent, ecodes
 
-    strokes = list(SCENARIO) * 200
-    events = recorded(strokes)
+    keys = [ecodes.KEY_KPPLUS, ecodes.KEY_KPMINUS, ecodes.KEY_KPENTER, ecodes.KEY_KP0, ecodes.KEY_KPDOT, ecodes.KEY_KP3]
+    events, now = [], 1000.0
+
+    def put(code: int, value: int) -> None:
+        events.append(InputEvent(int(now), round((now - int(now)) * 1e6), ecodes.EV_KEY, code, value))
+
+    for n in range(count):
+        code = keys[n % len(keys)]
+        now += 0.4
+        down, held = now, 1.3 if n % 10 == 0 else 0.15  # one press in ten is a hold
+        put(code, 1)
+        repeat = down + 0.25
+        while repeat < down + held:
+            now = repeat
+            put(code, 2)
+            repeat += 0.033
+        now = down + held
+        put(code, 0)
+    return events
+
+
+def decoder_cost(presses: int) -> tuple[float, int]:
+    from bornes.drivers.keypad import KEYMAPS, KeypadDecoder
+
+    events = strokes(presses)
     best, heard = float("inf"), 0
     for _ in range(3):
         decoder = KeypadDecoder(KEYMAPS["numpad"])
@@ -47,7 +73,7 @@ def decoder_cost() -> tuple[float, int]:
         out += decoder.poll(events[-1].timestamp() + 10)
         best = min(best, time.perf_counter() - started)
         heard = len(out)
-    return best / len(strokes) * 1e6, heard
+    return best / presses * 1e6, heard
 
 
 class LivePort:
@@ -104,28 +130,53 @@ def press_latency(presses: int = 100) -> list[float]:
     return times
 
 
-def tv_frames(frames: int = 60) -> tuple[list[float], list[float]]:
+def _web(config: Path, port: int) -> subprocess.Popen[bytes]:
+    """A real ``bornes web`` on loopback, started and answering."""
+    server = subprocess.Popen([sys.executable, "-m", "bornes.firmware.cli", "web", "--config", str(config),
+                               "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2).read()
+            return server
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise RuntimeError("bornes web did not start") from None
+            time.sleep(0.1)
+
+
+def tv_frames(frames: int) -> tuple[list[float], list[float]]:
     """(render + write per frame, write to the page's arrival), on a real bornes web."""
+    import socket
+
     from bornes.drivers.display import open_display
     from bornes.drivers.events import KeyTyped
     from bornes.firmware.screens.render import render
     from bornes.firmware.table.flow import TableFlow
     from bornes.firmware.table.present import screen
-    from tests.web.server import web_server
 
     base = Path(tempfile.mkdtemp(prefix="bornes-bench-tv-"))
     # The referee's runtime folder is a tmpfs (/run/bornes): the frames go to one here too.
     run = Path(tempfile.mkdtemp(prefix="bornes-bench-run-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    config = base / "web.toml"
+    config.write_text(f'[state]\ndir = "{base / "state"}"\n[control]\nsocket = "{run / "control.sock"}"\n'
+                      '[display]\npanel = "tv"\n[log]\nlevel = "warning"\n')
     display = open_display("tv", tv_file=str(run / "tv.json"))
     flow = TableFlow(players=2, names=("Ann", "Bob"), configured=True)
     flow.handle(KeyTyped("ok"))
     drawn, arrived = [], []
-    with web_server(base / "state", run / "control.sock", sections='[display]\npanel = "tv"\n') as web:
+    server = _web(config, port)
+    try:
         seen: queue.Queue[tuple[int, float]] = queue.Queue()
+        stream = urllib.request.urlopen(f"http://127.0.0.1:{port}/tv/events", timeout=60)
 
         def listen() -> None:
-            with urllib.request.urlopen(web.url + "/tv/events", timeout=60) as stream:
-                kind = ""
+            kind = ""
+            with contextlib.suppress(OSError, ValueError):  # closed at the end
                 for raw in stream:
                     line = raw.decode().strip()
                     if line.startswith("event: "):
@@ -136,8 +187,7 @@ def tv_frames(frames: int = 60) -> tuple[list[float], list[float]]:
         threading.Thread(target=listen, daemon=True).start()
         time.sleep(1.0)
         for number in range(frames):
-            flow.handle(KeyTyped("MB-D25-01" if number % 2 else "MB-D50-01"))  # a refusal: the message changes
-            flow.ui.message = f"frame {number}"
+            flow.ui.message = f"frame {number}"  # a new message: a new frame
             started = time.perf_counter()
             display.show(render(screen(flow)))
             written = time.perf_counter()
@@ -148,8 +198,16 @@ def tv_frames(frames: int = 60) -> tuple[list[float], list[float]]:
                     arrived.append(at - written)
                     break
             time.sleep(0.05)
-    display.close()
-    run.rmdir()
+        stream.close()  # the page goes: the server stops at once
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        display.close()
+        run.rmdir()
     return drawn, arrived
 
 
@@ -177,29 +235,36 @@ def chirps() -> tuple[float, list[float]]:
     return made, runs
 
 
-def main() -> int:
-    cost, heard = decoder_cost()
-    print("| figure | measured |")
-    print("|---|---|")
-    print(f"| keypad decoder, per press (2000 strokes, best of 3) | {cost:.1f} µs ({heard} presses heard) |")
-    presses = press_latency()
-    print(f"| key down to ButtonPressed on the queue, keypad thread (p50 / p99 of {len(presses)}) | "
-          f"{statistics.median(presses) * 1000:.1f} ms / {pct(presses, 0.99) * 1000:.1f} ms |")
-    drawn, arrived = tv_frames()
-    print(f"| tv panel: render + write tv.json (p50 / p99 of {len(drawn)}) | "
-          f"{statistics.median(drawn) * 1000:.2f} ms / {pct(drawn, 0.99) * 1000:.2f} ms |")
-    print(f"| tv.json written to the frame at a /tv/events page, bornes web (p50 / p99) | "
-          f"{statistics.median(arrived) * 1000:.1f} ms / {pct(arrived, 0.99) * 1000:.1f} ms |")
+def rows(presses: int = 2000, live_presses: int = 100, frames: int = 60) -> list[tuple[str, str, str, bool | None]]:
+    """The part's rows: (figure, measured, budget, met)."""
+    out: list[tuple[str, str, str, bool | None]] = []
+    cost, heard = decoder_cost(presses)
+    out.append((f"keypad decoder, per press ({presses} strokes, best of 3)", f"{cost:.1f} µs ({heard} heard)",
+                "—", None))
+    live = press_latency(live_presses)
+    p99 = pct(live, 0.99)
+    out.append((f"key down to ButtonPressed on the queue, keypad thread (p50 / p99 of {len(live)}; 50 ms by design)",
+                f"{statistics.median(live) * 1000:.1f} ms / {p99 * 1000:.1f} ms", "p99 ≤ 100 ms", p99 <= 0.1))
+    drawn, arrived = tv_frames(frames)
+    out.append((f"tv panel: render + write tv.json on a tmpfs (p50 / p99 of {len(drawn)})",
+                f"{statistics.median(drawn) * 1000:.2f} ms / {pct(drawn, 0.99) * 1000:.2f} ms", "—", None))
+    late = pct(arrived, 0.99)
+    out.append(("tv.json written to the frame at a /tv/events page, bornes web (p50 / p99)",
+                f"{statistics.median(arrived) * 1000:.1f} ms / {late * 1000:.1f} ms", "p99 ≤ 100 ms", late <= 0.1))
     made, runs = chirps()
-    print(f"| every pattern's WAV made (all 6 patterns) | {made * 1000:.0f} ms |")
-    if runs:
-        print(f"| aplay of the accept chirp on ALSA's null device, start to end (p50 of {len(runs)}) | "
-              f"{statistics.median(runs) * 1000:.1f} ms |")
-    else:
-        print("| aplay | not installed here |")
+    out.append(("every chirp's WAV made (6 patterns, the standard library's wave)", f"{made * 1000:.0f} ms", "—", None))
+    out.append(("aplay of the accept chirp on ALSA's null device, start to end (p50 of 20)",
+                f"{statistics.median(runs) * 1000:.1f} ms" if runs else "aplay not installed", "—", None))
+    return out
+
+
+def main() -> int:
+    print("| figure | measured | budget | met? |")
+    print("|---|---|---|---|")
+    for figure, measured, budget, met in rows():
+        print(f"| {figure} | {measured} | {budget} | {'' if met is None else 'yes' if met else 'NO'} |")
     return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     sys.exit(main())

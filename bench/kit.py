@@ -162,6 +162,7 @@ def tv_frames(frames: int) -> tuple[list[float], list[float]]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
+    (base / "state").mkdir()
     config = base / "web.toml"
     config.write_text(f'[state]\ndir = "{base / "state"}"\n[control]\nsocket = "{run / "control.sock"}"\n'
                       '[display]\npanel = "tv"\n[log]\nlevel = "warning"\n')
@@ -176,7 +177,7 @@ def tv_frames(frames: int) -> tuple[list[float], list[float]]:
 
         def listen() -> None:
             kind = ""
-            with contextlib.suppress(OSError, ValueError):  # closed at the end
+            with contextlib.suppress(Exception):  # the stream is closed under it at the end: that ends it
                 for raw in stream:
                     line = raw.decode().strip()
                     if line.startswith("event: "):

@@ -295,7 +295,7 @@ def kit_part(sizes: Sizes) -> list[Row]:  # the table without a soldering iron: 
     from bench.kit import rows as kit_rows
 
     if sizes.smoke:
-        return [Row(*row) for row in kit_rows(presses=20, live_presses=3, frames=3)]
+        return [Row(*row) for row in kit_rows(presses=20, live_presses=3, frames=3, plays=3)]
     return [Row(*row) for row in kit_rows()]
 
 

@@ -173,13 +173,14 @@ def tv_frames(frames: int) -> tuple[list[float], list[float]]:
     server = _web(config, port)
     try:
         seen: queue.Queue[tuple[int, float]] = queue.Queue()
-        stream = urllib.request.urlopen(f"http://127.0.0.1:{port}/tv/events", timeout=60)
+        page = socket.create_connection(("127.0.0.1", port), timeout=60)  # the page: a plain HTTP/1.1 stream
+        page.sendall(b"GET /tv/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
 
         def listen() -> None:
             kind = ""
-            with contextlib.suppress(Exception):  # the stream is closed under it at the end: that ends it
+            with contextlib.suppress(OSError), page.makefile("rb") as stream:  # shut down at the end: that ends it
                 for raw in stream:
-                    line = raw.decode().strip()
+                    line = raw.decode(errors="replace").strip()
                     if line.startswith("event: "):
                         kind = line[7:]
                     elif line.startswith("data: ") and kind == "screen":
@@ -199,7 +200,8 @@ def tv_frames(frames: int) -> tuple[list[float], list[float]]:
                     arrived.append(at - written)
                     break
             time.sleep(0.05)
-        stream.close()  # the page goes: the server stops at once
+        page.shutdown(socket.SHUT_RDWR)  # the page goes: its reader ends, and the server stops at once
+        page.close()
     finally:
         server.terminate()
         try:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from starlette.types import Receive, Scope, Send
 
@@ -108,14 +109,23 @@ class Hub:
             self._follower.close()
 
 
+class Feed(Protocol):
+    """What :class:`EventStream` serves: the latest message, and the queues of the pages listening
+    (the live table's :class:`Hub`; the TV page's :class:`~bornes.firmware.web.tv.ScreenHub`)."""
+
+    clients: set[asyncio.Queue[bytes]]
+    message: bytes
+
+
 class EventStream:
     """``GET /events``: the table, then every change, as server-sent events (a raw ASGI app).
 
     Seats come from :class:`~bornes.firmware.web.streams.StreamSeats`: a paired phone (``trusted``)
     always has one; a stream that gives way to a newcomer ends, and its page reconnects by itself.
+    The same stream serves the TV page's screens (any :class:`Feed`).
     """
 
-    def __init__(self, hub: Callable[[], Hub], trusted: Callable[[Scope], bool] = lambda scope: False) -> None:
+    def __init__(self, hub: Callable[[], Feed], trusted: Callable[[Scope], bool] = lambda scope: False) -> None:
         self.hub = hub
         self.trusted = trusted
         self.seats = StreamSeats()

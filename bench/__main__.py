@@ -292,6 +292,14 @@ def hid_part(sizes: Sizes) -> list[Row]:
     return [Row(*row) for row in hid_rows(max(20, sizes.scans))]
 
 
+def kit_part(sizes: Sizes) -> list[Row]:  # the table without a soldering iron: keypad, TV page, chirps
+    from bench.kit import rows as kit_rows
+
+    if sizes.smoke:
+        return [Row(*row) for row in kit_rows(presses=20, live_presses=3, frames=3, plays=3)]
+    return [Row(*row) for row in kit_rows()]
+
+
 def camera_part(sizes: Sizes) -> list[Row]:  # docs/camera.md: generated plays, two editions' faces
     from bench.camera import rows as camera_rows
 
@@ -304,7 +312,7 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
-    "club": club_part, "camera": camera_part,
+    "club": club_part, "kit": kit_part, "camera": camera_part,
 }
 
 

@@ -34,3 +34,11 @@ VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
 def names_input_device(port: str) -> bool:
     """Whether ``port`` names a keyboard-mode reader (an input device, or ``vvvv:pppp``): never a serial port."""
     return port.startswith("/dev/input/") or VENDOR_PRODUCT.fullmatch(port) is not None
+#: Where the table's buttons come from: the pin map's GPIO buttons, or a USB keypad (drivers/keypad.py).
+BUTTON_SOURCES: tuple[str, ...] = ("gpio", "hid")
+#: The key maps a keypad starts from (drivers/keypad.py's KEYMAPS; a test keeps the two equal).
+KEYMAP_NAMES: tuple[str, ...] = ("numpad", "pad6")
+#: Panels that are no OLED: ``tv``, the panel's screens on a web page a TV, monitor or tablet shows.
+SCREENS: tuple[str, ...] = ("tv",)
+#: Where the chirps can go: the pin map's buzzer, the Pi's audio (ALSA), the TV page's browser, nowhere.
+SOUNDS: tuple[str, ...] = ("buzzer", "audio", "page", "none")

@@ -16,10 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
+from bornes.drivers.events import (
+    ButtonPressed,
+    CardScanned,
+    ControlScanned,
+    InputEvent,
+    KeyTyped,
+    ReaderBack,
+    ReaderLost,
+    UnknownScanned,
+)
 from bornes.engine import EDITIONS, Phase
 from bornes.firmware.appliance import notify
 from bornes.firmware.appliance.control import (
+    PRESENCE_SECONDS,
     ControlEvent,
     Pairing,
     PairingAsked,
@@ -137,6 +147,8 @@ class Referee:
         #: The PIN a phone must type, shown over the table after a pairing request (firmware/appliance/control.py).
         self.pairing = Pairing()
         self.pairing_shown = False
+        #: When a person last pressed a button or tapped a card (or the referee started): a PIN needs someone there.
+        self.touched = time.monotonic()
         #: Where a long BACK on the PIN screen unpairs every phone (control.PHONES_FORGOTTEN); None: not offered.
         self.phones_file: Path | None = None
 
@@ -177,14 +189,20 @@ class Referee:
             # English, marked for the phone pages' catalogue: the page words it in its own language.
             outcome = Outcome(Verdict.REFUSED, N_("a hand is being played: ask for a PIN between hands"), None,
                               "pairing-mid-hand")
+        elif isinstance(event, PairingAsked) and time.monotonic() - self.touched > PRESENCE_SECONDS:
+            # Nobody at the table to read a PIN: none is made (a network guessing at night gets nothing).
+            outcome = Outcome(Verdict.REFUSED, N_("nobody is at the table: press a button there, then ask again"),
+                              None, "pairing-nobody-there")
         elif isinstance(event, PairingAsked):
-            self.pairing.start(event.url)
+            already = self.pairing_shown and self.pairing.active()
+            self.pairing.start(event.url, asker=event.asker)
             self.pairing_shown = True
             log.info("pairing: PIN shown on the panel for %s", event.url,
                      extra={"said": Phrase(N_("pairing: PIN shown on the panel for {url}"), url=event.url)})
-            outcome = Outcome(Verdict.PROMPT, _("Pairing"), Sound.ATTENTION)
+            # One chirp for the first PIN: a burst of requests from the network does not beep on and on.
+            outcome = Outcome(Verdict.PROMPT, _("Pairing"), None if already else Sound.ATTENTION)
         elif isinstance(event, PinOffered):
-            problem = self.pairing.check(event.pin)
+            problem = self.pairing.check(event.pin, asker=event.asker)
             log.info("pairing: %s", problem or "a phone is paired",
                      extra={"said": Phrase(N_("pairing: {problem}"), problem=Phrase(problem)) if problem
                             else Phrase(N_("pairing: a phone is paired"))})
@@ -216,6 +234,8 @@ class Referee:
                 and event.name == "BACK" and event.long:
             return self._forget_phones()
         self.pairing_shown = False  # any input at the table puts the table back on the panel
+        if isinstance(event, ButtonPressed | KeyTyped | CardScanned | ControlScanned | UnknownScanned):
+            self.touched = time.monotonic()
         outcome = self._guarded(self.flow.handle, event)
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "export": "write one game from the journal as a game record (the engine's text) or JSON",
     "feed": "drive the table's input path from a script of setup/scan/press lines and print every verdict",
     "history": "list the games in the journal: id, date, edition, players, winner, totals",
+    "kiosk": "show the TV page full screen on the Pi's HDMI screen (cage and Chromium) when [display] panel = tv",
     "labels": "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF",
     "replay": "replay a game record and print every action's verdict and every hand's score sheet",
     "run": "run the referee: readers, buttons, display and the game journal",

@@ -62,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
         check_serial,
         check_readers,
         check_camera,
+        check_buttons,
         check_display,
+        check_screen,
+        check_sound,
         check_gpio,
         check_pins,
         check_state,
@@ -485,3 +488,107 @@ def hid_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> F
     finally:
         device.close()
     return Finding(OK, topic, f"{name} [{ids}] on {path}, readable and free (keyboard layout {reader.layout})")
+
+
+# -- a table without a soldering iron: the USB keypad, the TV page, the chirps through the Pi's audio ---
+
+
+def check_buttons(config: Config) -> Iterable[Finding]:
+    """The USB keypad of ``[buttons] source = "hid"``: there, readable, free to grab, not the reader."""
+    b = config.buttons
+    if b.source != "hid":
+        return
+    topic = f"buttons {b.port}"
+    from bornes.drivers.readers.hid_device import HidUnavailable, evdev_module, resolve_device
+
+    try:
+        evdev = evdev_module()
+    except HidUnavailable as error:
+        yield Finding(FAIL, topic, str(error))
+        return
+    keymap = b.key_map
+    try:
+        path = resolve_device(b.port, keymap.accepts)
+    except FileNotFoundError:
+        level = OK if is_desktop(config) else FAIL
+        yield Finding(level, topic, "no such keypad; plug it in, or see bornes scan-test --devices "
+                                    "(control cards work meanwhile)")
+        return
+    readers = [config.reader.port] if config.table_reader and config.reader.protocol == "hid" else []
+    readers += [pad.reader.port for pad in config.pads if pad.reader.protocol == "hid"]
+    for port in readers:
+        with contextlib.suppress(OSError, HidUnavailable):
+            if os.path.realpath(resolve_device(port)) == os.path.realpath(path):
+                yield Finding(FAIL, topic, f"{path} is also the reader {port}: the keypad and the scanner are two "
+                                           "devices (bornes scan-test --identify tells them apart)")
+                return
+    try:
+        device = evdev.InputDevice(path)
+    except PermissionError:
+        yield Finding(FAIL, topic, f"{path}: permission denied; sudo systemd/install.sh --keypad VVVV:PPPP gives "
+                                   "group bornes this one device")
+        return
+    except OSError as error:
+        yield Finding(FAIL, topic, f"{path} cannot be opened: {error.strerror or error}")
+        return
+    try:
+        name, ids = device.name, f"{device.info.vendor:04x}:{device.info.product:04x}"
+        has = set(device.capabilities().get(1, ()))
+        try:
+            device.grab()
+            device.ungrab()
+        except OSError as error:
+            if error.errno == errno.EBUSY:
+                yield Finding(WARN, topic, f"{name} [{ids}] is held by another program (the referee, if it runs)")
+                return
+            yield Finding(FAIL, topic, f"{name} [{ids}] cannot be grabbed: {error.strerror or error}")
+            return
+    finally:
+        device.close()
+    from bornes.drivers.keys import key_name
+
+    missing = [f"{button} ({key_name(code)})" for code, button in keymap.pairs if code not in has]
+    if missing:
+        yield Finding(WARN, topic, f"{name} [{ids}] has no key for {', '.join(missing)}: change them in "
+                                   "[buttons.keys] (bornes scan-test --buttons names the keys it has)")
+        return
+    yield Finding(OK, topic, f"{name} [{ids}] on {path}, readable and free; keys {keymap.described()}")
+
+
+def check_screen(config: Config) -> Iterable[Finding]:
+    """``[display] panel = "tv"``: where the screen goes, and what shows it."""
+    if config.display.panel != "tv":
+        return
+    from bornes.firmware.appliance.config import tv_file
+
+    where = tv_file(config, config.control.socket)
+    try:
+        import starlette  # noqa: F401  the web extra: bornes web serves the TV page
+    except ImportError:
+        yield Finding(FAIL, "tv", "the TV page needs bornes web: sudo systemd/install.sh --tv (or pip install "
+                                  "'bornes[web]')")
+        return
+    host = "<this Pi>" if config.web.host in ("0.0.0.0", "::", "") else config.web.host
+    yield Finding(OK, "tv", f"the panel's screens go to {where}; the TV page is http://{host}:{config.web.port}/tv "
+                            "(bornes-kiosk.service shows it on the HDMI screen)")
+
+
+def check_sound(config: Config) -> Iterable[Finding]:
+    """Where the chirps go, and whether the Pi's audio can play them."""
+    from bornes.drivers.sound import sound_card_problem
+
+    output = config.sound.output
+    if config.sound.muted or output in ("buzzer", "none", "page"):
+        return
+    if output == "auto":
+        try:
+            if config.load_pin_map().buzzer is not None:
+                return  # the buzzer chirps (check_pins says if the map is wrong)
+        except UserError:
+            return
+    problem = sound_card_problem()
+    if problem is not None:
+        said = "auto (no buzzer in the pin map: the Pi's audio)" if output == "auto" else output
+        yield Finding(WARN, "sound", f"output {said}, but {problem}: the table will be silent")
+        return
+    yield Finding(OK, "sound", f"output audio through aplay on {config.sound.device} (aplay -L lists the outputs)")

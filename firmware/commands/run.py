@@ -315,10 +315,10 @@ def _hold_ok(
     READY goes to systemd first, so the unit is not killed for a slow start while a person
     decides; nothing is changed until they hold OK.
     """
-    from bornes.drivers.buttons import Buttons
     from bornes.drivers.pins import make_pin_factory
     from bornes.firmware.appliance import notify
-    from bornes.firmware.appliance.assembly import desktop_panel, open_display_from_config
+    from bornes.firmware.appliance.assembly import control_path, desktop_panel, held_buttons, open_display_from_config
+    from bornes.firmware.appliance.config import tv_file
     from bornes.firmware.appliance.referee import wait_for_long_ok
     from bornes.firmware.screens.model import StatusView
     from bornes.firmware.screens.render import render
@@ -328,9 +328,10 @@ def _hold_ok(
     panel = args.display
     if panel is None and args.emulate and config.display.is_hardware:
         panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
-    display = open_display_from_config(config, panel)
+    tv = tv_file(config, control_path(config, args.emulate, config.state.dir))
+    display = open_display_from_config(config, panel, tv=tv)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
-    buttons = Buttons(config.load_pin_map(), events, pin_factory=factory)
+    buttons = held_buttons(config, config.load_pin_map(), events, factory)  # GPIO, or the keypad
     try:
         display.show(render(StatusView(title, detail), display.size, display.mode))
         notify.ready(f"waiting: {title}")

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language
+from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language, tv_file
 
 log = logging.getLogger("bornes.web")
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from bornes.firmware.web.app import Settings, create_app, pages_url
-        from bornes.firmware.web.guard import server_config
+        from bornes.firmware.web.connections import server_config
     except ImportError as error:
         raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
                         EX_CONFIG) from None
@@ -56,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < port < 65536:
         raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
     settings.url, settings.port, settings.host = config.web.url, port, host
+    if config.buttons.source == "hid":
+        settings.keys = config.buttons.key_map.legend()
+    settings.tv_folder = tv_file(config, control_socket).parent  # the TV page's screen (docs/tv.md)
+    settings.tv_sound = config.sound.output == "page"
     if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))

@@ -191,9 +191,12 @@ class StatusView:
 
 @dataclass(frozen=True, slots=True)
 class LegendView:
-    """What each icon and figure of the table means, a few per page (the renderer pages it)."""
+    """What each icon and figure of the table means, a few per page (the renderer pages it); on a
+    table whose buttons are a USB keypad, which key is which button first."""
 
     page: int = 0  # zero-based, taken modulo the pages the panel needs: NEXT and BACK cycle
+    #: (what is printed on the key, the button it is), in the order to show; empty: no keypad.
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 ScreenView = (

@@ -509,22 +509,70 @@ def _legend_columns(size: tuple[int, int]) -> int:
     return 2 if size[0] >= 256 else 1
 
 
-def legend_pages(size: tuple[int, int] = SMALL) -> int:
-    """How many pages the legend needs on a panel of ``size``."""
+def legend_pages(size: tuple[int, int] = SMALL, keys: Sequence[tuple[str, str]] = ()) -> int:
+    """How many pages the legend needs on a panel of ``size`` (with a keypad's ``keys``: theirs first)."""
+    return _key_pages(size, keys) + _icon_pages(size)
+
+
+def _icon_pages(size: tuple[int, int]) -> int:
     rows = (size[1] - TITLE_H - HINT_H - 2) // _LEGEND_ROW
-    per_page = rows * _legend_columns(size)
-    return -(-len(LEGEND) // per_page)
+    return -(-len(LEGEND) // (rows * _legend_columns(size)))
+
+
+_KEY_ROW = 11  # a keycap 10 high (the 5x8 font and a row under its baseline), a row between two
+_KEYCAP = (34, 60)  # the keycaps' width: "Enter" in the 5x8 font with room either side, up to the widest label
+
+
+def _key_rows(size: tuple[int, int]) -> int:
+    return (size[1] - TITLE_H - HINT_H - 1) // _KEY_ROW
+
+
+def _key_pages(size: tuple[int, int], keys: Sequence[tuple[str, str]]) -> int:
+    return -(-len(keys) // (_key_rows(size) * _legend_columns(size)))
 
 
 def _legend(c: Canvas, view: LegendView) -> None:
-    """Each mark of the table beside its meaning: NEXT and BACK page through them."""
+    """Each key of a keypad beside its button, then each mark of the table beside its meaning:
+    NEXT and BACK page through them."""
+    size = (c.width, c.height)
+    pages = legend_pages(size, view.keys)
+    page = view.page % pages
+    key_pages = _key_pages(size, view.keys)
+    if page < key_pages:
+        _title(c, (_("Keys of the keypad"), _("Keys")), f"{page + 1}/{pages}")
+        _legend_keys(c, view.keys, page)
+    else:
+        _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
+        _legend_marks(c, page - key_pages)
+    if page == pages - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
+
+
+def _legend_keys(c: Canvas, keys: Sequence[tuple[str, str]], page: int) -> None:
+    """A keycap with what is printed on it, and the button that key is."""
+    columns = _legend_columns((c.width, c.height))
+    rows = _key_rows((c.width, c.height))
+    per_page = rows * columns
+    col_w = (c.width - 2 * MARGIN) // columns
+    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in keys)))
+    for place, (label, button) in enumerate(keys[page * per_page:(page + 1) * per_page]):
+        column, row = divmod(place, rows)
+        x = MARGIN + column * col_w
+        y = TITLE_H + 1 + row * _KEY_ROW
+        cap, font = c.choose_font((label,), ("small", "tiny"), cap_w - 4)
+        c.box((x, y, x + cap_w - 1, y + _KEY_ROW - 2))  # the key, lit: what is printed on it in black
+        c.text_center(y + (1 if font == "small" else 3), cap, font, fill=BLACK, left=x, right=x + cap_w)
+        said, font = c.choose_font((button,), ("small", "tiny"), col_w - cap_w - 6)
+        c.text((x + cap_w + 4, y + (1 if font == "small" else 3)), said, font)
+
+
+def _legend_marks(c: Canvas, page: int) -> None:
     size = (c.width, c.height)
     columns = _legend_columns(size)
     rows = (c.height - TITLE_H - HINT_H - 2) // _LEGEND_ROW
     per_page = rows * columns
-    pages = legend_pages(size)
-    page = view.page % pages
-    _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
     col_w = (c.width - 2 * MARGIN) // columns
     for place, entry in enumerate(LEGEND[page * per_page:(page + 1) * per_page]):
         column, row = divmod(place, rows)
@@ -534,10 +582,6 @@ def _legend(c: Canvas, view: LegendView) -> None:
         room = col_w - _LEGEND_SAMPLE - 2
         words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
         c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
-    if page == pages - 1:  # NEXT wraps round to the first page
-        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
-    else:
-        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
 
 
 def card_title(kind: str) -> str:

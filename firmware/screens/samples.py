@@ -188,5 +188,8 @@ def sample_screens() -> dict[str, ScreenView]:
                                     .format(file="pins.toml", pin=2, first="SDA", second="OK")),
         "legend": LegendView(page=0),
         "legend-last": LegendView(page=-1),
+        # a table whose buttons are a numeric keypad: its keys come first (drivers/keypad.py's numpad map)
+        "legend-keys": LegendView(page=0, keys=(("0", "CF"), (".", "DISCARD"), ("*", "UNDO"), ("Enter", "OK"),
+                                                ("+", "NEXT"), ("-", "BACK"), ("1-8", "SEAT1-SEAT8"))),
     })
     return screens

@@ -225,7 +225,7 @@ def _swap_screen(flow: TableFlow) -> ScreenView:
 _MODE_SCREENS: dict[Mode, Callable[[TableFlow], ScreenView | None]] = {
     Mode.SETUP: _setup_screen,
     Mode.NAME_EDIT: _name_screen,
-    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend.page),
+    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend.page, keys=flow.key_legend),
     Mode.DECK_CHECK: _deck_check_screen,
     Mode.DECK_REPORT: _deck_report_screen,
     Mode.TARGET: _target_screen,

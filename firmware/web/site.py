@@ -29,13 +29,13 @@ from bornes.firmware.web.games import Library, StoredGame
 from bornes.firmware.web.limits import PdfSlots, RateLimit
 from bornes.firmware.web.live import Hub
 from bornes.firmware.web.phones import Pairings
+from bornes.firmware.web.tv import ScreenHub
 
 MAX_BODY = 8192
 COOKIE = "bornes_pair"
+#: Per phone (client address), never shared: what one address does cannot use up another's.
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
-#: PIN requests from every phone together: each one puts a PIN on the panel (between hands).
-PIN_REQUESTS_ALL_PER_MINUTE = 6
 #: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -58,6 +58,13 @@ class Settings:
     #: The address the server listens on ("" or 0.0.0.0/::: every address of this machine). A server
     #: bound to one address is reached at that address only, so the QR code names it (see :func:`pages_url`).
     host: str = ""
+    #: (key, button) of the table's USB keypad (``[buttons] source = "hid"``); empty: buttons on the GPIO.
+    keys: tuple[tuple[str, str], ...] = ()
+    #: Where the referee keeps its screen for the TV page (``tv.json``, ``[display] panel = "tv"``); None:
+    #: beside the control socket.
+    tv_folder: Path | None = None
+    #: The TV page plays the chirps (``[sound] output = "page"``).
+    tv_sound: bool = False
 
 
 class Site:
@@ -69,10 +76,10 @@ class Site:
         self.pairings = Pairings(settings.state_dir / control.PHONES_FORGOTTEN)
         self.pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
         self.ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
-        self.ask_all_limit = RateLimit(PIN_REQUESTS_ALL_PER_MINUTE)
         self.pdf_slots = PdfSlots()
         self._words: dict[str, views.Words] = {}
         self._hub: Hub | None = None
+        self._screens: ScreenHub | None = None
 
     def words_for(self, language: str) -> views.Words:
         if language not in self._words:
@@ -88,15 +95,24 @@ class Site:
         assert self._hub is not None, "the live feed starts with the app (its lifespan)"
         return self._hub
 
+    @property
+    def screens(self) -> ScreenHub:
+        """The referee's screen for the TV page (firmware/web/tv.py)."""
+        assert self._screens is not None, "the TV feed starts with the app (its lifespan)"
+        return self._screens
+
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self._hub = Hub(self.settings.state_dir, self.words())
         self._hub.start(asyncio.get_running_loop())
         app.state.hub = self._hub
+        self._screens = ScreenHub(self.settings.tv_folder or self.settings.control_socket.parent)
+        self._screens.start(asyncio.get_running_loop())
         try:
             yield
         finally:
             self._hub.stop()
+            self._screens.stop()
 
     def paired(self, request: Request) -> bool:
         return self.pairings.valid(request.cookies.get(COOKIE))

@@ -18,7 +18,7 @@ def test_install_dry_run_with_the_camera(tmp_path: Path) -> None:
     out = result.stdout
     for expected in (
         "apt-get install -y --no-install-recommends python3-picamera2",
-        "usermod --append --groups gpio,i2c,dialout,video bornes",
+        "usermod --append --groups gpio,i2c,dialout,audio,video bornes",
         f"/opt/bornes/venv/bin/pip install --upgrade {REPO}\\[camera\\]",
         f"install -D -m 0644 {DROP_IN} /etc/systemd/system/bornes.service.d/camera.conf",
         "bornes enroll --camera",

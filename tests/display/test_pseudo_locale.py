@@ -29,6 +29,7 @@ from bornes.firmware.screens.fonts import JOIN_GLYPH
 from bornes.firmware.screens.model import (
     CoupFourrePrompt,
     GameOverView,
+    LegendView,
     NameEditView,
     ScoreSheetView,
     ScreenView,
@@ -77,6 +78,8 @@ def _data(view: ScreenView) -> set[str]:
     found = NAMES | SAMPLE_DATA if "pins.toml" in repr(view) else set(NAMES)
     if isinstance(view, NameEditView):  # the name being typed: the letters before the cursor, and after it
         found |= {view.text[i:] for i in range(len(view.text))} | set(view.text)
+    if isinstance(view, LegendView):  # a keypad's keys: what is printed on each, and its button's name
+        found |= {word for pair in view.keys for text in pair for word in text.split()}
     return found
 
 

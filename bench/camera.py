@@ -22,6 +22,9 @@ For each of two editions' faces (``road``, English; ``route``, French with strip
    first plays from PNG files: CPU time per frame pinned to one core, then the wall time per frame in a
    cgroup allowed a quarter of a core (cgroup v1 ``cpu.cfs_quota_us`` 25000 of ``cpu.cfs_period_us``
    100000, or v2 ``cpu.max`` "25000 100000"): the stand-in for a Pi Zero 2 W. Its peak RSS (VmHWM).
+5. **The real camera process**: ``bornes camera-reader`` itself (what the referee starts, with everything it
+   imports), reading the same frames from the folder twin at 10 a second: its peak RSS, which
+   ``systemd/bornes-camera.conf`` sizes the referee's unit by, and the reads it printed.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -57,6 +61,8 @@ FIND_S = (3.0, 6.0)
 AFTER = 3
 #: Plays whose frames the child process replays for speed and memory.
 SPEED_PLAYS = 50
+#: Frames the real camera process reads at 10 a second (the first of the replayed ones): enough for its peak.
+LIVE_FRAMES = 300
 CGROUP_V1 = Path("/sys/fs/cgroup/cpu")
 CGROUP_V2 = Path("/sys/fs/cgroup")
 QUOTA_US, PERIOD_US = 25_000, 100_000
@@ -256,6 +262,50 @@ def replay(state: Path, frames: Path, kinds: Sequence[str], *, group: Path | Non
     return Replay(found["cpu"], found["wall"], found["looked"], found["hwm_kib"], found["cpus"])
 
 
+def live_process(templates: Path, frames: Path, count: int) -> tuple[int, int, int]:
+    """``bornes camera-reader`` on the first ``count`` frames of ``frames`` (the folder twin, 10 a second):
+    its peak RSS in KiB (VmHWM, read just before it is stopped), its most threads, and how many cards it
+    said it saw."""
+    from bornes.drivers.camera.wire import CameraSettings
+
+    first = sorted(frames.glob("*.png"))[:count]
+    twin = frames.parent / "live"
+    twin.mkdir()
+    for path in first:
+        (twin / path.name).symlink_to(path)
+    argv = CameraSettings("folder", str(twin), templates=str(templates)).argv()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             cwd=REPO, env=env)
+    assert child.stdout is not None
+    lines: list[bytes] = []
+    reader = threading.Thread(target=lambda: lines.extend(child.stdout or ()), daemon=True)
+    reader.start()
+    hwm = threads = 0
+    deadline = time.monotonic() + 60  # its start: imports, templates, then the source opens ("back")
+    try:
+        while time.monotonic() < deadline and child.poll() is None:
+            if len(lines) and deadline - time.monotonic() > len(first) / FPS + 2:
+                deadline = time.monotonic() + len(first) / FPS + 2  # it gives 10 frames a second from now
+            hwm = max(hwm, _status_kib(child.pid, "VmHWM"))
+            threads = max(threads, _status_kib(child.pid, "Threads"))
+            time.sleep(0.25)
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+        reader.join(timeout=5)
+    seen = sum(json.loads(line).get("type") == "seen" for line in lines if line.startswith(b"{"))
+    return hwm, threads, seen
+
+
+def _status_kib(pid: int, name: str) -> int:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(name + ":"):
+                return int(line.split()[1])
+    return 0
+
+
 def _least_busy_cpu() -> int:
     """The CPU this process may use that has been idle longest since boot (a rough pick on a shared machine)."""
     allowed = sorted(os.sched_getaffinity(0))
@@ -370,6 +420,12 @@ def _speed_rows(edition: str, state: Path, frames: Path, kinds: Sequence[str], p
         (f"  {edition}: camera reader's peak RSS (VmHWM: OpenCV, numpy, the templates, the watcher)",
          f"{alone.hwm_kib / 1024:.1f} MB", "≤ 80 MB", alone.hwm_kib <= 80 * 1024),
     ]
+    if edition == EDITIONS[0]:
+        shown = min(LIVE_FRAMES, len(list(frames.glob("*.png"))))
+        hwm, threads, seen = live_process(state, frames, shown)
+        out.append((f"camera: the real camera process (bornes camera-reader, folder twin, {shown} frames at 10 a "
+                    f"second; it said {seen} cards seen, {threads} threads at most), peak RSS (VmHWM)",
+                    f"{hwm / 1024:.1f} MB", "≤ 80 MB", 0 < hwm <= 80 * 1024))
     with quarter_core() as group:
         if group is None:
             out.append((f"  {edition}: a quarter of a core (Pi Zero 2 W stand-in): not measured, no cgroup with a "

@@ -50,4 +50,22 @@ def test_the_camera_drop_in_verifies_with_the_unit(tmp_path: Path) -> None:
 def test_the_drop_in_opens_the_video_devices_and_nothing_more() -> None:
     lines = [line for line in DROP_IN.read_text().splitlines() if line and not line.startswith("#")]
     assert lines == ["[Service]", "SupplementaryGroups=video", "DeviceAllow=char-video4linux rw",
-                     "DeviceAllow=char-media rw", "DeviceAllow=char-dma_heap rw"]
+                     "DeviceAllow=char-media rw", "DeviceAllow=char-dma_heap rw", "MemoryHigh=136M", "MemoryMax=168M"]
+
+
+#: The camera's process at its worst, by its budget (issue 30; python -m bench --only camera measures it).
+CAMERA_MB = 80
+
+
+def test_the_drop_in_makes_room_for_the_camera_process_and_still_fits_a_pi_zero() -> None:
+    """The camera's own process is a child of the referee, in its unit's cgroup: the unit's MemoryHigh must
+    hold the referee's measured peak and the camera's budget together (else the kernel throttles the game
+    every time a card is looked at), and with the phone pages and the bridge the Pi keeps 100 MB."""
+    from tests.web.test_under_attack import MEASURED, _megabytes, unit_values
+
+    values = {**unit_values("bornes.service"), **unit_values("bornes-camera.conf")}
+    referee_mb, _ = MEASURED["bornes.service"]
+    assert referee_mb + CAMERA_MB < _megabytes(values["MemoryHigh"]) < _megabytes(values["MemoryMax"])
+    total = _megabytes(values["MemoryMax"]) + sum(
+        _megabytes(unit_values(name)["MemoryMax"]) for name in ("bornes-web.service", "bornes-bridge.service"))
+    assert total <= 512 - 100, total

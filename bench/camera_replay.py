@@ -34,6 +34,7 @@ def main(argv: list[str]) -> int:
     import cv2
 
     from bornes.drivers.camera.templates import load
+    from bornes.drivers.camera.vision import as_image
     from bornes.drivers.camera.watch import PlayWatcher, Read, Refusal
 
     cv2.setNumThreads(1)  # one core: OpenCV's own thread pool would spread a frame over the others
@@ -46,7 +47,8 @@ def main(argv: list[str]) -> int:
     looked: list[bool] = []
     said: list[tuple[str, str]] = []
     for path in paths:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        read = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        frame = None if read is None else as_image(read)
         before = watcher.looked
         started, started_cpu = time.perf_counter(), time.thread_time()
         outcomes = watcher.feed(frame, path.stem)

@@ -71,7 +71,7 @@ class Pose:
         local += np.array(self.tilt, np.float64).reshape(4, 2) * h
         a = math.radians(self.angle)
         rotation = np.array([(math.cos(a), -math.sin(a)), (math.sin(a), math.cos(a))])
-        return (local @ rotation.T + (self.x, self.y)).astype(np.float32)
+        return np.asarray(local @ rotation.T + (self.x, self.y), np.float32)
 
     def moved(self, dx: float, dy: float, turn: float = 0.0) -> Pose:
         return Pose(self.x + dx, self.y + dy, self.angle + turn, self.height, self.tilt)
@@ -157,7 +157,7 @@ def _texture(rng: np.random.Generator, kind: str) -> Image:
         value = np.ones((FRAME_H, FRAME_W, 1), np.float32)
     speckle = cv2.GaussianBlur(rng.normal(0, 1, (FRAME_H, FRAME_W)).astype(np.float32), (0, 0), 1.5)[..., None]
     image = base * value * (1 + 0.12 * speckle)
-    return np.clip(image, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(image, 0, 255), np.uint8)
 
 
 # -- drawing a frame -------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def _texture(rng: np.random.Generator, kind: str) -> Image:
 
 def _warp_into(image: Image, matrix: np.ndarray, roi: tuple[int, int, int, int], flags: int) -> Image:
     x0, y0, x1, y1 = roi
-    moved = np.float64([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ matrix
+    moved = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ matrix
     return cv2.warpPerspective(image, moved, (x1 - x0, y1 - y0), flags=flags)
 
 
@@ -226,7 +226,7 @@ def _card_on_table(table: Table, kind: str, edition: str, pose: Pose,
     if motion is not None:
         picture, mask = _motion_blur(picture, motion), _motion_blur(mask, motion)
     part = table.lit[y0:y1, x0:x1].astype(np.float32)
-    shadow = _soft(cv2.warpAffine(mask, np.float32([[1, 0, dx], [0, 1, dy]]), (x1 - x0, y1 - y0)), 3)
+    shadow = _soft(cv2.warpAffine(mask, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (x1 - x0, y1 - y0)), 3)
     part *= 1 - (shadow.astype(np.float32) * ((1 - darkness) / 255))[..., None]
     lit = picture.astype(np.float32) * table.light[y0:y1, x0:x1]
     if table.glare_map is not None:
@@ -265,7 +265,8 @@ def render(table: Table, rng: np.random.Generator, cards: Sequence[tuple[str, st
             if motion is not None:
                 mask = _motion_blur(mask, motion)
             part = frame[y0:y1, x0:x1].astype(np.float32)
-            shadow = _soft(cv2.warpAffine(mask, np.float32([[1, 0, dx * 2], [0, 1, dy * 2]]), (x1 - x0, y1 - y0)), 5)
+            offset = np.array([[1, 0, dx * 2], [0, 1, dy * 2]], np.float32)
+            shadow = _soft(cv2.warpAffine(mask, offset, (x1 - x0, y1 - y0)), 5)
             part *= 1 - (shadow.astype(np.float32) * ((1 - darkness) * 0.8 / 255))[..., None]
             shade = _soft(mask, 6).astype(np.float32)[..., None] / 255
             skin = np.array(table.skin, np.float32) * (0.75 + 0.25 * shade) * table.light[y0:y1, x0:x1]
@@ -277,7 +278,7 @@ def render(table: Table, rng: np.random.Generator, cards: Sequence[tuple[str, st
     frame = cv2.subtract(cv2.add(frame, plus), minus)
     if table.jpeg is not None:
         _ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, table.jpeg])
-        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        frame = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
     return frame
 
 
@@ -305,8 +306,9 @@ def _motion_blur(image: Image, motion: tuple[float, float]) -> Image:
     kernel /= max(kernel.sum(), 1e-6)
     h, w = image.shape[:2]
     half = cv2.resize(image, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
-    half = cv2.filter2D(half, -1, cv2.resize(kernel, (max(1, length // 2),) * 2, interpolation=cv2.INTER_AREA)
-                        / max(1e-6, float(cv2.resize(kernel, (max(1, length // 2),) * 2).sum())))
+    small = np.asarray(cv2.resize(kernel, (max(1, length // 2),) * 2, interpolation=cv2.INTER_AREA), np.float32)
+    shrunk = float(np.asarray(cv2.resize(kernel, (max(1, length // 2),) * 2), np.float32).sum())
+    half = cv2.filter2D(half, -1, small / np.float32(max(1e-6, shrunk)))
     return cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR)
 
 

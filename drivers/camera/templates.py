@@ -20,7 +20,16 @@ from pathlib import Path
 import cv2
 
 from bornes.drivers.camera.index import FORMAT, INDEX, KINDS, VERSION
-from bornes.drivers.camera.vision import Deck, Image, Lookalike, check_deck, find_card, flatten, make_template
+from bornes.drivers.camera.vision import (
+    Deck,
+    Image,
+    Lookalike,
+    as_image,
+    check_deck,
+    find_card,
+    flatten,
+    make_template,
+)
 
 FOLDER = "camera"
 _NAME = re.compile(r"([A-Z0-9]+)(?:-(\d+))?\.(png|jpe?g)", re.IGNORECASE)
@@ -143,10 +152,10 @@ def load(folder: str | os.PathLike[str], *, complete: bool = True, kinds: Sequen
                             "teach the camera again (bornes enroll --camera)")
     faces: dict[str, list[Image]] = {}
     checks: dict[str, list[Image]] = {}
-    kinds = document.get("kinds")
-    if not isinstance(kinds, dict):
+    entries = document.get("kinds")
+    if not isinstance(entries, dict):
         raise TemplateError(f"{index}: 'kinds' must be an object")
-    for kind, roles in kinds.items():
+    for kind, roles in entries.items():
         if kind not in KINDS or not isinstance(roles, dict):
             raise TemplateError(f"{index}: unknown kind {kind!r}")
         for role, target in (("faces", faces), ("checks", checks)):
@@ -154,7 +163,7 @@ def load(folder: str | os.PathLike[str], *, complete: bool = True, kinds: Sequen
                 image = cv2.imread(str(folder / str(name)), cv2.IMREAD_COLOR)
                 if image is None:
                     raise TemplateError(f"{folder / str(name)} is missing or damaged: teach the camera again")
-                target.setdefault(kind, []).append(image)
+                target.setdefault(kind, []).append(as_image(image))
     alike = tuple(Lookalike(str(a), str(b), float(m)) for a, b, m in document.get("lookalikes", []))
     taught = Taught(faces, checks, tuple(document.get("read_back", [])), alike)
     if complete and taught.missing(kinds):
@@ -189,7 +198,8 @@ def from_folder(folder: str | os.PathLike[str], kinds: Sequence[str] | None = No
     for kind in wanted:
         flat: list[Image] = []
         for _, path in sorted(found.get(kind, [])):
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            read = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = None if read is None else as_image(read)
             corners = find_card(image) if image is not None else None
             if image is None or corners is None:
                 problems.append(f"{path.name}: {'not a picture' if image is None else 'no card found in it'}")

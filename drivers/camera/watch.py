@@ -282,7 +282,7 @@ def _differs(a: Image, b: Image, level: int) -> NDArray[np.bool_]:
 
 def _share(a: Image, b: Image, level: int) -> float:
     """The share of pixels that differ by more than ``level`` (in any channel)."""
-    return _count(_differs(a, b, level)) / (a.shape[0] * a.shape[1])
+    return _count(_differs(a, b, level)) / float(a.shape[0] * a.shape[1])
 
 
 def _same_place(a: Sighting, b: Sighting, tolerance: float) -> bool:

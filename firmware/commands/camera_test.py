@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
         import cv2
 
         from bornes.drivers.camera.templates import TemplateError, from_folder
+        from bornes.drivers.camera.vision import as_image
         from bornes.drivers.camera.watch import Dropped, PlayWatcher, Read, Refusal
     except ImportError as error:
         raise UserError(f"the camera needs numpy and OpenCV ({error.name} is missing): "
@@ -48,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     watcher = PlayWatcher(taught.deck())
     reads = refusals = 0
     for path in sorted(p for p in frames.iterdir() if p.suffix.lower() in PICTURES):
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        for outcome in watcher.feed(image, path.name):
+        read = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        for outcome in watcher.feed(None if read is None else as_image(read), path.name):
             if isinstance(outcome, Read):
                 reads += 1
                 print(json.dumps({"frame": outcome.frame, "kind": outcome.kind}) if args.json

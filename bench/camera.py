@@ -151,6 +151,9 @@ def watch(edition: str, plays: int, seed: int, deck: Any, kinds: Sequence[str] |
         tally.frames += len(chunk.frames)
         tally.kept_plays += len(chunk.plays) if keeping else 0
         _score(tally, chunk.plays, said)
+        if plays >= 500 and tally.plays % 250 == 0:  # a long run says where it is (the table comes at the end)
+            print(f"camera, {edition}: {tally.plays} of {plays} plays, {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)
     tally.seconds = time.perf_counter() - started
     return tally
 

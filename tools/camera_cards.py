@@ -15,6 +15,7 @@ import functools
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFont
 
 WIDTH, HEIGHT = 224, 348
@@ -73,7 +74,7 @@ def words(kind: str, edition: str) -> str:
 
 
 @functools.lru_cache(maxsize=128)
-def face(kind: str, edition: str) -> np.ndarray:
+def face(kind: str, edition: str) -> NDArray[np.uint8]:
     """The printed face of ``kind`` in ``edition``: an RGB array, HEIGHT x WIDTH x 3, uint8."""
     if kind not in CATEGORY or edition not in EDITIONS:
         raise ValueError(f"no face for {kind!r} in {edition!r}")

@@ -26,12 +26,18 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from tools.camera_cards import EDITIONS, HEIGHT, KINDS, WIDTH, face
 
 FRAME_W, FRAME_H = 640, 480
 FPS = 10.0
-Image = np.ndarray
+Image = NDArray[np.uint8]
+
+
+def _u8(picture: cv2.typing.MatLike) -> Image:
+    """An OpenCV result as the 8-bit picture it is (no copy)."""
+    return np.asarray(picture, np.uint8)
 
 
 def face_bgr(kind: str, edition: str) -> Image:
@@ -63,7 +69,7 @@ class Pose:
     height: float
     tilt: tuple[float, ...] = (0.0,) * 8
 
-    def corners(self) -> np.ndarray:
+    def corners(self) -> NDArray[np.float32]:
         """The face's corners in the frame: top-left, top-right, bottom-right, bottom-left."""
         h = self.height
         w = h * WIDTH / HEIGHT
@@ -95,7 +101,7 @@ class Table:
     """One setting: the table top under its lamp, the camera's faults, the players' skin."""
 
     background: Image
-    light: np.ndarray  # per-pixel gain, float32 H x W x 1
+    light: NDArray[np.float32]  # per-pixel gain, float32 H x W x 1
     glare: tuple[float, float, float, float] | None  # x, y, radius, strength: the lamp mirrored in a glossy card
     blur: float
     noise: float
@@ -104,7 +110,7 @@ class Table:
     shadow: tuple[float, float, float]  # dx, dy, darkness
     name: str = ""
     lit: Image = field(default_factory=lambda: np.zeros((0, 0, 3), np.uint8))
-    glare_map: np.ndarray | None = None
+    glare_map: NDArray[np.float32] | None = None
     _noise_bank: list[tuple[Image, Image]] = field(default_factory=list)
     _cards: dict[object, tuple[tuple[int, int, int, int], Image]] = field(default_factory=dict)
 
@@ -163,13 +169,13 @@ def _texture(rng: np.random.Generator, kind: str) -> Image:
 # -- drawing a frame -------------------------------------------------------------------------------
 
 
-def _warp_into(image: Image, matrix: np.ndarray, roi: tuple[int, int, int, int], flags: int) -> Image:
+def _warp_into(image: Image, matrix: NDArray[np.float64], roi: tuple[int, int, int, int], flags: int) -> Image:
     x0, y0, x1, y1 = roi
     moved = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ matrix
-    return cv2.warpPerspective(image, moved, (x1 - x0, y1 - y0), flags=flags)
+    return _u8(cv2.warpPerspective(image, moved, (x1 - x0, y1 - y0), flags=flags))
 
 
-def _roi(points: np.ndarray, margin: float) -> tuple[int, int, int, int] | None:
+def _roi(points: NDArray[np.float32], margin: float) -> tuple[int, int, int, int] | None:
     x0 = max(0, int(points[:, 0].min() - margin))
     y0 = max(0, int(points[:, 1].min() - margin))
     x1 = min(FRAME_W, int(points[:, 0].max() + margin) + 1)
@@ -202,7 +208,7 @@ def _soft(mask: Image, sigma: float) -> Image:
     """A wide Gaussian blur done at a quarter of the size: shadows and shading need no more."""
     h, w = mask.shape[:2]
     small = cv2.resize(mask, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
-    return cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, sigma / 4)), (w, h), interpolation=cv2.INTER_LINEAR)
+    return _u8(cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, sigma / 4)), (w, h), interpolation=cv2.INTER_LINEAR))
 
 
 def _card_on_table(table: Table, kind: str, edition: str, pose: Pose,
@@ -220,13 +226,13 @@ def _card_on_table(table: Table, kind: str, edition: str, pose: Pose,
         return None
     x0, y0, x1, y1 = roi
     source = np.array([(0, 0), (WIDTH - 1, 0), (WIDTH - 1, HEIGHT - 1), (0, HEIGHT - 1)], np.float32)
-    matrix = cv2.getPerspectiveTransform(source, corners)
+    matrix = np.asarray(cv2.getPerspectiveTransform(source, corners), np.float64)
     picture = _warp_into(face_bgr(kind, edition), matrix, roi, cv2.INTER_AREA)
     mask = _warp_into(_CARD_MASK, matrix, roi, cv2.INTER_LINEAR)
     if motion is not None:
         picture, mask = _motion_blur(picture, motion), _motion_blur(mask, motion)
     part = table.lit[y0:y1, x0:x1].astype(np.float32)
-    shadow = _soft(cv2.warpAffine(mask, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (x1 - x0, y1 - y0)), 3)
+    shadow = _soft(_u8(cv2.warpAffine(mask, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (x1 - x0, y1 - y0))), 3)
     part *= 1 - (shadow.astype(np.float32) * ((1 - darkness) / 255))[..., None]
     lit = picture.astype(np.float32) * table.light[y0:y1, x0:x1]
     if table.glare_map is not None:
@@ -266,23 +272,23 @@ def render(table: Table, rng: np.random.Generator, cards: Sequence[tuple[str, st
                 mask = _motion_blur(mask, motion)
             part = frame[y0:y1, x0:x1].astype(np.float32)
             offset = np.array([[1, 0, dx * 2], [0, 1, dy * 2]], np.float32)
-            shadow = _soft(cv2.warpAffine(mask, offset, (x1 - x0, y1 - y0)), 5)
+            shadow = _soft(_u8(cv2.warpAffine(mask, offset, (x1 - x0, y1 - y0))), 5)
             part *= 1 - (shadow.astype(np.float32) * ((1 - darkness) * 0.8 / 255))[..., None]
             shade = _soft(mask, 6).astype(np.float32)[..., None] / 255
             skin = np.array(table.skin, np.float32) * (0.75 + 0.25 * shade) * table.light[y0:y1, x0:x1]
             alpha = (mask.astype(np.float32) / 255)[..., None]
             frame[y0:y1, x0:x1] = np.clip(part + (skin - part) * alpha, 0, 255).astype(np.uint8)
     if table.blur > 0.3:
-        frame = cv2.GaussianBlur(frame, (0, 0), table.blur)
+        frame = _u8(cv2.GaussianBlur(frame, (0, 0), table.blur))
     plus, minus = table._noise_bank[int(rng.integers(len(table._noise_bank)))]
-    frame = cv2.subtract(cv2.add(frame, plus), minus)
+    frame = _u8(cv2.subtract(cv2.add(frame, plus), minus))
     if table.jpeg is not None:
         _ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, table.jpeg])
         frame = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
     return frame
 
 
-def _blob(x: float, y: float, radius: float, strength: float) -> np.ndarray:
+def _blob(x: float, y: float, radius: float, strength: float) -> NDArray[np.float32]:
     yy, xx = np.ogrid[0:FRAME_H, 0:FRAME_W]
     return (strength * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * radius**2))).astype(np.float32)[..., None]
 
@@ -309,7 +315,7 @@ def _motion_blur(image: Image, motion: tuple[float, float]) -> Image:
     small = np.asarray(cv2.resize(kernel, (max(1, length // 2),) * 2, interpolation=cv2.INTER_AREA), np.float32)
     shrunk = float(np.asarray(cv2.resize(kernel, (max(1, length // 2),) * 2), np.float32).sum())
     half = cv2.filter2D(half, -1, small / np.float32(max(1e-6, shrunk)))
-    return cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR)
+    return _u8(cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR))
 
 
 # -- sequences -------------------------------------------------------------------------------------

@@ -27,8 +27,10 @@ from typing import Any, Protocol
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
-Image = np.ndarray
+#: A frame as OpenCV gives it: BGR, height x width x 3, 8 bits.
+Image = NDArray[np.uint8]
 PICTURES = (".png", ".jpg", ".jpeg")
 VIDEOS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg")
 
@@ -259,7 +261,7 @@ class FolderSource:
         image = cv2.imread(str(self.path / name), cv2.IMREAD_COLOR)
         if image is None and not self.path.is_dir():
             raise SourceLost(f"the folder {self.path} is gone")
-        return name, image
+        return name, None if image is None else np.asarray(image, np.uint8)
 
     def _new_pictures(self) -> list[str]:
         try:

@@ -509,7 +509,8 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
         return None
     a, first = a[sane], pairs[sane, 0]
     b = q[first] - a * p[first]
-    best, most = np.zeros(count, bool), -1
+    best: NDArray[np.bool_] = np.zeros(count, bool)
+    most = -1
     for start in range(0, len(a), 32):  # in blocks: all hypotheses at once would cost megabytes
         agree = np.abs(a[start:start + 32, None] * p[None] + b[start:start + 32, None] - q[None]) < threshold
         counts = agree.sum(axis=1)

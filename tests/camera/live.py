@@ -17,6 +17,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from bornes.drivers.camera.index import KINDS
 from bornes.drivers.camera.templates import Taught, save
@@ -39,7 +40,7 @@ def table(seed: int = 7, kind: str = "felt") -> Table:
 
 
 def careful_plays(kinds: Sequence[str], *, seed: int = 5, on: Table | None = None,
-                  edition: str = EDITION) -> list[np.ndarray]:
+                  edition: str = EDITION) -> list[NDArray[np.uint8]]:
     """Each card slid in (3 frames), held still with no hand over it (6), slid out (3), the zone empty (4)."""
     rng = np.random.default_rng(seed)
     setting = on or table()
@@ -58,7 +59,7 @@ def careful_plays(kinds: Sequence[str], *, seed: int = 5, on: Table | None = Non
 
 
 def careful_teaching(kinds: Sequence[str], *, seed: int = 6, on: Table | None = None,
-                     edition: str = EDITION) -> list[np.ndarray]:
+                     edition: str = EDITION) -> list[NDArray[np.uint8]]:
     """An owner teaching: each card slid in, left still for three shots (nudged between them), taken away."""
     rng = np.random.default_rng(seed)
     setting = on or table()
@@ -79,7 +80,7 @@ def careful_teaching(kinds: Sequence[str], *, seed: int = 6, on: Table | None = 
     return frames
 
 
-def empty_frames(count: int, *, seed: int = 9, on: Table | None = None) -> list[np.ndarray]:
+def empty_frames(count: int, *, seed: int = 9, on: Table | None = None) -> list[NDArray[np.uint8]]:
     rng = np.random.default_rng(seed)
     setting = on or table()
     return [render(setting, rng) for _ in range(count)]
@@ -93,7 +94,7 @@ class Twin:
         folder.mkdir(parents=True, exist_ok=True)
         self.count = 0
 
-    def write(self, frames: Iterable[np.ndarray | bytes], suffix: str = ".png") -> list[str]:
+    def write(self, frames: Iterable[NDArray[np.uint8] | bytes], suffix: str = ".png") -> list[str]:
         names = []
         for frame in frames:
             self.count += 1

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 cv2 = pytest.importorskip("cv2")
 
@@ -57,7 +58,7 @@ def test_a_live_camera_faster_than_wanted_has_its_extra_frames_dropped() -> None
     assert sum(let_through) == 10 and not clock.slept
 
 
-def picture(value: int) -> np.ndarray:
+def picture(value: int) -> NDArray[np.uint8]:
     return np.full((48, 64, 3), value, np.uint8)
 
 

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 cv2 = pytest.importorskip("cv2")
 
@@ -30,12 +31,12 @@ def taught() -> Taught:
 
 
 @functools.cache
-def plays() -> tuple[list[np.ndarray], list[tuple[str, int, int]]]:
+def plays() -> tuple[list[NDArray[np.uint8]], list[tuple[str, int, int]]]:
     chunk, _ = next(play_sequence(21, "road", len(KINDS), kinds=KINDS))
     return chunk.frames, [(p.kind, p.first, p.last) for p in chunk.plays]
 
 
-def outcomes(frames: list[np.ndarray | None]) -> list[tuple[int, str]]:
+def outcomes(frames: list[NDArray[np.uint8] | None]) -> list[tuple[int, str]]:
     watcher = PlayWatcher(taught().deck())
     found = []
     for index, frame in enumerate(frames):
@@ -72,7 +73,7 @@ def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
     black = np.zeros_like(frames[0])
     white = np.full_like(frames[0], 255)
     other = cv2.resize(frames[0], (320, 240))
-    spoilt: list[np.ndarray | None] = []
+    spoilt: list[NDArray[np.uint8] | None] = []
     where = {5: black, 6: black, 30: white, 31: white, 32: white, 55: other, 80: None}
     for index, frame in enumerate(frames):
         if index in where:  # an extra bad frame (or run) before this one, as a camera would deliver it

@@ -64,7 +64,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int,
                         help="interleaved rounds of the side-by-side with older commits (default 7; 3 with --quick)")
     parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
-                                       "baseline, flat, startup, journal, panel, gestures, web, club")
+                                       "baseline, flat, startup, journal, panel, gestures, web, club, sdcard")
     return parser.parse_args(argv)
 
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or 10
     ready_runs = 3 if args.quick else 10
     flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
-    everything = "tap,idle,ready,recovery,memory,simulate,baseline,flat,startup,journal,panel,gestures,web,club"
+    everything = "tap,idle,ready,recovery,memory,simulate,baseline,flat,startup,journal,panel,gestures,web,club,sdcard"
     parts = set((args.only or everything).split(","))
 
     from bench import figures
@@ -213,10 +213,15 @@ def main(argv: list[str] | None = None) -> int:
 
         rows.extend(Row(*row) for row in bench_rows(quick=args.quick))
 
+    def sdcard() -> None:  # issue 34: the tap path with every sync made slower (bench/sdcard.py)
+        from bench.sdcard import measure, sdcard_rows
+
+        rows.extend(Row(*row) for row in sdcard_rows(measure(min(scans, 100 if args.quick else 300))))
+
     for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
                        ("memory", memory), ("simulate", simulate), ("baseline", baseline), ("flat", flat),
                        ("startup", startup), ("journal", journal), ("panel", panel), ("gestures", gestures),
-                       ("web", web), ("club", club)):
+                       ("web", web), ("club", club), ("sdcard", sdcard)):
         part(name, work)
 
     print(f"bornes bench on {machine()}")

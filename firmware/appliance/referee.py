@@ -121,8 +121,12 @@ class Referee:
         on_outcome: Callable[[InputEvent, Outcome], None] | None = None,
         watchdog: bool = True,
         keep_timings: bool = False,
+        upkeep: Callable[[], object] | None = None,
     ) -> None:
         self.flow = flow
+        #: What the journal does after the chirp (Journal.upkeep: copy the WAL into the main file): run
+        #: while no input waits, so it never stands between a tap and its chirp.
+        self.upkeep = upkeep
         self.events = events
         self.display = display
         self.feedback = feedback
@@ -222,10 +226,12 @@ class Referee:
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
+        # The chirp as soon as the action is durable, before the panel: a render and its I2C frame take
+        # about 25 ms on a Pi Zero, and play() never blocks.
+        self._sound(outcome)
         self.draw()
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
-        self._sound(outcome)
         if self.on_outcome is not None:
             self.on_outcome(event, outcome)
         return outcome
@@ -292,6 +298,8 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
+                if self.upkeep is not None and self.events.empty():
+                    self.upkeep()
             elif self.pairing_shown:
                 self.draw()
             elif paged:

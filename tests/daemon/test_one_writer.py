@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, write_config
@@ -23,6 +24,16 @@ def bornes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+def settled(state: Path, timeout: float = 10.0) -> None:
+    """Wait until the referee has copied its WAL into the main file after the chirp (Journal.upkeep):
+    the WAL is then one primer frame of a 4 KiB page."""
+    deadline = time.monotonic() + timeout
+    wal = state / "bornes.sqlite3-wal"
+    while not (wal.exists() and wal.stat().st_size == 32 + 24 + 4096):
+        assert time.monotonic() < deadline, "the referee never checkpointed after the chirp"
+        time.sleep(0.02)
+
+
 def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> None:
     pty = Pty(tmp_path / "reader")
     config = write_config(tmp_path, pty.link)
@@ -33,6 +44,7 @@ def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> 
         for payload in ("MB-CMD-OK",) * 6 + ("MB-ROLL-01",):  # setup menus, then Anne's Roll
             pty.tap(payload)
         daemon.wait_accepted()
+        settled(state)  # the referee's own checkpoint after the chirp is done
         before = (state / "bornes.sqlite3").stat().st_mtime_ns
         second = bornes("run", "--config", str(config))
         feed_script = tmp_path / "script.txt"

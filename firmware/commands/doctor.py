@@ -25,7 +25,7 @@ from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 from bornes.engine import engine_build
 from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, config_path, load_config
 from bornes.firmware.commands.archive import ARCHIVE_DIR
-from bornes.firmware.storage.journal import FILENAME, PENDING, Journal, JournalError, headroom, writability_problem
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalError, headroom, writability_problem
 from bornes.firmware.storage.statelock import LOCK_FILE
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
@@ -318,24 +318,24 @@ def _check_side_files(config: Config, where: Path) -> Iterable[Finding]:
     if config.state.keep_games and os.path.lexists(archive) and not archive.is_dir():
         yield Finding(WARN, f"archive {archive}", f"is not a folder: state.keep_games = {config.state.keep_games} "
                       "archives nothing (the journal keeps every game) until it is moved away")
-    note = where / PENDING
-    if os.path.lexists(note) and not Path(f"{where / FILENAME}").exists():
-        yield Finding(WARN, f"journal {note}", "is left without its journal; move it away")
 
 
 def check_journal(config: Config) -> Iterable[Finding]:
     path = Path(config.state.dir) / FILENAME
     topic = f"journal {path}"
-    if not path.exists() and not Path(f"{path}-wal").exists():
-        yield Finding(OK, topic, "none yet; it is created with the first game")
-        return
     try:
+        if not Journal.exists(config.state.dir):  # a main file lost beside its WAL or note is damage
+            yield Finding(OK, topic, "none yet; it is created with the first game")
+            return
         with Journal.open(config.state.dir, readonly=True) as journal:
             games = journal.verify()
             current = journal.current_game()
+            warnings = journal.warnings
     except JournalError as error:
         yield Finding(FAIL, "journal", str(error))
         return
+    for warning in warnings:  # odd but nothing lost: the referee repairs it when it starts
+        yield Finding(WARN, topic, warning)
     problem = writability_problem(path)  # the referee must write the file itself, not only its folder
     if problem:
         yield Finding(FAIL, topic, problem)

@@ -224,3 +224,56 @@ def test_the_real_referee_killed_after_50_cards_keeps_them_all(tmp_path: Path) -
     for name, data in at_chirp.items():
         (tmp_path / "at-chirp" / name).write_bytes(data)
     assert current_lines(tmp_path / "at-chirp") == script.notations()[:50]
+
+
+def _round_two_note(game: int, actions: int, digest: int) -> bytes:
+    """The note round two wrote while a reader held the checkpoint (one line, its own CRC)."""
+    import zlib
+
+    crc = zlib.crc32(f"pending|{game}|{actions}|{digest}".encode())
+    return f"bornes-pending {game} {actions} {digest} {crc}\n".encode()
+
+
+def test_every_flip_of_a_round_two_note_beside_a_whole_wal_is_a_warning_not_a_stopped_table(tmp_path: Path) -> None:
+    """Issue 34, item 3: round two stopped the table for 84 of 84 flips of its note although the WAL
+    still proved every acknowledged card. Now: no flip stops it, doctor warns, run writes a new note."""
+    from bornes.firmware.storage.wal import walk
+
+    with in_memory(tmp_path) as scratch:
+        snapshot = killed(scratch / "live", saved=20, deferred=6, in_flight=0)
+        assert walk(snapshot.files[WAL]).whole
+        acknowledged = read_note(scratch / "live").acknowledged
+        assert acknowledged is not None
+        old = _round_two_note(acknowledged.game, acknowledged.actions, acknowledged.digest)
+        snapshot.write(scratch / "sound", {PENDING: old})
+        assert current_lines(scratch / "sound") == snapshot.acknowledged  # round two's note still reads
+        result = sweep(snapshot, PENDING, scratch / "flip", ((byte, bit) for byte in range(len(old) - 1)
+                                                             for bit in range(8)), judge_against(snapshot))
+    print(result.line(f"round two's {PENDING}, every bit"))
+    assert result.silent == [] and result.reported == 0
+
+
+def test_a_damaged_note_is_a_doctor_warning_and_the_referee_writes_a_new_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bornes.firmware.cli import main
+
+    snapshot = killed(tmp_path / "live", saved=20, deferred=6, in_flight=0)
+    note = bytearray(snapshot.files[PENDING])
+    note[20] ^= 0x02  # the first copy
+    note[512 + 20] ^= 0x02  # and the second: no sound copy is left
+    state = tmp_path / "state"
+    snapshot.write(state, {PENDING: bytes(note)})
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{state}"\n')
+    assert main(["history", "--config", str(config)]) == 0
+    capsys.readouterr()
+    main(["doctor", "--config", str(config)])  # (this machine has no reader: that FAIL is not the journal's)
+    said = capsys.readouterr().out.splitlines()
+    assert not [line for line in said if line.startswith("FAIL journal")]
+    [warning] = [line for line in said if line.startswith("WARN journal")]
+    assert "2 of its 2 copies fail their checksum, but the WAL proves it lost nothing" in warning
+    with Journal.open(state) as journal:  # what run opens: it warns in its log and makes the note whole
+        assert journal.current_game() is not None
+    fresh = read_note(state)
+    assert fresh.whole and fresh.acknowledged is not None and fresh.acknowledged.actions == 26

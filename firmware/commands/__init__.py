@@ -51,3 +51,45 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
 
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
+
+
+def serve(server: object, host: str, port: int, what: str, listening: str = "") -> int:
+    """Run a uvicorn ``server`` on ``host``:``port`` until SIGTERM or SIGINT, then return 0.
+
+    The socket is bound here first, so a port in use or not allowed is one line and a status of
+    docs/exit-codes.md (75: another program holds it; 78: the config names a port or address this
+    machine cannot use), not uvicorn's log and its own status. uvicorn sends the stopping signal
+    to itself again once it has shut down; the handler left in place here takes it, so a stop
+    exits 0 instead of dying by the signal. ``listening`` is logged once the port is ours.
+    """
+    import errno
+    import signal
+    import socket
+
+    from bornes.drivers.errors import EX_CONFIG, EX_TEMPFAIL, UserError
+
+    try:
+        family, _kind, _proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                                    flags=socket.AI_PASSIVE)[0]
+        listener = socket.create_server(address[:2], family=family)
+    except socket.gaierror as error:
+        raise UserError(f"{what}: cannot listen on {host}: {error.strerror}; set another host", EX_CONFIG) from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise UserError(f"{what}: port {port} on {host} is in use by another program; stop it or set another "
+                            "port", EX_TEMPFAIL) from None
+        hint = "; ports below 1024 need root" if error.errno == errno.EACCES and port < 1024 else ""
+        raise UserError(f"{what}: cannot listen on {host}:{port}: {error.strerror}{hint}", EX_CONFIG) from None
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True  # type: ignore[attr-defined]  # uvicorn.Server: stop even before it starts
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if listening:
+        import logging
+
+        logging.getLogger("bornes").info("%s", listening)
+    with listener:
+        server.run(sockets=[listener])  # type: ignore[attr-defined]
+    return 0

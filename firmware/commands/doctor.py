@@ -7,14 +7,12 @@ Exit status 0 when nothing FAILed, 1 otherwise; a bad config file stops with exi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import errno
 import glob
 import grp
 import os
 import pwd
-import tempfile
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -23,7 +21,14 @@ from pathlib import Path
 from bornes.drivers.errors import UserError
 from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 from bornes.engine import engine_build
-from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, config_path, load_config
+from bornes.firmware.appliance.config import (
+    Config,
+    ReaderConfig,
+    add_config_argument,
+    config_path,
+    load_config,
+    state_dir_problem,
+)
 from bornes.firmware.commands.archive import ARCHIVE_DIR
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalError, headroom, writability_problem
 from bornes.firmware.storage.statelock import LOCK_FILE
@@ -262,39 +267,13 @@ def check_pins(config: Config) -> Iterable[Finding]:
 def check_state(config: Config) -> Iterable[Finding]:
     where = Path(config.state.dir)
     topic = f"state {where}"
-    problem = _state_dir_problem(where)  # the very probe ``run`` makes, so the two always agree
+    problem = state_dir_problem(where)  # the very probe ``run`` makes, so the two always agree
     if problem is not None:
         yield Finding(FAIL, topic, f"{problem}; set state.dir to a folder the service can write")
         return
     yield Finding(OK, topic, "exists and is writable" if where.is_dir() else "can be created on start")
     yield from _check_room(where)
     yield from _check_side_files(config, where)
-
-
-def _state_dir_problem(where: Path) -> str | None:
-    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
-    made: list[Path] = []
-    missing = where
-    while not missing.exists() and missing != missing.parent:
-        made.insert(0, missing)
-        missing = missing.parent
-    if missing == where and not where.is_dir():
-        return "is not a folder"
-    try:
-        if not missing.is_dir():
-            raise NotADirectoryError(f"{missing} is not a folder")
-        for folder in made:
-            folder.mkdir()
-        with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
-            pass
-    except OSError as error:
-        reason = error.strerror if error.strerror and error.errno else str(error)
-        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
-    finally:
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-    return None
 
 
 def _check_room(where: Path) -> Iterable[Finding]:

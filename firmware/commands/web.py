@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language
+from bornes.firmware.commands import serve
 
 log = logging.getLogger("bornes.web")
 
@@ -59,6 +60,4 @@ def run(args: argparse.Namespace) -> int:
     if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))
-    log.info("serving %s on http://%s:%d/", settings.state_dir, host, port)
-    server.run()
-    return 0
+    return serve(server, host, port, "bornes web", f"serving {settings.state_dir} on http://{host}:{port}/")

@@ -185,22 +185,22 @@ class Journal:
     def _no_main_file(path: Path) -> None:
         """The main file is missing: damage if its WAL holds data or the note names a game."""
         directory = path.parent
-        wal = directory / WAL
+        left: list[str] = []
         try:
-            info = wal.lstat()
+            info = (directory / WAL).lstat()
         except OSError:
             info = None
         if info is not None and (not stat.S_ISREG(info.st_mode) or info.st_size > 0):
-            what = f"{WAL} holds data ({info.st_size} bytes)" if stat.S_ISREG(info.st_mode) else f"{WAL} is there"
-            raise JournalCorrupt(path, f"the database is missing but {what}")
+            left.append(f"{WAL} holds data ({info.st_size} bytes)" if stat.S_ISREG(info.st_mode) else f"{WAL} is there")
         if os.path.lexists(directory / PENDING):
             try:
                 note = read_note(directory)
             except OSError:
                 note = NoteReading(exists=True, damage=f"{PENDING} is not a file")
-            said = (f"says game {note.acknowledged.game} holds {note.acknowledged.actions} actions"
-                    if note.acknowledged else "is there")
-            raise JournalCorrupt(path, f"the database is missing but {PENDING} {said}")
+            left.append(f"{PENDING} says game {note.acknowledged.game} holds {note.acknowledged.actions} actions"
+                        if note.acknowledged else f"{PENDING} is there")
+        if left:
+            raise JournalCorrupt(path, f"the database is missing but {' and '.join(left)}")
 
     @classmethod
     def open(cls, state_dir: str | os.PathLike[str], *, readonly: bool = False) -> Journal:

@@ -67,7 +67,8 @@ class Run:
     paced: bool
     chirp: list[float] = field(default_factory=list)  # seconds, tap of the card's last payload to its chirp
     syncs_before: list[int] = field(default_factory=list)  # per card, between that tap and the chirp
-    after: list[float] = field(default_factory=list)  # seconds from the chirp to the referee idle again
+    sync_time: list[float] = field(default_factory=list)  # seconds inside those syncs (delay, real, oversleep)
+    upkeep: list[float] = field(default_factory=list)  # seconds the upkeep after the chirp took
     syncs_total: int = 0
     cards: int = 0
 
@@ -96,8 +97,8 @@ def run_child(shim: Path, delay_ms: int, spec: dict[str, object], *, paced: bool
     if done.returncode != 0:
         raise ShimError(f"the tap child failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    return Run(delay_ms, paced, found["chirp"], found["syncs_before"], found["after"], found["syncs_total"],
-               found["cards"])
+    return Run(delay_ms, paced, found["chirp"], found["syncs_before"], found["sync_time"], found["upkeep"],
+               found["syncs_total"], found["cards"])
 
 
 def child(spec_path: str) -> None:
@@ -111,6 +112,7 @@ def child(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     try:
         counter = ctypes.c_long.in_dll(ctypes.CDLL(None), "bornes_syncs")
+        spent = ctypes.c_long.in_dll(ctypes.CDLL(None), "bornes_sync_ns")
     except ValueError:
         sys.exit("the sync-delay shim is not loaded (LD_PRELOAD)")
     from bornes.drivers.display import open_display
@@ -124,16 +126,20 @@ def child(spec_path: str) -> None:
     idle = threading.Event()
     upkeep = getattr(journal, "upkeep", None)  # the journal before round three has none: it settles inline
 
+    upkeeps: list[float] = []
+
     def upkept() -> None:
         assert upkeep is not None
+        started = time.perf_counter()
         upkeep()
+        upkeeps.append(time.perf_counter() - started)
         idle.set()
 
-    chirps: list[tuple[float, int]] = []
+    chirps: list[tuple[float, int, int]] = []
 
     class Chirp:
         def play(self, pattern: object) -> None:
-            chirps.append((time.perf_counter(), counter.value))
+            chirps.append((time.perf_counter(), counter.value, spent.value))
 
     flow = TableFlow(edition=spec["edition"], players=spec["seats"], names=tuple(spec["names"]), dealer=0,
                      store=JournalStore(journal))
@@ -145,7 +151,8 @@ def child(spec_path: str) -> None:
     options: dict[str, Any] = {"upkeep": upkept} if upkeep is not None else {}
     referee = Referee(flow, events, display=display, feedback=Chirp(), watchdog=False,
                       on_outcome=lambda event, outcome: done.put((event, outcome)), **options)
-    result: dict[str, Any] = {"chirp": [], "syncs_before": [], "after": [], "syncs_total": 0, "cards": 0}
+    result: dict[str, Any] = {"chirp": [], "syncs_before": [], "sync_time": [], "upkeep": [], "syncs_total": 0,
+                              "cards": 0}
     failure: list[BaseException] = []
 
     def tap_all() -> None:
@@ -158,7 +165,8 @@ def child(spec_path: str) -> None:
                 for payload in taps:
                     idle.clear()
                     chirps.clear()
-                    sent, before = time.perf_counter(), counter.value
+                    upkeeps.clear()
+                    sent, before, before_ns = time.perf_counter(), counter.value, spent.value
                     os.write(master, payload.encode("ascii") + b"\r\n")
                     _event, outcome = done.get(timeout=60)
                     if outcome.refused:
@@ -168,10 +176,11 @@ def child(spec_path: str) -> None:
                     if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
                         if outcome.action.notation() != notation:
                             raise RuntimeError(f"{payload}: accepted {outcome.action.notation()}, not {notation}")
-                        heard, syncs = chirps[-1]
+                        heard, syncs, in_syncs = chirps[-1]
                         result["chirp"].append(heard - sent)
                         result["syncs_before"].append(syncs - before)
-                        result["after"].append(time.perf_counter() - heard if spec["paced"] else 0.0)
+                        result["sync_time"].append((in_syncs - before_ns) / 1e9)
+                        result["upkeep"].extend(upkeeps[-1:] if spec["paced"] else [])
                         result["cards"] += 1
             result["syncs_total"] = counter.value - start
         except BaseException as error:
@@ -238,16 +247,18 @@ def sdcard_rows(runs: list[Run], label: str = "") -> list[tuple[str, str, str, b
     for run in runs:
         p50, p99 = quantile(run.chirp, 0.5) * 1000, quantile(run.chirp, 0.99) * 1000
         before = f"{statistics.mean(run.syncs_before):.2f} (max {max(run.syncs_before)})" if run.syncs_before else "-"
+        in_syncs = quantile(run.sync_time, 0.5) * 1000
         if run.paced:
             budget = BUDGETS_MS.get(run.delay_ms)
-            out.append((f"SD card{label}: {run.delay_ms} ms per sync, {run.cards} cards paced: tap to chirp "
-                        "p50 / p99; syncs before the chirp; syncs per card in all; after the chirp p50",
-                        f"{p50:.1f} / {p99:.1f} ms; {before}; {run.per_card:.2f}; "
-                        f"{quantile(run.after, 0.5) * 1000:.1f} ms",
+            upkeep = f"{quantile(run.upkeep, 0.5) * 1000:.1f} ms" if run.upkeep else "none"
+            out.append((f"SD card{label}: {run.delay_ms} ms per sync, {run.cards} cards paced: tap to chirp p50 / p99 "
+                        "(p50 inside syncs); syncs before the chirp; syncs per card in all; upkeep after it p50",
+                        f"{p50:.1f} / {p99:.1f} ms ({in_syncs:.1f}); {before}; {run.per_card:.2f}; {upkeep}",
                         f"p99 ≤ {budget:g} ms" if budget else "—", None if budget is None else p99 <= budget))
         else:
-            out.append(("  the same, back to back (the next card at the chirp): tap to chirp p50 / p99",
-                        f"{p50:.1f} / {p99:.1f} ms", "—", None))
+            out.append(("  the same, back to back (the next card at the chirp): tap to chirp p50 / p99 "
+                        "(p50 inside syncs); syncs before the chirp",
+                        f"{p50:.1f} / {p99:.1f} ms ({in_syncs:.1f}); {before}", "—", None))
     return out
 
 

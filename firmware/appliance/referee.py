@@ -108,6 +108,11 @@ class Sounder(Protocol):
     def play(self, pattern: Pattern) -> None: ...
 
 
+#: Seconds without input before the journal's upkeep runs (a checkpoint and a primer: four syncs, about
+#: 0.1 s on a slow SD card). A turn takes seconds; a flurry of taps is over long before this.
+UPKEEP_IDLE = 0.25
+
+
 class Referee:
     """The single consumer of the input queue."""
 
@@ -124,8 +129,8 @@ class Referee:
         upkeep: Callable[[], object] | None = None,
     ) -> None:
         self.flow = flow
-        #: What the journal does after the chirp (Journal.upkeep: copy the WAL into the main file): run
-        #: while no input waits, so it never stands between a tap and its chirp.
+        #: What the journal does after the chirp (Journal.upkeep: copy the WAL into the main file), run once
+        #: the table has been quiet for UPKEEP_IDLE: cards tapped in a flurry never wait behind it.
         self.upkeep = upkeep
         self.events = events
         self.display = display
@@ -281,8 +286,11 @@ class Referee:
         notify.ready("referee up")
         log.info("referee up")
         next_ping = time.monotonic() + (interval or 0)
+        upkeep_due = False
         while not stop.is_set():
             timeout = interval if interval else 5.0
+            if upkeep_due:
+                timeout = min(timeout, UPKEEP_IDLE)
             if self.display is not None and self.display.degraded:
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
             paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
@@ -298,8 +306,10 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
-                if self.upkeep is not None and self.events.empty():
-                    self.upkeep()
+                upkeep_due = self.upkeep is not None
+            elif upkeep_due and self.upkeep is not None:
+                self.upkeep()
+                upkeep_due = False
             elif self.pairing_shown:
                 self.draw()
             elif paged:

@@ -10,9 +10,10 @@ What is durable before the chirp (two syncs, :meth:`Journal._write`):
 2. the pending note (note.py): the newest game's action count and digest, overwritten in place and
    synced. It proves the last WAL frame, the one frame the WAL walker cannot judge.
 
-After the chirp, while nobody taps (:meth:`Journal.upkeep`, called by the referee loop): the WAL is
-checkpointed into the main file, where the row checks cover it, and the next WAL is started with a
-one-frame commit, so the next card's commit does not pay the sync of a new WAL header.
+After the chirp, while nobody taps (:meth:`Journal.upkeep`, called by the referee loop), once the WAL
+holds a few cards: the WAL is checkpointed into the main file, where the row checks cover it, and the
+next WAL is started with a one-frame commit, so the next card's commit does not pay the sync of a
+new WAL header.
 
 Opening never lets SQLite near a WAL it cannot account for. Before SQLite opens anything, the WAL
 walker (wal.py) reads the log with the format's own rules, the note is read, and a main file
@@ -109,6 +110,9 @@ WAL = f"{FILENAME}-wal"
 SHM = f"{FILENAME}-shm"
 BUSY_TIMEOUT = 5.0  # seconds to wait for another program holding a lock before saying so
 UPKEEP_WAIT_MS = 20  # how long the checkpoint after a chirp waits for readers; it is tried again later
+#: The WAL is copied into the main file once it holds this much (about five cards with 4 KiB pages): the
+#: walker and the note prove the cards in it meanwhile, and a checkpoint with its primer costs four syncs.
+UPKEEP_WAL_BYTES = 64 * 1024
 PAGE_SIZE = 4096  # SQLite's default; the bit-flip tests build small journals with 512
 CHECK_ATTEMPTS = 5  # a reader beside a busy referee re-checks while the note moves under it
 
@@ -264,7 +268,7 @@ class Journal:
                 journal._note_whole = True
         journal._adopt_in_flight()
         journal._upkeep_owed = True  # what the last run left in the WAL goes into the main file now
-        journal.upkeep()
+        journal.upkeep(force=True)
         return journal
 
     @staticmethod
@@ -559,21 +563,28 @@ class Journal:
 
     # -- after the chirp --------------------------------------------------------------------------
 
-    def upkeep(self) -> bool:
-        """What can wait until after the chirp: copy the WAL into the main file, start the next WAL,
-        and (re)make a pending note that is missing, damaged or of round two's format.
+    def upkeep(self, *, force: bool = False) -> bool:
+        """What can wait until after the chirp: once the WAL holds :data:`UPKEEP_WAL_BYTES` (or ``force``),
+        copy it into the main file and start the next WAL; and (re)make a pending note that is missing,
+        damaged or of round two's format.
 
-        Called by the referee loop when no input is waiting; it never raises (a reader holding an old
+        Called by the referee loop when the table is quiet; it never raises (a reader holding an old
         snapshot, a full disk: it logs and is tried again next time). True when it checkpointed.
         """
         if self.readonly or self._db is None:
             return False
         done = False
-        if self._upkeep_owed:
+        if self._upkeep_owed and (force or self._wal_size() >= UPKEEP_WAL_BYTES):
             done = self._checkpoint()
         if not self._note_whole:
             self._make_note()
         return done
+
+    def _wal_size(self) -> int:
+        try:
+            return os.stat(self.path.parent / WAL).st_size
+        except OSError:
+            return 0
 
     def _checkpoint(self) -> bool:
         db = self._connection()

@@ -24,14 +24,21 @@ def bornes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
-def settled(state: Path, timeout: float = 10.0) -> None:
-    """Wait until the referee has copied its WAL into the main file after the chirp (Journal.upkeep):
-    the WAL is then one primer frame of a 4 KiB page."""
+def settled(state: Path, quiet: float = 0.6, timeout: float = 10.0) -> None:
+    """Wait until the referee has done what it does after the chirp (Journal.upkeep, when the table is
+    quiet): its files stay unchanged for ``quiet`` seconds."""
     deadline = time.monotonic() + timeout
-    wal = state / "bornes.sqlite3-wal"
-    while not (wal.exists() and wal.stat().st_size == 32 + 24 + 4096):
-        assert time.monotonic() < deadline, "the referee never checkpointed after the chirp"
-        time.sleep(0.02)
+
+    def seen() -> list[tuple[int, int]]:
+        return [(p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(state.glob("bornes.sqlite3*"))]
+
+    last, since = seen(), time.monotonic()
+    while time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, "the referee never went quiet after the chirp"
+        time.sleep(0.05)
+        now = seen()
+        if now != last:
+            last, since = now, time.monotonic()
 
 
 def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> None:

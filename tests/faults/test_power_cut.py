@@ -62,7 +62,7 @@ def _write_game(
         store.append(game, action)
         game.push(action)
         if upkeep and number < then:
-            journal.upkeep()
+            journal.upkeep(force=True)
     files = {name: (state / name).read_bytes() for name in (FILENAME, WAL, PENDING) if (state / name).exists()}
     journal.close()
     return files

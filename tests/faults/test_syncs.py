@@ -28,7 +28,7 @@ def test_every_card_is_durable_after_two_syncs_and_before_its_chirp(shim: Path, 
     paced = run_child(shim, 0, script_spec(60), paced=True, where=str(tmp_path))
     assert paced.cards >= 20
     assert set(paced.syncs_before) == {2}, paced.syncs_before  # the WAL's commit, then the note
-    assert 4 <= paced.per_card <= 8  # the upkeep after the chirp: checkpoint (2) and the primer (2)
+    assert paced.per_card < 3.5  # a checkpoint and its primer (4 syncs) after the chirp, once per few cards
 
 
 def test_back_to_back_taps_still_cost_two_syncs_before_the_chirp(shim: Path, tmp_path: Path) -> None:

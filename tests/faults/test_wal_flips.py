@@ -44,7 +44,7 @@ def test_after_the_upkeep_every_acknowledged_card_is_in_the_main_file(tmp_path: 
     game = journal.new_game(HEADER)
     for seq in range(50):
         journal.append(game, seq, line(seq))
-        assert journal.upkeep()
+        assert journal.upkeep(force=True)
         assert (tmp_path / WAL).stat().st_size == WAL_HEADER + FRAME_HEADER + 4096  # the primer
     main = (tmp_path / FILENAME).read_bytes()  # what a SIGKILL leaves: the files as they are now
     journal.close()
@@ -180,13 +180,13 @@ def test_a_slow_reader_holds_the_checkpoint_and_the_note_counts_what_the_wal_hol
     journal = Journal.open(tmp_path)
     game = journal.new_game(HEADER)
     journal.append(game, 0, line(0))
-    assert journal.upkeep()
+    assert journal.upkeep(force=True)
     reader = sqlite3.connect(f"{(tmp_path / FILENAME).as_uri()}?mode=ro", uri=True, isolation_level=None)
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM actions").fetchone()  # doctor's integrity_check, say
     for seq in (1, 2):
         journal.append(game, seq, line(seq))
-        assert not journal.upkeep()  # the checkpoint waits for the reader; the card is acknowledged anyway
+        assert not journal.upkeep(force=True)  # the checkpoint waits for the reader; the card is acknowledged anyway
         note = read_note(tmp_path).acknowledged
         assert note is not None and (note.game, note.actions) == (game, seq + 1)
     journal.truncate(game, 2)  # an undo while the checkpoint waits: the note follows it down
@@ -194,7 +194,7 @@ def test_a_slow_reader_holds_the_checkpoint_and_the_note_counts_what_the_wal_hol
     assert note is not None and note.actions == 2 and note.undo_from is None
     reader.close()
     journal.append(game, 2, line(2))
-    assert journal.upkeep()
+    assert journal.upkeep(force=True)
     journal.close()
     assert current_lines(tmp_path) == [line(seq) for seq in range(3)]
 

@@ -67,14 +67,14 @@ def killed(state: Path, *, saved: int, deferred: int, in_flight: int, page_size:
         done = journal.new_game(HEADER)
         for seq in range(3):
             journal.append(done, seq, line(seq))
-            journal.upkeep()
+            journal.upkeep(force=True)
         journal.finish(done, '{"winner": "Anne", "totals": {"Anne": 700, "Bruno": 300}}')
         game = journal.new_game(HEADER)
-        journal.upkeep()
+        journal.upkeep(force=True)
         lines = [line(seq) for seq in range(saved + deferred + in_flight)]
         for seq in range(saved):
             journal.append(game, seq, lines[seq])
-            journal.upkeep()  # the referee, after the chirp, while nobody taps
+            journal.upkeep(force=True)  # the referee's checkpoint after the chirp
         for seq in range(saved, saved + deferred):
             journal.append(game, seq, lines[seq])  # no upkeep: killed before it, or a reader held it
         patch.setattr(journal, "_record_note", lambda *args, **kwargs: None)  # dies right after COMMIT

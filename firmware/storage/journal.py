@@ -163,6 +163,7 @@ class Journal:
         self._note: NoteWriter | None = None
         self._note_whole = False  # the note on disk is this format, both copies sound
         self._upkeep_owed = False  # something was committed since the last checkpoint
+        self._short_of_space = False  # a write failed for space: the next upkeep empties the WAL whatever its size
 
     # -- opening ----------------------------------------------------------------------------------
 
@@ -574,8 +575,9 @@ class Journal:
         if self.readonly or self._db is None:
             return False
         done = False
-        if self._upkeep_owed and (force or self._wal_size() >= UPKEEP_WAL_BYTES):
+        if self._upkeep_owed and (force or self._short_of_space or self._wal_size() >= UPKEEP_WAL_BYTES):
             done = self._checkpoint()
+            self._short_of_space = self._short_of_space and not done
         if not self._note_whole:
             self._make_note()
         return done
@@ -786,10 +788,12 @@ class Journal:
                 db.execute("BEGIN IMMEDIATE")
                 yield CheckedReader(self.path, db)
                 db.execute("COMMIT")
-            except BaseException:
+            except BaseException as error:
                 with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (disk full)
                     if db.in_transaction:
                         db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error) and isinstance(classify(self.path, error), JournalFull):
+                    self._short_of_space = self._upkeep_owed = True
                 raise
         self._upkeep_owed = True
         if self._newest is not None:

@@ -147,10 +147,11 @@ def walk(data: bytes, page_size_hint: int | None = None) -> WalWalk:
         frame = _frame(data, offset)
         if frame.salts != salts:
             break
-        running = checksum(data[offset : offset + 8] + data[offset + FRAME_HEADER_SIZE : offset + frame_size], big,
+        through = checksum(data[offset : offset + 8] + data[offset + FRAME_HEADER_SIZE : offset + frame_size], big,
                            running)
-        if running != frame.stored:
+        if through != frame.stored:
             break
+        running = through  # the chain up to here: the seed of the next frame
         valid += 1
         if frame.db_size:
             committed, transactions = valid, transactions + 1
@@ -173,7 +174,8 @@ def _damage_after(data: bytes, broken_at: int, frames: int, frame_size: int, sal
 
     A later frame verifies when its checksum continues either the pair stored in the frame before it
     (the bit flipped in that frame's page or numbers) or the pair computed through it (the bit flipped
-    in the stored pair itself): one flip leaves one of the two right.
+    in the stored pair itself): one flip leaves one of the two right. ``running`` is the chain up to
+    the frame before the broken one.
     """
     first = HEADER_SIZE + (broken_at - 1) * frame_size
     if _salt_distance(_frame(data, first).salts, salts) > 1:

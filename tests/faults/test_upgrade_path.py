@@ -119,7 +119,8 @@ def test_one_bit_flipped_at_every_frame_is_never_silent_outside_the_last_frame(
     upgrade: Upgrade, tmp_path: Path, every: int
 ) -> None:
     """One bit in each frame's header and one in its page (seeded); every bit of the WAL header under
-    CI=true, one per byte locally. The fast tier flips every 9th frame and always the last two."""
+    CI=true, one per byte locally; every bit of the final two frame headers (the fast tier: the stored
+    checksum of the one before the last). The fast tier flips every 9th frame and always the last two."""
     wal = upgrade.snapshot.files[WAL]
     frame = FRAME_HEADER_SIZE + upgrade.page_size
     rng = random.Random(34)
@@ -129,6 +130,9 @@ def test_one_bit_flipped_at_every_frame_is_never_silent_outside_the_last_frame(
         start = HEADER_SIZE + k * frame
         targets.append((start + rng.randrange(FRAME_HEADER_SIZE), rng.randrange(8)))
         targets.append((start + FRAME_HEADER_SIZE + rng.randrange(upgrade.page_size), rng.randrange(8)))
+    before_last = HEADER_SIZE + (upgrade.frames - 2) * frame
+    closing = range(before_last, before_last + 2 * frame) if every == 1 else range(before_last + 16, before_last + 24)
+    targets += [(byte, bit) for byte in closing if (byte - HEADER_SIZE) % frame < FRAME_HEADER_SIZE for bit in range(8)]
     result = Sweep(last=Sweep())
     assert result.last is not None
     with in_memory(tmp_path) as scratch:

@@ -262,6 +262,71 @@ def sdcard_rows(runs: list[Run], label: str = "") -> list[tuple[str, str, str, b
     return out
 
 
+def strace_syncs(cards: int, commit: str | None = None, pause: float = 0.5) -> tuple[int, dict[str, int]]:
+    """``strace -f -c -e trace=fsync,fdatasync`` around the real daemon (``bornes run`` of this tree, or of
+    ``commit``) while ``cards`` scripted cards are tapped on its pty, ``pause`` seconds apart (the referee's
+    upkeep runs when the table is quiet): (cards, calls by name), start-up and the new game included."""
+    import queue
+    import re
+    import signal
+    import threading
+    import time
+
+    from bench.driver import Daemon, Pty, script_games, write_config
+
+    if shutil.which("strace") is None:
+        raise ShimError("no strace (apt install strace)")
+    script = script_games(players=2, seed=3, games=max(1, cards // 60 + 1))
+    with tempfile.TemporaryDirectory(prefix="bornes-strace-") as scratch:
+        where = Path(scratch)
+        tree = ""
+        if commit is not None:
+            from bench.baseline import materialise
+
+            tree = materialise(commit, where / "tree").root
+        pty = Pty(where / "reader")
+        report = where / "strace.txt"
+        code = (f"import sys; sys.path[:0] = [p for p in ({tree!r},) if p]; "
+                "from bornes.firmware.cli import main; sys.exit(main())")
+
+        class Traced(Daemon):
+            """``bornes run`` under strace; its log is read as Daemon reads it."""
+
+            def __init__(self, config: Path) -> None:
+                self.started = time.perf_counter()
+                self.process = subprocess.Popen(
+                    ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(report), sys.executable, "-c",
+                     code, "run", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    text=True, cwd=tempfile.gettempdir())
+                Daemon.running.append(self.process)
+                self.lines: queue.Queue[str | None] = queue.Queue()
+                self.log: list[str] = []
+                self._reader = threading.Thread(target=self._pump, daemon=True)
+                self._reader.start()
+
+        daemon = Traced(write_config(where, pty.link, players=2, state=where / "state"))
+        try:
+            daemon.wait_up()
+            if not any("reader back" in text for text in daemon.log):
+                daemon.wait_for(lambda text: "reader back" in text)
+            for step in script.steps[:cards]:
+                for payload in step.taps:
+                    pty.tap(payload)
+                if daemon.wait_accepted() != step.notation:
+                    raise ShimError(f"the daemon accepted something else than {step.notation}")
+                time.sleep(pause)
+            traced = subprocess.run(["pgrep", "-P", str(daemon.pid)], capture_output=True, text=True).stdout.split()
+            os.kill(int(traced[0]), signal.SIGTERM)  # the referee under strace: a clean stop writes the report
+            daemon.process.wait(60)
+        finally:
+            daemon.kill()
+            pty.close()
+        text = report.read_text()
+    calls = {m.group(2): int(m.group(1)) for m in re.finditer(
+        r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fsync|fdatasync)$", text, re.MULTILINE)}
+    return min(cards, len(script.steps)), calls
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.sdcard", description=__doc__.splitlines()[0])
     parser.add_argument("--scans", type=int, default=200, help="taps per run (default 200)")
@@ -269,7 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", help="measure this revision of the repository instead of the working tree")
     parser.add_argument("--dir", help="where the journal lives (default: the temporary folder)")
     parser.add_argument("--paced-only", action="store_true", help="skip the back-to-back runs")
+    parser.add_argument("--strace", type=int, metavar="CARDS",
+                        help="instead: count fsync/fdatasync with strace around `bornes run` over CARDS cards")
     args = parser.parse_args(argv)
+    if args.strace:
+        cards, calls = strace_syncs(args.strace, args.commit)
+        said = ", ".join(f"{name} {count}" for name, count in sorted(calls.items()))
+        print(f"strace -f -c -e trace=fsync,fdatasync, `bornes run` of {args.commit or 'this tree'}, {cards} cards: "
+              f"{said}: {sum(calls.values()) / cards:.2f} syncs per card")
+        return 0
     delays = tuple(int(d) for d in args.delays.split(","))
     runs = measure(args.scans, delays, commit=args.commit, where=args.dir, back_to_back=not args.paced_only)
     label = f" ({args.commit})" if args.commit else ""

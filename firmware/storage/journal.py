@@ -565,9 +565,10 @@ class Journal:
     # -- after the chirp --------------------------------------------------------------------------
 
     def upkeep(self, *, force: bool = False) -> bool:
-        """What can wait until after the chirp: once the WAL holds :data:`UPKEEP_WAL_BYTES` (or ``force``),
-        copy it into the main file and start the next WAL; and (re)make a pending note that is missing,
-        damaged or of round two's format.
+        """What can wait until after the chirp: once the WAL holds :data:`UPKEEP_WAL_BYTES` (at once when
+        ``force``d, when the disk is nearly full, or after a card was refused for space), copy it into the
+        main file and start the next WAL; and (re)make a pending note that is missing, damaged or of
+        round two's format.
 
         Called by the referee loop when the table is quiet; it never raises (a reader holding an old
         snapshot, a full disk: it logs and is tried again next time). True when it checkpointed.
@@ -575,12 +576,21 @@ class Journal:
         if self.readonly or self._db is None:
             return False
         done = False
-        if self._upkeep_owed and (force or self._short_of_space or self._wal_size() >= UPKEEP_WAL_BYTES):
+        if self._upkeep_owed and (force or self._short_of_space or self._wal_size() >= UPKEEP_WAL_BYTES
+                                  or self._nearly_full()):
             done = self._checkpoint()
             self._short_of_space = self._short_of_space and not done
         if not self._note_whole:
             self._make_note()
         return done
+
+    def _nearly_full(self) -> bool:
+        """Below :data:`LOW_SPACE` free (the panel warns) the WAL is emptied after every card, as the
+        last free bytes must take cards, not frames already copied."""
+        try:
+            return headroom(self.path.parent).low
+        except OSError:
+            return True
 
     def _wal_size(self) -> int:
         try:

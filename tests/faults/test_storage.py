@@ -69,11 +69,26 @@ def test_sqlite_full_without_a_mount_also_says_storage_full(tmp_path: Path) -> N
     journal.close()
 
 
-def test_on_a_full_disk_the_upkeep_empties_the_wal_so_the_next_card_fits(tiny_disk: Path) -> None:
-    """The WAL keeps a few cards until the upkeep after the chirp copies them (issue 34). A card refused
-    for space makes that upkeep empty the WAL whatever its size, and the space it held takes the next
-    card: the table goes on without anyone freeing space."""
+def test_on_a_nearly_full_disk_the_wal_is_emptied_after_every_card(tiny_disk: Path) -> None:
+    """The WAL keeps a few cards until it holds 64 KiB (issue 34); below 4 MiB free (the panel warns)
+    the upkeep after the chirp empties it after every card, so the last free bytes take cards."""
     journal = Journal.open(tiny_disk)
+    game = journal.new_game('[Edition "winning-moves"]')
+    for seq in range(5):
+        journal.append(game, seq, f"A play MB-D100-{seq:02d}")
+        assert journal.upkeep()
+        assert (tiny_disk / "bornes.sqlite3-wal").stat().st_size == 32 + 24 + 4096  # the primer alone
+    journal.close()
+
+
+def test_a_disk_that_fills_between_upkeeps_makes_the_next_one_empty_the_wal(
+    tiny_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program fills the disk while the WAL holds a few cards: a card refused for space makes
+    the next upkeep empty the WAL whatever its size, and the space it held takes the next card, without
+    anyone freeing space. (The disk is told to look roomy, as it did when the upkeep last looked.)"""
+    journal = Journal.open(tiny_disk)
+    monkeypatch.setattr(journal, "_nearly_full", lambda: False)
     game = journal.new_game('[Edition "winning-moves"]')
     seq = 0
     journal.append(game, seq, "A play MB-ROLL-01")

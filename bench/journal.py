@@ -1,8 +1,8 @@
 """A year of play, then ten: start and ``history`` with thousands of finished games in the journal.
 
-Also (``python -m bench.journal [cards] [folder]``) what durability costs a tap: the per-card
-commit time and the WAL's size without a checkpoint (before issue 19), with the journal's
-checkpoint after every commit, and with the cheaper RESTART mode it did not choose.
+Also (``python -m bench.journal [cards] [folder]``) what durability costs a tap: the time a card
+takes before its chirp (SQLite's commit and the pending note) and after it (the referee's upkeep),
+and the WAL's size, with the upkeep and without it.
 
 Builds a journal of N real finished games (one bot-played game's actions, header and summary,
 written under new ids through :meth:`Journal.import_games`), then measures against an empty

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: What one card needs beyond its rows: the frames of its commit in the WAL (8-29 KiB measured with
-#: 4 KiB pages), a new page when a B-tree node splits, and the pending note if a reader is slow.
+#: 4 KiB pages), a new page when a B-tree node splits, and the primer of the next WAL after a checkpoint.
 COMMIT_RESERVE = 64 * 1024
 BYTES_PER_ACTION = 48  # the main file grows by about 42 bytes per action (bench: 200 games of 351)
 BYTES_PER_GAME = 16 * 1024  # a long two-player game of 351 actions, header and summary: about 14.6 KiB

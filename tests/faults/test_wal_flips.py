@@ -92,7 +92,8 @@ def test_wal_flips_when_the_last_card_is_acknowledged_are_all_reported(tmp_path:
         snapshot = killed(scratch / "live", saved=10, deferred=4, in_flight=0)
         wal = snapshot.files[WAL]
         final = last_frame(wal, 512)
-        targets = flips(len(wal), random.Random(23), 1 if CI else 7, final if CI else range(final.start, final.stop, 3))
+        # every bit of the final frame under CI (the first sweep covers the rest of a WAL byte by byte)
+        targets = flips(len(wal), random.Random(23), 3 if CI else 7, final if CI else range(final.start, final.stop, 3))
         result = sweep(snapshot, WAL, scratch / "flip", targets, judge_against(snapshot), final)
     print(result.line("WAL, last card acknowledged"))
     assert result.silent == [] and result.last is not None and result.last.silent == []

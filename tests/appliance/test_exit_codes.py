@@ -153,11 +153,35 @@ def script(tmp: Path, text: str) -> Path:
     return path
 
 
+#: read(2)'s number, where /proc/PID/syscall names the call a process is blocked in.
+_READ = {"x86_64": "0", "aarch64": "63", "armv7l": "3", "armv6l": "3", "i686": "3"}
+
+
+def wait_reading_stdin(pid: int, timeout: float = 60) -> None:
+    """Until ``pid`` is blocked in ``read`` on its standard input (Linux's /proc/PID/syscall)."""
+    import platform
+
+    number = _READ.get(platform.machine())
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            fields = []
+        if number is None or not fields:  # no way to look: give it time instead
+            time.sleep(5)
+            return
+        if fields[:2] == [number, "0x0"]:
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"process {pid} never read its standard input")
+
+
 def interrupted(command: list[str], stdin_open: bool = True) -> int:
     """``command`` reading from a pipe that stays open, interrupted by SIGINT (Ctrl-C) once it runs."""
     child = subprocess.Popen([*bornes_command(), *command], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, cwd=REPO)
-    time.sleep(2.0)  # it is blocked reading standard input by now
+    wait_reading_stdin(child.pid)  # a Ctrl-C while Python itself starts is Python's, not bornes'
     child.send_signal(signal.SIGINT)
     code = child.wait(30)
     assert child.stdin is not None and child.stderr is not None

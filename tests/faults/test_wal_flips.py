@@ -7,7 +7,7 @@ the WAL itself before SQLite opens it (firmware/storage/wal.py) and the pending 
 the WAL's final frame must hold (firmware/storage/note.py).
 
 The sweeps flip bits of every frame; under CI=true every bit of the headers and one bit of every
-byte, locally one bit of every few bytes. Flips inside the WAL's final frame are counted apart.
+third byte, locally one bit of every few bytes. Flips inside the WAL's final frame are counted apart.
 """
 
 from __future__ import annotations
@@ -78,7 +78,9 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path:
         note = read_note(scratch / "live")
         assert frames >= 12 and note.acknowledged is not None and note.acknowledged.actions == 26
         heads = [WAL_HEADER + k * (FRAME_HEADER + page) + d for k in range(frames) for d in range(FRAME_HEADER)]
-        targets = flips(len(wal), random.Random(19), 1 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
+        # CI: every bit of every header, one bit of every third page byte (tests/appliance/test_wal_walker.py
+        # flips every header bit of SQLite's own WALs without opening them, in a tenth of the time)
+        targets = flips(len(wal), random.Random(19), 3 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
         result = sweep(snapshot, WAL, scratch / "flip", targets, judge_against(snapshot), last_frame(wal, page))
     print(result.line(f"WAL, {frames} frames"))
     assert result.silent == [] and result.last is not None and result.last.silent == []

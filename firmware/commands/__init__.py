@@ -54,16 +54,18 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
 
 
-def serve(server: object, host: str, port: int, what: str, listening: str = "") -> int:
+def serve(server: object, host: str, port: int, what: str, listening: str = "", warning: str = "") -> int:
     """Run a uvicorn ``server`` on ``host``:``port`` until SIGTERM or SIGINT, then return 0.
 
     The socket is bound here first, so a port in use or not allowed is one line and a status of
     docs/exit-codes.md (75: another program holds it; 78: the config names a port or address this
     machine cannot use), not uvicorn's log and its own status. uvicorn sends the stopping signal
     to itself again once it has shut down; the handler left in place here takes it, so a stop
-    exits 0 instead of dying by the signal. ``listening`` is logged once the port is ours.
+    exits 0 instead of dying by the signal. ``listening`` (and ``warning``) are logged once the port
+    is ours, so a refusal to listen stays the one line.
     """
     import errno
+    import logging
     import signal
     import socket
 
@@ -88,9 +90,9 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "") 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     if listening:
-        import logging
-
-        logging.getLogger("bornes").info("%s", listening)
+        logging.getLogger(f"bornes.{what.removeprefix('bornes ')}").info("%s", listening)
+    if warning:
+        logging.getLogger(f"bornes.{what.removeprefix('bornes ')}").warning("%s", warning)
     with listener:
         server.run(sockets=[listener])  # type: ignore[attr-defined]
     return 0

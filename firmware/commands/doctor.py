@@ -7,6 +7,7 @@ Exit status 0 when nothing FAILed, 1 otherwise; a bad config file stops with exi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import errno
 import glob

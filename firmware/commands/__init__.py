@@ -10,6 +10,8 @@ May import every room; only ``firmware.cli`` imports this one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 #: command name -> one-line help, in the order ``bornes --help`` lists them.
 COMMANDS: dict[str, str] = {
     "archive": "write games older than the newest N to record files, then remove them from the journal",
@@ -54,7 +56,8 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
 
 
-def serve(server: object, host: str, port: int, what: str, listening: str = "", warning: str = "") -> int:
+def serve(server: object, host: str, port: int, what: str, listening: str = "", warning: str = "",
+          on_stop: Callable[[], object] | None = None) -> int:
     """Run a uvicorn ``server`` on ``host``:``port`` until SIGTERM or SIGINT, then return 0.
 
     The socket is bound here first, so a port in use or not allowed is one line and a status of
@@ -62,7 +65,8 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "", 
     machine cannot use), not uvicorn's log and its own status. uvicorn sends the stopping signal
     to itself again once it has shut down; the handler left in place here takes it, so a stop
     exits 0 instead of dying by the signal. ``listening`` (and ``warning``) are logged once the port
-    is ours, so a refusal to listen stays the one line.
+    is ours, so a refusal to listen stays the one line. ``on_stop`` runs when the stopping signal
+    arrives while uvicorn runs, before it waits for open connections (the club ends its pages' streams).
     """
     import errno
     import logging
@@ -89,6 +93,14 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "", 
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if on_stop is not None:
+        uvicorns_own = server.handle_exit  # type: ignore[attr-defined]  # what uvicorn installs while it runs
+
+        def handle_exit(signum: int, frame: object) -> None:
+            uvicorns_own(signum, frame)
+            on_stop()
+
+        server.handle_exit = handle_exit  # type: ignore[attr-defined]
     if listening:
         logging.getLogger(f"bornes.{what.removeprefix('bornes ')}").info("%s", listening)
     if warning:

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(board, store, settings.organiser_password, settings.language, settings.url)
         server = uvicorn.Server(server_config(app, settings.listen, settings.port, log_level="warning",
                                               timeout_graceful_shutdown=2))  # 2 s: open event streams
-        return serve(server, settings.listen, settings.port, "bornes club")
+        return serve(server, settings.listen, settings.port, "bornes club", on_stop=board.end_streams)
     finally:
         board.stop()
         store.close()

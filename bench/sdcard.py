@@ -117,6 +117,7 @@ def child(spec_path: str) -> None:
         sys.exit("the sync-delay shim is not loaded (LD_PRELOAD)")
     from bornes.drivers.display import open_display
     from bornes.drivers.readers import open_reader
+    from bornes.firmware.appliance import heap
     from bornes.firmware.appliance.referee import STOP, Referee
     from bornes.firmware.storage.journal import Journal
     from bornes.firmware.storage.store import JournalStore
@@ -190,6 +191,9 @@ def child(spec_path: str) -> None:
 
     tapper = threading.Thread(target=tap_all, name="tapper", daemon=True)
     tapper.start()
+    settle = getattr(heap, "settle_after_start_up", None)  # what bornes run does (none before this round)
+    if settle is not None:
+        settle()
     try:
         referee.run()
     finally:

@@ -307,7 +307,8 @@ class Appliance:
             self.reader = self.readers[0] if self.readers else None
         if with_camera and config.camera is not None:
             self._open_camera(state_dir)
-        self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+        self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback,
+                               upkeep=self.journal.upkeep)
         self.integrity = IntegrityWatch(state_dir, self.flow)
         self._closers.append(self.integrity)
         self.storage = StorageWatch(state_dir, self.flow)

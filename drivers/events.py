@@ -11,7 +11,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from bornes.engine.cards import Card
+from bornes.engine.cards import Card, CardKind
 
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
 #: The ``reader`` name of a USB keypad's lost/back events (drivers/keypad.py): the table's buttons, not a reader.
@@ -63,6 +63,45 @@ class CardScanned:
 
     def describe(self) -> str:
         return f"{self.card.code():<16} {self.card.describe()}{pad_suffix(self.pad)}"
+
+
+@dataclass(frozen=True, slots=True)
+class KindShown:
+    """The camera read a card by what is printed on it: a kind, not a copy. The table gives it the first
+    copy of that kind not yet seen this hand (docs/camera.md), so the journal holds an ordinary play."""
+
+    kind: CardKind
+    frame: str
+    reader: str = "camera"
+    pad: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.kind.value:<16} {self.kind.title} (camera, frame {self.frame}){pad_suffix(self.pad)}"
+
+
+@dataclass(frozen=True, slots=True)
+class CameraTeaching:
+    """News of the owner teaching the camera from the panel (docs/camera.md): ``step`` is ``show`` (show
+    ``kind`` now, ``index`` of ``total``), ``shot`` (a still shot of it taken, ``index`` of ``total``),
+    ``no-card`` (a still scene with no card found), ``taught`` (every kind shown: ``index`` of ``total``
+    read back, ``alike`` the kinds that look alike) or ``failed`` (``detail`` says why)."""
+
+    step: str
+    kind: str | None = None
+    index: int = 0
+    total: int = 0
+    detail: str = ""
+    alike: tuple[tuple[str, str], ...] = ()
+    reader: str = "camera"
+
+    def describe(self) -> str:
+        if self.step == "show":
+            return f"teaching: show {self.kind} ({self.index}/{self.total})"
+        if self.step == "shot":
+            return f"teaching: shot {self.index}/{self.total} of {self.kind}"
+        if self.step == "no-card":
+            return f"teaching: no card found in the picture of {self.kind}"
+        return f"teaching {self.step}: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,5 +200,6 @@ class KeyTyped:
 
 
 InputEvent = (
-    CardScanned | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost | ReaderBack | ButtonPressed | KeyTyped
+    CardScanned | KindShown | CameraTeaching | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost
+    | ReaderBack | ButtonPressed | KeyTyped
 )

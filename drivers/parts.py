@@ -20,6 +20,9 @@ DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 1
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 #: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
+#: Where a camera's frames come from (docs/camera.md): a USB webcam through V4L2, the Pi's camera module
+#: through picamera2, or a folder of pictures (or a video file) as the twin the tests and the emulator use.
+CAMERA_SOURCES: tuple[str, ...] = ("v4l2", "picamera2", "folder")
 #: The layout test label (``bornes labels``): every letter on it sits on a different key in at
 #: least two of the layouts (A/Q, Z/W/Y, M), and its dash is on three different keys, so exactly
 #: one layout reads it back as printed.

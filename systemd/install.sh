@@ -8,6 +8,9 @@
 #   sudo systemd/install.sh --web        also serve the phone pages (bornes-web.service, docs/web.md)
 #   sudo systemd/install.sh --bridge     also publish this table to the club's broker (docs/club.md)
 #   sudo systemd/install.sh --club       also run the club's tournament board here (docs/club.md)
+#   sudo systemd/install.sh --camera     also read unmarked cards with a camera (docs/camera.md): numpy and
+#                                        OpenCV (about 130 MB on arm64), python3-picamera2 for the Pi's
+#                                        camera module where the system has it, and the video devices
 #   sudo systemd/install.sh --no-pi      not a Pi (an image builder, a container): skip GPIO, I2C, raspi-config
 #   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
 #   sudo systemd/install.sh --compile-engine  build the rules engine as C with mypyc: about 3 times
@@ -41,6 +44,7 @@ ETC=/etc/bornes
 UNIT=/etc/systemd/system/bornes.service
 WEB_UNIT=/etc/systemd/system/bornes-web.service
 WEB_USER=bornes-web
+CAMERA_DROPIN=/etc/systemd/system/bornes.service.d/camera.conf
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
 HID_IDS=()
@@ -61,6 +65,9 @@ APT_PI_PACKAGES=(i2c-tools)
 # gpiozero drives the pins through lgpio. PyPI's lgpio has no wheel for Python 3.13 on arm64, so it
 # comes from apt (the Raspberry Pi archive); the venv sees it through --system-site-packages.
 LGPIO_PACKAGE=python3-lgpio
+# Only for --camera, on a Pi: the camera module's Python library (libcamera), from the Raspberry Pi archive;
+# the venv sees it through --system-site-packages, as it sees python3-lgpio. A webcam needs nothing from apt.
+PICAMERA_PACKAGE=python3-picamera2
 # Only for --compile-engine: mypyc's C needs a compiler, the C library's headers and Python's.
 APT_COMPILE_PACKAGES=(gcc libc6-dev python3-dev)
 # Only for --tv: cage shows one application full screen on the HDMI screen (no desktop), and will not
@@ -77,6 +84,7 @@ UART=0
 BRIDGE=0
 CLUB=0
 WEB=0
+CAMERA=0
 PI=1
 WHEELS=""
 COMPILE=0
@@ -84,7 +92,7 @@ TV=0
 KIT=0
 
 usage() {
-    sed -n '2,35s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '/^set -euo pipefail/q; 2,$s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"  # the comment block above
 }
 
 while [[ $# -gt 0 ]]; do
@@ -95,6 +103,7 @@ while [[ $# -gt 0 ]]; do
         --bridge) BRIDGE=1 ;;
         --club) CLUB=1 ;;
         --web) WEB=1 ;;
+        --camera) CAMERA=1 ;;
         --no-pi) PI=0 ;;
         --compile-engine) COMPILE=1 ;;
         --wheels)
@@ -192,7 +201,7 @@ if [[ $UNINSTALL -eq 1 ]]; then
     done
     step "remove the units and the udev rules $RULE and $HID_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
-        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE"
+        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$CAMERA_DROPIN"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -257,6 +266,23 @@ else
         "install it, then run this again; until then bornes stops at start with \"no GPIO here\"."
 fi
 
+if [[ $CAMERA -eq 1 ]]; then
+    GROUPS_WANTED+=(video)
+    step "install $PICAMERA_PACKAGE (the Pi's camera module; a USB webcam needs none)"
+    if [[ $PI -eq 0 ]]; then
+        skipped "not a Pi (--no-pi): a USB webcam works through V4L2 ([camera] source = \"v4l2\")"
+    elif dpkg-query -W -f='${Status}' "$PICAMERA_PACKAGE" 2>/dev/null | grep -q 'ok installed'; then
+        printf '    already installed\n'
+    elif [[ $DRY_RUN -eq 1 ]]; then
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$PICAMERA_PACKAGE"
+    elif have apt-cache && [[ -n "$(apt-cache policy "$PICAMERA_PACKAGE" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]]; then
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$PICAMERA_PACKAGE"
+    else
+        skipped "$PICAMERA_PACKAGE is not in this system's apt sources (Raspberry Pi OS has it): a USB webcam" \
+            "still works; the camera module needs it ([camera] source = \"picamera2\")"
+    fi
+fi
+
 step "create the system user $USER_NAME with groups ${GROUPS_WANTED[*]}"
 for group in "${GROUPS_WANTED[@]}"; do
     if ! getent group "$group" >/dev/null; then
@@ -277,6 +303,8 @@ run usermod --append --groups "$(IFS=,; echo "${GROUPS_WANTED[*]}")" "$USER_NAME
 extras=()
 if [[ $WEB -eq 1 ]]; then extras+=(web); fi
 if [[ $BRIDGE -eq 1 || $CLUB -eq 1 ]]; then extras+=(club); fi
+# The camera extra: numpy and opencv-python-headless (wheels for arm64, Python 3.11 and 3.13).
+if [[ $CAMERA -eq 1 ]]; then extras+=(camera); fi
 target="$REPO"
 if [[ ${#extras[@]} -gt 0 ]]; then target="$REPO[$(IFS=,; echo "${extras[*]}")]"; fi
 # Wheels only, at the pinned versions; only the program itself is built (pure Python, unless
@@ -424,6 +452,10 @@ enable_unit() {
 
 step "install, enable and start the unit $UNIT"
 run install -D -m 0644 "$REPO/systemd/bornes.service" "$UNIT"
+if [[ $CAMERA -eq 1 ]]; then
+    printf '    with %s: the video group and the camera devices in its sandbox\n' "$CAMERA_DROPIN"
+    run install -D -m 0644 "$REPO/systemd/bornes-camera.conf" "$CAMERA_DROPIN"
+fi
 enable_unit bornes.service
 
 if [[ $WEB -eq 1 ]]; then
@@ -489,6 +521,10 @@ for part in bridge club; do
 done
 
 step "done: check the hardware with  sudo -u $USER_NAME $VENV/bin/bornes doctor"
+if [[ $CAMERA -eq 1 ]]; then
+    step "add a [camera] section to $ETC/config.toml, then teach it the cards: Teach the camera in the panel's" \
+        "menu, or sudo systemctl stop bornes; sudo -u $USER_NAME $VENV/bin/bornes enroll --camera (docs/camera.md)"
+fi
 if [[ $UART -eq 1 && $PI -eq 1 ]]; then
     step "reboot for the UART and I2C settings to take effect"
 fi

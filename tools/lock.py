@@ -49,8 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
 CONSTRAINTS = ROOT / "systemd" / "pi-constraints.txt"
 DESKTOP_CONSTRAINTS = ROOT / "constraints.txt"
-#: What a Pi may install: the program with its optional phone pages and club bridge.
-EXTRAS = "web,club"
+#: What a Pi may install: the program with its optional phone pages, club bridge and camera reader.
+EXTRAS = "web,club,camera"
 #: Not installed by install.sh, but pinned so the arm64 check tests with known versions.
 TEST_TOOLS = ("pytest", "hypothesis")
 #: Not installed in the venv either: what ``BORNES_COMPILE=1`` adds to the build's own requirements

@@ -25,6 +25,7 @@ from bornes.firmware.table.flow import TableFlow
 
 if TYPE_CHECKING:
     from bornes.drivers.buttons import Buttons
+    from bornes.drivers.camera.reader import CameraReader
     from bornes.drivers.display import Display
     from bornes.drivers.feedback import Feedback
     from bornes.drivers.readers import SerialReader
@@ -217,6 +218,7 @@ class Appliance:
         with_reader: bool = True,
         journal: Journal | None = None,
         control: bool = False,
+        with_camera: bool | None = None,
         keypad_port: Any = None,
     ) -> None:
         self.config = config
@@ -226,18 +228,22 @@ class Appliance:
         self._closers: list[Any] = []
         self.reader: SerialReader | None = None
         self.readers: list[SerialReader] = []
+        self.camera: CameraReader | None = None
         self.buttons: Buttons | None = None
         self.keypad: SerialReader | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
+        if with_camera is None:
+            with_camera = with_reader
         try:
-            self._open(emulate, panel, with_reader, journal, control)
+            self._open(emulate, panel, with_reader, journal, control, with_camera)
         except BaseException:
             self.close()
             raise
 
     def _open(
-        self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool
+        self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool,
+        with_camera: bool,
     ) -> None:
         from bornes.drivers.buttons import Buttons
         from bornes.drivers.feedback import Feedback
@@ -299,6 +305,8 @@ class Appliance:
             self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
             self._closers.extend(self.readers)
             self.reader = self.readers[0] if self.readers else None
+        if with_camera and config.camera is not None:
+            self._open_camera(state_dir)
         self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback,
                                upkeep=self.journal.upkeep)
         self.integrity = IntegrityWatch(state_dir, self.flow)
@@ -307,6 +315,17 @@ class Appliance:
         self._closers.append(self.storage)
         if control:
             self._open_control(emulate, state_dir)
+
+    def _open_camera(self, state_dir: Path) -> None:
+        """The camera (``[camera]``): its own process, started by a thread of ours; its reads come on the queue."""
+        from bornes.drivers.camera.reader import CameraReader
+
+        assert self.config.camera is not None
+        settings = self.config.camera.settings(state_dir)
+        self.camera = CameraReader(settings, self.events).start()
+        self._closers.append(self.camera)
+        self.flow.camera = self.camera  # the main menu offers to teach it
+        log.info("camera: %s, templates in %s", settings.describe(), settings.templates)
 
     def _open_keypad(self, pin_map: Any) -> None:
         """The USB keypad as the table's buttons: grabbed, followed through unplugs like a reader

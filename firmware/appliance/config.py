@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.parts import (
     BUTTON_SOURCES,
+    CAMERA_SOURCES,
     DEFAULT_BAUDRATE,
     EMULATORS,
     HID_LAYOUTS,
@@ -51,6 +52,7 @@ from bornes.firmware.appliance.tomlcheck import (
 from bornes.firmware.language.i18n import edition_language, language_choices, language_code
 
 if TYPE_CHECKING:
+    from bornes.drivers.camera.wire import CameraSettings
     from bornes.drivers.keypad import KeyMap
     from bornes.drivers.pins import PinMap
 
@@ -113,6 +115,39 @@ class PadConfig:
     name: str
     place: str
     reader: ReaderConfig
+
+
+#: The default device of each camera source; a folder has none (it must be named).
+CAMERA_DEVICES = {"v4l2": "/dev/video0", "picamera2": "0", "folder": ""}
+#: The smallest play zone worth looking at: a card in it must still be some 60 pixels tall.
+MIN_ZONE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class CameraConfig:
+    """A camera that reads the cards by what is printed on them (``[camera]``; docs/camera.md)."""
+
+    source: str = choice("v4l2", CAMERA_SOURCES)
+    #: v4l2: the webcam's device (a /dev/v4l/by-id/… name stays the same on any USB port); picamera2:
+    #: the camera's number; folder: a folder of pictures or a video file (relative to the config file).
+    device: str = ""
+    #: The picture size asked of the camera; the recognizer is tuned for 640 x 480.
+    width: int = whole(640, 160, 1920)
+    height: int = whole(480, 120, 1080)
+    #: Frames looked at a second: the recognizer counts frames and is tuned for 10. A folder or a
+    #: video may go faster to test.
+    fps: int = whole(10, 1, 100)
+    #: The play zone in the picture, [x, y, width, height] in pixels; empty: the whole picture.
+    zone: tuple[int, ...] = ()
+    #: Where the taught card faces are kept; default: camera/ in the state folder.
+    templates: str | None = path(None)
+
+    def settings(self, state_dir: str | os.PathLike[str]) -> CameraSettings:
+        """What the camera's process is started with."""
+        from bornes.drivers.camera.wire import CameraSettings
+
+        return CameraSettings(self.source, self.device, self.width, self.height, self.fps, self.zone,
+                              self.templates or str(Path(state_dir) / "camera"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +287,8 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     #: The pile pads, in the file's order (none: the table's one reader is the whole story).
     pads: tuple[PadConfig, ...] = ()
+    #: The camera that reads unmarked cards (``[camera]``), or None: no camera.
+    camera: CameraConfig | None = None
     #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
     table_reader: bool = field(default=True, compare=False)
     #: Whether the file has a ``[reader]`` section (a reader someone set up, not the defaults).
@@ -405,17 +442,19 @@ class _Validator(Checker):
         self.name = name
 
     def config(self, data: Mapping[str, Any]) -> Config:
-        self.check_sections(data, [*SECTIONS, "pads"])
+        self.check_sections(data, [*SECTIONS, "pads", "camera"])
         for section, cls in SECTIONS.items():
             self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
         pads = self.pads(data.get("pads", {}))
         plain = {name: self.section(SECTIONS[name], data.get(name, {}), name) for name in PLAIN_SECTIONS}
         reader = self.reader(data.get("reader", {}))
-        table_reader = "reader" in data or not pads
+        camera = self.camera(data["camera"]) if "camera" in data else None
+        table_reader = "reader" in data or not (pads or camera)
         readers = ([("reader.port", reader.port)] if table_reader else []) + \
             [(f"pads.{pad.name}.port", pad.reader.port) for pad in pads]
         return Config(
             pads=pads,
+            camera=camera,
             table_reader=table_reader,
             reader_given="reader" in data,
             reader=reader,
@@ -473,6 +512,34 @@ class _Validator(Checker):
             if other != pad.name:
                 raise self.bad(f"pads.{pad.name}.port", pad.reader.port, f"is also the port of pads.{other}")
         return tuple(found)
+
+    def camera(self, t: Mapping[str, Any]) -> CameraConfig:
+        """``[camera]``: the keys' own checks, then what spans them (the device a source needs, the zone
+        inside the picture)."""
+        s = "camera"
+        self.check_keys(s, t, [f.name for f in dataclasses.fields(CameraConfig)])
+        zone = t.get("zone", [])
+        config = self.section(CameraConfig, {k: v for k, v in t.items() if k not in ("device", "zone")}, s,
+                              device="", zone=())
+        device = self.string(t, s, "device", CAMERA_DEVICES[config.source])
+        if not device.strip():
+            what = "a folder of pictures or a video file" if config.source == "folder" else "a device"
+            raise self.fail(f'camera.device is needed with source = "{config.source}": {what}')
+        if config.source == "folder":
+            device = self.path(t, s, "device", device)
+        elif config.source == "picamera2" and not device.isdigit():
+            raise self.bad("camera.device", device, "is not a Pi camera's number (0, or 1 on a Pi 5 with two)")
+        if not isinstance(zone, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in zone) \
+                or len(zone) not in (0, 4):
+            raise self.bad("camera.zone", zone, "is not [x, y, width, height] in pixels (or [] for the whole picture)")
+        if zone:
+            x, y, w, h = zone
+            if min(zone) < 0 or w < MIN_ZONE or h < MIN_ZONE:
+                raise self.bad("camera.zone", zone, f"is too small or negative; width and height {MIN_ZONE} or more")
+            if x + w > config.width or y + h > config.height:
+                raise self.bad("camera.zone", zone, f"reaches past the {config.width}x{config.height} picture "
+                                                    "(camera.width, camera.height)")
+        return dataclasses.replace(config, device=device, zone=tuple(zone))
 
     def buttons(self, t: object, readers: list[tuple[str, str]]) -> ButtonsConfig:
         """``[buttons]``, its ``[buttons.keys]`` made into a key map, and a keypad that is none of ``readers``

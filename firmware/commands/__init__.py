@@ -15,6 +15,8 @@ from collections.abc import Callable
 #: command name -> one-line help, in the order ``bornes --help`` lists them.
 COMMANDS: dict[str, str] = {
     "archive": "write games older than the newest N to record files, then remove them from the journal",
+    "camera-reader": "the camera's own process, which the referee starts: frames in, one JSON line per card read",
+    "camera-test": "read a folder of frames with a camera taught from a folder of pictures (KIND.png), JSON per read",
     "bridge": "publish this table's games to the club's MQTT broker and take its assignments (docs/club.md)",
     "club": "run the club's tournament board: subscribe to every table and serve the club pages (docs/club.md)",
     "demo": "watch bots play a table through the real reader, referee and screens (no Pi needed)",

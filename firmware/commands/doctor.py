@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         check_engine,
         check_serial,
         check_readers,
+        check_camera,
         check_buttons,
         check_display,
         check_screen,
@@ -165,6 +166,60 @@ def check_serial(config: Config) -> Iterable[Finding]:
 def check_readers(config: Config) -> Iterable[Finding]:
     """Pile pads and keyboard-mode readers."""
     return _reader_findings(config)
+
+
+def check_camera(config: Config) -> Iterable[Finding]:
+    """``[camera]``: its libraries, its device, its templates; without opening it (the referee may hold it)."""
+    import importlib.util
+
+    from bornes.drivers.camera.index import read_index
+
+    camera = config.camera
+    if camera is None:
+        return
+    topic = f"camera {camera.device}"
+    missing = [name for name in ("numpy", "cv2") if importlib.util.find_spec(name) is None]
+    if missing:
+        yield Finding(FAIL, topic, f"{' and '.join(missing)} not installed: install.sh --camera "
+                                   "(or pip install 'bornes[camera]')")
+    if camera.source == "picamera2" and importlib.util.find_spec("picamera2") is None:
+        yield Finding(FAIL, topic, "picamera2 not installed: sudo apt install python3-picamera2, then install.sh "
+                                   "--camera (the venv must see the system's packages)")
+    elif camera.source == "v4l2" and not camera.device.isdigit():
+        yield _camera_device(topic, camera.device)
+    elif camera.source == "folder" and not os.path.exists(camera.device):
+        yield Finding(FAIL, topic, "no such folder or video (camera.device)")
+    else:
+        yield Finding(OK, topic, f"{camera.source}, {camera.width}x{camera.height} at {camera.fps} frames a second")
+    templates = camera.settings(config.state.dir).templates
+    summary = read_index(templates)
+    if isinstance(summary, str):
+        yield Finding(FAIL, "camera templates", summary)
+        return
+    level = OK if not summary.missing and not summary.alike else WARN
+    said = f"{len(summary.taught)} kinds taught, {len(summary.read_back)} read back by the check"
+    if summary.missing:
+        said += f"; not taught: {', '.join(summary.missing)} (bornes enroll --camera --kind …)"
+    if summary.alike:
+        pairs = ", ".join(f"{a} / {b}" for a, b in summary.alike)
+        said += f"; look alike: {pairs} (show them again: bornes enroll --camera --kind …)"
+    yield Finding(level, "camera templates", said)
+
+
+def _camera_device(topic: str, device: str) -> Finding:
+    import stat as modes
+
+    try:
+        found = os.stat(device)
+    except FileNotFoundError:
+        return Finding(FAIL, topic, "does not exist; plug the webcam in, or set camera.device (ls /dev/v4l/by-id/)")
+    except OSError as error:
+        return Finding(FAIL, topic, error.strerror or str(error))
+    if not modes.S_ISCHR(found.st_mode):
+        return Finding(FAIL, topic, "is not a video device")
+    if not os.access(device, os.R_OK | os.W_OK):
+        return Finding(FAIL, topic, "permission denied: the service's user needs the video group (install.sh --camera)")
+    return Finding(OK, topic, f"a video device, readable and writable ({os.path.realpath(device)})")
 
 
 #: How a person names a USB scanner to ``bornes run --port``: a serial one by its tty, a keyboard-mode

@@ -1,9 +1,14 @@
-"""``bornes enroll``: bind RFID/NFC tags to the cards of a deck, one tap at a time.
+"""``bornes enroll``: bind RFID/NFC tags to the cards of a deck, one tap at a time; or teach the camera.
 
 It says which card to tap next, refuses a tag that is already bound, saves after every
 tag (so it can stop and resume any time), and exports or imports the table.
 A table without a keyboard can use control tags: NEXT skips a card, UNDO takes back the
 last binding.
+
+``--camera`` teaches the camera instead (docs/camera.md): it says which kind to show next, takes
+three still shots of each, reads every kind back with the shots it held back, and names the kinds
+that look alike (``--kind`` shows just those again). ``--pictures DIR`` teaches from photos
+(``KIND-N.jpg``); ``--snapshot FILE`` saves what the camera sees, with the play zone drawn.
 """
 
 from __future__ import annotations
@@ -41,9 +46,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--import", dest="import_file", metavar="FILE", help="add the bindings in FILE")
     what.add_argument("--forget", metavar="CODE_OR_UID", help="remove one binding")
     parser.add_argument("--replace", action="store_true", help="with --import: let FILE win on conflicts")
+    camera = parser.add_argument_group("the camera ([camera] in the config; docs/camera.md)")
+    camera.add_argument("--camera", action="store_true", help="teach the camera the cards instead of binding tags "
+                                                            "(with --list: what it was taught)")
+    camera.add_argument("--kind", action="append", default=[], metavar="KIND",
+                        help="with --camera: teach only this kind again (D25 … RIGHTOFWAY; repeatable)")
+    camera.add_argument("--pictures", metavar="DIR", help="with --camera: teach from photos named KIND.jpg or "
+                                                          "KIND-N.jpg (PNG too) instead of the live camera")
+    camera.add_argument("--snapshot", metavar="FILE", help="with --camera: save one picture of what the camera "
+                                                           "sees, the play zone drawn on it, and stop")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.camera or args.kind or args.pictures or args.snapshot:
+        return _camera(args)
     choice = reader_choice(args)
     if args.list or args.export:  # reading only: fine beside the running referee
         return _run(args, choice)
@@ -143,3 +159,37 @@ def _walk(choice: ReaderChoice, walk: Enrollment, seconds: float | None) -> int:
     done = walk.done_count
     print(f"{done} of {len(payloads)} bound; table: {table.path}", flush=True)
     return 0
+
+
+def _camera(args: argparse.Namespace) -> int:
+    """``--camera``: teach the camera of ``[camera]`` (live, or from ``--pictures``), list, or snapshot."""
+    from bornes.drivers.errors import EX_CONFIG
+    from bornes.firmware.appliance.config import load_config, table_language
+    from bornes.firmware.deck import camera
+    from bornes.firmware.language import i18n
+    from bornes.firmware.storage.statelock import StateLock
+
+    config = load_config(args.config)
+    i18n.use(table_language(config))
+    if config.camera is None:
+        raise UserError(i18n._("No [camera] section in the config {file}: add one (docs/camera.md)").format(
+            file=config.source or "(defaults)"), EX_CONFIG)
+    state_dir = Path(args.state_dir or config.state.dir)
+    settings = config.camera.settings(state_dir)
+    edition = args.edition or config.game.edition
+    kinds = camera.check_kinds(args.kind) if args.kind else list(camera.KIND_CODES)
+    if args.list:
+        for line in camera.describe(settings, edition):
+            print(line)
+        return 0
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with StateLock.acquire(state_dir, "enroll"):  # the referee runs the camera and writes its templates
+        if args.snapshot:
+            print(camera.snapshot(settings, args.snapshot))
+            return 0
+        if args.pictures:
+            return camera.teach_pictures(settings, args.pictures, kinds if args.kind else [], edition,
+                                         lambda line: print(line, flush=True))
+        print(i18n._("Teaching the camera ({camera}); Ctrl-C stops and keeps what it was taught before.").format(
+            camera=settings.describe()), flush=True)
+        return camera.teach_live(settings, kinds, edition, lambda line: print(line, flush=True), args.seconds)

@@ -37,7 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no Pi: type card codes (MB-D100-07) and buttons (ok, next, cf, long ok, seat2) on standard input",
     )
     parser.add_argument("--display", metavar="PANEL", help="override display.panel (dummy, terminal, pygame, ...)")
-    parser.add_argument("--no-reader", action="store_true", help="do not open the card reader")
+    parser.add_argument("--no-reader", action="store_true", help="do not open the card reader (nor the camera)")
+    parser.add_argument(
+        "--camera",
+        metavar="FRAMES",
+        help="a folder of pictures (or a video file) is the camera: its frames are read at [camera] fps, and "
+             "pictures written into the folder later too (docs/camera.md, the camera twin)",
+    )
     parser.add_argument(
         "--port",
         metavar="DEVICE",
@@ -108,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, reader=port_reader(config.reader, args.port))
     if args.lang:
         config = dataclasses.replace(config, table=dataclasses.replace(config.table, language=args.lang))
+    if args.camera:
+        config = _camera_twin(config, args.camera)
     setup_logging(config.log.level)
     from bornes.firmware.appliance.config import table_language
     from bornes.firmware.language import i18n
@@ -129,6 +137,18 @@ def run(args: argparse.Namespace) -> int:
         return _run_locked(config, args, state_dir, stop, queues)
     finally:
         lock.close()
+
+
+def _camera_twin(config: Config, frames: str) -> Config:
+    """``--camera FRAMES``: the [camera] section (or a new one) reading a folder or a video instead."""
+    from bornes.drivers.errors import EX_NOINPUT, UserError
+    from bornes.firmware.appliance.config import CameraConfig
+
+    path = Path(frames).expanduser().resolve()
+    if not path.exists():
+        raise UserError(f"--camera {frames}: no such folder or video file", EX_NOINPUT)
+    camera = config.camera or CameraConfig()
+    return dataclasses.replace(config, camera=dataclasses.replace(camera, source="folder", device=str(path)))
 
 
 def _check_room(state_dir: Path) -> None:
@@ -163,7 +183,7 @@ def _run_locked(
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
-                control=True,
+                control=True, with_camera=not args.no_reader,
             )
             from bornes.firmware.language.i18n import N_, Phrase
 

@@ -10,7 +10,9 @@ of the moment. The engine judges every action: nothing here knows a rule.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bornes.engine import (
     EDITIONS,
@@ -87,6 +89,7 @@ class Mode(enum.Enum):
     END_CONFIRM = "end-confirm"
     SWAP = "swap"
     LEGEND = "legend"  # what the icons mean: from the main menu, or a long OK during a game
+    CAMERA_TEACH = "camera-teach"  # the owner shows each kind to the camera, from the main menu
 
 
 class SetupStep(enum.Enum):
@@ -100,6 +103,8 @@ class SetupStep(enum.Enum):
 
 
 MAIN_ITEMS = (N_("New game"), N_("Check a deck"), N_("What the icons mean"))
+#: The main menu's last item on a table with a camera ([camera] in the config).
+TEACH_ITEM = N_("Teach the camera")
 #: The box a deck check compares against: every playing card of the classic deck.
 FULL_DECK: tuple[Card, ...] = full_deck()
 FULL_DECK_SET: frozenset[Card] = frozenset(FULL_DECK)
@@ -193,6 +198,32 @@ class HandEndState:
 
 
 @dataclass
+class TeachState:
+    """The camera being taught from the panel: the kind asked for, its shots, and at the end the check."""
+
+    kind: str | None = None  # the kind code shown now (None: the camera has not asked yet)
+    index: int = 0  # of total kinds
+    total: int = 0
+    shot: int = 0  # of shots, of this kind
+    shots: int = 3
+    no_card: bool = False  # the last still scene had no card in it
+    done: bool = False
+    read: int = 0  # kinds read back by the check, of taught
+    taught: int = 0
+    alike: tuple[tuple[str, str], ...] = ()
+    failed: str = ""
+
+
+class CameraLink(Protocol):
+    """What the table may ask of its camera (``drivers.camera.reader.CameraReader`` is one): teach it, or
+    let it read plays again. Each returns False when the camera's process is not running."""
+
+    def teach(self, kinds: Sequence[str]) -> bool: ...
+
+    def watch(self) -> bool: ...
+
+
+@dataclass
 class FlowState:
     """Transient interaction state: the mode, one small state per mode, and the panel's last message.
 
@@ -209,6 +240,7 @@ class FlowState:
     choice: ChoiceState = field(default_factory=ChoiceState)
     swap: SwapState = field(default_factory=SwapState)
     hand_end: HandEndState = field(default_factory=HandEndState)
+    teach: TeachState = field(default_factory=TeachState)
     message: str | None = None
     short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
@@ -265,6 +297,8 @@ class TableCore:
         #: (key, button) for each button of a USB keypad (drivers/keypad.py), shown by the legend; empty: GPIO buttons.
         self.key_legend: tuple[tuple[str, str], ...] = ()
         self._pad: str | None = None  # the pad the input being handled was laid on
+        #: The table's camera, when it has one: the main menu then offers to teach it.
+        self.camera: CameraLink | None = None
 
     def _default_draft(self) -> SetupDraft:
         edition, players, names, dealer, options = self.defaults

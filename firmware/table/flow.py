@@ -17,10 +17,12 @@ from functools import cached_property
 from bornes.drivers.events import (
     KEYPAD,
     ButtonPressed,
+    CameraTeaching,
     CardScanned,
     ControlScanned,
     InputEvent,
     KeyTyped,
+    KindShown,
     ReaderBack,
     ReaderLost,
     ReaderProblem,
@@ -30,7 +32,7 @@ from bornes.drivers.events import (
     seat_of_button,
 )
 from bornes.drivers.parts import LAYOUT_TEST_CODE
-from bornes.engine import Card, CardCodeError, Phase, RuleOptions
+from bornes.engine import Card, CardCodeError, CardKind, Phase, RuleOptions, full_deck
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
     BUSY_UNTIL_GAME_ENDS,
@@ -47,6 +49,7 @@ from bornes.firmware.table.core import (
     Verdict,
 )
 from bornes.firmware.table.modes import handlers
+from bornes.firmware.table.modes.camera import teaching_news
 from bornes.firmware.table.modes.deck import deck_missing, report_lines
 from bornes.firmware.table.modes.setup import menu_items, summary
 
@@ -63,11 +66,23 @@ __all__ = [
     "Verdict",
 ]
 
+_FULL_DECK = full_deck()
+
 #: A reader's trouble, in the table's words: (what the panel says, its shorter form).
 _READER_PROBLEMS = {
     "one-card-at-a-time": (N_("One card at a time"), N_("One card")),
     "typing": (N_("Typed by hand? Scan the card"), N_("Scan the card")),  # a keyboard reader's keys at a person's pace
     "keys-at-once": (N_("One key at a time"), N_("One key")),  # the keypad: two keys together, or a scanner's burst
+    "camera-unsure": (N_("Not clear: show it again"), N_("Show it again")),  # the camera refuses to guess
+    "camera-frame": (N_("Camera: {detail}"), N_("Camera trouble")),  # a black, blinding or odd-sized frame
+}
+#: Why the camera dropped a frame (drivers/camera/watch.py's faults), in the table's words: (the detail of
+#: "Camera: {detail}", a shorter line for a narrow panel).
+_CAMERA_FAULTS = {
+    "black": (N_("it sees black (lens covered? lamp off?)"), N_("Camera sees black")),
+    "overexposed": (N_("dazzled (a lamp in the lens?)"), N_("Camera dazzled")),
+    "size": (N_("a picture of another size"), N_("Camera: odd picture")),
+    "unreadable": (N_("a picture it cannot read"), N_("Camera: bad picture")),
 }
 
 
@@ -130,6 +145,11 @@ class TableFlow(TableCore):
                 self.ui.deck.unknown.append(event.raw)
             return self.refuse(_("Unknown card: {code}").format(code=event.raw[:24]), "unknown-card",
                                short=(_("Unknown card"),))
+        if isinstance(event, CameraTeaching):
+            return teaching_news(self, event)
+        if isinstance(event, KindShown):
+            self._pad = event.pad
+            return self._card(self.copy_of(event.kind), event.pad)
         if isinstance(event, ControlScanned):
             return self._button(event.name, False)
         if isinstance(event, ButtonPressed):
@@ -170,7 +190,28 @@ class TableFlow(TableCore):
         # A garbled or unanswered read: the card was not seen, whatever the cause.
         text, short = _READER_PROBLEMS.get(
             event.kind, (N_("The reader did not get that card: scan it again"), N_("Scan it again")))
-        return self.refuse(_(text), event.kind, short=(_(short),))
+        detail = event.detail
+        if event.kind == "camera-frame" and event.detail in _CAMERA_FAULTS:
+            detail, short = _(_CAMERA_FAULTS[event.detail][0]), _CAMERA_FAULTS[event.detail][1]
+        return self.refuse(_(text).format(detail=detail), event.kind, short=(_(short),))
+
+    def copy_of(self, kind: CardKind) -> Card:
+        """The card a camera read stands for: the first copy of ``kind`` not yet seen this hand (on the
+        table, in the discards, shown), nor already chosen for the swap under way. When every copy is
+        seen, the last one: the engine then refuses it as already on the table, as it would a label."""
+        state = self.state
+        if self.ui.mode is Mode.DECK_CHECK:
+            taken: set[Card] = set(self.ui.deck.seen)
+            count = max(1, sum(1 for card in _FULL_DECK if card.kind is kind))
+        elif state is None:
+            return Card(kind, 1)
+        else:
+            taken = set(state.hand.seen) | set(self.ui.swap.cards)
+            count = max(1, state.setup.deck.get(kind, 0))
+        for copy in range(1, count + 1):
+            if Card(kind, copy) not in taken:
+                return Card(kind, copy)
+        return Card(kind, count)
 
     def _typed(self, text: str) -> Outcome:
         """``bornes run --emulate``: a card code, or a button name (``ok``, ``next``, ``seat2``, ``long ok``)."""
@@ -229,7 +270,7 @@ class TableFlow(TableCore):
 
     def menu_items(self) -> tuple[str, list[str]]:
         """The title and items of the current setup menu."""
-        return menu_items(self.draft, self.ui.menu.step)
+        return menu_items(self.draft, self.ui.menu.step, camera=self.camera is not None)
 
     def deck_missing(self) -> list[Card]:
         return deck_missing(self.ui.deck)

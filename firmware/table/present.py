@@ -146,6 +146,32 @@ def _deck_check_screen(flow: TableFlow) -> ScreenView:
     return StatusView(_("Deck check"), _("{count}/106 scanned. OK when done").format(count=len(flow.ui.deck.seen)))
 
 
+def _teach_screen(flow: TableFlow) -> ScreenView:
+    """Teaching the camera: the kind to show and its shots; at the end, what the check found."""
+    teach, edition = flow.ui.teach, flow.draft.edition
+    if teach.failed:
+        return StatusView(_("Not taught"), _("{why}. OK: back").format(why=teach.failed))
+    if teach.done:
+        if teach.alike:
+            pairs = ", ".join(f"{card_name(a, edition)} / {card_name(b, edition)}" for a, b in teach.alike)
+            return StatusView(_("Camera taught"), _("These look alike: {pairs}. Teach again in an even light. "
+                                                    "OK: back").format(pairs=pairs))
+        return StatusView(_("Camera taught"), _("{read} of {taught} kinds read back. OK: back").format(
+            read=teach.read, taught=teach.taught))
+    if teach.kind is None:
+        return StatusView(_("Teach the camera"), _("Starting the camera…"))
+    title = _("Show: {card}").format(card=card_name(teach.kind, edition))
+    if teach.no_card:
+        detail = _("Card {index} of {total}: no card seen. One card, flat, hand away.")
+    elif teach.shot == 0:
+        detail = _("Card {index} of {total}: lay it flat in the zone, hand away.")
+    elif teach.shot < teach.shots:
+        detail = _("Card {index} of {total}, shot {shot} of {shots}: nudge it a little.")
+    else:
+        detail = _("Card {index} of {total}, shot {shot} of {shots}: take it away.")
+    return StatusView(title, detail.format(index=teach.index, total=teach.total, shot=teach.shot, shots=teach.shots))
+
+
 def _deck_report_screen(flow: TableFlow) -> ScreenView:
     return MenuView(title=_("Deck check"), items=tuple(flow.report_lines()), selected=flow.ui.menu.cursor,
                     hint=_("OK: back"))
@@ -207,6 +233,7 @@ _MODE_SCREENS: dict[Mode, Callable[[TableFlow], ScreenView | None]] = {
     Mode.UNDO_CONFIRM: _undo_screen,
     Mode.END_CONFIRM: _end_hand_screen,
     Mode.SWAP: _swap_screen,
+    Mode.CAMERA_TEACH: _teach_screen,
 }
 
 

@@ -406,6 +406,13 @@ def test_66_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one_line(err, "no such file")
 
 
+def test_66_run(tmp_path: Path) -> None:
+    done = process("run", "--emulate", "--camera", str(tmp_path / "nowhere"), "--config",
+                   str(config(tmp_path, tmp_path / "state")))
+    assert done.returncode == 66
+    one_line(done.stderr, "no such folder or video file")
+
+
 # -- 70: a bug --------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,8 @@ card to the handler of the current mode; a handler answers with an ``Outcome`` (
 - ``game``: a game under way (the engine's phase says which buttons mean what); seat buttons;
 - ``choice``: the open questions of a card (which target, which partner called coup fourré);
 - ``confirm``: the yes/no questions (undo the last action, end a blocked hand);
-- ``swap``: Fast Play's swap of cards.
+- ``swap``: Fast Play's swap of cards;
+- ``camera``: teaching the camera the cards, from the main menu.
 
 May import: ``firmware.table.core`` and each other (no cycle), the engine, the drivers' events,
 ``firmware.language``. The engine judges every action: a mode asks it, never decides a rule.
@@ -20,6 +21,7 @@ May import: ``firmware.table.core`` and each other (no cycle), the engine, the d
 from __future__ import annotations
 
 from bornes.firmware.table.core import Mode, ModeHandler, TableCore
+from bornes.firmware.table.modes.camera import TeachMode
 from bornes.firmware.table.modes.choice import ChoiceMode
 from bornes.firmware.table.modes.confirm import EndHandMode, UndoMode
 from bornes.firmware.table.modes.deck import DeckCheckMode, DeckReportMode
@@ -45,4 +47,5 @@ def handlers(table: TableCore) -> dict[Mode, ModeHandler]:
         Mode.END_CONFIRM: EndHandMode(table),
         Mode.SWAP: SwapMode(table),
         Mode.LEGEND: LegendMode(table),
+        Mode.CAMERA_TEACH: TeachMode(table),
     }

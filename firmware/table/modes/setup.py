@@ -11,6 +11,7 @@ from bornes.firmware.language.rule_labels import edition_short, option_choices, 
 from bornes.firmware.language.words import edition_title
 from bornes.firmware.table.core import (
     MAIN_ITEMS,
+    TEACH_ITEM,
     DeckCheckState,
     MenuState,
     Mode,
@@ -23,6 +24,7 @@ from bornes.firmware.table.core import (
     players_menu,
     sides_text,
 )
+from bornes.firmware.table.modes.camera import start_teaching
 
 #: Where BACK on the first item (or a long BACK) goes: one menu up.
 PREVIOUS_STEP = {
@@ -44,13 +46,13 @@ def summary(draft: SetupDraft) -> tuple[str, str, str]:
     return sides_text(draft.names, draft.teams), edition_short(draft.edition), detail
 
 
-def menu_items(draft: SetupDraft, step: SetupStep) -> tuple[str, list[str]]:
-    """The title and items of one setup menu."""
+def menu_items(draft: SetupDraft, step: SetupStep, *, camera: bool = False) -> tuple[str, list[str]]:
+    """The title and items of one setup menu (``camera``: the table has one to teach)."""
     if step is SetupStep.SUMMARY:
         sides, edition, _detail = summary(draft)
         return edition, [sides]
     if step is SetupStep.MAIN:
-        return _("Mille Bornes"), [_(item) for item in MAIN_ITEMS]
+        return _("Mille Bornes"), [_(item) for item in (*MAIN_ITEMS, *((TEACH_ITEM,) if camera else ()))]
     if step is SetupStep.EDITION:
         return _("Edition"), [edition_title(name) for name in EDITIONS]
     if step is SetupStep.PLAYERS:
@@ -70,7 +72,7 @@ class SetupMode(ModeHandler):
         ui = self.ui
         if ui.menu.step is SetupStep.SUMMARY:
             return self._summary_button(name)
-        _title, items = menu_items(self.table.draft, ui.menu.step)
+        _title, items = menu_items(self.table.draft, ui.menu.step, camera=self.table.camera is not None)
         if name == "NEXT":
             ui.menu.cursor = (ui.menu.cursor + 1) % len(items)
             return self.table.prompt()
@@ -122,6 +124,8 @@ class SetupMode(ModeHandler):
 
     def _main_ok(self) -> Outcome | None:
         ui = self.ui
+        if ui.menu.cursor == len(MAIN_ITEMS):
+            return start_teaching(self.table)
         if ui.menu.cursor == 2:
             return self.table.open_legend()
         if ui.menu.cursor == 1:

@@ -1,0 +1,115 @@
+"""Teaching the camera, frame by frame: pure, so ``bornes enroll --camera`` and the bench share it.
+
+The owner lays each kind in the zone and takes the hand away; each time the scene settles (the card
+laid down, or nudged and let go) and differs from the empty zone, a shot is taken: the card is found
+against the empty zone and flattened. After ``shots`` shots the card is taken away and the next kind
+is asked for. The last shot of each kind is held back to check the others with, so the check reads
+every kind with pictures it was not taught from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bornes.drivers.camera.index import KINDS
+from bornes.drivers.camera.templates import Taught
+from bornes.drivers.camera.vision import Image, find_card, flatten
+from bornes.drivers.camera.watch import DEFAULT_WATCH, WatchTuning, _share, shrink
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Show this kind now (``index`` of ``total``)."""
+
+    kind: str
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class ShotTaken:
+    kind: str
+    shot: int
+    shots: int
+
+
+@dataclass(frozen=True)
+class NoCard:
+    """A still scene in which no card could be found (two cards, a hand left on it)."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class AllTaught:
+    taught: Taught
+
+
+News = Asked | ShotTaken | NoCard | AllTaught
+
+
+class Enroller:
+    """Feed every frame; it says what to show next and when a shot was taken."""
+
+    def __init__(self, kinds: Sequence[str] = KINDS, shots: int = 3, tuning: WatchTuning = DEFAULT_WATCH) -> None:
+        if shots < 2:
+            raise ValueError("at least two shots a kind: one to learn from, one to check with")
+        self.kinds = list(kinds)
+        self.shots = shots
+        self.tuning = tuning
+        self.index = 0
+        self.faces: dict[str, list[Image]] = {}
+        self.frames = 0
+        self.done = False
+        self._empty_small: Image | None = None
+        self._empty: Image | None = None
+        self._previous: Image | None = None
+        self._still = 0
+        self._waiting_for_empty = False
+
+    @property
+    def kind(self) -> str | None:
+        return self.kinds[self.index] if self.index < len(self.kinds) else None
+
+    def start(self) -> Asked:
+        return Asked(self.kinds[0], 1, len(self.kinds))
+
+    def feed(self, frame: Image) -> list[News]:
+        if self.done:
+            return []
+        self.frames += 1
+        small = shrink(frame)
+        previous, self._previous = self._previous, small
+        if previous is None:
+            return []
+        t = self.tuning
+        self._still = self._still + 1 if _share(small, previous, t.moving_level) <= t.still_fraction else 0
+        if self._still < t.still_frames:
+            return []
+        if self._empty_small is None:
+            self._empty_small, self._empty = small, frame.copy()
+            return []
+        empty = _share(small, self._empty_small, t.changed_level) <= t.empty_fraction
+        if self._waiting_for_empty:
+            if not empty:
+                return []
+            self._waiting_for_empty = False
+            self.index += 1
+            if self.index == len(self.kinds):
+                self.done = True
+                faces = {k: v[:-1] for k, v in self.faces.items()}
+                checks = {k: v[-1:] for k, v in self.faces.items()}
+                return [AllTaught(Taught(faces, checks).checked())]
+            return [Asked(self.kinds[self.index], self.index + 1, len(self.kinds))]
+        if empty or self._still != t.still_frames:
+            return []  # a shot is taken once each time the card settles (laid down, or nudged and let go)
+        kind = self.kinds[self.index]
+        corners = find_card(frame, self._empty)
+        if corners is None:
+            return [NoCard(kind)]
+        taken = self.faces.setdefault(kind, [])
+        taken.append(flatten(frame, corners))
+        if len(taken) >= self.shots:
+            self._waiting_for_empty = True
+        return [ShotTaken(kind, len(taken), self.shots)]

@@ -127,6 +127,15 @@ class HidPort:
             return set(self.device.leds())
         return set()
 
+    def set_leds(self, caps_lock: bool, num_lock: bool) -> None:
+        """Light the device's lock LEDs as the referee reads its keys. Grabbed, the device no longer
+        hears the console's lock state (nor its own Caps Lock presses reach the console), so nobody
+        else would: this is what any host does for a keyboard, and a scanner set to follow the
+        host's Caps Lock sees the state its codes are read with."""
+        with contextlib.suppress(OSError):
+            self.device.set_led(LED_CAPSL, int(caps_lock))
+            self.device.set_led(LED_NUML, int(num_lock))
+
     def read_events(self, timeout: float) -> list[Any]:
         """The events waiting (at most ``timeout`` s of waiting); [] when woken by close()."""
         ready, _, _ = select.select([self.device.fd, self._wake_read], [], [], timeout)
@@ -164,6 +173,7 @@ class HidLink:
     def __init__(self, decoder: HidDecoder, read_timeout: float = 1.0) -> None:
         self.decoder = decoder
         self.read_timeout = read_timeout
+        self._locks = (decoder.caps_lock, decoder.num_lock)  # as last shown on the device's LEDs
 
     @property
     def stats(self) -> DecoderStats:
@@ -174,9 +184,15 @@ class HidLink:
         leds = port.leds()
         self.decoder.caps_lock = LED_CAPSL in leds
         self.decoder.num_lock = LED_NUML in leds
+        self._locks = (self.decoder.caps_lock, self.decoder.num_lock)
 
     def step(self, port: Any, sink: Any) -> None:
-        for item in self.decoder.feed(port.read_events(self.read_timeout)):
+        items = self.decoder.feed(port.read_events(self.read_timeout))
+        locks = (self.decoder.caps_lock, self.decoder.num_lock)
+        if locks != self._locks:  # Caps or Num Lock pressed on the reader: its LEDs say so
+            self._locks = locks
+            port.set_leds(*locks)
+        for item in items:
             if isinstance(item, HidProblem):
                 sink.problem(item.kind, item.detail)
             elif item.raw == LAYOUT_TEST_CODE:

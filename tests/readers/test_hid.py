@@ -165,6 +165,54 @@ def test_ctrl_held_or_a_half_code_is_garbled_and_the_next_code_reads() -> None:
     assert readings(decoder.feed(events)) == ["!garbled", "!garbled", "MB-D50-02"]
 
 
+def dropped(clock: Clock) -> InputEvent:
+    """The kernel's SYN_DROPPED: this reader's buffer overflowed and events were thrown away."""
+    sec, usec = clock.tick(0.0)
+    return InputEvent(sec, usec, ecodes.EV_SYN, ecodes.SYN_DROPPED, 0)
+
+
+def test_keys_lost_by_the_kernel_refuse_the_codes_they_touched_never_guess_a_card() -> None:
+    """Seen through a real kernel (tests/kernel): a reader read late loses keys from the middle of
+    a code; 'MB-D100-01' without its last '1' is another card, so such a code must be refused."""
+    clock = Clock()
+    decoder = HidDecoder("us")
+    first = typed("MB-D100-01", "us", clock)
+    # Drop the last '1' of the code and the packet it was in, as the kernel does on overflow.
+    cut = len(first) - 6
+    events = [*first[:cut - 6], dropped(clock), first[cut - 5], *first[cut:]]
+    events += typed("MB-D50-02", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D50-02"]
+    assert decoder.dropped == 1
+    # A drop that ate a code's Enter spoils the code after it too (its keys join the broken one) ...
+    events = [*typed("MB-D25-03", "us", clock)[:6], dropped(clock), *typed("MB-D25-04", "us", clock)]
+    events += typed("MB-D25-05", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D25-05"]
+    # ... and a Shift whose release was lost is not held for ever.
+    events = [key(clock, ecodes.KEY_LEFTSHIFT, 1), dropped(clock), *typed("MB-D75-06", "us", clock)]
+    events += typed("MB-D75-07", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D75-07"]
+
+
+def test_caps_and_num_lock_pressed_on_the_reader_light_its_leds() -> None:
+    from bornes.drivers.readers.hid_device import HidLink
+
+    class Sink:
+        def problem(self, kind: str, detail: str) -> None:
+            pass
+
+        def reading(self, reading: Reading) -> None:
+            pass
+
+    clock = Clock()
+    port = RecordedPort(iter([tap(clock, ecodes.KEY_CAPSLOCK), typed("MB-D100-07", "us", clock),
+                              tap(clock, ecodes.KEY_NUMLOCK) + tap(clock, ecodes.KEY_CAPSLOCK)]))
+    link = HidLink(HidDecoder("us"))
+    link.start(port, Sink())
+    for _ in range(3):
+        link.step(port, Sink())
+    assert port.lit == [(True, False), (False, True)]  # written on each change only
+
+
 def test_key_repeats_are_ignored() -> None:
     clock = Clock()
     events = typed("MB-D50-01", "us", clock)
@@ -225,9 +273,13 @@ class RecordedPort:
     def __init__(self, batches: Iterator[list[InputEvent]]) -> None:
         self.batches = batches
         self.closed = False
+        self.lit: list[tuple[bool, bool]] = []
 
     def leds(self) -> set[int]:
         return set()
+
+    def set_leds(self, caps_lock: bool, num_lock: bool) -> None:
+        self.lit.append((caps_lock, num_lock))
 
     def read_events(self, timeout: float) -> list[Any]:
         try:

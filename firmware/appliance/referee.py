@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost
+from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost, ReaderProblem
 from bornes.engine import EDITIONS, Phase
 from bornes.firmware.appliance import notify
 from bornes.firmware.appliance.control import (
@@ -215,6 +215,8 @@ class Referee:
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
             log.warning("%s", event.describe())  # journald shows when the reader came and went
+        elif isinstance(event, ReaderProblem) and event.kind == "layout":
+            log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             # journald keeps the record's notation (tools and the fault tests read it); the emulator's
             # terminal says it by name (firmware/appliance/console.py: SpokenActions).

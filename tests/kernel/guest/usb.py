@@ -1,0 +1,212 @@
+"""USB gadgets in the VM: plug, unplug and drive the devices of tests/kernel/gadgets.py.
+
+Run by the kernel tier through the agent, as root, with trixie's python3 (standard library only):
+
+    usb.py plug SPEC_JSON            build the gadget in configfs, bind it to a free dummy_udc; print where it is
+    usb.py unplug NAME | replug NAME  unbind (the host sees the device leave) / bind to the same controller again
+    usb.py where NAME                 the host-side nodes of a plugged gadget (event devices, ttyACM), as JSON
+    usb.py send NAME HEX... [--gap S] write input reports to /dev/hidgN, S seconds after each key's release
+    usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line
+    usb.py write NAME TEXT            write TEXT to the gadget's serial side (/dev/ttyGSN), raw
+    usb.py listen EVENT_NODE S NAME HEX...   open EVENT_NODE without grabbing it, send the reports, and
+                                      print how many key events that reader got in S seconds
+
+configfs: /sys/kernel/config/usb_gadget/NAME, one configuration, the functions of the spec.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import sys
+import termios
+import time
+import tty
+from pathlib import Path
+from typing import Any
+
+GADGETS = Path("/sys/kernel/config/usb_gadget")
+STATE = Path("/run/bornes-kernel")  # which controller each gadget was plugged into
+EVENT = struct.Struct("llHHi")  # struct input_event on x86-64
+EV_KEY = 1
+
+
+def write(path: Path, value: str | bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(value if isinstance(value, bytes) else value.encode())
+
+
+def free_controller() -> str:
+    busy = {(g / "UDC").read_text().strip() for g in GADGETS.iterdir() if (g / "UDC").exists()}
+    busy |= {p.read_text().strip() for p in STATE.glob("*.udc")}
+    for udc in sorted(os.listdir("/sys/class/udc"), key=lambda n: int(n.rsplit(".", 1)[1])):
+        if udc not in busy:
+            return udc
+    sys.exit("usb.py: every dummy_udc is taken (load dummy_hcd with a larger num=)")
+
+
+def plug(spec: dict[str, Any]) -> dict[str, Any]:
+    name = spec["name"]
+    gadget = GADGETS / name
+    if not gadget.exists():
+        gadget.mkdir()
+        write(gadget / "idVendor", f"0x{spec['vendor']:04x}")
+        write(gadget / "idProduct", f"0x{spec['product']:04x}")
+        write(gadget / "bcdUSB", f"0x{spec['usb']:04x}")
+        write(gadget / "bcdDevice", f"0x{spec['device']:04x}")
+        strings = gadget / "strings/0x409"
+        strings.mkdir(parents=True)
+        write(strings / "manufacturer", spec["manufacturer"])
+        write(strings / "product", spec["product_name"])
+        write(strings / "serialnumber", spec["serial"])
+        config = gadget / "configs/c.1"
+        config.mkdir(parents=True)
+        write(config / "MaxPower", "100")
+        for index, function in enumerate(spec["functions"]):
+            if function["kind"] == "hid":
+                folder = gadget / f"functions/hid.{index}"
+                folder.mkdir(parents=True)
+                write(folder / "protocol", str(function["protocol"]))
+                write(folder / "subclass", str(function["subclass"]))
+                write(folder / "report_length", str(function["report_length"]))
+                write(folder / "report_desc", bytes.fromhex(function["report_desc"]))
+            else:
+                folder = gadget / f"functions/acm.{index}"
+                folder.mkdir(parents=True)
+            (config / folder.name).symlink_to(folder)
+    STATE.mkdir(exist_ok=True)
+    remembered = STATE / f"{name}.udc"
+    udc = remembered.read_text().strip() if remembered.exists() else free_controller()
+    remembered.write_text(udc)
+    write(gadget / "UDC", udc)
+    return where(name)
+
+
+def unplug(name: str) -> None:
+    write(GADGETS / name / "UDC", "\n")
+
+
+def replug(name: str) -> None:
+    write(GADGETS / name / "UDC", (STATE / f"{name}.udc").read_text().strip())
+
+
+def _char_node(dev: str) -> str:
+    for line in Path(f"/sys/dev/char/{dev.strip()}/uevent").read_text().splitlines():
+        if line.startswith("DEVNAME="):
+            return "/dev/" + line.split("=", 1)[1]
+    raise SystemExit(f"usb.py: no device node for {dev}")
+
+
+def where(name: str) -> dict[str, Any]:
+    """The gadget side (/dev/hidgN, /dev/ttyGSN) and the host side (input events, ttyACM) of a gadget."""
+    gadget = GADGETS / name
+    udc = (STATE / f"{name}.udc").read_text().strip()
+    host = "dummy_hcd." + udc.rsplit(".", 1)[1]
+    found: dict[str, Any] = {"udc": udc, "bound": (gadget / "UDC").read_text().strip() == udc, "hidg": [], "ttyGS": [],
+                   "events": [], "ttyACM": []}
+    for function in sorted((gadget / "functions").iterdir()):
+        if function.name.startswith("hid."):
+            found["hidg"].append(_char_node((function / "dev").read_text()))
+        else:
+            found["ttyGS"].append(f"/dev/ttyGS{(function / 'port_num').read_text().strip()}")
+    for event in sorted(Path("/sys/class/input").glob("event*")):
+        if f"/{host}/" in str(event.resolve()):
+            found["events"].append(f"/dev/input/{event.name}")
+    for port in sorted(Path("/sys/class/tty").glob("ttyACM*")):
+        if f"/{host}/" in str(port.resolve()):
+            found["ttyACM"].append(f"/dev/{port.name}")
+    return found
+
+
+def send(name: str, reports: list[bytes], gap: float) -> None:
+    """Each report written whole (the host polls the endpoint; a write waits for the previous one).
+    ``gap`` seconds after each all-keys-up report: a person types slower than a scanner."""
+    node = where(name)["hidg"][0]
+    fd = os.open(node, os.O_WRONLY)
+    try:
+        for report in reports:
+            os.write(fd, report)
+            if gap and not any(report[2:]):
+                time.sleep(gap)
+    finally:
+        os.close(fd)
+
+
+def leds(name: str, seconds: float) -> list[str]:
+    node = where(name)["hidg"][0]
+    fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+    got = []
+    deadline = time.monotonic() + seconds
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                got.append(os.read(fd, 64).hex())
+    finally:
+        os.close(fd)
+    return got
+
+
+def write_serial(name: str, text: str) -> None:
+    node = where(name)["ttyGS"][0]
+    fd = os.open(node, os.O_RDWR | os.O_NOCTTY)
+    try:
+        tty.setraw(fd)
+        os.write(fd, text.encode())
+        termios.tcdrain(fd)
+    finally:
+        os.close(fd)
+
+
+def listen(node: str, seconds: float, name: str, reports: list[bytes]) -> int:
+    """A second reader of the event device while the gadget types: how many key events reach it."""
+    fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+    keys = 0
+    try:
+        send(name, reports, 0.0)
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            data = os.read(fd, EVENT.size * 64)
+            for offset in range(0, len(data) - EVENT.size + 1, EVENT.size):
+                _, _, kind, _, _ = EVENT.unpack_from(data, offset)
+                keys += kind == EV_KEY
+    finally:
+        os.close(fd)
+    return keys
+
+
+def main(argv: list[str]) -> None:
+    command, rest = argv[0], argv[1:]
+    gap = 0.0
+    if "--gap" in rest:
+        at = rest.index("--gap")
+        gap = float(rest[at + 1])
+        del rest[at:at + 2]
+    if command == "plug":
+        print(json.dumps(plug(json.loads(rest[0]))))
+    elif command == "unplug":
+        unplug(rest[0])
+    elif command == "replug":
+        replug(rest[0])
+    elif command == "where":
+        print(json.dumps(where(rest[0])))
+    elif command == "send":
+        send(rest[0], [bytes.fromhex(r) for r in rest[1:]], gap)
+    elif command == "leds":
+        seconds = float(rest[2]) if len(rest) > 2 and rest[1] == "--seconds" else 1.0
+        print("\n".join(leds(rest[0], seconds)))
+    elif command == "write":
+        write_serial(rest[0], rest[1])
+    elif command == "listen":
+        print(listen(rest[0], float(rest[1]), rest[2], [bytes.fromhex(r) for r in rest[3:]]))
+    else:
+        sys.exit(f"usb.py: unknown command {command}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,186 @@
+"""The referee in the VM and the USB devices plugged into it: what the kernel tier's tests hold.
+
+:func:`open_table` builds the image (install.sh with ``--hid`` for the keyboard-mode readers),
+boots it (tests/kernel/vm.py) and returns a :class:`KernelTable`: the VM, the gadgets
+(tests/kernel/gadgets.py) it can plug, unplug and type on, and the referee's journal lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tests.kernel.gadgets import CATALOGUE, reports
+from tests.kernel.vm import VM, Done, Image, cached_kernel
+from tests.system.booted import CannotBoot, cached_root, cached_wheels
+
+USB = "/opt/bornes-kernel/usb.py"
+PYTHON = "/opt/bornes/venv/bin/python"
+IN_CI = os.environ.get("CI") == "true"
+INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
+           "--hid", CATALOGUE["rfid"].vendor_product)
+TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
+
+
+def why_not() -> str | None:
+    """What this machine lacks for the tier, in one line (None: it can run)."""
+    if os.geteuid() != 0:
+        return "the kernel tier needs root (debootstrap, an overlay mount, systemd-nspawn, 9p as root)"
+    for tool in TOOLS:
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (.ci/run installs it)"
+    return None
+
+
+def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", players: int = 2,
+                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "") -> str:
+    reader = f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\n'
+    if protocol == "hid":
+        reader += f'layout = "{layout}"\n'
+    return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
+        '[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+        f'[game]\nplayers = {players}\nnames = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
+
+
+@dataclass
+class KernelTable:
+    """The booted VM with the referee installed; gadgets by their catalogue names."""
+
+    vm: VM
+    image: Image
+    figures: dict[str, float] = field(default_factory=dict)
+    plugged: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    # -- the devices --------------------------------------------------------------------------------
+
+    def usb(self, *arguments: str, timeout: float = 60.0) -> Done:
+        return self.vm.run("python3", USB, *arguments, timeout=timeout)
+
+    def plug(self, name: str) -> dict[str, object]:
+        """Plug a gadget of the catalogue and wait until the kernel and udev have its nodes."""
+        gadget = CATALOGUE[name]
+        self.usb("plug", json.dumps(gadget.as_json()))
+        return self.wait_nodes(name)
+
+    def wait_nodes(self, name: str, timeout: float = 60.0) -> dict[str, object]:
+        gadget = CATALOGUE[name]
+        kind = "events" if any(f.__class__.__name__ == "Hid" for f in gadget.functions) else "ttyACM"
+        deadline = time.monotonic() + timeout
+        while True:
+            found = json.loads(self.usb("where", name).stdout)
+            if found[kind]:
+                self.vm.run("udevadm", "settle", "--timeout=30", timeout=40)
+                self.plugged[name] = found
+                return dict(found)
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} was not enumerated in {timeout:.0f} s: {found}")
+            time.sleep(0.3)
+
+    def unplug(self, name: str) -> None:
+        self.usb("unplug", name)
+
+    def replug(self, name: str) -> dict[str, object]:
+        self.usb("replug", name)
+        return self.wait_nodes(name)
+
+    def event_node(self, name: str) -> str:
+        return str(self.plugged[name]["events"][0])  # type: ignore[index]
+
+    def scan(self, name: str, *texts: str, layout: str = "us", gap: float = 0.0, ctrl: bool = False,
+             enter: bool = True) -> None:
+        """Type ``texts`` on a keyboard-like gadget: at USB speed (a scanner), or ``gap`` s a key (a person)."""
+        data = [r.hex() for text in texts for r in reports(text, layout, enter=enter, ctrl=ctrl)]
+        self.usb("send", name, *data, "--gap", str(gap), timeout=60 + gap * len(data))
+
+    def leds(self, name: str, seconds: float = 1.0) -> list[str]:
+        """The LED output reports the host sent the gadget since the last call."""
+        return self.usb("leds", name, "--seconds", str(seconds)).stdout.split()
+
+    # -- the referee ----------------------------------------------------------------------------------
+
+    def journal(self) -> list[str]:
+        done = self.vm.run("journalctl", "--unit", "bornes.service", "--output=cat", "--no-pager", "--quiet")
+        return done.stdout.splitlines()
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in self.journal())
+
+    def wait(self, what: str, ready: Callable[[], bool], timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if time.monotonic() > deadline:
+                tail = "\n".join(self.journal()[-8:])
+                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; the referee said:\n{tail}")
+            time.sleep(0.3)
+
+    def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
+        self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
+
+    def wait_accepted(self, more_than: int, notation: str) -> None:
+        self.wait(f"'accepted {notation}'", lambda: len(self.accepted()) > more_than)
+
+    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+        self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
+        self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
+        self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
+        if bindings is not None:
+            data = json.dumps({"format": "bornes-bindings", "version": 1, "bindings": bindings})
+            self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
+                        "/var/lib/bornes/bindings.json", input=data)
+        ups = self.count("referee up")
+        self.vm.run("systemctl", "start", "bornes.service", timeout=90)
+        self.wait_count("referee up", ups, timeout=90)
+
+    def accepted(self) -> list[str]:
+        prefix = "bornes: accepted "
+        return [line[len(prefix):] for line in self.journal() if line.startswith(prefix)]
+
+    def stored(self) -> list[str]:
+        """The current game's actions in the game journal, read as the referee's user."""
+        code = ("import json; from bornes.firmware.storage.journal import Journal\n"
+                "with Journal.open('/var/lib/bornes', readonly=True) as j:\n"
+                "    g = j.current_game(); print(json.dumps(g.lines if g else []))")
+        done = self.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code)
+        return list(json.loads(done.stdout))
+
+    def as_bornes(self, code: str) -> Done:
+        """Python run as the referee's user (its groups, no more), not checked."""
+        return self.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code,
+                           check=False)
+
+    def close(self) -> None:
+        try:
+            self.vm.stop()
+        finally:
+            self.image.close()
+
+
+def open_table() -> KernelTable:
+    """Image, install, boot; the figures of each step kept for the tier's report."""
+    started = time.monotonic()
+    kernel = cached_kernel()
+    root, wheels = cached_root(), cached_wheels()
+    cached = time.monotonic()
+    image = Image(root, wheels, kernel)
+    try:
+        image.install(*INSTALL, config=reader_config(CATALOGUE["scanner"].vendor_product))
+        image.add_test_venv()
+        installed = time.monotonic()
+        vm = VM(image)
+        vm.start()
+    except BaseException:
+        image.close()
+        raise
+    table = KernelTable(vm, image)
+    table.figures.update({"cache (root, kernel, wheels)": cached - started,
+                          "install.sh in the image": installed - cached,
+                          "boot to the agent": vm.agent_seconds, "boot to running": vm.boot_seconds})
+    return table
+
+
+__all__ = ["IN_CI", "CannotBoot", "KernelTable", "open_table", "reader_config", "why_not"]

@@ -1,0 +1,492 @@
+"""Debian's own kernel in qemu, with the system test's trixie root: the machinery of the kernel tier.
+
+* :func:`cached_kernel` downloads trixie's ``linux-image-amd64`` (the package it depends on, which
+  holds the kernel and its modules) and ``busybox-static`` from the Debian archive with apt, its
+  signatures checked, unpacks them with ``dpkg-deb`` and runs ``depmod``, once, into
+  ``/var/cache/bornes-ci/kernel-VERSION/`` beside the root that ``tests/system`` builds.
+* :class:`Image` is that root with the appliance installed, as an image builder makes it: an
+  overlay on the cached root (which stays clean), ``systemd/install.sh --wheels … --hid …`` run in
+  it by ``systemd-nspawn`` (no systemd running there: the units are enabled for the next boot),
+  and the test's own files (its agent's unit, the modules to load at boot).
+* :class:`VM` boots it: qemu-system-x86_64 with KVM where ``/dev/kvm`` works, TCG otherwise; a
+  busybox initramfs mounts the image over 9p (read-only) under a tmpfs overlay and hands over to
+  its systemd. The test talks to the agent (``guest/agent.py``) over a virtio-serial port: the only
+  link between host and guest; the guest has no network at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gzip
+import json
+import lzma
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.checkout import copy_source
+from tests.system.booted import CACHE, MIRROR, SUITE, CannotBoot
+
+GUEST = Path(__file__).resolve().parent / "guest"
+#: The kernel the tier boots: trixie's metapackage names it (``linux-image-6.12.N+deb13-amd64``).
+KERNEL_PACKAGE = "linux-image-amd64"
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+#: What the initramfs loads to mount a 9p root under an overlay (virtio-pci is built in).
+BOOT_MODULES = ("9pnet_virtio", "9p", "overlay")
+#: Loaded at boot by the guest's systemd-modules-load: the USB host side, the gadget side on
+#: dummy_hcd (one emulated controller per gadget: ``num``), and uinput for tests/readers' test.
+GUEST_MODULES = ("dummy_hcd", "libcomposite", "usb_f_hid", "usb_f_acm", "uinput", "evdev")
+DUMMY_CONTROLLERS = 8
+#: Units of the shared root the VM has no use for, masked so the boot (emulated, often) is short:
+#: the system test's pty reader (the gadgets are the readers here), the broker, timers, a login prompt.
+MASKED = ("bornes-test-reader.service", "mosquitto.service", "getty@tty1.service", "systemd-pstore.service",
+          "apt-daily.timer", "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "fstrim.timer",
+          "systemd-binfmt.service", "proc-sys-fs-binfmt_misc.automount", "systemd-logind.service",
+          "systemd-update-utmp.service", "systemd-update-utmp-runlevel.service", "e2scrub_reap.service",
+          "serial-getty@ttyS0.service",
+          # First-boot chores of a fresh root (ConditionNeedsUpdate, seeds, catalogues), done on every
+          # boot here since the VM writes nothing back: none of them is under test.
+          "ldconfig.service", "systemd-journal-catalog-update.service", "systemd-update-done.service",
+          "systemd-hwdb-update.service", "systemd-random-seed.service", "systemd-sysusers.service",
+          "systemd-journal-flush.service", "systemd-firstboot.service", "systemd-machine-id-commit.service",
+          "sys-fs-fuse-connections.mount", "modprobe@fuse.service", "dev-hugepages.mount", "dev-mqueue.mount",
+          "sys-kernel-debug.mount", "sys-kernel-tracing.mount", "systemd-hostnamed.socket",
+          "systemd-tmpfiles-clean.timer")
+#: Drivers qemu's PC brings up that the tests never use: not loaded, a shorter boot.
+BLACKLIST = ("floppy", "psmouse", "pcspkr", "kvm", "kvm_amd", "kvm_intel", "ata_piix", "ata_generic", "libata",
+             "i2c_piix4", "serio_raw", "qemu_fw_cfg")
+AGENT_UNIT = """\
+[Unit]
+Description=The kernel tier's agent (tests/kernel/guest/agent.py): runs the host's commands
+DefaultDependencies=no
+After=local-fs.target
+
+[Service]
+ExecStart=/usr/bin/python3 /opt/bornes-kernel/agent.py
+
+[Install]
+WantedBy=sysinit.target
+"""
+
+
+# -- the kernel, from the Debian archive ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """An unpacked Debian kernel: ``vmlinuz``, ``lib/modules/RELEASE`` (depmod run), busybox."""
+
+    folder: Path
+
+    @property
+    def release(self) -> str:
+        return self.folder.name.removeprefix("kernel-")
+
+    @property
+    def vmlinuz(self) -> Path:
+        return self.folder / f"boot/vmlinuz-{self.release}"
+
+    @property
+    def modules(self) -> Path:
+        return self.folder / "lib/modules" / self.release
+
+    @property
+    def busybox(self) -> Path:
+        return self.folder / "busybox/usr/bin/busybox"
+
+    @property
+    def package(self) -> str:
+        return (self.folder / "package").read_text().strip()
+
+    def config(self, name: str) -> str | None:
+        """``CONFIG_NAME``'s value in the kernel's own config (``y``, ``m``), None when not set."""
+        match = re.search(rf"^CONFIG_{name}=(.*)$", (self.folder / f"boot/config-{self.release}").read_text(),
+                          re.MULTILINE)
+        return match.group(1) if match else None
+
+
+@contextlib.contextmanager
+def _locked(name: str) -> Iterator[None]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run(command: list[str], what: str, timeout: float = 600) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise CannotBoot(f"{what} took more than {timeout:.0f} s") from None
+    except FileNotFoundError:
+        raise CannotBoot(f"{what}: {command[0]} is not installed") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        raise CannotBoot(f"{what} failed: {last}")
+    return done.stdout
+
+
+def cached_kernel() -> Kernel:
+    """Trixie's kernel, from the cache beside the root, or downloaded there first (about a minute)."""
+    with _locked("kernel"):
+        for done in sorted(CACHE.glob("kernel-*/.complete"), reverse=True):
+            return Kernel(done.parent)
+        work = Path(tempfile.mkdtemp(prefix="kernel-download-", dir=CACHE))
+        try:
+            return _download_kernel(work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _download_kernel(work: Path) -> Kernel:
+    """apt with a private state: trixie's index (signed, checked against Debian's keyring), then the packages."""
+    for sub in ("lists/partial", "cache/archives/partial", "etc"):
+        (work / sub).mkdir(parents=True)
+    (work / "etc/sources.list").write_text(f"deb [signed-by={KEYRING}] {MIRROR} {SUITE} main\n")
+    (work / "status").touch()
+    apt = [f"-oDir::Etc::SourceList={work}/etc/sources.list", f"-oDir::Etc::SourceParts={work}/etc",
+           f"-oDir::State::Lists={work}/lists", f"-oDir::Cache={work}/cache", f"-oDir::State::status={work}/status",
+           f"-oDir::Etc::Preferences={work}/etc/none", f"-oDir::Etc::PreferencesParts={work}/etc",
+           "-oAPT::Architecture=amd64", "-oAPT::Sandbox::User=root", "-oDebug::NoLocking=1"]
+    _run(["apt-get", *apt, "-qq", "update"], f"apt-get update for {SUITE}")
+    shown = _run(["apt-cache", *apt, "show", KERNEL_PACKAGE], f"apt-cache show {KERNEL_PACKAGE}")
+    match = re.search(r"^Depends:.*?\b(linux-image-(\S+?)-amd64)\b", shown, re.MULTILINE)
+    if match is None:
+        raise CannotBoot(f"{KERNEL_PACKAGE} in {SUITE} names no linux-image package")
+    package, release = match.group(1), f"{match.group(2)}-amd64"
+    folder = CACHE / f"kernel-{release}"
+    _run(["bash", "-c", f'cd "{work}" && apt-get "$@" -qq download {package} busybox-static', "apt", *apt],
+         f"apt-get download {package}")
+    partial = work / "unpacked"
+    for deb in work.glob("*.deb"):
+        target = partial / ("busybox" if deb.name.startswith("busybox") else "")
+        _run(["dpkg-deb", "-x", str(deb), str(target)], f"dpkg-deb -x {deb.name}")
+    (partial / "lib/modules").mkdir(parents=True)
+    (partial / "usr/lib/modules" / release).rename(partial / "lib/modules" / release)
+    _run(["depmod", "-b", str(partial), release], "depmod")
+    (partial / "package").write_text(f"{package} {_deb_version(work, package)}\n")
+    (partial / ".complete").touch()
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    for stale in CACHE.glob("kernel-*"):  # an older kernel: keep the cache small
+        if stale != folder and stale.is_dir() and not stale.name.startswith("kernel-download-"):
+            shutil.rmtree(stale, ignore_errors=True)
+    return Kernel(folder)
+
+
+def _deb_version(work: Path, package: str) -> str:
+    debs = list(work.glob(f"{package}_*.deb"))
+    return debs[0].name.split("_")[1].replace("%3a", ":") if debs else "?"
+
+
+# -- the initramfs ---------------------------------------------------------------------------------
+
+
+def _with_dependencies(kernel: Kernel, names: Iterable[str]) -> list[str]:
+    """Module files (relative, ``.ko.xz``), each after what it needs, from depmod's modules.dep."""
+    needs: dict[str, list[str]] = {}
+    for line in (kernel.modules / "modules.dep").read_text().splitlines():
+        module, _, deps = line.partition(":")
+        needs[module] = deps.split()
+    by_name = {Path(path).name.split(".")[0].replace("-", "_"): path for path in needs}
+    ordered: list[str] = []
+
+    def add(path: str) -> None:
+        for dep in reversed(needs[path]):  # modules.dep lists the deepest dependency last
+            add(dep)
+        if path not in ordered:
+            ordered.append(path)
+
+    for name in names:
+        add(by_name[name])
+    return ordered
+
+
+def _cpio_entry(name: str, mode: int, data: bytes = b"") -> bytes:
+    """One member of a ``newc`` cpio archive (the initramfs format)."""
+    fields = [0, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name) + 1, 0]
+    header = b"070701" + b"".join(f"{value:08X}".encode() for value in fields) + name.encode() + b"\0"
+    header += b"\0" * (-len(header) % 4)
+    return header + data + b"\0" * (-len(data) % 4)
+
+
+def build_initramfs(kernel: Kernel, target: Path) -> Path:
+    """busybox, the 9p and overlay modules (uncompressed: busybox's insmod reads them as they are), /init."""
+    modules = _with_dependencies(kernel, BOOT_MODULES)
+    parts = [_cpio_entry(folder, 0o40755) for folder in ("bin", "lib", "lib/modules")]
+    parts.append(_cpio_entry("bin/busybox", 0o100755, kernel.busybox.read_bytes()))
+    parts.append(_cpio_entry("init", 0o100755, (GUEST / "init").read_bytes()))
+    names = []
+    for path in modules:
+        name = Path(path).name.split(".")[0]
+        data = (kernel.modules / path).read_bytes()
+        parts.append(_cpio_entry(f"lib/modules/{name}.ko", 0o100644, lzma.decompress(data) if path.endswith(".xz")
+                                 else data))
+        names.append(name)
+    parts.append(_cpio_entry("insmod.list", 0o100644, "\n".join(names).encode() + b"\n"))
+    parts.append(_cpio_entry("TRAILER!!!", 0))
+    target.write_bytes(gzip.compress(b"".join(parts), compresslevel=1))
+    return target
+
+
+# -- the image: the cached root with the appliance installed ------------------------------------
+
+
+class Image:
+    """The cached trixie root under an overlay, with bornes installed by install.sh and the test's files."""
+
+    def __init__(self, pristine: Path, wheels: Path, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.workdir = Path(tempfile.mkdtemp(prefix="bornes-kernel-", dir="/var/tmp"))
+        self.root = self.workdir / "root"
+        self.install_log = ""
+        try:
+            for folder in ("upper", "work", "root"):
+                (self.workdir / folder).mkdir()
+            _run(["mount", "-t", "overlay", "overlay", "-o",
+                  f"lowerdir={pristine},upperdir={self.workdir}/upper,workdir={self.workdir}/work", str(self.root)],
+                 "the overlay on the cached root")
+            copy_source(self.root / "opt/bornes/src")
+            shutil.copytree(wheels, self.root / "var/cache/bornes-wheels")
+            self._guest_files()
+        except BaseException:
+            self.close()
+            raise
+
+    def _guest_files(self) -> None:
+        etc = self.root / "etc"
+        (etc / "hostname").write_text("bornes-kernel\n")
+        (etc / "systemd/system/bornes-agent.service").write_text(AGENT_UNIT)
+        wants = etc / "systemd/system/sysinit.target.wants"
+        wants.mkdir(parents=True, exist_ok=True)
+        (wants / "bornes-agent.service").symlink_to("/etc/systemd/system/bornes-agent.service")
+        (etc / "modules-load.d").mkdir(exist_ok=True)
+        (etc / "modules-load.d/bornes-kernel.conf").write_text("\n".join(GUEST_MODULES) + "\n")
+        (etc / "modprobe.d").mkdir(exist_ok=True)
+        (etc / "modprobe.d/bornes-kernel.conf").write_text(f"options dummy_hcd num={DUMMY_CONTROLLERS}\n")
+        # The journal in memory (the root is a tmpfs overlay anyway), nothing on the console but the kernel's.
+        (etc / "systemd/journald.conf.d").mkdir(parents=True, exist_ok=True)
+        (etc / "systemd/journald.conf.d/bornes-kernel.conf").write_text("[Journal]\nStorage=volatile\n")
+        for unit in MASKED:
+            masked = etc / "systemd/system" / unit
+            if masked.is_symlink() or masked.exists():
+                masked.unlink()
+            masked.symlink_to("/dev/null")
+
+    def nspawn(self, *command: str, what: str, timeout: float = 600) -> str:
+        """A command in the image (not booted: an image builder's chroot, with a private network)."""
+        return _run(["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--private-network",
+                     "--directory", str(self.root), "--setenv=LANG=C.UTF-8", *command], what, timeout=timeout)
+
+    def install(self, *arguments: str, config: str) -> str:
+        """``install.sh ARGUMENTS`` in the image, as an image builder runs it (no systemd running)."""
+        (self.root / "etc/bornes").mkdir(parents=True, exist_ok=True)
+        (self.root / "etc/bornes/config.toml").write_text(config)
+        out = self.nspawn("bash", "/opt/bornes/src/systemd/install.sh", *arguments, what="install.sh in the image")
+        self.install_log += out
+        return out
+
+    def add_test_venv(self) -> None:
+        """pytest beside the installed referee (``/opt/bornes-tests``), for tests/readers' uinput test:
+        from the pinned wheels, offline, and seeing the appliance's own packages, never changing them."""
+        self.nspawn("python3", "-m", "venv", "--system-site-packages", "/opt/bornes-tests", what="the test venv")
+        self.nspawn("/opt/bornes-tests/bin/pip", "install", "-q", "--no-index", "--find-links",
+                    "/var/cache/bornes-wheels", "pytest", "hypothesis", what="pytest in the test venv")
+        site = "lib/python3.13/site-packages"
+        (self.root / "opt/bornes-tests" / site / "bornes-appliance.pth").write_text(f"/opt/bornes/venv/{site}\n")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            subprocess.run(["umount", "--lazy", str(self.root)], capture_output=True, timeout=60, check=False)
+        if not _mounted(self.workdir):
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _mounted(under: Path) -> list[str]:
+    found = []
+    with open("/proc/self/mountinfo") as table:
+        for line in table:
+            point = line.split()[4].encode().decode("unicode_escape")
+            if point == str(under) or point.startswith(f"{under}/"):
+                found.append(point)
+    return found
+
+
+# -- the virtual machine -------------------------------------------------------------------------------
+
+
+def kvm_works() -> bool:
+    """``/dev/kvm`` opens and makes a VM (KVM_CREATE_VM): present is not enough (nested, no permission)."""
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        vm = fcntl.ioctl(fd, 0xAE01, 0)  # KVM_CREATE_VM
+        os.close(vm)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Done:
+    """What a command in the guest did."""
+
+    rc: int
+    stdout: str
+    stderr: str
+
+
+class VM:
+    """The image booted by Debian's kernel in qemu; ``run()`` runs a command inside through the agent."""
+
+    def __init__(self, image: Image, *, memory_mb: int = 1024, cpus: int = 2) -> None:
+        self.image = image
+        self.accel = "kvm" if kvm_works() else "tcg"
+        self.console = image.workdir / "console.log"
+        self.socket_path = image.workdir / "agent.sock"
+        self.initrd = build_initramfs(image.kernel, image.workdir / "initrd.gz")
+        self.memory_mb, self.cpus = memory_mb, cpus
+        self.process: subprocess.Popen[bytes] | None = None
+        self.agent: socket.socket | None = None
+        self._pending = b""
+        self._requests = 0
+        self.boot_seconds = 0.0
+        self.agent_seconds = 0.0
+        self.kvm_problem: str | None = None  # why KVM was given up for TCG, if it was
+
+    def command(self) -> list[str]:
+        kernel = self.image.kernel
+        shares = [("root", self.image.root), ("modules", kernel.modules), ("guest", GUEST)]
+        command = ["qemu-system-x86_64", "-name", "bornes-kernel", "-accel", self.accel,
+                   "-cpu", "host" if self.accel == "kvm" else "max", "-m", str(self.memory_mb), "-smp", str(self.cpus),
+                   "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+                   "-serial", f"file:{self.console}",
+                   "-kernel", str(kernel.vmlinuz), "-initrd", str(self.initrd),
+                   "-append", "console=ttyS0 panic=-1 loglevel=4 systemd.show_status=false "
+                   f"systemd.unit=multi-user.target modprobe.blacklist={','.join(BLACKLIST)}"]
+        for tag, path in shares:
+            command += ["-fsdev", f"local,id={tag},path={path},security_model=passthrough,readonly=on",
+                        "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]
+        command += ["-device", "virtio-serial-pci",
+                    "-chardev", f"socket,id=agent,path={self.socket_path},server=on,wait=off",
+                    "-device", "virtserialport,chardev=agent,name=bornes.agent",
+                    "-device", "virtio-rng-pci"]
+        return command
+
+    def start(self, timeout: float = 240.0) -> None:
+        """Boot; return once the guest's systemd says the boot is over (running or degraded).
+
+        With KVM first where /dev/kvm makes VMs; if the kernel dies under it (seen on nested
+        hosts: "KVM internal error" in the kernel's decompressor), again under TCG, and
+        :attr:`kvm_problem` says why."""
+        if self.accel == "kvm":
+            try:
+                return self._start(timeout)
+            except CannotBoot as error:
+                self.kvm_problem = str(error)
+                self.stop(timeout=5)
+                self.accel = "tcg"
+        self._start(timeout)
+
+    def _start(self, timeout: float) -> None:
+        started = time.monotonic()
+        with contextlib.suppress(FileNotFoundError):
+            self.socket_path.unlink()
+        log = open(self.image.workdir / "qemu.log", "wb")  # noqa: SIM115 - kept for qemu's life
+        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        log.close()
+        deadline = started + timeout
+        while self.agent is None:
+            if self.process.poll() is not None or time.monotonic() > deadline or self._kvm_failed():
+                raise CannotBoot(f"qemu ({self.accel}) did not boot Debian's kernel: {self.why()}")
+            with contextlib.suppress(OSError):
+                agent = socket.socket(socket.AF_UNIX)
+                agent.connect(str(self.socket_path))
+                self.agent = agent
+            time.sleep(0.05)
+        while True:  # the agent answers once the guest's systemd has started it
+            if deadline < time.monotonic() or self.process.poll() is not None or self._kvm_failed():
+                raise CannotBoot(f"the guest's agent never answered: {self.why()}")
+            try:
+                self.run("true", timeout=2.0)
+                break
+            except TimeoutError:
+                continue
+        self.agent_seconds = time.monotonic() - started
+        state = self.run("systemctl", "is-system-running", "--wait", timeout=max(5.0, deadline - time.monotonic()),
+                         check=False)
+        if state.stdout.strip() not in ("running", "degraded"):
+            raise CannotBoot(f"the guest's systemd did not finish booting: {state.stdout.strip()} "
+                             f"{state.stderr.strip()}")
+        self.boot_seconds = time.monotonic() - started
+
+    def _kvm_failed(self) -> bool:
+        with contextlib.suppress(OSError):
+            return "KVM internal error" in (self.image.workdir / "qemu.log").read_text(errors="replace")
+        return False
+
+    def why(self) -> str:
+        lines = []
+        for name in ("qemu.log", "console.log"):
+            with contextlib.suppress(OSError):
+                lines += [f"{name}: {line}" for line in (self.image.workdir / name).read_text(errors="replace")
+                          .splitlines() if line.strip()][-3:]
+        return " | ".join(lines) or "no output"
+
+    def run(self, *argv: str, input: str | None = None, timeout: float = 60.0, check: bool = True) -> Done:
+        """A command in the guest (as root, clean environment); raises AssertionError when ``check`` fails."""
+        assert self.agent is not None, "the VM is not running"
+        self._requests += 1
+        request = {"argv": list(argv), "input": input, "timeout": timeout, "id": self._requests}
+        self.agent.sendall((json.dumps(request) + "\n").encode())
+        self.agent.settimeout(timeout + 10)
+        while True:
+            while b"\n" not in self._pending:
+                try:
+                    chunk = self.agent.recv(65536)
+                except TimeoutError:
+                    raise TimeoutError(f"no answer from the guest for {' '.join(argv)}") from None
+                if not chunk:
+                    raise ConnectionError(f"the guest went away during {' '.join(argv)}: {self.why()}")
+                self._pending += chunk
+            line, self._pending = self._pending.split(b"\n", 1)
+            reply = json.loads(line)
+            if reply.get("id") == self._requests:
+                break  # else: the late answer to a request given up on
+        done = Done(int(reply["rc"]), str(reply["stdout"]), str(reply["stderr"]))
+        if check and done.rc != 0:
+            raise AssertionError(f"{' '.join(argv)} exited {done.rc} in the VM:\n{done.stdout[-3000:]}\n"
+                                 f"{done.stderr[-3000:]}")
+        return done
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Power off (systemd's own shutdown), then make sure qemu is gone."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if self.agent is not None and process.poll() is None:
+            with contextlib.suppress(OSError, ConnectionError, TimeoutError, ValueError):
+                self.agent.sendall(b'{"argv": ["systemctl", "--no-block", "poweroff"], "timeout": 10}\n')
+        try:
+            process.wait(timeout=timeout if self.agent is not None else 0.1)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        if self.agent is not None:
+            self.agent.close()
+            self.agent = None

@@ -146,7 +146,7 @@ def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: Ke
     game = Game(table, seed=3)
     game.done = len(table.accepted())
     card = _hex(game.next_card())
-    assert int(table.usb("listen", scanner, "3", "scanner", *card).stdout) == 0  # grabbed: nobody else hears it
+    assert int(table.usb("listen", scanner, "3", "scanner", *card, "--gap", str(SCANNER_GAP)).stdout) == 0  # grabbed
     table.wait("the grabbed scan to be played", lambda: len(table.accepted()) > game.done)
     game.done += 1
     table.vm.run("systemctl", "stop", "bornes.service", timeout=60)
@@ -154,7 +154,8 @@ def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: Ke
     backs = table.count("reader back on")
     table.vm.run("systemctl", "start", "bornes.service", timeout=90)
     table.wait_count("reader back on", backs, timeout=90)
-    assert int(table.usb("listen", scanner, "3", "scanner", *_hex(game.next_card())).stdout) == 0  # grabbed again
+    again = _hex(game.next_card())
+    assert int(table.usb("listen", scanner, "3", "scanner", *again, "--gap", str(SCANNER_GAP)).stdout) == 0
     table.wait("the scan after the restart", lambda: len(table.accepted()) > game.done)
     game.done += 1
     game.check_stored()

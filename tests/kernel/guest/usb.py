@@ -160,12 +160,12 @@ def write_serial(name: str, text: str) -> None:
         os.close(fd)
 
 
-def listen(node: str, seconds: float, name: str, reports: list[bytes]) -> int:
+def listen(node: str, seconds: float, name: str, reports: list[bytes], gap: float = 0.0) -> int:
     """A second reader of the event device while the gadget types: how many key events reach it."""
     fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
     keys = 0
     try:
-        send(name, reports, 0.0)
+        send(name, reports, gap)
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             ready, _, _ = select.select([fd], [], [], left)
@@ -203,7 +203,7 @@ def main(argv: list[str]) -> None:
     elif command == "write":
         write_serial(rest[0], rest[1])
     elif command == "listen":
-        print(listen(rest[0], float(rest[1]), rest[2], [bytes.fromhex(r) for r in rest[3:]]))
+        print(listen(rest[0], float(rest[1]), rest[2], [bytes.fromhex(r) for r in rest[3:]], gap))
     else:
         sys.exit(f"usb.py: unknown command {command}")
 

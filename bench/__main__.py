@@ -13,7 +13,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FRAME_MS = 128 * 64 / 8 * 9 / 400_000 * 1000  # one full frame on I2C at 400 kHz: 1024 bytes of 9 bits ≈ 23 ms
 MB = 1024  # KiB per MiB
@@ -51,180 +51,254 @@ def machine() -> str:
             f"({platform.python_implementation()}), {platform.system()} {platform.release()}")
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """How much each part measures. The full run is the default; ``--quick`` is about a minute a part;
+    ``--smoke`` is each part at its smallest, to prove it runs to its end (tests/bench), not to judge."""
+
+    scans: int = 1000
+    idle_s: float = 30.0
+    hands: int = 1000
+    games: int = 200
+    ready_runs: int = 10
+    journal_games: int = 20_000
+    flat_hands: int = 100_000
+    replay_actions: int = 100_000
+    rounds: int = 7
+    baseline_hands: int = 400
+    panel_games: int = 3
+    web_appends: int = 120
+    club_games: int = 2
+    club_idle_s: float = 20.0
+    smoke: bool = False
+
+
+QUICK = Sizes(idle_s=5.0, hands=200, games=20, ready_runs=3, flat_hands=10_000, replay_actions=20_000, rounds=3,
+              panel_games=2, club_games=1, club_idle_s=5.0)
+SMOKE = Sizes(scans=20, idle_s=0.5, hands=10, games=2, ready_runs=1, journal_games=20, flat_hands=200,
+              replay_actions=500, rounds=1, baseline_hands=10, panel_games=1, web_appends=5, club_games=1,
+              club_idle_s=0.5, smoke=True)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="shorter runs (about a minute in all)")
+    parser.add_argument("--quick", action="store_true", help="shorter runs (about a minute a part)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="every part at its smallest: proves it runs to its end; the budgets are not judged "
+                             "and the exit status is 0 unless a part fails")
     parser.add_argument("--scans", type=int, help="scans for tap to screen (default 1000)")
     parser.add_argument("--idle", type=float, help="seconds of idle measurement (default 30; 5 with --quick)")
     parser.add_argument("--hands", type=int, help="hands per `bornes simulate` run (default 1000; 200 with --quick)")
-    parser.add_argument("--games", type=int, help="games in the soak (default 10)")
+    parser.add_argument("--games", type=int, help="games in the soak (default 200; 20 with --quick)")
     parser.add_argument("--journal-games", type=int, help="finished games in the year-of-play journal (default 20000)")
     parser.add_argument("--flat-hands", type=int,
                         help="hands of the `bornes simulate` memory run (default 100000; 10000 with --quick)")
     parser.add_argument("--rounds", type=int,
                         help="interleaved rounds of the side-by-side with older commits (default 7; 3 with --quick)")
-    parser.add_argument("--only", help="comma-separated parts: tap, idle, ready, recovery, memory, simulate, "
-                                       "baseline, flat, startup, journal, panel, gestures, web, club")
+    parser.add_argument("--only", help=f"comma-separated parts: {', '.join(PARTS)}")
     return parser.parse_args(argv)
+
+
+def sizes_from(args: argparse.Namespace) -> Sizes:
+    base = SMOKE if args.smoke else QUICK if args.quick else Sizes()
+    asked = {"scans": args.scans, "idle_s": args.idle, "hands": args.hands, "games": args.games,
+             "journal_games": args.journal_games, "flat_hands": args.flat_hands, "rounds": args.rounds}
+    return replace(base, **{name: value for name, value in asked.items() if value is not None})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    scans = args.scans or 1000
-    idle_s = args.idle if args.idle is not None else (5.0 if args.quick else 30.0)
-    hands = args.hands or (200 if args.quick else 1000)
-    games = args.games or 10
-    ready_runs = 3 if args.quick else 10
-    flat_hands = args.flat_hands or (10_000 if args.quick else 100_000)
-    everything = "tap,idle,ready,recovery,memory,simulate,baseline,flat,startup,journal,panel,gestures,web,club"
-    parts = set((args.only or everything).split(","))
-
-    from bench import figures
-    from bench.driver import script_games
-
+    sizes = sizes_from(args)
+    parts = list(PARTS) if not args.only else args.only.split(",")
+    unknown = [name for name in parts if name not in PARTS]
+    if unknown:
+        print(f"bench: no part named {', '.join(unknown)}; the parts are {', '.join(PARTS)}", file=sys.stderr)
+        return 64
     rows: list[Row] = []
     started = time.perf_counter()
-
-    def part(name: str, work: Callable[[], None]) -> None:
-        if name in parts:
-            print(f"… {name}", file=sys.stderr, flush=True)
-            work()
-
-    def tap() -> None:
-        from bench.tap import run_taps
-
-        script = script_games(players=4, seed=1, games=1)
-        seed = 2
-        while script.taps < scans:  # enough whole games, back to back, for the scans asked
-            script = script_games(players=4, seed=seed, games=max(2, scans // max(1, script.taps) + 2))
-            seed += 1
-        memory = run_taps(script, scans, durable=False)
-        journal = run_taps(script, scans, durable=True)
-        p99 = quantile(memory.total, 0.99)
-        rows.append(Row(f"tap to screen, {scans} scans, without the durable write (p50 / p99)",
-                        f"{ms(quantile(memory.total, 0.5))} / {ms(p99)}", "p99 ≤ 3 ms", p99 <= 0.003))
-        rows.append(Row("tap to screen, with the durable write (p50 / p99)",
-                        f"{ms(quantile(journal.total, 0.5))} / {ms(quantile(journal.total, 0.99))}"))
-        for label, values in (("parse (reader decoder + resolver)", journal.parse),
-                              ("engine (check + push)", journal.engine),
-                              ("durable write (SQLite WAL, synchronous=FULL)", journal.write),
-                              ("render (screen → PIL → dummy device)", journal.render)):
-            rows.append(Row(f"  stage: {label} (p50 / p99)",
-                            f"{ms(quantile(values, 0.5))} / {ms(quantile(values, 0.99))}"))
-        for result in (memory, journal):
-            ratio = result.cpu_per_scan * 1000 / FRAME_MS
-            rows.append(Row(f"CPU per scan ({result.store} store) vs one 128×64 I2C frame ({FRAME_MS:.0f} ms)",
-                            f"{ms(result.cpu_per_scan)} = {ratio:.3f} frame (×10 for a Pi: {ratio * 10:.2f})"))
-
-    def idle() -> None:
-        percent = figures.idle_cpu(idle_s)
-        rows.append(Row(f"idle CPU over {idle_s:g} s (mock pins, pty reader)", f"{percent:.2f} % of a core",
-                        "≤ 0.5 %", percent <= 0.5))
-
-    def ready() -> None:
-        times = figures.start_to_ready(ready_runs)
-        worst = max(times)
-        rows.append(Row(f"start to READY (sd_notify), median / max of {ready_runs}",
-                        f"{figures.median(times):.3f} s / {worst:.3f} s", "≤ 1.5 s", worst <= 1.5))
-
-    def recovery() -> None:
-        script = script_games(players=2, seed=1, games=1)
-        actions, times = figures.recovery(script)
-        worst = max(times)
-        rows.append(Row(f"recovery: resume a full game from the journal ({actions} actions), median / max",
-                        f"{figures.median(times) * 1000:.1f} ms / {worst * 1000:.1f} ms", "≤ 0.3 s", worst <= 0.3))
-
-    def memory() -> None:
-        script = script_games(players=2, seed=1, games=min(games, 10))
-        result = figures.soak(script, rounds=-(-games // script.games))
-        rows.append(Row(f"peak RSS (VmHWM) after {result.games} games through the daemon",
-                        f"{result.peak / MB:.1f} MB", "≤ 60 MB", result.peak <= 60 * MB))
-        rows.append(Row(f"soak: RSS growth from game 1 to game {result.games} ({result.actions} actions, "
-                        f"{result.seconds:.0f} s)", f"{result.growth / MB:+.2f} MB", "≤ 5 MB",
-                        result.growth <= 5 * MB))
-        rows.append(Row(f"soak: RSS growth per game after {result.warm_up} warm-up games (quiet mock pins; "
-                        f"RSS after each: {' '.join(str(k) for k in result.rss_after_each)} KiB)",
-                        f"{result.per_game:+.1f} KiB/game", "≤ 4 KiB (one page: noise)",
-                        result.per_game <= 4))
-
-    def simulate() -> None:
-        rows.extend(simulate_rows(hands))
-
-    def baseline() -> None:
-        rows.extend(baseline_rows(args.rounds or (3 if args.quick else 7)))
-
-    def startup() -> None:
-        from bench.startup import startup_rows
-
-        rows.extend(Row(*row) for row in startup_rows(ready_runs))
-
-    def journal() -> None:
-        from bench.journal import measure
-
-        result = measure(args.journal_games or 20_000, ready_runs)
-        n = f"{result.games:,}".replace(",", " ")
-        empty, full = figures.median(result.ready_empty), figures.median(result.ready_full)
-        rows.append(Row(f"year of play: {n} finished games of {result.actions_per_game} actions",
-                        f"{result.megabytes:.0f} MB, built in {result.build_seconds:.0f} s"))
-        rows.append(Row(f"start to READY, {n} games vs an empty journal (median of {ready_runs})",
-                        f"{full:.3f} s vs {empty:.3f} s = {full / empty:.2f}×", "≤ 1.2×", full <= 1.2 * empty))
-        rows.append(Row(f"  journal open check, {n} games vs empty",
-                        f"{ms(result.open_full)} vs {ms(result.open_empty)}"))
-        rows.append(Row("  PRAGMA quick_check of the whole file (what every start ran before)",
-                        ms(result.quick_check)))
-        rows.append(Row(f"`bornes history` work with {n} games (newest 50)", ms(result.history_default), "≤ 100 ms",
-                        result.history_default <= 0.1))
-        rows.append(Row(f"  `bornes history --all` work with {n} games", ms(result.history_all)))
-        from bench.journal import commit_rows
-
-        rows.extend(Row(label, value) for label, value in commit_rows())
-
-    def flat() -> None:
-        peak, seconds = figures.simulate_memory(flat_hands)
-        rows.append(Row(f"peak RSS of `bornes simulate --hands {flat_hands}` (4 players, {seconds:.0f} s)",
-                        f"{peak / MB:.1f} MB", "< 40 MB", peak < 40 * MB))
-        short_n, short_kib, long_n, long_kib = figures.replay_memory(20_000 if args.quick else 100_000)
-        # Holding every verdict cost ~3.4 MB per 1000 actions; streaming leaves one score sheet a hand.
-        per_thousand = (long_kib - short_kib) / MB / (long_n - short_n) * 1000
-        rows.append(Row(f"peak RSS of `bornes replay --json`: {short_n} / {long_n} actions (growth per 1000)",
-                        f"{short_kib / MB:.1f} / {long_kib / MB:.1f} MB ({per_thousand:+.3f} MB)",
-                        "streams: ≤ 0.1 MB", per_thousand <= 0.1))
-
-    def panel() -> None:
-        from bench.panel import rows as panel_rows
-
-        for players in (2, 4, 6):
-            rows.extend(Row(*row) for row in panel_rows(players, 2 if args.quick else 3, whole_frame=players == 2))
-
-    def gestures() -> None:
-        from bench.gestures import rows as gesture_rows
-
-        for g in gesture_rows():
-            rows.append(Row(f"inputs per gesture: {g.kind} ({g.seen} seen)",
-                            f"{g.most} (median {g.median:g})", f"≤ {g.budget}", g.met))
-
-    def web() -> None:
-        from bench.web import web_rows
-
-        rows.extend(Row(*row) for row in web_rows(idle_s))
-
-    def club() -> None:  # docs/club.md: a real Mosquitto, eight bridges and the board on loopback
-        from bench.club import bench_rows
-
-        rows.extend(Row(*row) for row in bench_rows(quick=args.quick))
-
-    for name, work in (("tap", tap), ("idle", idle), ("ready", ready), ("recovery", recovery),
-                       ("memory", memory), ("simulate", simulate), ("baseline", baseline), ("flat", flat),
-                       ("startup", startup), ("journal", journal), ("panel", panel), ("gestures", gestures),
-                       ("web", web), ("club", club)):
-        part(name, work)
+    for name in parts:
+        print(f"… {name}", file=sys.stderr, flush=True)
+        rows.extend(PARTS[name](sizes))
 
     print(f"bornes bench on {machine()}")
     print(f"command: python -m bench {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
           + f"  ({time.perf_counter() - started:.0f} s)")
+    if sizes.smoke:
+        print("smoke run: every part at its smallest; the figures are not judged")
     print()
     print_table(rows)
-    return 1 if any(r.met is False for r in rows) else 0
+    return 0 if sizes.smoke or not any(r.met is False for r in rows) else 1
+
+
+# -- the parts, in the order a full run takes them ------------------------------------------------------
+
+
+def tap_rows(sizes: Sizes) -> list[Row]:
+    from bench.driver import script_games
+    from bench.tap import run_taps
+
+    scans = sizes.scans
+    script = script_games(players=4, seed=1, games=1)
+    seed = 2
+    while script.taps < scans:  # enough whole games, back to back, for the scans asked
+        script = script_games(players=4, seed=seed, games=max(2, scans // max(1, script.taps) + 2))
+        seed += 1
+    memory = run_taps(script, scans, durable=False)
+    journal = run_taps(script, scans, durable=True)
+    p99 = quantile(memory.total, 0.99)
+    rows = [Row(f"tap to screen, {scans} scans, without the durable write (p50 / p99)",
+                f"{ms(quantile(memory.total, 0.5))} / {ms(p99)}", "p99 ≤ 3 ms", p99 <= 0.003),
+            Row("tap to screen, with the durable write (p50 / p99)",
+                f"{ms(quantile(journal.total, 0.5))} / {ms(quantile(journal.total, 0.99))}")]
+    for label, values in (("parse (reader decoder + resolver)", journal.parse),
+                          ("engine (check + push)", journal.engine),
+                          ("durable write (SQLite WAL, synchronous=FULL)", journal.write),
+                          ("render (screen → PIL → dummy device)", journal.render)):
+        rows.append(Row(f"  stage: {label} (p50 / p99)", f"{ms(quantile(values, 0.5))} / {ms(quantile(values, 0.99))}"))
+    for result in (memory, journal):
+        ratio = result.cpu_per_scan * 1000 / FRAME_MS
+        rows.append(Row(f"CPU per scan ({result.store} store) vs one 128×64 I2C frame ({FRAME_MS:.0f} ms)",
+                        f"{ms(result.cpu_per_scan)} = {ratio:.3f} frame (×10 for a Pi: {ratio * 10:.2f})"))
+    return rows
+
+
+def idle_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+
+    percent = figures.idle_cpu(sizes.idle_s)
+    return [Row(f"idle CPU over {sizes.idle_s:g} s (mock pins, pty reader)", f"{percent:.2f} % of a core",
+                "≤ 0.5 %", percent <= 0.5)]
+
+
+def ready_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+
+    times = figures.start_to_ready(sizes.ready_runs)
+    worst = max(times)
+    return [Row(f"start to READY (sd_notify), median / max of {sizes.ready_runs}",
+                f"{figures.median(times):.3f} s / {worst:.3f} s", "≤ 1.5 s", worst <= 1.5)]
+
+
+def recovery_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+    from bench.driver import script_games
+
+    actions, times = figures.recovery(script_games(players=2, seed=1, games=1))
+    worst = max(times)
+    return [Row(f"recovery: resume a full game from the journal ({actions} actions), median / max",
+                f"{figures.median(times) * 1000:.1f} ms / {worst * 1000:.1f} ms", "≤ 0.3 s", worst <= 0.3)]
+
+
+def memory_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+    from bench.driver import script_games
+
+    script = script_games(players=2, seed=1, games=min(sizes.games, 10))
+    result = figures.soak(script, rounds=-(-sizes.games // script.games))
+    first, last = result.warm_up + 1, result.games
+    return [
+        Row(f"peak RSS (VmHWM) after {result.games} games through the daemon", f"{result.peak / MB:.1f} MB",
+            "≤ 60 MB", result.peak <= 60 * MB),
+        Row(f"soak: RSS growth from game 1 to game {result.games} ({result.actions} actions, {result.seconds:.0f} s)",
+            f"{result.growth / MB:+.2f} MB", "≤ 5 MB", result.growth <= 5 * MB),
+        Row(f"soak: RSS growth per game over games {first}–{last}, after the caches fill (quiet mock pins; "
+            f"RSS after each game, KiB: {result.curve()})",
+            f"{result.per_game:+.1f} KiB/game", "≤ 4 KiB (one page: noise)", result.per_game <= 4),
+    ]
+
+
+def simulate_part(sizes: Sizes) -> list[Row]:
+    return simulate_rows(sizes.hands)
+
+
+def baseline_part(sizes: Sizes) -> list[Row]:
+    return baseline_rows(sizes.rounds, sizes.baseline_hands, reuse_build=sizes.smoke)
+
+
+def flat_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+
+    peak, seconds = figures.simulate_memory(sizes.flat_hands)
+    rows = [Row(f"peak RSS of `bornes simulate --hands {sizes.flat_hands}` (4 players, {seconds:.0f} s)",
+                f"{peak / MB:.1f} MB", "< 40 MB", peak < 40 * MB)]
+    short_n, short_kib, long_n, long_kib = figures.replay_memory(sizes.replay_actions)
+    # Holding every verdict cost ~3.4 MB per 1000 actions; streaming leaves one score sheet a hand.
+    per_thousand = (long_kib - short_kib) / MB / (long_n - short_n) * 1000
+    rows.append(Row(f"peak RSS of `bornes replay --json`: {short_n} / {long_n} actions, the longest game a table "
+                    "can play and its first tenth (growth per 1000)",
+                    f"{short_kib / MB:.1f} / {long_kib / MB:.1f} MB ({per_thousand:+.3f} MB)",
+                    "streams: ≤ 0.1 MB", per_thousand <= 0.1))
+    return rows
+
+
+def startup_part(sizes: Sizes) -> list[Row]:
+    from bench.startup import startup_rows
+
+    return [Row(*row) for row in startup_rows(sizes.ready_runs)]
+
+
+def journal_rows(sizes: Sizes) -> list[Row]:
+    from bench import figures
+    from bench.journal import commit_rows, measure
+
+    result = measure(sizes.journal_games, sizes.ready_runs)
+    n = f"{result.games:,}".replace(",", " ")
+    empty, full = figures.median(result.ready_empty), figures.median(result.ready_full)
+    rows = [
+        Row(f"year of play: {n} finished games of {result.actions_per_game} actions",
+            f"{result.megabytes:.0f} MB, built in {result.build_seconds:.0f} s"),
+        Row(f"start to READY, {n} games vs an empty journal (median of {sizes.ready_runs})",
+            f"{full:.3f} s vs {empty:.3f} s = {full / empty:.2f}×", "≤ 1.2×", full <= 1.2 * empty),
+        Row(f"  journal open check, {n} games vs empty", f"{ms(result.open_full)} vs {ms(result.open_empty)}"),
+        Row("  PRAGMA quick_check of the whole file (what every start ran before)", ms(result.quick_check)),
+        Row(f"`bornes history` work with {n} games (newest 50)", ms(result.history_default), "≤ 100 ms",
+            result.history_default <= 0.1),
+        Row(f"  `bornes history --all` work with {n} games", ms(result.history_all)),
+    ]
+    rows.extend(Row(label, value) for label, value in commit_rows())
+    return rows
+
+
+def panel_part(sizes: Sizes) -> list[Row]:
+    from bench.panel import rows as panel_rows
+
+    return [Row(*row) for players in (2, 4, 6)
+            for row in panel_rows(players, sizes.panel_games, whole_frame=players == 2)]
+
+
+def gestures_rows(sizes: Sizes) -> list[Row]:
+    from bench.gestures import rows as gesture_rows
+
+    return [Row(f"inputs per gesture: {g.kind} ({g.seen} seen)", f"{g.most} (median {g.median:g})",
+                f"≤ {g.budget}", g.met) for g in gesture_rows()]
+
+
+def web_part(sizes: Sizes) -> list[Row]:
+    from bench.web import web_rows
+
+    return [Row(*row) for row in web_rows(sizes.idle_s, sizes.web_appends)]
+
+
+def club_part(sizes: Sizes) -> list[Row]:  # docs/club.md: a real Mosquitto, eight bridges and the board on loopback
+    from bench.club import bench_rows
+
+    return [Row(*row) for row in bench_rows(games=sizes.club_games, idle_s=sizes.club_idle_s)]
+
+
+def hid_part(sizes: Sizes) -> list[Row]:
+    from bench.hid import rows as hid_rows
+
+    return [Row(*row) for row in hid_rows(max(20, sizes.scans))]
+
+
+#: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
+#: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
+PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
+    "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
+    "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
+    "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
+    "club": club_part,
+}
 
 
 def simulate_rows(hands: int) -> list[Row]:
@@ -261,7 +335,7 @@ def simulate_rows(hands: int) -> list[Row]:
     return rows
 
 
-def baseline_rows(rounds: int) -> list[Row]:
+def baseline_rows(rounds: int, hands: int = 400, reuse_build: bool = False) -> list[Row]:
     """Issue 22: today's simulate and engine, compiled and as Python, side by side with the November
     baseline (f83ad17) and the tree the speed-up started from (44cd1eb), both unpacked from git history.
 
@@ -271,7 +345,7 @@ def baseline_rows(rounds: int) -> list[Row]:
     """
     from bench.baseline import BASELINE, side_by_side
 
-    run = side_by_side([BASELINE, "44cd1eb"], players=4, hands=400, rounds=rounds)
+    run = side_by_side([BASELINE, "44cd1eb"], players=4, hands=hands, rounds=rounds, reuse_build=reuse_build)
     november, start, python = run.commit(BASELINE), run.commit("44cd1eb"), run.python
     today = run.compiled or python
     rows: list[Row] = []
@@ -281,7 +355,7 @@ def baseline_rows(rounds: int) -> list[Row]:
         rows.append(Row("compiled engine: BORNES_COMPILE=1 pip wheel --no-build-isolation of this tree, wall time",
                         f"{run.build_seconds:.0f} s"))
     name = "compiled" if run.compiled else "Python"
-    label = f"4 players, 400 hands, {rounds} interleaved rounds, hands per CPU second, medians"
+    label = f"4 players, {hands} hands, {rounds} interleaved rounds, hands per CPU second, medians"
     ratio = today.simulate_median / november.simulate_median
     rows.append(Row(f"`bornes simulate` today ({name}) vs {BASELINE} ({label})",
                     f"{today.simulate_median:.0f} vs {november.simulate_median:.0f} = {ratio:.2f}×", "≥ 3.3×",

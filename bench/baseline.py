@@ -161,11 +161,13 @@ def _measure(subject: Subject, players: int, hands: int) -> None:
 
 
 def side_by_side(commits: list[str], players: int = 4, hands: int = 400, rounds: int = 7,
-                 compiled: bool = True) -> SideBySide:
+                 compiled: bool = True, reuse_build: bool = False) -> SideBySide:
     """Measure this tree (compiled, when ``compiled`` and this machine can build it, and as Python) and
     each of ``commits`` in interleaved rounds. A missing compiler or mypy leaves the compiled subject out
-    and says why (``unavailable``); a build that fails with the tools present raises."""
-    from bench.compiled import CompileUnavailable, build
+    and says why (``unavailable``); a build that fails with the tools present raises. ``reuse_build`` takes
+    the compiled build of the same source from the machine's shared cache (a smoke run; its build time is
+    then that of whoever built it)."""
+    from bench.compiled import CompileUnavailable, build, shared_cache
 
     with tempfile.TemporaryDirectory(prefix="bornes-baseline-") as scratch:
         run = SideBySide(Subject("today, Python", "", "bornes.", "python"), None, [])
@@ -175,7 +177,7 @@ def side_by_side(commits: list[str], players: int = 4, hands: int = 400, rounds:
             run.commits.append(materialise(commit, folder))
         if compiled:
             try:
-                made = build(Path(scratch) / "compiled")
+                made = build(Path(scratch) / "compiled", shared_cache() if reuse_build else None)
             except CompileUnavailable as error:
                 run.unavailable = str(error)
             else:

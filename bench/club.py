@@ -601,14 +601,14 @@ def scale_rows(figures: ClubFigures) -> list[tuple[str, str]]:
     return rows
 
 
-def bench_rows(quick: bool = False) -> list[tuple[str, str, str, bool | None]]:
+def bench_rows(games: int = 2, idle_s: float = 20.0) -> list[tuple[str, str, str, bool | None]]:
     """Rows for bench/__main__.py: (figure, measured, budget, met)."""
     import tempfile
 
     if not (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
         return [("club: not measured (apt-get install mosquitto mosquitto-clients)", "—", "—", None)]
     with tempfile.TemporaryDirectory(prefix="bornes-club-bench-") as tmp:
-        figures = measure_club(Path(tmp), games=1 if quick else 2, idle_s=5.0 if quick else 20.0)
+        figures = measure_club(Path(tmp), games=games, idle_s=idle_s)
     lat = figures.latencies
     p99 = quantile(lat, 0.99) if lat else float("inf")
     rss = max(figures.bridge_rss) / 1024
@@ -629,5 +629,6 @@ def bench_rows(quick: bool = False) -> list[tuple[str, str, str, bool | None]]:
 
 
 if __name__ == "__main__":  # python -m bench.club [--quick]
-    for figure, measured, budget, met in bench_rows(quick="--quick" in sys.argv):
+    quick = "--quick" in sys.argv
+    for figure, measured, budget, met in bench_rows(games=1 if quick else 2, idle_s=5.0 if quick else 20.0):
         print(f"| {figure} | {measured} | {budget} | {'' if met is None else ('yes' if met else 'NO')} |")

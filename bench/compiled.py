@@ -2,15 +2,22 @@
 
 ``BORNES_COMPILE=1 pip wheel`` compiles the engine's modules into C extensions beside their
 sources (setup.py). Here the wheel is built offline (``--no-build-isolation``: mypy, mypyc and
-setuptools come from the dev venv) from a copy of the checkout's source (tests/checkout.py: what
+setuptools come from the dev venv) from a copy of the checkout's source (tools/checkout.py: what
 git tracks or would track, so no stale ``build/`` folder can leak in), then installed with
 ``pip install --target`` into a folder of its own. That folder, put first on ``sys.path``
 (``PYTHONPATH`` or ``sys.path.insert``), wins over the venv's editable install, whose finder
 comes after the path finder; :func:`bornes.engine.engine_build` says which one answered.
+
+A test, and the bench's smoke run, may share one build of the same source (``cache=``): it is kept
+under a key made of every source file's bytes, the interpreter and mypy's version, so a build is
+reused only for exactly the inputs that made it. A timed bench run always builds afresh.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import importlib.util
 import os
 import shlex
@@ -18,7 +25,9 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -75,14 +84,55 @@ def _last_lines(text: str, count: int = 15) -> str:
     return "\n".join(text.strip().splitlines()[-count:])
 
 
-def build(into: Path) -> CompiledBuild:
-    """Build this checkout's compiled wheel in ``into`` and install it into ``into/root``."""
+def build(into: Path, cache: Path | None = None) -> CompiledBuild:
+    """Build this checkout's compiled wheel in ``into`` and install it into ``into/root``; with ``cache``, reuse
+    (or leave there for the next caller) the build of exactly this source."""
     problem = missing_tool()
     if problem:
         raise CompileUnavailable(f"cannot build the compiled engine: {problem}")
-    from tests.checkout import copy_source
+    from tools.checkout import copy_source
 
     source = copy_source(into / "source")
+    if cache is None:
+        return _build(source, into)
+    cache.mkdir(parents=True, exist_ok=True)
+    kept = cache / _source_key(source)
+    with _exclusive(kept.with_suffix(".lock")):  # two test workers asking at once build it once
+        done = kept / "seconds"
+        if not done.is_file():
+            shutil.rmtree(kept, ignore_errors=True)
+            made = _build(source, kept)
+            done.write_text(f"{made.seconds}\n")
+        (wheel,) = (kept / "dist").glob("bornes-*.whl")
+        return CompiledBuild(kept / "root", wheel, float(done.read_text()))
+
+
+def shared_cache() -> Path:
+    """Where tests and smoke runs on this machine keep the builds they share."""
+    return Path(tempfile.gettempdir()) / f"bornes-compiled-{os.getuid()}"
+
+
+def _source_key(source: Path) -> str:
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(f"{sys.version}\0{version('mypy')}\0".encode())
+    for path in sorted(p for p in source.rglob("*") if p.is_file() or p.is_symlink()):
+        digest.update(str(path.relative_to(source)).encode() + b"\0")
+        digest.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+@contextlib.contextmanager
+def _exclusive(lock: Path) -> Iterator[None]:
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build(source: Path, into: Path) -> CompiledBuild:
     dist = into / "dist"
     started = time.perf_counter()
     built = _pip(["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(dist), str(source)], into,

@@ -84,7 +84,8 @@ class Soak:
     peak: int
     seconds: float
     rss_after_each: list[int] = field(default_factory=list)  # KiB, after game 1, 2, …
-    #: Games before the per-game slope is taken (imports, caches, allocator arenas): a third of them.
+    #: Games before the per-game slope is taken (imports, the engine's bounded caches, allocator arenas): a
+    #: quarter of them, so 200 games are judged over games 51–200.
     warm_up: int = 2
 
     @property
@@ -101,6 +102,14 @@ class Soak:
         mean_y = sum(y for _, y in points) / len(points)
         spread = sum((x - mean_x) ** 2 for x, _ in points)
         return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+
+    def curve(self) -> str:
+        """RSS after each game, as numbers; a long soak shows every tenth game and the last."""
+        step = 1 if len(self.rss_after_each) <= 20 else 10
+        shown = [(n, kib) for n, kib in enumerate(self.rss_after_each, 1) if n == 1 or n % step == 0]
+        if shown[-1][0] != len(self.rss_after_each):
+            shown.append((len(self.rss_after_each), self.rss_after_each[-1]))
+        return " ".join(f"{kib}" if step == 1 else f"#{n} {kib}" for n, kib in shown)
 
 
 def soak(script: Script, rounds: int = 1) -> Soak:
@@ -126,7 +135,7 @@ def soak(script: Script, rounds: int = 1) -> Soak:
         peak = rss_kib(daemon.pid, "VmHWM")
         elapsed = time.perf_counter() - started
     return Soak(script.games * rounds, len(script.steps) * rounds, after_each[0], after_each[-1], peak, elapsed,
-                after_each, warm_up=max(2, len(after_each) // 3))
+                after_each, warm_up=max(2, len(after_each) // 4))
 
 
 def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:
@@ -365,30 +374,41 @@ def simulate_memory(hands: int) -> tuple[int, float]:
     return peak_rss([*bornes_command(), "simulate", "--players", "4", "--hands", str(hands), "--seed", "1"])
 
 
+#: The largest ``game_target`` a record may carry (the range engine/options.py checks): the longest game a
+#: table can play. Two players at this target play about 5 000 actions (36 games, seed 1: 5 262 to 5 456).
+LONGEST_TARGET = 100_000
+
+
 def long_record(actions_wanted: int, path: Path) -> int:
-    """Write one long game record (a 4-player game that never reaches its target); its action count."""
+    """Write a record of the longest game a table can play (2 players, ``LONGEST_TARGET``), cut after
+    ``actions_wanted`` actions when the game is longer (an unfinished game is a record too); its action count.
+
+    Records once carried ``game_target=10**9`` to reach 100 000 actions; since options are range-checked, a
+    record is at most one such game, so the streaming row compares a game with its own first tenth."""
     import random
 
     from bornes.engine.options import EDITIONS
     from bornes.engine.record import write_record
     from bornes.engine.simulate import Simulation
 
-    options = EDITIONS["winning-moves"].options.replace(game_target=10**9)
-    setup = GameSetup.create("winning-moves", [f"P{i + 1}" for i in range(4)], options=options)
+    options = EDITIONS["winning-moves"].options.replace(game_target=LONGEST_TARGET)
+    setup = GameSetup.create("winning-moves", ["P1", "P2"], options=options)
     sim = Simulation(setup, random.Random(1))
-    hands = max(1, actions_wanted // 55)
-    game = sim.run(hands).games_played[0]
-    path.write_text(write_record(setup, game.log), encoding="utf-8")
-    return len(game.log)
+    # Hands enough for the actions wanted (55 a hand, give or take), and never past the first game's end.
+    game = sim.run(min(actions_wanted // 40 + 1, 200)).games_played[0]
+    log = game.log[:actions_wanted]
+    path.write_text(write_record(setup, log), encoding="utf-8")
+    return len(log)
 
 
 def replay_memory(actions: int) -> tuple[int, int, int, int]:
-    """Peak RSS (KiB) of ``bornes replay --json`` on a record of about ``actions`` actions and on
-    one ten times shorter: (short actions, short KiB, long actions, long KiB). Equal peaks: it streams."""
+    """Peak RSS (KiB) of ``bornes replay --json`` on a record of up to ``actions`` actions (the longest game a
+    table can play caps it) and on its first tenth: (short actions, short KiB, long actions, long KiB).
+    Equal peaks: it streams."""
     with tempfile.TemporaryDirectory(prefix="bornes-replay-") as scratch:
         short, long = Path(scratch) / "short.record", Path(scratch) / "long.record"
-        short_n = long_record(actions // 10, short)
         long_n = long_record(actions, long)
+        short_n = long_record(long_n // 10, short)
         short_kib, _ = peak_rss([*bornes_command(), "replay", "--json", str(short)])
         long_kib, _ = peak_rss([*bornes_command(), "replay", "--json", str(long)])
     return short_n, short_kib, long_n, long_kib

@@ -247,9 +247,9 @@ def measure(idle_seconds: float = 30.0, appends: int = 120) -> WebFigures:
                       complete, len(more), quantile(crowd_latencies, 0.99), browser_ms)
 
 
-def web_rows(idle_seconds: float) -> list[tuple[str, str, str, bool | None]]:
+def web_rows(idle_seconds: float, appends: int = 120) -> list[tuple[str, str, str, bool | None]]:
     """The bench table's rows: (figure, measured, budget, met)."""
-    f = measure(idle_seconds=idle_seconds)
+    f = measure(idle_seconds=idle_seconds, appends=appends)
     p50, p99 = quantile(f.latencies_ms, 0.5), quantile(f.latencies_ms, 0.99)
     browser_row: tuple[str, str, str, bool | None]
     if f.browser_ms:

@@ -37,21 +37,24 @@ def compiled(po_path: Path) -> bytes:
     return out.getvalue()
 
 
-#: Header fields Babel fills with "now" when a ``.po`` has none: not part of what a catalogue says.
-_DATED = ("POT-Creation-Date:", "PO-Revision-Date:")
+#: Header fields a tool stamps (the time of compiling, the compiler's own version): not part of what a
+#: catalogue says. Babel writes "Generated-By: Babel X.Y" with *its* version into every ``.mo``, so a
+#: Babel release alone would otherwise make every committed catalogue "stale".
+_STAMPED = ("POT-Creation-Date:", "PO-Revision-Date:", "Generated-By:", "X-Generator:")
 
 
 def _meaning(mo: bytes) -> dict[object, object]:
-    """Every translation in a ``.mo``, with the header's date lines left out.
+    """Every translation in a ``.mo``, with the header's stamped lines left out.
 
     Comparing bytes made the check depend on the clock (Babel stamps a header without a
-    POT-Creation-Date with the time of compiling), so it failed minutes after a commit. What
-    the check compares is what gettext reads: a msgstr changed in the ``.po`` still makes the
-    ``.mo`` stale.
+    POT-Creation-Date with the time of compiling) and on Babel's version (its ``Generated-By``),
+    so it failed minutes after a commit or the day Babel released. What the check compares is what
+    gettext reads: a msgstr changed in the ``.po``, or a header line gettext uses (``Language``,
+    ``Plural-Forms``, ``Content-Type``), still makes the ``.mo`` stale.
     """
     catalog = dict(gettext.GNUTranslations(io.BytesIO(mo))._catalog)  # type: ignore[attr-defined]
     header = str(catalog.pop("", ""))
-    catalog[""] = "\n".join(line for line in header.splitlines() if not line.startswith(_DATED))
+    catalog[""] = "\n".join(line for line in header.splitlines() if not line.startswith(_STAMPED))
     return catalog
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
 from bornes.firmware.language.i18n import _
 from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
@@ -98,6 +99,9 @@ class IntegrityWatch:
             self.flow.ui.status = _("Journal damaged")  # doctor says where; the text fits
         except JournalError as error:  # busy, unreadable: try again next time
             log.warning("journal check skipped: %s", error)
+        # Reading every page filled a page cache in this thread's own malloc arena; it is freed now, but
+        # glibc would keep it for this thread, which next runs tomorrow (the soak's one step of RSS).
+        release_freed_heap()
         self.checks += 1
 
     def close(self) -> None:

@@ -51,3 +51,4 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
 
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
+

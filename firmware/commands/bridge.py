@@ -9,6 +9,7 @@ import sys
 from types import FrameType
 
 from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.commands import add_deprecated
 
 
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    release_freed_heap()
     bridge.run()
     return 0
 

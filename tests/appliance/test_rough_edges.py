@@ -89,7 +89,7 @@ def test_the_readme_first_command_installs_what_more_to_try_needs() -> None:
     import tomllib
 
     readme = (REPO / "README.md").read_text()
-    first = next(line for line in readme.splitlines() if "pip install -e" in line)
+    first = next(line for line in readme.splitlines() if "/pip install " in line)
     extra = first.split("'.[")[1].split("]'")[0]
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     wanted = project["optional-dependencies"][extra]

@@ -96,3 +96,25 @@ def test_every_module_of_the_firmware_is_in_a_room_that_says_what_it_may_import(
         docstring = ast.get_docstring(ast.parse((firmware / room / "__init__.py").read_text()))
         said = " ".join((docstring or "").split())
         assert "May import" in said, f"firmware/{room}/__init__.py says what it may import"
+
+
+def _imported_modules(source: str) -> set[str]:
+    """Every module a Python source names in an import, at any depth (lazy imports in functions too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_the_bench_and_the_tools_never_import_the_tests() -> None:
+    """The bench measures and the tools build; neither may depend on the tests (issue 28: bench/compiled.py
+    borrowed tests.checkout). What both need lives in tools/."""
+    offenders = sorted(f"{path.relative_to(ROOT)}: {name}"
+                       for folder in ("bench", "tools") for path in (ROOT / folder).glob("*.py")
+                       for name in _imported_modules(path.read_text(encoding="utf-8"))
+                       if name == "tests" or name.startswith("tests."))
+    assert offenders == []
+    assert "tests.checkout" in _imported_modules("def f():\n    from tests.checkout import copy_source\n")

@@ -1,13 +1,14 @@
 """The compiled engine is the same engine: a ``BORNES_COMPILE=1`` build (mypyc, setup.py) passes the
 engine's and the table flow's tests, and plays the very same games as the Python engine.
 
-The wheel is built once for the module, offline, from a copy of the checkout (bench/compiled.py:
-``pip wheel --no-build-isolation``, mypy and setuptools from the dev venv, gcc and Python's headers
-from the machine), and installed with ``pip install --target`` into a folder that ``PYTHONPATH``
-puts ahead of the venv's editable install. Every run against it checks that the compiled modules
-answered (``engine_build()``), so a path mix-up cannot pass on the Python engine. Without mypy or
-a C compiler the module is skipped with the reason, except under ``CI=true``, where it fails: CI
-installs both (.ci/run). Slow: the build alone takes about half a minute on the development machine.
+The wheel is built once for this source (the bench's smoke run reuses it), offline, from a copy of
+the checkout (bench/compiled.py: ``pip wheel --no-build-isolation``, mypy and setuptools from the
+dev venv, gcc and Python's headers from the machine), and installed with ``pip install --target``
+into a folder that ``PYTHONPATH`` puts ahead of the venv's editable install. Every run against it
+checks that the compiled modules answered (``engine_build()``), so a path mix-up cannot pass on the
+Python engine. Without mypy or a C compiler the module is skipped with the reason, except under
+``CI=true``, where it fails: CI installs both (.ci/run). Slow: the build alone takes about half a
+minute on the development machine.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from bench.compiled import CompileUnavailable, build
+from bench.compiled import CompileUnavailable, build, shared_cache
 from bornes.engine import EDITIONS
 
 pytestmark = pytest.mark.slow
@@ -79,7 +80,7 @@ def _env(compiled: Path | None, **extra: str) -> dict[str, str]:
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--target`` folder of this checkout's compiled wheel."""
     try:
-        made = build(tmp_path_factory.mktemp("compiled"))
+        made = build(tmp_path_factory.mktemp("compiled"), shared_cache())
     except CompileUnavailable as error:
         if IN_CI:
             pytest.fail(f"{error} (CI must build the compiled engine: .ci/run installs gcc, mypy is in [dev])")

@@ -43,6 +43,29 @@ def test_the_check_sees_a_changed_translation_but_not_the_compile_time(tmp_path:
     assert stale(tmp_path) == [mo]
 
 
+def test_the_check_ignores_the_compilers_stamp_but_not_the_plural_rule(tmp_path: Path) -> None:
+    """A .mo another Babel release compiled ("Generated-By: Babel 2.18.0" where today's says its own
+    version) is not stale: nothing gettext reads changed. A changed Plural-Forms line is."""
+    from tools.catalogues import compiled
+
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    po = folder / "bornes.po"
+    header = ('msgid ""\nmsgstr ""\n"Language: fr\\n"\n"Content-Type: text/plain; charset=utf-8\\n"\n'
+              '"Plural-Forms: nplurals=2; plural=(n > 1);\\n"\n\n')
+    po.write_text(header + 'msgid "New game"\nmsgstr "Nouvelle partie"\n', encoding="utf-8")
+    mo = po.with_suffix(".mo")
+    today = compiled(po)
+    stamp = today[today.index(b"Generated-By: Babel "):].split(b"\n", 1)[0]
+    assert stamp != b"Generated-By: Babel 0.0.1"
+    mo.write_bytes(today.replace(stamp, b"Generated-By: Babel 0.0.1".ljust(len(stamp))))
+    assert mo.read_bytes() != today
+    assert stale(tmp_path) == []
+    po.write_text(header.replace("(n > 1)", "(n != 1)") + 'msgid "New game"\nmsgstr "Nouvelle partie"\n',
+                  encoding="utf-8")
+    assert stale(tmp_path) == [mo]
+
+
 def test_an_editions_printed_card_names_serve_both_the_panel_and_the_pages() -> None:
     """One place (the table catalogue, context card:<edition>) for the names an edition printed:
     rulebook 001 (2016) "Drive (aka Roll)", "Emergency Vehicle"."""

@@ -3,7 +3,7 @@ a folder outside the checkout, it finds everything it reads at run time in its o
 
 Offline and quick: the wheel is built without build isolation (the dev venv has setuptools and
 wheel, from the ``dev`` extra) from a copy of the checkout's source (what git tracks or would
-track, tests/checkout.py), so neither a stale ``build/`` folder nor the runtime state of a
+track, tools/checkout.py), so neither a stale ``build/`` folder nor the runtime state of a
 checkout in use (the emulator's ``.bornes-desktop/`` with its control socket, ``.venv/``) can
 leak into it; the fresh venv gets only the wheel, installed with ``--no-deps --no-index``; the
 third-party libraries it needs are borrowed from the test's own venv through a plain path entry
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checkout import copy_source, source_files
+from tools.checkout import copy_source, source_files
 
 REPO = Path(__file__).resolve().parents[2]
 RECORD = REPO / "tests" / "engine" / "records" / "winning-moves-2p.record"

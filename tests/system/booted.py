@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.checkout import copy_source
+from tools.checkout import copy_source
 
 REPO = Path(__file__).resolve().parents[2]
 CONSTRAINTS = REPO / "systemd" / "pi-constraints.txt"

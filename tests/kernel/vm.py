@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.checkout import copy_source
+from tools.checkout import copy_source
 from tests.system.booted import CACHE, MIRROR, SUITE, CannotBoot
 
 GUEST = Path(__file__).resolve().parent / "guest"

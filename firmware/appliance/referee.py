@@ -223,6 +223,9 @@ class Referee:
             log.info("accepted %s", outcome.action.notation(), extra={"said": _Said(self.flow.state, outcome.action)})
         elif outcome.refused:
             log.info("refused [%s] %s", outcome.reason, outcome.message)
+        # At [log] level = "debug" every input gets a line, the last of its own: a person checking a
+        # reader sees each tap and what became of it (a prompt or an ignored tap says nothing at info).
+        log.debug("input %s: %s", " ".join(event.describe().split()), outcome.verdict)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
         self.draw()
         if self.keep_timings:

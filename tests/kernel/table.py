@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tests.kernel.gadgets import CATALOGUE, reports
-from tests.kernel.vm import VM, Done, Image, cached_kernel
+from tests.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
 from tests.system.booted import CannotBoot, cached_root, cached_wheels
 
-USB = "/opt/bornes-kernel/usb.py"
+UNIT = "bornes.service"
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
@@ -54,11 +54,12 @@ class KernelTable:
     image: Image
     figures: dict[str, float] = field(default_factory=dict)
     plugged: dict[str, dict[str, object]] = field(default_factory=dict)
+    _journal: list[str] = field(default_factory=list)
 
     # -- the devices --------------------------------------------------------------------------------
 
     def usb(self, *arguments: str, timeout: float = 60.0) -> Done:
-        return self.vm.run("python3", USB, *arguments, timeout=timeout)
+        return self.vm.usb(*arguments, timeout=timeout)
 
     def plug(self, name: str) -> dict[str, object]:
         """Plug a gadget of the catalogue and wait until the kernel and udev have its nodes."""
@@ -102,20 +103,24 @@ class KernelTable:
 
     # -- the referee ----------------------------------------------------------------------------------
 
-    def journal(self) -> list[str]:
-        done = self.vm.run("journalctl", "--unit", "bornes.service", "--output=cat", "--no-pager", "--quiet")
-        return done.stdout.splitlines()
+    def journal(self, wait: float = 0.0) -> list[str]:
+        """The referee's journal lines (``bornes.service``, messages only), every one since the boot.
+        With ``wait``, blocks up to that long for a line newer than the last call saw."""
+        self._journal += self.vm.journal(UNIT, since=len(self._journal), wait=wait)
+        return self._journal
 
     def count(self, text: str) -> int:
         return sum(text in line for line in self.journal())
 
     def wait(self, what: str, ready: Callable[[], bool], timeout: float = 60.0) -> None:
+        """Until ``ready()``, checked again at each new line of the referee's journal (and every 2 s)."""
         deadline = time.monotonic() + timeout
         while not ready():
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 tail = "\n".join(self.journal()[-8:])
                 raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; the referee said:\n{tail}")
-            time.sleep(0.3)
+            self.journal(wait=min(left, 2.0))
 
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
@@ -161,16 +166,16 @@ class KernelTable:
 
 
 def open_table() -> KernelTable:
-    """Image, install, boot; the figures of each step kept for the tier's report."""
+    """Image, install (or its cached layer), boot; the figures of each step kept for the tier's report."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
     cached = time.monotonic()
-    image = Image(root, wheels, kernel)
+    layer = installed_layer(root, wheels, kernel, INSTALL, reader_config(CATALOGUE["scanner"].vendor_product))
+    installed = time.monotonic()
+    image = Image([layer, root], kernel)
     try:
-        image.install(*INSTALL, config=reader_config(CATALOGUE["scanner"].vendor_product))
-        image.add_test_venv()
-        installed = time.monotonic()
+        image.guest_files()
         vm = VM(image)
         vm.start()
     except BaseException:
@@ -178,7 +183,7 @@ def open_table() -> KernelTable:
         raise
     table = KernelTable(vm, image)
     table.figures.update({"cache (root, kernel, wheels)": cached - started,
-                          "install.sh in the image": installed - cached,
+                          "install.sh in the image (0: cached)": installed - cached,
                           "boot to the agent": vm.agent_seconds, "boot to running": vm.boot_seconds})
     return table
 

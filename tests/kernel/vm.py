@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gzip
+import hashlib
 import json
 import lzma
 import os
@@ -33,8 +34,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.checkout import copy_source
 from tests.system.booted import CACHE, MIRROR, SUITE, CannotBoot
+from tools.checkout import REPO, copy_source, source_files
 
 GUEST = Path(__file__).resolve().parent / "guest"
 #: The kernel the tier boots: trixie's metapackage names it (``linux-image-6.12.N+deb13-amd64``).
@@ -242,32 +243,37 @@ def build_initramfs(kernel: Kernel, target: Path) -> Path:
 
 
 class Image:
-    """The cached trixie root under an overlay, with bornes installed by install.sh and the test's files."""
+    """An overlay of ``layers`` (the first on top) with a fresh upper folder, and the test's own files.
 
-    def __init__(self, pristine: Path, wheels: Path, kernel: Kernel) -> None:
+    The VM boots it; what the VM writes stays in the VM's memory, and what the test writes here
+    (the agent's unit, the masks) in this image's upper folder, deleted on :meth:`close`. With
+    ``keep`` the upper folder is kept on close: that is how :func:`installed_layer` makes a layer."""
+
+    def __init__(self, layers: list[Path], kernel: Kernel, *, workdir: Path | None = None, keep: bool = False) -> None:
         self.kernel = kernel
-        self.workdir = Path(tempfile.mkdtemp(prefix="bornes-kernel-", dir="/var/tmp"))
+        self.keep = keep
+        self.workdir = workdir or Path(tempfile.mkdtemp(prefix="bornes-kernel-", dir="/var/tmp"))
         self.root = self.workdir / "root"
+        self.upper = self.workdir / "upper"
         self.install_log = ""
         try:
             for folder in ("upper", "work", "root"):
-                (self.workdir / folder).mkdir()
-            _run(["mount", "-t", "overlay", "overlay", "-o",
-                  f"lowerdir={pristine},upperdir={self.workdir}/upper,workdir={self.workdir}/work", str(self.root)],
+                (self.workdir / folder).mkdir(parents=True)
+            _run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={':'.join(map(str, layers))},"
+                  f"upperdir={self.upper},workdir={self.workdir}/work", str(self.root)],
                  "the overlay on the cached root")
-            copy_source(self.root / "opt/bornes/src")
-            shutil.copytree(wheels, self.root / "var/cache/bornes-wheels")
-            self._guest_files()
         except BaseException:
             self.close()
             raise
 
-    def _guest_files(self) -> None:
+    def guest_files(self) -> None:
+        """The agent's unit, the modules to load, the units the VM has no use for masked (see MASKED)."""
         etc = self.root / "etc"
         (etc / "hostname").write_text("bornes-kernel\n")
         (etc / "systemd/system/bornes-agent.service").write_text(AGENT_UNIT)
         wants = etc / "systemd/system/sysinit.target.wants"
         wants.mkdir(parents=True, exist_ok=True)
+        (wants / "bornes-agent.service").unlink(missing_ok=True)
         (wants / "bornes-agent.service").symlink_to("/etc/systemd/system/bornes-agent.service")
         (etc / "modules-load.d").mkdir(exist_ok=True)
         (etc / "modules-load.d/bornes-kernel.conf").write_text("\n".join(GUEST_MODULES) + "\n")
@@ -287,28 +293,76 @@ class Image:
         return _run(["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--private-network",
                      "--directory", str(self.root), "--setenv=LANG=C.UTF-8", *command], what, timeout=timeout)
 
-    def install(self, *arguments: str, config: str) -> str:
-        """``install.sh ARGUMENTS`` in the image, as an image builder runs it (no systemd running)."""
-        (self.root / "etc/bornes").mkdir(parents=True, exist_ok=True)
-        (self.root / "etc/bornes/config.toml").write_text(config)
-        out = self.nspawn("bash", "/opt/bornes/src/systemd/install.sh", *arguments, what="install.sh in the image")
-        self.install_log += out
-        return out
-
-    def add_test_venv(self) -> None:
-        """pytest beside the installed referee (``/opt/bornes-tests``), for tests/readers' uinput test:
-        from the pinned wheels, offline, and seeing the appliance's own packages, never changing them."""
-        self.nspawn("python3", "-m", "venv", "--system-site-packages", "/opt/bornes-tests", what="the test venv")
-        self.nspawn("/opt/bornes-tests/bin/pip", "install", "-q", "--no-index", "--find-links",
-                    "/var/cache/bornes-wheels", "pytest", "hypothesis", what="pytest in the test venv")
-        site = "lib/python3.13/site-packages"
-        (self.root / "opt/bornes-tests" / site / "bornes-appliance.pth").write_text(f"/opt/bornes/venv/{site}\n")
-
     def close(self) -> None:
         with contextlib.suppress(OSError):
             subprocess.run(["umount", "--lazy", str(self.root)], capture_output=True, timeout=60, check=False)
-        if not _mounted(self.workdir):
+        if _mounted(self.workdir):
+            return
+        if self.keep:
+            for folder in ("work", "root"):
+                shutil.rmtree(self.workdir / folder, ignore_errors=True)
+        else:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+#: Bump when the way the installed layer is made changes (what install_layer runs), so cached layers are rebuilt.
+LAYER_RECIPE = "1"
+#: Installed layers kept in the cache (a few branches tested one after the other on one machine).
+LAYERS_KEPT = 3
+
+
+def _source_digest() -> str:
+    """A hash of the checkout's source (what copy_source copies): names and contents."""
+    digest = hashlib.sha256()
+    for relative in source_files():
+        digest.update(str(relative).encode() + b"\0")
+        path = REPO / relative
+        digest.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def installed_layer(pristine: Path, wheels: Path, kernel: Kernel, install: tuple[str, ...], config: str) -> Path:
+    """The root with bornes installed by ``install.sh INSTALL`` (and pytest beside it for tests/readers'
+    uinput test), as an overlay layer: its upper folder, cached beside the root under a hash of
+    everything that makes it (the checkout's source, the root, the wheels, the arguments, the
+    config), so a second run of the same tree boots at once and any change installs afresh."""
+    key = hashlib.sha256("\n".join([LAYER_RECIPE, _source_digest(), pristine.name, wheels.name, *install,
+                                     config]).encode()).hexdigest()[:16]
+    layer = CACHE / f"kernel-image-{key}"
+    with _locked("kernel-image"):
+        if (layer / ".complete").exists():
+            os.utime(layer)  # recently used: kept by the pruning below
+            return layer / "upper"
+        partial = layer.with_name(layer.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        image = Image([pristine], kernel, workdir=partial, keep=True)
+        try:
+            copy_source(image.root / "opt/bornes/src")
+            shutil.copytree(wheels, image.root / "var/cache/bornes-wheels")
+            (image.root / "etc/bornes").mkdir(parents=True, exist_ok=True)
+            (image.root / "etc/bornes/config.toml").write_text(config)
+            log = image.nspawn("bash", "/opt/bornes/src/systemd/install.sh", *install, what="install.sh in the image")
+            (image.root / "var/log/bornes-kernel-install.log").write_text(log)
+            # pytest beside the installed referee (/opt/bornes-tests), for tests/readers' uinput test: from the
+            # pinned wheels, offline, seeing the appliance's own packages, never changing them.
+            image.nspawn("python3", "-m", "venv", "--system-site-packages", "/opt/bornes-tests", what="the test venv")
+            image.nspawn("/opt/bornes-tests/bin/pip", "install", "-q", "--no-index", "--find-links",
+                         "/var/cache/bornes-wheels", "pytest", "hypothesis", what="pytest in the test venv")
+            site = "lib/python3.13/site-packages"
+            (image.root / "opt/bornes-tests" / site / "bornes-appliance.pth").write_text(f"/opt/bornes/venv/{site}\n")
+        finally:
+            image.close()
+        if _mounted(partial):
+            raise CannotBoot(f"the overlay on {partial} would not unmount")
+        (partial / ".complete").touch()
+        partial.rename(layer)
+        others = sorted((p for p in CACHE.glob("kernel-image-*") if p != layer), key=lambda p: p.stat().st_mtime)
+        in_use = Path("/proc/self/mountinfo").read_text()
+        for stale in others[:max(0, len(others) - (LAYERS_KEPT - 1))]:
+            if str(stale) not in in_use:  # another run's VM may be booted on it
+                shutil.rmtree(stale, ignore_errors=True)
+        return layer / "upper"
 
 
 def _mounted(under: Path) -> list[str]:
@@ -370,7 +424,8 @@ class VM:
     def command(self) -> list[str]:
         kernel = self.image.kernel
         shares = [("root", self.image.root), ("modules", kernel.modules), ("guest", GUEST)]
-        command = ["qemu-system-x86_64", "-name", "bornes-kernel", "-accel", self.accel,
+        command = ["qemu-system-x86_64", "-name", "bornes-kernel",
+                   "-accel", "kvm" if self.accel == "kvm" else "tcg,thread=multi,tb-size=256",
                    "-cpu", "host" if self.accel == "kvm" else "max", "-m", str(self.memory_mb), "-smp", str(self.cpus),
                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                    "-serial", f"file:{self.console}",
@@ -449,9 +504,21 @@ class VM:
 
     def run(self, *argv: str, input: str | None = None, timeout: float = 60.0, check: bool = True) -> Done:
         """A command in the guest (as root, clean environment); raises AssertionError when ``check`` fails."""
+        return self._ask({"argv": list(argv), "input": input, "timeout": timeout}, timeout, check, " ".join(argv))
+
+    def usb(self, *arguments: str, timeout: float = 60.0) -> Done:
+        """``guest/usb.py ARGUMENTS``, run inside the agent (no process started in the guest)."""
+        return self._ask({"usb": list(arguments)}, timeout, True, f"usb.py {' '.join(arguments[:2])}")
+
+    def journal(self, unit: str, since: int = 0, wait: float = 0.0) -> list[str]:
+        """``unit``'s journal lines from the ``since``-th on, waiting up to ``wait`` s for one if there is none."""
+        done = self._ask({"journal": unit, "since": since, "wait": wait}, wait, True, f"the journal of {unit}")
+        return list(json.loads(done.stdout))
+
+    def _ask(self, request: dict[str, object], timeout: float, check: bool, what: str) -> Done:
         assert self.agent is not None, "the VM is not running"
         self._requests += 1
-        request = {"argv": list(argv), "input": input, "timeout": timeout, "id": self._requests}
+        request["id"] = self._requests
         self.agent.sendall((json.dumps(request) + "\n").encode())
         self.agent.settimeout(timeout + 10)
         while True:
@@ -459,9 +526,9 @@ class VM:
                 try:
                     chunk = self.agent.recv(65536)
                 except TimeoutError:
-                    raise TimeoutError(f"no answer from the guest for {' '.join(argv)}") from None
+                    raise TimeoutError(f"no answer from the guest for {what}") from None
                 if not chunk:
-                    raise ConnectionError(f"the guest went away during {' '.join(argv)}: {self.why()}")
+                    raise ConnectionError(f"the guest went away during {what}: {self.why()}")
                 self._pending += chunk
             line, self._pending = self._pending.split(b"\n", 1)
             reply = json.loads(line)
@@ -469,8 +536,7 @@ class VM:
                 break  # else: the late answer to a request given up on
         done = Done(int(reply["rc"]), str(reply["stdout"]), str(reply["stderr"]))
         if check and done.rc != 0:
-            raise AssertionError(f"{' '.join(argv)} exited {done.rc} in the VM:\n{done.stdout[-3000:]}\n"
-                                 f"{done.stderr[-3000:]}")
+            raise AssertionError(f"{what} exited {done.rc} in the VM:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         return done
 
     def stop(self, timeout: float = 30.0) -> None:

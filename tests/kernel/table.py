@@ -14,11 +14,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bench.driver import SETUP_TAPS, Script, script_games
 from tests.kernel.gadgets import CATALOGUE, reports
 from tests.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
 from tests.system.booted import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
+INPUT = "bornes: input "
+READER_NOTICES = (f"{INPUT}reader lost", f"{INPUT}reader back on")
+SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
@@ -41,8 +45,9 @@ def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", pla
     reader = f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\n'
     if protocol == "hid":
         reader += f'layout = "{layout}"\n'
+    # At level debug the referee journals every input (firmware/appliance/referee.py): a tap's own line.
     return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
-        '[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+        '[log]\nlevel = "debug"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
         f'[game]\nplayers = {players}\nnames = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
 
 
@@ -54,6 +59,7 @@ class KernelTable:
     image: Image
     figures: dict[str, float] = field(default_factory=dict)
     plugged: dict[str, dict[str, object]] = field(default_factory=dict)
+    game: Game | None = None  # the scripted game the referee is in (set by configure)
     _journal: list[str] = field(default_factory=list)
 
     # -- the devices --------------------------------------------------------------------------------
@@ -84,6 +90,19 @@ class KernelTable:
     def unplug(self, name: str) -> None:
         self.usb("unplug", name)
 
+    def remove(self, name: str) -> None:
+        """Unplug a gadget for good and free its HID minor (the kernel's f_hid has four in all)."""
+        self.usb("remove", name)
+        self.plugged.pop(name, None)
+
+    def listen(self, node: str) -> None:
+        """Open an event device as a second program would (no grab); :meth:`heard` counts what reached it."""
+        self.usb("listen", node)
+
+    def heard(self, node: str, seconds: float = 1.0) -> int:
+        """Key events the second reader of ``node`` got since :meth:`listen`."""
+        return int(self.usb("heard", node, "--seconds", str(seconds), timeout=seconds + 30).stdout)
+
     def replug(self, name: str) -> dict[str, object]:
         self.usb("replug", name)
         return self.wait_nodes(name)
@@ -96,6 +115,22 @@ class KernelTable:
         """Type ``texts`` on a keyboard-like gadget: at USB speed (a scanner), or ``gap`` s a key (a person)."""
         data = [r.hex() for text in texts for r in reports(text, layout, enter=enter, ctrl=ctrl)]
         self.usb("send", name, *data, "--gap", str(gap), timeout=60 + gap * len(data))
+
+    def tap(self, name: str, payload: str, *, layout: str = "us", gap: float = SCANNER_GAP, serial: bool = False,
+            ctrl: bool = False, lines: int = 1, timeout: float = 60.0) -> list[str]:
+        """Scan ``payload`` on a gadget (keys at ``gap`` s, or a line on a CDC-ACM one) and wait for the
+        referee's own line for that input (``[log] level = "debug"``); returns the new input lines."""
+        before = len(self.inputs())
+        if serial:
+            self.usb("write", name, f"{payload}\r\n")
+        else:
+            self.scan(name, payload, layout=layout, gap=gap, ctrl=ctrl)
+        self.wait(f"the referee's line for {payload}", lambda: len(self.inputs()) >= before + lines, timeout)
+        return self.inputs()[before:]
+
+    def inputs(self) -> list[str]:
+        """The referee's line for each input read (debug level), the reader's own comings and goings left out."""
+        return [line for line in self.journal() if line.startswith(INPUT) and not line.startswith(READER_NOTICES)]
 
     def leds(self, name: str, seconds: float = 1.0) -> list[str]:
         """The LED output reports the host sent the gadget since the last call."""
@@ -125,11 +160,9 @@ class KernelTable:
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
 
-    def wait_accepted(self, more_than: int, notation: str) -> None:
-        self.wait(f"'accepted {notation}'", lambda: len(self.accepted()) > more_than)
-
-    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
-        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+    def configure(self, config: str, bindings: dict[str, str] | None = None, seed: int | None = None) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted;
+        with ``seed``, :attr:`game` is a new scripted game to play from its start."""
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -140,6 +173,8 @@ class KernelTable:
         ups = self.count("referee up")
         self.vm.run("systemctl", "start", "bornes.service", timeout=90)
         self.wait_count("referee up", ups, timeout=90)
+        if seed is not None:
+            self.game = Game(self, seed)
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -163,6 +198,58 @@ class KernelTable:
             self.vm.stop()
         finally:
             self.image.close()
+
+
+class Game:
+    """A scripted 2-player game (bench/driver.py's bots), tapped through the gadgets one input at a
+    time: each tap waits for the referee's line for it, and a code the referee refuses as garbled
+    is scanned again, as the panel asks a player to (counted in the figures: a reader read late
+    loses keys, docs/system.md). The referee's config names the players, so the table opens on its
+    summary and one OK starts the game (the script's other five setup OKs would be ignored)."""
+
+    def __init__(self, table: KernelTable, seed: int) -> None:
+        self.table = table
+        self.script: Script = script_games(players=2, seed=seed, games=1)
+        self.done = 0  # steps accepted
+
+    def steps(self, count: int) -> list[tuple[str, ...]]:
+        """The taps of the next ``count`` steps."""
+        return [self._taps(self.done + i) for i in range(count)]
+
+    def _taps(self, index: int) -> tuple[str, ...]:
+        taps = self.script.steps[index].taps
+        return (SETUP_TAPS[0], *taps[len(SETUP_TAPS):]) if index == 0 else taps
+
+    def play(self, gadget: str, steps: int = 1, *, layout: str = "us", serial: bool = False,
+             after_half_code: bool = False) -> None:
+        """Play the next ``steps`` steps on ``gadget``; with ``after_half_code``, the first tap's keys
+        also end a half-typed code (its refusal comes first: two lines)."""
+        for _ in range(steps):
+            step = self.script.steps[self.done]
+            for number, payload in enumerate(self._taps(self.done)):
+                lines = 2 if after_half_code and number == 0 else 1
+                after_half_code = False
+                said = self._tap(gadget, payload, layout, serial, lines)
+                last = number == len(self._taps(self.done)) - 1
+                assert said.endswith(": accepted" if last else (": prompt", ": accepted")), \
+                    (payload, said, self.table.journal()[-6:])
+            assert self.table.accepted()[-1] == step.notation, self.table.journal()[-6:]
+            self.done += 1
+
+    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int) -> str:
+        """One input, scanned again while the referee refuses it as garbled (three times at most)."""
+        for _ in range(3):
+            said = self.table.tap(gadget, payload, layout=layout, serial=serial, lines=lines)
+            lines = 1
+            assert len(said) == lines, said  # one line for each input: never two readings of one scan
+            if not said[-1].startswith(f"{INPUT}garbled"):
+                return said[-1]
+            self.table.figures["scanned again"] = self.table.figures.get("scanned again", 0.0) + 1
+        raise AssertionError(f"{payload} refused as garbled three times: {self.table.journal()[-6:]}")
+
+    def check_stored(self) -> None:
+        """The referee's game journal holds exactly the steps played, in order: none lost, none doubled."""
+        assert self.table.stored() == self.script.notations()[:self.done]
 
 
 def open_table() -> KernelTable:

@@ -311,10 +311,16 @@ LAYER_RECIPE = "1"
 LAYERS_KEPT = 3
 
 
+#: The tier's own machinery is not installed in the image (the VM gets guest/ over 9p): not in the layer's key.
+NOT_INSTALLED = Path("tests/kernel")
+
+
 def _source_digest() -> str:
-    """A hash of the checkout's source (what copy_source copies): names and contents."""
+    """A hash of the checkout's source as the image gets it (copy_source, less NOT_INSTALLED): names and contents."""
     digest = hashlib.sha256()
     for relative in source_files():
+        if relative.is_relative_to(NOT_INSTALLED):
+            continue
         digest.update(str(relative).encode() + b"\0")
         path = REPO / relative
         digest.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
@@ -329,8 +335,8 @@ def installed_layer(pristine: Path, wheels: Path, kernel: Kernel, install: tuple
     config), so a second run of the same tree boots at once and any change installs afresh."""
     key = hashlib.sha256("\n".join([LAYER_RECIPE, _source_digest(), pristine.name, wheels.name, *install,
                                      config]).encode()).hexdigest()[:16]
-    layer = CACHE / f"kernel-image-{key}"
-    with _locked("kernel-image"):
+    layer = CACHE / f"installed-image-{key}"  # not kernel-*: those are the kernels
+    with _locked("installed-image"):
         if (layer / ".complete").exists():
             os.utime(layer)  # recently used: kept by the pruning below
             return layer / "upper"
@@ -339,6 +345,7 @@ def installed_layer(pristine: Path, wheels: Path, kernel: Kernel, install: tuple
         image = Image([pristine], kernel, workdir=partial, keep=True)
         try:
             copy_source(image.root / "opt/bornes/src")
+            shutil.rmtree(image.root / "opt/bornes/src" / NOT_INSTALLED)
             shutil.copytree(wheels, image.root / "var/cache/bornes-wheels")
             (image.root / "etc/bornes").mkdir(parents=True, exist_ok=True)
             (image.root / "etc/bornes/config.toml").write_text(config)
@@ -357,7 +364,7 @@ def installed_layer(pristine: Path, wheels: Path, kernel: Kernel, install: tuple
             raise CannotBoot(f"the overlay on {partial} would not unmount")
         (partial / ".complete").touch()
         partial.rename(layer)
-        others = sorted((p for p in CACHE.glob("kernel-image-*") if p != layer), key=lambda p: p.stat().st_mtime)
+        others = sorted((p for p in CACHE.glob("installed-image-*") if p != layer), key=lambda p: p.stat().st_mtime)
         in_use = Path("/proc/self/mountinfo").read_text()
         for stale in others[:max(0, len(others) - (LAYERS_KEPT - 1))]:
             if str(stale) not in in_use:  # another run's VM may be booted on it

@@ -4,12 +4,16 @@ Run by the kernel tier through the agent, as root, with trixie's python3 (standa
 
     usb.py plug SPEC_JSON            build the gadget in configfs, bind it to a free dummy_udc; print where it is
     usb.py unplug NAME | replug NAME  unbind (the host sees the device leave) / bind to the same controller again
+    usb.py remove NAME               unplug and take the gadget out of configfs (frees its /dev/hidgN: the
+                                      kernel's f_hid has four, HIDG_MINORS, for every gadget together)
     usb.py where NAME                 the host-side nodes of a plugged gadget (event devices, ttyACM), as JSON
     usb.py send NAME HEX... [--gap S] write input reports to /dev/hidgN, S seconds after each key's release
     usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line
     usb.py write NAME TEXT            write TEXT to the gadget's serial side (/dev/ttyGSN), raw
-    usb.py listen EVENT_NODE S NAME HEX...   open EVENT_NODE without grabbing it, send the reports, and
-                                      print how many key events that reader got in S seconds
+    usb.py listen EVENT_NODE          open EVENT_NODE as a second reader, without grabbing it (the agent
+                                      keeps it open between requests) ...
+    usb.py heard EVENT_NODE [--seconds S]  ... and print how many key events it got (waiting S s
+                                      for the last ones), then close it
 
 configfs: /sys/kernel/config/usb_gadget/NAME, one configuration, the functions of the spec.
 """
@@ -160,18 +164,30 @@ def write_serial(name: str, text: str) -> None:
         os.close(fd)
 
 
-def listen(node: str, seconds: float, name: str, reports: list[bytes], gap: float = 0.0) -> int:
-    """A second reader of the event device while the gadget types: how many key events reach it."""
-    fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+#: Event devices opened by ``listen``, by path: the agent runs this module in its own process, so they
+#: stay open between its requests while the test types on the gadget.
+LISTENING: dict[str, int] = {}
+
+
+def listen(node: str) -> None:
+    """Open the event device as a second reader would (no grab): what reaches it is counted by ``heard``."""
+    LISTENING[node] = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+
+
+def heard(node: str, seconds: float) -> int:
+    """The key events the second reader got since ``listen`` (waiting ``seconds`` for late ones); closes it."""
+    fd = LISTENING.pop(node)
     keys = 0
     try:
-        send(name, reports, gap)
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
-            data = os.read(fd, EVENT.size * 64)
+            try:
+                data = os.read(fd, EVENT.size * 64)
+            except OSError:  # the device went away: what it sent before is counted
+                break
             for offset in range(0, len(data) - EVENT.size + 1, EVENT.size):
                 _, _, kind, _, _ = EVENT.unpack_from(data, offset)
                 keys += kind == EV_KEY
@@ -180,30 +196,56 @@ def listen(node: str, seconds: float, name: str, reports: list[bytes], gap: floa
     return keys
 
 
+def remove(name: str) -> None:
+    """Unplug the gadget and undo what ``plug`` built, innermost first (configfs' order)."""
+    gadget = GADGETS / name
+    if not gadget.exists():
+        return
+    if (gadget / "UDC").read_text().strip():
+        unplug(name)
+    for config in (gadget / "configs").iterdir():
+        for link in config.iterdir():
+            if link.is_symlink():
+                link.unlink()
+        for strings in (config / "strings").glob("*") if (config / "strings").exists() else ():
+            strings.rmdir()
+        config.rmdir()
+    for function in (gadget / "functions").iterdir():
+        function.rmdir()
+    for strings in (gadget / "strings").iterdir():
+        strings.rmdir()
+    gadget.rmdir()
+    (STATE / f"{name}.udc").unlink(missing_ok=True)
+
+
 def main(argv: list[str]) -> None:
     command, rest = argv[0], argv[1:]
-    gap = 0.0
-    if "--gap" in rest:
-        at = rest.index("--gap")
-        gap = float(rest[at + 1])
-        del rest[at:at + 2]
+    options = {"--gap": 0.0, "--seconds": 1.0}
+    for option in options:
+        if option in rest:
+            at = rest.index(option)
+            options[option] = float(rest[at + 1])
+            del rest[at:at + 2]
     if command == "plug":
         print(json.dumps(plug(json.loads(rest[0]))))
     elif command == "unplug":
         unplug(rest[0])
     elif command == "replug":
         replug(rest[0])
+    elif command == "remove":
+        remove(rest[0])
     elif command == "where":
         print(json.dumps(where(rest[0])))
     elif command == "send":
-        send(rest[0], [bytes.fromhex(r) for r in rest[1:]], gap)
+        send(rest[0], [bytes.fromhex(r) for r in rest[1:]], options["--gap"])
     elif command == "leds":
-        seconds = float(rest[2]) if len(rest) > 2 and rest[1] == "--seconds" else 1.0
-        print("\n".join(leds(rest[0], seconds)))
+        print("\n".join(leds(rest[0], options["--seconds"])))
     elif command == "write":
         write_serial(rest[0], rest[1])
     elif command == "listen":
-        print(listen(rest[0], float(rest[1]), rest[2], [bytes.fromhex(r) for r in rest[3:]], gap))
+        listen(rest[0])
+    elif command == "heard":
+        print(heard(rest[0], options["--seconds"]))
     else:
         sys.exit(f"usb.py: unknown command {command}")
 

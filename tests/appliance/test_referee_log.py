@@ -42,3 +42,27 @@ def test_at_info_a_prompt_says_nothing(caplog: pytest.LogCaptureFixture) -> None
     said = _taps(caplog, logging.INFO)
     assert said == ["accepted B discard MB-D100-01",
                     "refused [garbled] The reader did not get that card: scan it again"]
+
+
+def test_debug_is_the_referees_own_lines_not_every_librarys() -> None:
+    """At debug, Pillow would log every PNG chunk it reads (``STREAM b'IHDR'``) into the journal."""
+    from bornes.firmware.commands.run import setup_logging
+
+    root, ours = logging.getLogger(), logging.getLogger("bornes")
+    saved = (root.level, list(root.handlers), ours.level)
+    try:
+        setup_logging("debug")
+        assert ours.isEnabledFor(logging.DEBUG) and logging.getLogger("bornes.control").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("PIL.PngImagePlugin").isEnabledFor(logging.DEBUG)
+        assert logging.getLogger("PIL.PngImagePlugin").isEnabledFor(logging.INFO)
+        setup_logging("warning")
+        assert not ours.isEnabledFor(logging.INFO) and not logging.getLogger("PIL").isEnabledFor(logging.INFO)
+    finally:
+        for handler in root.handlers:
+            if handler not in saved[1]:
+                root.removeHandler(handler)
+        for handler in saved[1]:
+            if handler not in root.handlers:
+                root.addHandler(handler)
+        root.setLevel(saved[0])
+        ours.setLevel(saved[2])

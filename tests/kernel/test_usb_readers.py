@@ -142,7 +142,7 @@ def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: Ke
 
 def test_only_a_scan_at_scanner_speed_is_a_card(table: KernelTable) -> None:
     game = _game(table)
-    first = game.steps(1)[0][0]
+    first = game.next_taps()[-1]  # the step's card
     refusals = table.count("refused [")
     said = table.tap("scanner", first, gap=0.15)  # a person's pace
     assert said[0].startswith("bornes: input typing: keys came ") and said[0].endswith(": refused"), said
@@ -200,10 +200,10 @@ def test_selection_by_input_by_id_and_an_azerty_scanner_pinned_by_the_layout_lab
     assert table.count('Scanner: keyboard layout French AZERTY (layout = "fr")') == 1
     game = _game(table)
     game.play("scanner", steps=3, layout="fr")
-    said = table.tap("scanner", game.steps(1)[0][0], layout="us")  # pinned: a US scanner's keys are garbage now
+    said = table.tap("scanner", game.next_taps()[-1], layout="us")  # pinned: a US scanner's keys are garbage now
     assert said[0].startswith("bornes: input garbled: ") and "French AZERTY" in said[0], said
     inputs = len(table.inputs())
-    table.scan("keyboard", game.steps(1)[0][0], layout="fr", gap=SCANNER_GAP)  # the keyboard typing a card ...
+    table.scan("keyboard", game.next_taps()[-1], layout="fr", gap=SCANNER_GAP)  # the keyboard typing a card ...
     table.journal(wait=2.0)
     assert len(table.inputs()) == inputs  # ... is no input of the referee's
     game.play("scanner", layout="fr")
@@ -278,7 +278,7 @@ def test_four_pads_a_hazard_on_a_third_side_and_a_coup_fourre_in_one_tap_each(ta
     for seat in "ABCD":
         node = table.event_node(f"pad-{seat}")
         links = table.vm.run("sh", "-c", f"for l in /dev/input/by-path/*-event-kbd; do [ \"$(readlink -f $l)\" = "
-                                         f"{node} ] && echo $l; done").stdout.split()
+                                         f"{node} ] && echo $l; done; true").stdout.split()
         paths[seat] = next(link for link in links if "-usb-" in link)
     assert len(set(paths.values())) == 4, paths
     tags = {card: f"{4100 + i:010d}" for i, card in enumerate(["MB-CMD-OK", *(tap for _, tap, _ in PAD_TAPS)])}

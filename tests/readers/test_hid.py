@@ -358,8 +358,11 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
             other = evdev.InputDevice(path)
             with pytest.raises(OSError):  # grabbed: no console or program gets these keys
                 other.grab()
-            for event in typed("MB-D100-07", "fr", Clock()):
+            script = typed("MB-D100-07", "fr", Clock())
+            started, first = time.monotonic(), script[0].timestamp()
+            for event in script:  # at the scanner's pace: written all at once, no USB device could send them
                 if event.type == ecodes.EV_KEY:
+                    time.sleep(max(0.0, event.timestamp() - first - (time.monotonic() - started)))
                     scanner.write(ecodes.EV_KEY, event.code, event.value)
                     scanner.syn()
             got = wait_for(events, lambda e: isinstance(e, CardScanned))

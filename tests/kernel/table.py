@@ -48,7 +48,8 @@ def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", pla
     # At level debug the referee journals every input (firmware/appliance/referee.py): a tap's own line.
     return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
         '[log]\nlevel = "debug"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
-        f'[game]\nplayers = {players}\nnames = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
+        f'[game]\nedition = "winning-moves"\nplayers = {players}\n'
+        f'names = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
 
 
 @dataclass

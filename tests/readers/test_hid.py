@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any

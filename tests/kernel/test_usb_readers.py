@@ -24,19 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.gadgets import CAPS_LOCK, CATALOGUE, NUM_LOCK
-from tests.kernel.table import (
-    IN_CI,
-    PYTHON,
-    SCANNER_GAP,
-    UNIT,
-    CannotBoot,
-    Game,
-    KernelTable,
-    open_table,
-    reader_config,
-    why_not,
-)
+from tests.kernel.game import Game, GameTable
+from tools.kernel.figures import scan_run
+from tools.kernel.gadgets import CAPS_LOCK, CATALOGUE, NUM_LOCK
+from tools.kernel.table import IN_CI, PYTHON, SCANNER_GAP, UNIT, CannotBoot, open_table, reader_config, why_not
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/readers is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-report.json")
@@ -46,7 +37,7 @@ FIGURE_SCANS = 200  # in CI; bench/kernel.py scans 1 000
 
 
 @pytest.fixture(scope="module")
-def table() -> Iterator[KernelTable]:
+def table() -> Iterator[GameTable]:
     """One VM for the module: booted once (the boot is most of the tier's time under TCG), the tests
     run in order in it, each going on from where the one before left the referee and its game."""
     reason = why_not()
@@ -56,7 +47,7 @@ def table() -> Iterator[KernelTable]:
         pytest.skip(reason)
     started = time.monotonic()
     try:
-        result = open_table()
+        result = open_table(GameTable)
     except CannotBoot as error:
         if IN_CI:
             raise
@@ -75,12 +66,7 @@ def table() -> Iterator[KernelTable]:
         result.close()
 
 
-def _game(table: KernelTable) -> Game:
-    assert table.game is not None
-    return table.game
-
-
-def test_each_gadget_is_enumerated_as_the_model_it_copies(table: KernelTable) -> None:
+def test_each_gadget_is_enumerated_as_the_model_it_copies(table: GameTable) -> None:
     for name in ("rfid", "serial-scanner"):
         table.plug(name)
     for gadget in (SCANNER, KEYBOARD, RFID, SERIAL):
@@ -99,7 +85,7 @@ def test_each_gadget_is_enumerated_as_the_model_it_copies(table: KernelTable) ->
         .strip() == table.event_node("scanner")
 
 
-def test_vendor_product_finds_the_scanner_never_the_keyboard(table: KernelTable) -> None:
+def test_vendor_product_finds_the_scanner_never_the_keyboard(table: GameTable) -> None:
     # As root, who may open every keyboard: both are keyboard-like, the ids pick the scanner.
     code = ("from bornes.drivers.readers.hid_device import keyboard_devices, resolve_device\n"
             f"print(resolve_device('{SCANNER.vendor_product}')); print([d.path for d in keyboard_devices()])")
@@ -116,14 +102,14 @@ def test_vendor_product_finds_the_scanner_never_the_keyboard(table: KernelTable)
     assert table.heard(keyboard) > 0  # the keyboard typed (to the console: it is not grabbed) ...
     table.journal(wait=2.0)
     assert len(table.inputs()) == inputs  # ... and the referee read none of it
-    game = _game(table)
+    game = table.current()
     game.play("scanner", steps=2)  # the scanner's codes are the cards
     assert len(table.accepted()) == 2 and table.count("Unknown card") == 0
     game.check_stored()
 
 
-def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: KernelTable) -> None:
-    scanner, game = table.event_node("scanner"), _game(table)
+def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: GameTable) -> None:
+    scanner, game = table.event_node("scanner"), table.current()
     table.listen(scanner)
     game.play("scanner")  # the referee reads the step's scans ...
     assert table.heard(scanner) == 0  # ... and a second reader of the scanner hears none of their keys
@@ -140,8 +126,8 @@ def test_the_grab_holds_while_the_referee_runs_and_is_released_on_stop(table: Ke
     game.check_stored()
 
 
-def test_only_a_scan_at_scanner_speed_is_a_card(table: KernelTable) -> None:
-    game = _game(table)
+def test_only_a_scan_at_scanner_speed_is_a_card(table: GameTable) -> None:
+    game = table.current()
     first = game.next_taps()[-1]  # the step's card
     refusals = table.count("refused [")
     said = table.tap("scanner", first, gap=0.15)  # a person's pace
@@ -162,7 +148,7 @@ def test_only_a_scan_at_scanner_speed_is_a_card(table: KernelTable) -> None:
     game.check_stored()  # nothing played by the refusals, the step once
 
 
-def test_the_leds_are_what_the_referee_reads_the_keys_with(table: KernelTable) -> None:
+def test_the_leds_are_what_the_referee_reads_the_keys_with(table: GameTable) -> None:
     table.leds("scanner", 0.2), table.leds("keyboard", 0.2)  # what plugging in sent: forgotten
     table.usb("send", "scanner", f"0000{CAPS_LOCK:02x}0000000000", "0000000000000000")
     assert table.leds("scanner", 3) == ["02"]  # Caps Lock pressed on the scanner: its Caps Lock LED
@@ -172,7 +158,7 @@ def test_the_leds_are_what_the_referee_reads_the_keys_with(table: KernelTable) -
     table.usb("send", "keyboard", f"0000{CAPS_LOCK:02x}0000000000", "0000000000000000")
     assert table.leds("keyboard", 3) == ["02"]
     assert table.leds("scanner", 1) == []
-    game = _game(table)
+    game = table.current()
     game.play("scanner")  # a scan with the referee's Caps Lock on still reads (its codes are capitals either way)
     for usage in (CAPS_LOCK, NUM_LOCK):  # back as it was
         table.usb("send", "scanner", f"0000{usage:02x}0000000000", "0000000000000000")
@@ -181,7 +167,7 @@ def test_the_leds_are_what_the_referee_reads_the_keys_with(table: KernelTable) -
     game.check_stored()
 
 
-def test_the_udev_rule_gives_the_referee_the_scanner_and_not_the_keyboard(table: KernelTable) -> None:
+def test_the_udev_rule_gives_the_referee_the_scanner_and_not_the_keyboard(table: GameTable) -> None:
     probe = "import os, sys\ntry:\n    os.close(os.open(sys.argv[1], os.O_RDONLY)); print('opened')\n" \
             "except OSError as e:\n    print(e.strerror)"
     for name, expected in (("scanner", "opened"), ("rfid", "opened"), ("keyboard", "Permission denied")):
@@ -192,13 +178,13 @@ def test_the_udev_rule_gives_the_referee_the_scanner_and_not_the_keyboard(table:
     assert owners.split("\n")[:2] == ["bornes 660", "input 660"], owners
 
 
-def test_selection_by_input_by_id_and_an_azerty_scanner_pinned_by_the_layout_label(table: KernelTable) -> None:
-    table.configure(reader_config(SCANNER.input_by_id, layout="auto"), seed=5)
+def test_selection_by_input_by_id_and_an_azerty_scanner_pinned_by_the_layout_label(table: GameTable) -> None:
+    table.configure_game(reader_config(SCANNER.input_by_id, layout="auto"), seed=5)
     table.wait_count(f"reader back on {SCANNER.input_by_id}", 0, timeout=90)
     said = table.tap("scanner", "MB-LAYOUT-AZQWYM", layout="fr")
     assert said[0].startswith("bornes: input layout: keyboard layout French AZERTY"), said
     assert table.count('Scanner: keyboard layout French AZERTY (layout = "fr")') == 1
-    game = _game(table)
+    game = table.current()
     game.play("scanner", steps=3, layout="fr")
     said = table.tap("scanner", game.next_taps()[-1], layout="us")  # pinned: a US scanner's keys are garbage now
     assert said[0].startswith("bornes: input garbled: ") and "French AZERTY" in said[0], said
@@ -210,8 +196,8 @@ def test_selection_by_input_by_id_and_an_azerty_scanner_pinned_by_the_layout_lab
     game.check_stored()
 
 
-def test_unplug_and_replug_mid_game_loses_and_doubles_nothing(table: KernelTable) -> None:
-    game = _game(table)
+def test_unplug_and_replug_mid_game_loses_and_doubles_nothing(table: GameTable) -> None:
+    game = table.current()
     inputs = set()
     started = time.monotonic()
     for _ in range(UNPLUG_CYCLES):
@@ -232,30 +218,34 @@ def test_unplug_and_replug_mid_game_loses_and_doubles_nothing(table: KernelTable
     game.check_stored()  # every card once: none lost, none doubled
 
 
-def test_a_cdc_acm_scanner_by_its_serial_by_id_path(table: KernelTable) -> None:
-    table.configure(reader_config(SERIAL.serial_by_id, protocol="lines"), seed=7)
+def test_a_cdc_acm_scanner_by_its_serial_by_id_path(table: GameTable) -> None:
+    table.configure_game(reader_config(SERIAL.serial_by_id, protocol="lines"), seed=7)
     table.wait_count(f"reader back on {SERIAL.serial_by_id}", 0, timeout=90)
-    game = _game(table)
+    game = table.current()
     game.play("serial-scanner", steps=3, serial=True)
     game.check_stored()
 
 
-def test_the_uinput_test_of_tests_readers_runs_here(table: KernelTable) -> None:
+def test_the_uinput_test_of_tests_readers_runs_here(table: GameTable) -> None:
     done = table.vm.run("/opt/bornes-tests/bin/python", "-m", "pytest", "/opt/bornes/src/tests/readers/test_hid.py",
                         "-k", "uinput", "-p", "no:cacheprovider", "-o", "addopts=", "-rs", "-q", timeout=300,
                         check=False)
     assert re.search(r"\b1 passed\b", done.stdout) and "skipped" not in done.stdout, done.stdout[-2000:]
 
 
-def test_figures_scans_through_the_gadget(table: KernelTable) -> None:
-    """Read / lost / garbled of many scans at a fast scanner's pace (the tier's report; bench/kernel.py for 1 000)."""
-    from tests.kernel.figures import scan_run
-
+def test_figures_scans_through_the_gadget(table: GameTable) -> None:
+    """Many scans at a fast scanner's pace into ``bornes scan-test``: each one read as its card, or
+    refused in one line (the kernel dropped keys: scan it again); never another card, never a code
+    misread as no card, never a scan gone without a word. The figures go to the tier's report
+    (bench/kernel.py scans 1 000)."""
     figures = scan_run(table, FIGURE_SCANS, gap=SCANNER_GAP)
     table.figures.update({f"{name} ({FIGURE_SCANS} scans, 3 ms a key)": value for name, value in figures.items()})
     print(json.dumps(figures))
-    assert figures["read"] + figures["garbled"] + figures["lost"] == FIGURE_SCANS
-    assert figures["wrong card"] == 0  # a scan may be refused (and scanned again), never read as another card
+    assert figures["wrong card"] == 0 and figures["unknown card"] == 0, figures
+    overflowed = figures["of which keys lost (the kernel's buffer overflowed)"]
+    assert figures["garbled"] == overflowed, figures  # at a scanner's pace, the only refusal is keys lost
+    assert figures["lost"] <= overflowed, figures  # a refusal may cover the scan after it, nothing else is lost
+    assert figures["read"] >= FIGURE_SCANS * 0.9, figures
 
 
 PAD_TAPS = (  # tests/flow/games/three-sides-pads.feed, its first seven taps: Ann, Bob, Cid; Cid deals
@@ -267,7 +257,7 @@ PAD_TAPS = (  # tests/flow/games/three-sides-pads.feed, its first seven taps: An
 )
 
 
-def test_four_pads_a_hazard_on_a_third_side_and_a_coup_fourre_in_one_tap_each(table: KernelTable) -> None:
+def test_four_pads_a_hazard_on_a_third_side_and_a_coup_fourre_in_one_tap_each(table: GameTable) -> None:
     # The kernel's f_hid has four HID minors for all gadgets together: the other keyboard-like gadgets go first.
     for name in ("scanner", "keyboard", "rfid"):
         table.remove(name)

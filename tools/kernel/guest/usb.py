@@ -1,4 +1,4 @@
-"""USB gadgets in the VM: plug, unplug and drive the devices of tests/kernel/gadgets.py.
+"""USB gadgets in the VM: plug, unplug and drive the devices of tools/kernel/gadgets.py.
 
 Run by the kernel tier through the agent, as root, with trixie's python3 (standard library only):
 

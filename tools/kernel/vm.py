@@ -34,8 +34,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.system.booted import CACHE, MIRROR, SUITE, CannotBoot
 from tools.checkout import REPO, copy_source, source_files
+from tools.trixie import CACHE, MIRROR, SUITE, CannotBoot
 
 GUEST = Path(__file__).resolve().parent / "guest"
 #: The kernel the tier boots: trixie's metapackage names it (``linux-image-6.12.N+deb13-amd64``).
@@ -67,7 +67,7 @@ BLACKLIST = ("floppy", "psmouse", "pcspkr", "kvm", "kvm_amd", "kvm_intel", "ata_
              "i2c_piix4", "serio_raw", "qemu_fw_cfg")
 AGENT_UNIT = """\
 [Unit]
-Description=The kernel tier's agent (tests/kernel/guest/agent.py): runs the host's commands
+Description=The kernel tier's agent (tools/kernel/guest/agent.py): runs the host's commands
 DefaultDependencies=no
 After=local-fs.target
 
@@ -311,15 +311,16 @@ LAYER_RECIPE = "1"
 LAYERS_KEPT = 3
 
 
-#: The tier's own machinery is not installed in the image (the VM gets guest/ over 9p): not in the layer's key.
-NOT_INSTALLED = Path("tests/kernel")
+#: The tier's own machinery and tests are not installed in the image (the VM gets guest/ over 9p): left out of
+#: the layer and its key, so changing them reuses the cached install.
+NOT_INSTALLED = (Path("tools/kernel"), Path("tests/kernel"))
 
 
 def _source_digest() -> str:
     """A hash of the checkout's source as the image gets it (copy_source, less NOT_INSTALLED): names and contents."""
     digest = hashlib.sha256()
     for relative in source_files():
-        if relative.is_relative_to(NOT_INSTALLED):
+        if any(relative.is_relative_to(folder) for folder in NOT_INSTALLED):
             continue
         digest.update(str(relative).encode() + b"\0")
         path = REPO / relative
@@ -345,7 +346,8 @@ def installed_layer(pristine: Path, wheels: Path, kernel: Kernel, install: tuple
         image = Image([pristine], kernel, workdir=partial, keep=True)
         try:
             copy_source(image.root / "opt/bornes/src")
-            shutil.rmtree(image.root / "opt/bornes/src" / NOT_INSTALLED)
+            for folder in NOT_INSTALLED:
+                shutil.rmtree(image.root / "opt/bornes/src" / folder)
             shutil.copytree(wheels, image.root / "var/cache/bornes-wheels")
             (image.root / "etc/bornes").mkdir(parents=True, exist_ok=True)
             (image.root / "etc/bornes/config.toml").write_text(config)

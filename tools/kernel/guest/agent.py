@@ -1,6 +1,6 @@
 """The kernel tier's hands inside the VM: runs the host's requests, one at a time.
 
-The host (tests/kernel/vm.py) talks to it over a virtio-serial port named ``bornes.agent``: one
+The host (tools/kernel/vm.py) talks to it over a virtio-serial port named ``bornes.agent``: one
 JSON object a line, answered by one line ``{"rc": N, "stdout": "…", "stderr": "…", "id": …}``
 (``id`` is the request's own, echoed, so the host drops a late answer to a request it gave up on).
 A request is one of:

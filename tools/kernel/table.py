@@ -1,8 +1,8 @@
 """The referee in the VM and the USB devices plugged into it: what the kernel tier's tests hold.
 
 :func:`open_table` builds the image (install.sh with ``--hid`` for the keyboard-mode readers),
-boots it (tests/kernel/vm.py) and returns a :class:`KernelTable`: the VM, the gadgets
-(tests/kernel/gadgets.py) it can plug, unplug and type on, and the referee's journal lines.
+boots it (tools/kernel/vm.py) and returns a :class:`KernelTable`: the VM, the gadgets
+(tools/kernel/gadgets.py) it can plug, unplug and type on, and the referee's journal lines.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from bench.driver import SETUP_TAPS, Script, script_games
-from tests.kernel.gadgets import CATALOGUE, reports
-from tests.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
-from tests.system.booted import CannotBoot, cached_root, cached_wheels
+from tools.kernel.gadgets import CATALOGUE, reports
+from tools.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
+from tools.trixie import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
 INPUT = "bornes: input "
@@ -60,7 +60,6 @@ class KernelTable:
     image: Image
     figures: dict[str, float] = field(default_factory=dict)
     plugged: dict[str, dict[str, object]] = field(default_factory=dict)
-    game: Game | None = None  # the scripted game the referee is in (set by configure)
     _journal: list[str] = field(default_factory=list)
 
     # -- the devices --------------------------------------------------------------------------------
@@ -161,9 +160,8 @@ class KernelTable:
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
 
-    def configure(self, config: str, bindings: dict[str, str] | None = None, seed: int | None = None) -> None:
-        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted;
-        with ``seed``, :attr:`game` is a new scripted game to play from its start."""
+    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -174,8 +172,6 @@ class KernelTable:
         ups = self.count("referee up")
         self.vm.run("systemctl", "start", "bornes.service", timeout=90)
         self.wait_count("referee up", ups, timeout=90)
-        if seed is not None:
-            self.game = Game(self, seed)
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -201,67 +197,12 @@ class KernelTable:
             self.image.close()
 
 
-class Game:
-    """A scripted 2-player game (bench/driver.py's bots), tapped through the gadgets one input at a
-    time: each tap waits for the referee's line for it, and a code the referee refuses as garbled
-    is scanned again, as the panel asks a player to (counted in the figures: a reader read late
-    loses keys, docs/system.md). The game's first step starts with the setup menus' OKs: they are
-    tapped until the referee says the game is on (a table whose config names the players needs fewer)."""
-
-    def __init__(self, table: KernelTable, seed: int) -> None:
-        self.table = table
-        self.script: Script = script_games(players=2, seed=seed, games=1)
-        self.done = 0  # steps accepted
-
-    def next_taps(self) -> tuple[str, ...]:
-        """The taps of the next step, the setup's OKs left out."""
-        taps = self.script.steps[self.done].taps
-        return taps[len(SETUP_TAPS):] if self.done == 0 else taps
-
-    def play(self, gadget: str, steps: int = 1, *, layout: str = "us", serial: bool = False,
-             after_half_code: bool = False) -> None:
-        """Play the next ``steps`` steps on ``gadget``; with ``after_half_code``, the first tap's keys
-        also end a half-typed code (its refusal comes first: two lines)."""
-        for _ in range(steps):
-            step = self.script.steps[self.done]
-            lines = 2 if after_half_code else 1
-            after_half_code = False
-            if self.done == 0:
-                for _ok in SETUP_TAPS:
-                    said = self._tap(gadget, SETUP_TAPS[0], layout, serial, lines)
-                    lines = 1
-                    if said.endswith(": accepted"):
-                        break
-                    assert said.endswith(": prompt"), said
-                else:
-                    raise AssertionError(f"the setup's OKs did not start the game: {self.table.journal()[-6:]}")
-            taps = self.next_taps()
-            for number, payload in enumerate(taps):
-                said = self._tap(gadget, payload, layout, serial, lines)
-                lines = 1
-                last = number == len(taps) - 1
-                assert said.endswith(": accepted" if last else ": prompt"), (payload, said, self.table.journal()[-6:])
-            assert self.table.accepted()[-1] == step.notation, self.table.journal()[-6:]
-            self.done += 1
-
-    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int) -> str:
-        """One input, scanned again while the referee refuses it as garbled (three times at most)."""
-        for _ in range(3):
-            said = self.table.tap(gadget, payload, layout=layout, serial=serial, lines=lines)
-            assert len(said) == lines, said  # one line for each input: never two readings of one scan
-            if not said[-1].startswith(f"{INPUT}garbled"):
-                return said[-1]
-            lines = 1
-            self.table.figures["scanned again"] = self.table.figures.get("scanned again", 0.0) + 1
-        raise AssertionError(f"{payload} refused as garbled three times: {self.table.journal()[-6:]}")
-
-    def check_stored(self) -> None:
-        """The referee's game journal holds exactly the steps played, in order: none lost, none doubled."""
-        assert self.table.stored() == self.script.notations()[:self.done]
+T = TypeVar("T", bound="KernelTable")
 
 
-def open_table() -> KernelTable:
-    """Image, install (or its cached layer), boot; the figures of each step kept for the tier's report."""
+def open_table(kind: type[T]) -> T:
+    """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
+    step kept for the tier's report."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -276,7 +217,7 @@ def open_table() -> KernelTable:
     except BaseException:
         image.close()
         raise
-    table = KernelTable(vm, image)
+    table = kind(vm, image)
     table.figures.update({"cache (root, kernel, wheels)": cached - started,
                           "install.sh in the image (0: cached)": installed - cached,
                           "boot to the agent": vm.agent_seconds, "boot to running": vm.boot_seconds})

@@ -7,12 +7,23 @@ controller of ``dummy_hcd``; the kernel then enumerates it exactly as it would t
 (``usbhid`` → ``hid-generic`` → evdev, or ``cdc_acm`` → ``/dev/ttyACM*``), and udev gives it its
 ``/dev/input/by-id`` or ``/dev/serial/by-id`` name from these strings.
 
-Adding a device (say a USB keypad for the table's buttons): add a ``Gadget`` to :data:`CATALOGUE`
-with its ids and strings, and cite where they come from; a keyboard-like device takes
-``Hid(BOOT_KEYBOARD)`` (a keypad is a keyboard to the kernel). Then ``kernel.plug("keypad")`` in a
-test, ``kernel.type("keypad", …)`` or ``kernel.send("keypad", report)`` to press its keys.
-tests/kernel/test_gadgets.py checks every entry: its ids are in the VM's udev hardware database
-(the linux-usb.org list) unless ``listed`` is False, and it enumerates with its strings.
+Adding a device (a USB keypad for the table's buttons, say) is data, not code:
+
+1. a ``Gadget`` in :data:`CATALOGUE`: its name (the test's handle), the real model's vendor and
+   product ids, its three strings, bcdUSB/bcdDevice, its functions, and ``source`` (where the ids
+   and strings come from: usb.ids, an ``lsusb -v`` of one); ``listed=False`` when usb.ids does not
+   know the ids, else ``model`` is usb.ids' name for them (the first kernel test checks it against
+   the VM's udev hwdb for the gadgets it plugs);
+2. its functions: ``Hid()`` is a boot keyboard (a keypad is a keyboard to the kernel; give
+   ``Hid(report_desc=…)`` for another descriptor), ``Acm()`` a USB serial port;
+3. its keys, if it types characters a layout of :data:`LAYOUT_KEYS` lacks: an entry there (HID
+   usage ids, from the HID Usage Tables, never from the referee's own maps).
+
+Then, in a test: ``table.plug("keypad")``, ``table.tap("keypad", "…")`` (keys at a scanner's pace,
+waiting for the referee's line) or ``table.usb("send", "keypad", REPORT_HEX…)`` for raw reports,
+``table.remove("keypad")`` when done. The kernel's f_hid has four HID minors for all gadgets
+together (``HIDG_MINORS``): remove the ones a test no longer needs; ``dummy_hcd`` has eight
+controllers (``DUMMY_CONTROLLERS`` in vm.py), one a gadget.
 """
 
 from __future__ import annotations

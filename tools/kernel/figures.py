@@ -1,14 +1,13 @@
-"""Many scans through the scanner gadget, counted: read, garbled, unknown, wrong card, lost (the kernel tier's figures).
+"""Many scans through a scanner gadget, counted (the kernel tier's figures, and bench/kernel.py's).
 
-The referee's service is stopped and ``bornes scan-test`` (as the referee's user, through the udev
-rule) reads the scanner while the gadget types ``count`` card codes (the deck's, in turn) at
-``gap`` seconds a key (0: as fast as USB takes the reports). Each code scan-test prints is
-matched, in order, against what was typed; a refusal (``! garbled: …``) is a scan a player would
-have to make again; an unknown code (``? unknown card``) is a scan misread as no card; a code read
-that was not typed there is a wrong card; a scan the referee said nothing of is lost (one refusal
-may cover two scans when the kernel dropped the keys between them). :func:`unplug_run` unplugs and
-replugs the scanner under scan-test and scans a card after each replug. Shared by the tier's test
-and ``python -m bench.kernel``.
+``bornes scan-test`` (as the referee's user, through the udev rule) reads a scanner gadget while
+the gadget types ``count`` card codes (the deck's, in turn) at ``gap`` seconds a key (0: as fast
+as USB takes the reports); the referee's service is stopped when the gadget is its reader. Each
+code scan-test prints is matched, in order, against what was typed. A refusal (``! garbled: …``)
+is a scan a player makes again; an unknown code (``? unknown card``) is a scan misread as no card;
+a code read that was not typed there is a wrong card; a scan nothing was said of is lost (one
+refusal may cover two scans when the kernel dropped the keys between them). :func:`unplug_run`
+unplugs and replugs the scanner under scan-test and scans a card after each replug.
 """
 
 from __future__ import annotations
@@ -26,10 +25,13 @@ QUIET = 5.0  # seconds with no new line after the last key: scan-test has read a
 
 
 @contextlib.contextmanager
-def scan_test(table: KernelTable, layout: str = "us") -> Iterator[None]:
-    """``bornes scan-test`` on the scanner (by its by-id name) instead of the referee, its lines in OUT."""
-    config = reader_config(CATALOGUE["scanner"].input_by_id, layout=layout) + '[state]\ndir = "/var/lib/bornes"\n'
-    table.vm.run("systemctl", "stop", "bornes.service", timeout=60)
+def scan_test(table: KernelTable, gadget: str = "scanner", *, stop_referee: bool = True,
+              layout: str = "us") -> Iterator[None]:
+    """``bornes scan-test`` on a gadget (by its by-id name), its lines in OUT; with ``stop_referee``,
+    instead of the referee (which would hold that reader), started again after."""
+    config = reader_config(CATALOGUE[gadget].input_by_id, layout=layout) + '[state]\ndir = "/var/lib/bornes"\n'
+    if stop_referee:
+        table.vm.run("systemctl", "stop", "bornes.service", timeout=60)
     table.vm.run("sh", "-c", "cat > /run/bornes-figures.toml && chmod 644 /run/bornes-figures.toml", input=config)
     table.vm.run("systemd-run", "--unit=bornes-figures", "--uid=bornes", "--gid=bornes",
                  f"--property=StandardOutput=file:{OUT}", "/opt/bornes/venv/bin/bornes", "scan-test",
@@ -42,7 +44,8 @@ def scan_test(table: KernelTable, layout: str = "us") -> Iterator[None]:
         table.vm.run("systemctl", "stop", "bornes-figures", check=False, timeout=60)
         table.vm.run("systemctl", "reset-failed", "bornes-figures", check=False)
         table.vm.run("rm", "-f", OUT)
-        table.vm.run("systemctl", "start", "bornes.service", timeout=90)
+        if stop_referee:
+            table.vm.run("systemctl", "start", "bornes.service", timeout=90)
 
 
 def said(table: KernelTable) -> str:
@@ -61,14 +64,15 @@ def settled(table: KernelTable) -> list[str]:
     return lines
 
 
-def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, layout: str = "us") -> dict[str, float]:
+def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = "scanner", stop_referee: bool = True,
+             layout: str = "us") -> dict[str, float]:
     deck = [card.code() for card in full_deck()]
     sent = [deck[i % len(deck)] for i in range(count)]
-    with scan_test(table, layout):
+    with scan_test(table, gadget, stop_referee=stop_referee, layout=layout):
         before = len(said(table).splitlines())
         started = time.monotonic()
         data = [r.hex() for code in sent for r in reports(code, layout)]
-        table.usb("send", "scanner", *data, "--gap", str(gap), timeout=120 + count * (1 + 30 * gap))
+        table.usb("send", gadget, *data, "--gap", str(gap), timeout=120 + count * (1 + 30 * gap))
         typed = time.monotonic() - started
         lines = settled(table)[before:]
     read_codes = [line.split()[0] for line in lines if line.startswith("MB-")]

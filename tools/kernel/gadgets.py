@@ -132,8 +132,11 @@ KEYBOARD = Gadget(
            "it has no serial string")
 #: Four pads: four of the same RFID reader (a family buys them in a pack), each on its own controller.
 PADS = tuple(RFID.copy(f"pad-{seat}") for seat in "ABCD")
+#: A second unit of the scanner (its own serial number, so its own by-id name): the figures' scans
+#: go through it into ``bornes scan-test`` while the referee keeps its reader.
+SECOND_SCANNER = SCANNER.copy("scanner-2", serial="S/N:4C4B2C5A0D1E4D4C")
 
-CATALOGUE: dict[str, Gadget] = {g.name: g for g in (SCANNER, RFID, SERIAL_SCANNER, KEYBOARD, *PADS)}
+CATALOGUE: dict[str, Gadget] = {g.name: g for g in (SCANNER, RFID, SERIAL_SCANNER, KEYBOARD, *PADS, SECOND_SCANNER)}
 
 #: Keys as a scanner sends them, in HID usage ids (USB HID Usage Tables, keyboard page 0x07), for the
 #: characters of card codes and tag numbers, per keyboard layout the scanner is set to: (usage, shift).

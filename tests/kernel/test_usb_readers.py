@@ -150,7 +150,8 @@ def test_only_a_scan_at_scanner_speed_is_a_card(table: GameTable) -> None:
     time.sleep(1.5)
     assert len(table.inputs()) == half  # nothing yet: the referee cannot know the code is over ...
     game.play("scanner", after_half_code=True)  # ... until the next key: the half refused, the whole step played once
-    refusals = [line for line in table.inputs()[inputs:] if line.endswith(": refused") and not line.startswith(KEYS_LOST)]
+    refusals = [line for line in table.inputs()[inputs:]
+                if line.endswith(": refused") and not line.startswith(KEYS_LOST)]
     assert len(refusals) == 3, refusals  # each refused in one line; the rest of the lines are the step's
     assert refusals[2].startswith("bornes: input garbled: 6 keys with no Enter after them"), refusals
     assert "Traceback" not in "\n".join(table.journal())

@@ -6,7 +6,8 @@ Run by the kernel tier through the agent, as root, with trixie's python3 (standa
     usb.py unplug NAME | replug NAME  unbind (the host sees the device leave) / bind to the same controller again
     usb.py remove NAME               unplug and take the gadget out of configfs (frees its /dev/hidgN: the
                                       kernel's f_hid has four, HIDG_MINORS, for every gadget together)
-    usb.py where NAME                 the host-side nodes of a plugged gadget (event devices, ttyACM), as JSON
+    usb.py where NAME                 the host-side nodes of a plugged gadget (event devices, their input
+                                      devices and by-path names, ttyACM), as JSON
     usb.py send NAME HEX... [--gap S] write input reports to /dev/hidgN, S seconds after each key's release
     usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line
     usb.py write NAME TEXT            write TEXT to the gadget's serial side (/dev/ttyGSN), raw
@@ -109,7 +110,7 @@ def where(name: str) -> dict[str, Any]:
     udc = (STATE / f"{name}.udc").read_text().strip()
     host = "dummy_hcd." + udc.rsplit(".", 1)[1]
     found: dict[str, Any] = {"udc": udc, "bound": (gadget / "UDC").read_text().strip() == udc, "hidg": [], "ttyGS": [],
-                   "events": [], "ttyACM": []}
+                             "events": [], "inputs": [], "by-path": [], "ttyACM": []}
     for function in sorted((gadget / "functions").iterdir()):
         if function.name.startswith("hid."):
             found["hidg"].append(_char_node((function / "dev").read_text()))
@@ -118,6 +119,11 @@ def where(name: str) -> dict[str, Any]:
     for event in sorted(Path("/sys/class/input").glob("event*")):
         if f"/{host}/" in str(event.resolve()):
             found["events"].append(f"/dev/input/{event.name}")
+            found["inputs"].append(str((event / "device").resolve()))  # the input device (inputN) behind it
+    by_path = Path("/dev/input/by-path")
+    for link in sorted(by_path.iterdir()) if by_path.exists() else ():
+        if os.path.realpath(link) in found["events"]:
+            found["by-path"].append(str(link))  # udev's, once it has handled the device
     for port in sorted(Path("/sys/class/tty").glob("ttyACM*")):
         if f"/{host}/" in str(port.resolve()):
             found["ttyACM"].append(f"/dev/{port.name}")

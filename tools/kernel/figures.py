@@ -77,7 +77,8 @@ def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = 
         lines = settled(table)[before:]
     read_codes = [line.split()[0] for line in lines if line.startswith("MB-")]
     unknown = sum(line.startswith("?") for line in lines)
-    refused = [line for line in lines if line.startswith("!") and "reader" not in line]
+    # "! garbled: keys were lost (the reader was read too late) …" is a refusal; "! reader lost: …" is not.
+    refused = [line for line in lines if line.startswith("!") and not line[1:].lstrip().startswith("reader lost")]
     overflowed = sum("keys were lost" in line for line in refused)
     matched, at = 0, 0
     for code in read_codes:  # in order, as a subsequence of what was typed

@@ -12,9 +12,11 @@ python-evdev is imported here only, when a keyboard-mode reader is configured or
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import select
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,25 @@ from bornes.drivers.readers.hid import LAYOUT_NAMES, LAYOUT_TEST_CODE, HidDecode
 BY_ID = Path("/dev/input/by-id")
 _VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
 LED_NUML, LED_CAPSL = 0, 1
+EV_MSC = 4
+#: ``EVIOCSMASK``, ``_IOW('E', 0x93, struct input_mask)`` (linux/input.h, Linux 4.4 and later): which
+#: events the kernel queues for this reader. ``struct input_mask`` is type, codes_size, codes_ptr.
+EVIOCSMASK = 0x40104593
+_INPUT_MASK = struct.Struct("=IIQ")
+
+
+def queue_keys_only(fd: int) -> bool:
+    """Ask the kernel to queue no EV_MSC events for this reader (False where it cannot: an old kernel).
+
+    A USB keyboard sends MSC_SCAN (the HID usage) before every key event: over a third of what a
+    scan puts in the reader's queue, which holds 64 events and drops the rest when the reader is
+    read late (SYN_DROPPED: the code is refused, to be scanned again). The decoder never reads
+    them; without them a scan fits the queue about twice as long."""
+    try:
+        fcntl.ioctl(fd, EVIOCSMASK, _INPUT_MASK.pack(EV_MSC, 0, 0))  # an empty bitmap: no MSC code at all
+    except OSError:
+        return False
+    return True
 
 
 class HidUnavailable(OSError):
@@ -120,6 +141,7 @@ class HidPort:
         except OSError as error:
             self.device.close()
             raise OSError(error.errno, f"{port} is held by another program (grabbed)") from None
+        self.keys_only = queue_keys_only(self.device.fd)
         self._wake_read, self._wake_write = os.pipe()
 
     def leds(self) -> set[int]:

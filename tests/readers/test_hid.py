@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import select
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -373,6 +374,61 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
         other.grab()  # released on close
         other.ungrab()
         other.close()
+
+
+@pytest.mark.skipif(_uinput_problem() is not None, reason=_uinput_problem() or "")
+def test_the_kernel_queues_only_keys_for_the_reader() -> None:
+    """A USB keyboard sends MSC_SCAN before every key: a third of a scan's events. The reader asks the
+    kernel not to queue them (EVIOCSMASK), so a scan fits its 64-event queue about twice as long."""
+    from evdev import UInput
+
+    from bornes.drivers.readers.hid_device import HidPort
+
+    capabilities: dict[int, Sequence[int]] = {ecodes.EV_KEY: sorted(set(KEYS.values())),
+                                              ecodes.EV_MSC: [ecodes.MSC_SCAN]}
+    with UInput(capabilities, name="bornes test keyboard", vendor=0x046D, product=0xC31C) as keyboard:
+        path = os.fsdecode(keyboard.device.path)
+
+        def press(code: int) -> None:
+            for value in (1, 0):
+                keyboard.write(ecodes.EV_MSC, ecodes.MSC_SCAN, 0x70000 + code)
+                keyboard.write(ecodes.EV_KEY, code, value)
+                keyboard.syn()
+
+        plain = evdev.InputDevice(path)  # an ordinary reader gets the scan codes ...
+        press(ecodes.KEY_M)
+        seen: list[InputEvent] = []
+        deadline = time.monotonic() + 30
+        while sum(event.type == ecodes.EV_KEY for event in seen) < 2 and time.monotonic() < deadline:
+            if select.select([plain.fd], [], [], 1.0)[0]:
+                seen += plain.read()
+        plain.close()
+        assert ecodes.EV_MSC in {event.type for event in seen}
+        port = HidPort(path)  # ... the referee's does not
+        try:
+            assert port.keys_only
+            press(ecodes.KEY_M)
+            events = []
+            for _ in range(30):
+                events += port.read_events(1.0)
+                if sum(event.type == ecodes.EV_KEY for event in events) >= 2:
+                    break
+            assert [(e.type, e.code, e.value) for e in events if e.type != ecodes.EV_SYN] == [
+                (ecodes.EV_KEY, ecodes.KEY_M, 1), (ecodes.EV_KEY, ecodes.KEY_M, 0)]
+        finally:
+            port.close()
+
+
+def test_where_the_kernel_cannot_mask_events_the_reader_still_reads() -> None:
+    """queue_keys_only says False on a file that is no event device (or a kernel before 4.4), and nothing breaks."""
+    from bornes.drivers.readers.hid_device import queue_keys_only
+
+    read, write = os.pipe()
+    try:
+        assert queue_keys_only(read) is False
+    finally:
+        os.close(read)
+        os.close(write)
 
 
 # -- the commands --------------------------------------------------------------------------------

@@ -291,13 +291,21 @@ def hid_part(sizes: Sizes) -> list[Row]:
     return [Row(*row) for row in hid_rows(max(20, sizes.scans))]
 
 
+def kit_part(sizes: Sizes) -> list[Row]:  # the table without a soldering iron: keypad, TV page, chirps
+    from bench.kit import rows as kit_rows
+
+    if sizes.smoke:
+        return [Row(*row) for row in kit_rows(presses=20, live_presses=3, frames=3, plays=3)]
+    return [Row(*row) for row in kit_rows()]
+
+
 #: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
 #: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
 PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
-    "club": club_part,
+    "club": club_part, "kit": kit_part,
 }
 
 

@@ -458,16 +458,20 @@ def measure_club(directory: Path, *, tables: int = 8, games: int = 1, pace: floa
         ready = threading.Event()
 
         def listen() -> None:
-            with httpx.Client(timeout=None) as http, http.stream("GET", club.url("/events")) as stream:
-                ready.set()
-                for line in stream.iter_lines():
-                    if stop.is_set():
-                        return
-                    if line.startswith("data: "):
-                        event = json.loads(line[6:])
-                        live = event.get("live") or {}
-                        if isinstance(live.get("action_count"), int) and live.get("game_id"):
-                            shown[event["table"]].append((live["game_id"], live["action_count"], time.time()))
+            try:
+                with httpx.Client(timeout=None) as http, http.stream("GET", club.url("/events")) as stream:
+                    ready.set()
+                    for line in stream.iter_lines():
+                        if stop.is_set():
+                            return
+                        if line.startswith("data: "):
+                            event = json.loads(line[6:])
+                            live = event.get("live") or {}
+                            if isinstance(live.get("action_count"), int) and live.get("game_id"):
+                                shown[event["table"]].append((live["game_id"], live["action_count"], time.time()))
+            except httpx.HTTPError as error:  # the board stopped under the stream: the end of the night, or a fault
+                if not stop.is_set():
+                    print(f"warning: the board's live stream broke during the night: {error!r}", file=sys.stderr)
 
         listener = threading.Thread(target=listen, daemon=True)
         listener.start()

@@ -101,6 +101,7 @@ def build(into: Path, cache: Path | None = None) -> CompiledBuild:
         done = kept / "seconds"
         if not done.is_file():
             shutil.rmtree(kept, ignore_errors=True)
+            kept.mkdir()
             made = _build(source, kept)
             done.write_text(f"{made.seconds}\n")
         (wheel,) = (kept / "dist").glob("bornes-*.whl")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from bornes.engine.cards import Card
 
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
+#: The ``reader`` name of a USB keypad's lost/back events (drivers/keypad.py): the table's buttons, not a reader.
+KEYPAD = "keypad"
 _SEAT_BUTTON = re.compile(r"SEAT([1-8])")
 
 
@@ -123,7 +125,7 @@ class ReaderLost:
     reader: str = "reader"
 
     def describe(self) -> str:
-        return f"reader lost: {self.detail}"
+        return f"{'keypad' if self.reader == KEYPAD else 'reader'} lost: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ class ReaderBack:
     reader: str = "reader"
 
     def describe(self) -> str:
-        return f"reader back on {self.port}"
+        return f"{'keypad' if self.reader == KEYPAD else 'reader'} back on {self.port}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ that they differ and a person can retune them without touching the player. A pas
 plays the notes on gpiozero's TonalBuzzer; an active buzzer (``tonal = false`` in the pin
 map) can only beep, so every pattern also differs in rhythm. A background thread plays them;
 a new pattern cuts the one playing, because the table cares about the latest event.
-``muted`` silences the buzzer only: the LED still shows what happened.
+``muted`` silences the buzzer only: the LED still shows what happened. Without a buzzer, the same
+patterns play through ``chirps`` (:mod:`bornes.drivers.sound`: the Pi's audio, or the TV page).
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.pins import PinMap
+
+if TYPE_CHECKING:
+    from bornes.drivers.sound import Chirps
 
 Color = tuple[float, float, float]
 OFF: Color = (0.0, 0.0, 0.0)
@@ -71,6 +75,13 @@ class Pattern(enum.Enum):
         return float(sum(step.seconds for step in self.steps))
 
 
+def _without_buzzer(pin_map: PinMap) -> PinMap:
+    """The pin map with its buzzer left alone (the sound goes elsewhere: ``[sound] output``)."""
+    import dataclasses
+
+    return dataclasses.replace(pin_map, buzzer=None)
+
+
 class Feedback:
     """The buzzer and LEDs of the pin map. ``play()`` returns at once; a worker thread sounds it.
 
@@ -86,8 +97,12 @@ class Feedback:
         pin_factory: Any = None,
         wait: Callable[[threading.Event, float], bool] | None = None,
         thread: bool = True,
+        buzzer: bool = True,
+        chirps: Chirps | None = None,
     ) -> None:
         self.muted = muted
+        #: The sound output when the buzzer is not used (``[sound] output``): started with each pattern.
+        self.chirps = chirps
         self._wait = wait or (lambda event, seconds: event.wait(seconds))
         self._buzzer: Any = None
         self._tonal = False
@@ -99,7 +114,7 @@ class Feedback:
         self._playing = False
         self.played: list[Pattern] = []  # the newest patterns started, for tests and `bornes doctor`
         try:
-            self._open(pin_map, pin_factory)
+            self._open(pin_map if buzzer else _without_buzzer(pin_map), pin_factory)
         except Exception:
             self.close()
             raise
@@ -143,13 +158,19 @@ class Feedback:
         self.played.append(pattern)
         if len(self.played) > 2 * PLAYED_KEPT:  # the newest only: a referee runs for months
             del self.played[:-PLAYED_KEPT]
+        cut = False
         try:
+            if self.chirps is not None and not self.muted:
+                self.chirps.start(pattern)
             for step in pattern.steps:
                 self._sound(step)
                 if self._wait(self._cut, step.seconds):
+                    cut = True
                     break
         finally:
             self._silence()
+            if cut and self.chirps is not None:
+                self.chirps.stop()
 
     def _sound(self, step: Step) -> None:
         if self._buzzer is not None:
@@ -225,6 +246,9 @@ class Feedback:
         self._buzzer = None
         self._led = None
         self._led_kind = "none"
+        if self.chirps is not None:
+            with contextlib.suppress(Exception):
+                self.chirps.close()
 
     def __enter__(self) -> Feedback:
         return self

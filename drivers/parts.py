@@ -6,6 +6,7 @@ only reads the config does not pay for pyserial or PIL).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 #: OLED panels luma.oled drives, with their size in pixels.
@@ -19,3 +20,22 @@ DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 1
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 #: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
+#: The layout test label (``bornes labels``): every letter on it sits on a different key in at
+#: least two of the layouts (A/Q, Z/W/Y, M), and its dash is on three different keys, so exactly
+#: one layout reads it back as printed.
+LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"
+#: A keyboard-mode reader named by its USB ids, ``vvvv:pppp`` (``0c2e:0b61``).
+VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
+
+
+def names_input_device(port: str) -> bool:
+    """Whether ``port`` names a keyboard-mode reader (an input device, or ``vvvv:pppp``): never a serial port."""
+    return port.startswith("/dev/input/") or VENDOR_PRODUCT.fullmatch(port) is not None
+#: Where the table's buttons come from: the pin map's GPIO buttons, or a USB keypad (drivers/keypad.py).
+BUTTON_SOURCES: tuple[str, ...] = ("gpio", "hid")
+#: The key maps a keypad starts from (drivers/keypad.py's KEYMAPS; a test keeps the two equal).
+KEYMAP_NAMES: tuple[str, ...] = ("numpad", "pad6")
+#: Panels that are no OLED: ``tv``, the panel's screens on a web page a TV, monitor or tablet shows.
+SCREENS: tuple[str, ...] = ("tv",)
+#: Where the chirps can go: the pin map's buzzer, the Pi's audio (ALSA), the TV page's browser, nowhere.
+SOUNDS: tuple[str, ...] = ("buzzer", "audio", "page", "none")

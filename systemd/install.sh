@@ -16,6 +16,15 @@
 #                                        gcc needs about 450 MB of memory (docs/engine-speed.md)
 #   sudo systemd/install.sh --hid VVVV:PPPP  also give the referee this keyboard-mode USB reader
 #                                        (repeat for several pads; docs/readers.md, Keyboard mode)
+#   sudo systemd/install.sh --keypad VVVV:PPPP  also give the referee this USB keypad as its buttons
+#                                        ([buttons] source = "hid"; docs/keypad.md)
+#   sudo systemd/install.sh --tv         also show the table on the Pi's HDMI screen: the TV page full
+#                                        screen (cage + Chromium, bornes-kiosk.service; implies --web;
+#                                        [display] panel = "tv" turns it on; docs/tv.md)
+#   sudo systemd/install.sh --kit        the table without a soldering iron: a USB scanner, a USB keypad
+#                                        and a TV (--tv, the Pi's audio, the kit's config); asks you to
+#                                        scan a label and press a key to find the two, unless --hid and
+#                                        --keypad name them (wiring/README.md, No-solder kit)
 #   systemd/install.sh --dry-run         print every step without changing anything
 #   sudo systemd/install.sh --uninstall  stop and remove the services (keeps config and games)
 #
@@ -35,8 +44,14 @@ WEB_USER=bornes-web
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
 HID_IDS=()
+SCANNER_ID=""
+KEYPAD_ID=""
 USER_NAME=bornes
-GROUPS_WANTED=(gpio i2c dialout)
+KIOSK_USER=bornes-kiosk
+KIOSK_UNIT=/etc/systemd/system/bornes-kiosk.service
+KIOSK_PAM=/etc/pam.d/bornes-kiosk
+# audio: /dev/snd for the chirps through the Pi's sound output ([sound] output = "audio").
+GROUPS_WANTED=(gpio i2c dialout audio)
 CONSTRAINTS="$REPO/systemd/pi-constraints.txt"
 # The venv needs python3-venv; i2c-tools gives i2cdetect for checking the OLED's wiring. Pillow's
 # wheels carry their own image libraries, so nothing else is needed from apt.
@@ -48,6 +63,12 @@ APT_PI_PACKAGES=(i2c-tools)
 LGPIO_PACKAGE=python3-lgpio
 # Only for --compile-engine: mypyc's C needs a compiler, the C library's headers and Python's.
 APT_COMPILE_PACKAGES=(gcc libc6-dev python3-dev)
+# Only for --tv: cage shows one application full screen on the HDMI screen (no desktop), and will not
+# start without Xwayland; the browser is Debian's chromium (Raspberry Pi OS's older images call it
+# chromium-browser: tried below).
+APT_TV_PACKAGES=(cage xwayland)
+# Only for --kit: ALSA's aplay plays the chirps through the TV's speakers (HDMI) or the jack.
+APT_KIT_PACKAGES=(alsa-utils)
 BOOT=/boot/firmware
 
 DRY_RUN=0
@@ -59,9 +80,11 @@ WEB=0
 PI=1
 WHEELS=""
 COMPILE=0
+TV=0
+KIT=0
 
 usage() {
-    sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,35s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 while [[ $# -gt 0 ]]; do
@@ -78,14 +101,18 @@ while [[ $# -gt 0 ]]; do
             [[ $# -ge 2 && -d $2 ]] || { echo "install.sh: --wheels needs a folder of wheels" >&2; exit 64; }
             WHEELS="$(cd "$2" && pwd)"
             shift ;;
-        --hid)
+        --hid | --keypad)
             if [[ $# -lt 2 || ! $2 =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$ ]]; then
-                echo "install.sh: --hid takes the reader's USB vendor:product, like 0c2e:0b61" >&2
+                what="reader"; [[ $1 == --keypad ]] && what="keypad"
+                echo "install.sh: $1 takes the $what's USB vendor:product, like 0c2e:0b61" >&2
                 exit 64
             fi
             HID_IDS+=("${2,,}")
+            if [[ $1 == --keypad ]]; then KEYPAD_ID="${2,,}"; elif [[ -z $SCANNER_ID ]]; then SCANNER_ID="${2,,}"; fi
             shift
             ;;
+        --tv) TV=1; WEB=1 ;;
+        --kit) KIT=1; TV=1; WEB=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -154,7 +181,7 @@ udev_reload() {
 
 if [[ $UNINSTALL -eq 1 ]]; then
     step "stop and disable the bornes services"
-    for unit in bornes-web bornes-bridge bornes-club bornes; do
+    for unit in bornes-kiosk bornes-web bornes-bridge bornes-club bornes; do
         if [[ $DRY_RUN -eq 1 || -e /etc/systemd/system/$unit.service ]] && have systemctl; then
             if systemd_running || [[ $DRY_RUN -eq 1 ]]; then
                 run systemctl disable --now "$unit.service" || true
@@ -165,7 +192,7 @@ if [[ $UNINSTALL -eq 1 ]]; then
     done
     step "remove the units and the udev rules $RULE and $HID_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
-        /etc/systemd/system/bornes-club.service "$RULE" "$HID_RULE"
+        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -196,6 +223,8 @@ fi
 wanted=("${APT_PACKAGES[@]}")
 if [[ $PI -eq 1 ]]; then wanted+=("${APT_PI_PACKAGES[@]}"); fi
 if [[ $COMPILE -eq 1 ]]; then wanted+=("${APT_COMPILE_PACKAGES[@]}"); fi
+if [[ $TV -eq 1 ]]; then wanted+=("${APT_TV_PACKAGES[@]}"); fi
+if [[ $KIT -eq 1 ]]; then wanted+=("${APT_KIT_PACKAGES[@]}"); fi
 step "install system packages: ${wanted[*]}"
 missing=()
 for package in "${wanted[@]}"; do
@@ -274,9 +303,47 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 run "${pip_command[@]}" install --upgrade "$target" "${pip_options[@]}"
 
+# --kit without the two devices named: ask the person to show them (scan a label, press a key), when
+# there is a person at a terminal to ask; the answer names each by its stable /dev/input/by-id path.
+SCANNER_PORT=""
+KEYPAD_PORT=""
+if [[ $KIT -eq 1 && ( -z $SCANNER_ID || -z $KEYPAD_ID ) ]]; then
+    step "find the scanner and the keypad"
+    if [[ $DRY_RUN -eq 1 ]]; then
+        printf '    would run: %s scan-test --identify (scan a label, then press a key on the keypad)\n' "$VENV/bin/bornes"
+    elif [[ -t 0 && -t 1 ]]; then
+        found="$("$VENV/bin/bornes" scan-test --identify --seconds 120 | tee /dev/stderr | grep -E '^(scanner|keypad) ')" || true
+        while read -r part id port; do
+            if [[ $part == scanner ]]; then SCANNER_ID="$id"; SCANNER_PORT="$port"; fi
+            if [[ $part == keypad ]]; then KEYPAD_ID="$id"; KEYPAD_PORT="$port"; fi
+        done <<< "$found"
+        for id in "$SCANNER_ID" "$KEYPAD_ID"; do
+            if [[ -n $id && ! " ${HID_IDS[*]} " =~ " $id " ]]; then HID_IDS+=("$id"); fi
+        done
+    fi
+    if [[ -z $SCANNER_ID || -z $KEYPAD_ID ]]; then
+        skipped "the scanner and the keypad are not both known: plug them in and run this again, or name them" \
+            "with --hid VVVV:PPPP --keypad VVVV:PPPP (bornes scan-test --devices lists them)"
+    fi
+fi
+
 step "install the sample config as $ETC/config.toml (only if absent)"
 run install -d -m 0755 "$ETC"
-copy_once "$REPO/config/bornes.sample.toml" "$ETC/config.toml" 0644
+if [[ $KIT -eq 1 && ! -e "$ETC/config.toml" ]]; then
+    # The kit's config: the scanner and the keypad by their stable names (or their ids), the TV, the audio.
+    scanner="${SCANNER_PORT:-${SCANNER_ID:-vvvv:pppp}}"
+    keypad="${KEYPAD_PORT:-${KEYPAD_ID:-vvvv:pppp}}"
+    if [[ $DRY_RUN -eq 1 ]]; then
+        printf '    would write %s from config/kit.sample.toml with reader.port = "%s", buttons.port = "%s"\n' \
+            "$ETC/config.toml" "$scanner" "$keypad"
+    else
+        sed "s|@SCANNER@|$scanner|; s|@KEYPAD@|$keypad|" "$REPO/config/kit.sample.toml" > "$ETC/config.toml.tmp"
+        chmod 0644 "$ETC/config.toml.tmp"
+        mv "$ETC/config.toml.tmp" "$ETC/config.toml"
+    fi
+else
+    copy_once "$REPO/config/bornes.sample.toml" "$ETC/config.toml" 0644
+fi
 step "install the pin map as $ETC/pins.toml (only if absent)"
 if [[ -f "$REPO/wiring/pins.toml" ]]; then
     copy_once "$REPO/wiring/pins.toml" "$ETC/pins.toml" 0644
@@ -301,12 +368,14 @@ fi
 udev_reload tty
 
 if [[ ${#HID_IDS[@]} -gt 0 ]]; then
-    step "install the udev rule $HID_RULE for the keyboard-mode reader(s) ${HID_IDS[*]}"
-    # One copy of the template's #HID# line per reader; the template itself matches nothing.
+    step "install the udev rule $HID_RULE for the keyboard-mode reader(s) and keypad ${HID_IDS[*]}"
+    # One copy of the template's #HID# lines per device; the template itself matches nothing.
     hid_rules="$(grep -v '^#HID# ' "$REPO/systemd/99-bornes-hid.rules")"
     for id in "${HID_IDS[@]}"; do
-        line="$(grep '^#HID# ' "$REPO/systemd/99-bornes-hid.rules" | sed "s/^#HID# //; s/VVVV/${id%%:*}/g; s/PPPP/${id##*:}/g")"
-        hid_rules="$(printf '%s\n' "$hid_rules" | sed "/^LABEL=\"bornes_hid_end\"/i $line")"
+        while IFS= read -r line; do
+            line="$(printf '%s' "$line" | sed "s/VVVV/${id%%:*}/g; s/PPPP/${id##*:}/g")"
+            hid_rules="$(printf '%s\n' "$hid_rules" | sed "/^LABEL=\"bornes_hid_end\"/i $line")"
+        done < <(grep '^#HID# ' "$REPO/systemd/99-bornes-hid.rules" | sed 's/^#HID# //')
     done
     if [[ $DRY_RUN -eq 1 ]]; then
         printf '    would write %s with:\n%s\n' "$HID_RULE" "$(printf '%s\n' "$hid_rules" | grep '^ATTRS')"
@@ -369,6 +438,36 @@ if [[ $WEB -eq 1 ]]; then
     step "install, enable and start the phone pages $WEB_UNIT (read-only; see docs/web.md)"
     run install -D -m 0644 "$REPO/systemd/bornes-web.service" "$WEB_UNIT"
     enable_unit bornes-web.service
+fi
+
+if [[ $TV -eq 1 ]]; then
+    step "install the browser for the TV page (chromium, or chromium-browser on older Raspberry Pi OS)"
+    browser=chromium
+    if have apt-cache && [[ -z "$(apt-cache policy chromium 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]] \
+        && [[ -n "$(apt-cache policy chromium-browser 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]]; then
+        browser=chromium-browser
+    fi
+    if dpkg-query -W -f='${Status}' "$browser" 2>/dev/null | grep -q 'ok installed'; then
+        printf '    already installed\n'
+    elif have apt-get || [[ $DRY_RUN -eq 1 ]]; then
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$browser"
+    else
+        printf '    apt-get not found: install %s yourself\n' "$browser"
+    fi
+    step "create the system user $KIOSK_USER (the kiosk's session on tty1: the HDMI screen)"
+    if id "$KIOSK_USER" >/dev/null 2>&1; then
+        printf '    user %s exists\n' "$KIOSK_USER"
+    else
+        run useradd --system --user-group --no-create-home --home-dir /var/lib/bornes-kiosk \
+            --shell /usr/sbin/nologin --comment "Mille Bornes TV page" "$KIOSK_USER"
+    fi
+    for group in video render audio; do  # the screen, the GPU, and the page's sounds
+        if getent group "$group" >/dev/null; then run usermod --append --groups "$group" "$KIOSK_USER"; fi
+    done
+    step "install, enable and start the kiosk $KIOSK_UNIT (it shows /tv when [display] panel = \"tv\")"
+    run install -D -m 0644 "$REPO/systemd/bornes-kiosk.pam" "$KIOSK_PAM"
+    run install -D -m 0644 "$REPO/systemd/bornes-kiosk.service" "$KIOSK_UNIT"
+    enable_unit bornes-kiosk.service
 fi
 
 # Club nights (docs/club.md): both off unless asked for.

@@ -17,6 +17,10 @@ the build backend in pyproject.toml's ``[build-system]`` to the same setuptools,
 set into this venv, recompiles the catalogues (a new Babel) and runs ruff, mypy and the whole
 suite. ``--no-suite`` stops after the install. Commit what it wrote when the suite is green.
 
+``python -m tools.lock --keep`` does the same but keeps every pin the files hold, so a dependency just added
+to pyproject.toml gets its pins without moving anything else (it fails, and says so, when a kept pin
+cannot serve the new package: then move everything).
+
 ``python -m tools.lock --check`` writes nothing: it resolves the project again *under* each lock,
 for every Python and machine the lock covers, and fails if pip would install a package that has no
 pin or whose wheel is missing. Needs PyPI.
@@ -102,11 +106,13 @@ def _report(report: Path) -> dict[str, str]:
             for item in found if canonicalize_name(item["metadata"]["name"]) != "bornes"}
 
 
-def resolve(wheel: Path, python: str, work: Path) -> dict[str, str]:
-    """Name -> version pip picks for ``wheel[EXTRAS]`` on an aarch64 Pi with ``python``."""
+def resolve(wheel: Path, python: str, work: Path, keep: bool = False) -> dict[str, str]:
+    """Name -> version pip picks for ``wheel[EXTRAS]`` on an aarch64 Pi with ``python`` (``keep``: within the
+    pins the file holds now, so only what is new gets a version of its own)."""
     report = work / f"report-{python}.json"
+    kept = ["-c", str(CONSTRAINTS)] if keep else []
     done = _pip("install", "-q", "--dry-run", "--ignore-installed", "--report", str(report),
-                *_platform_args(python), "--target", str(work / "target"),
+                *_platform_args(python), "--target", str(work / "target"), *kept,
                 f"{wheel}[{EXTRAS}]", *TEST_TOOLS, *BUILD_TOOLS)
     if done.returncode != 0:
         raise SystemExit(f"lock: no wheels-only resolution for Python {python}:\n{done.stderr}")
@@ -132,10 +138,10 @@ def check(work: Path) -> int:
     return status
 
 
-def lock_pi(work: Path) -> dict[str, str] | None:
+def lock_pi(work: Path, keep: bool = False) -> dict[str, str] | None:
     """Resolve the Pi's pins for both Pythons; None (and the differences printed) if they disagree."""
     wheel = _project_wheel(work / "project")
-    found = {python: resolve(wheel, python, work) for python in PYTHONS}
+    found = {python: resolve(wheel, python, work, keep) for python in PYTHONS}
     first, *others = found.values()
     differ = sorted(name for other in others for name in first.keys() | other.keys()
                     if first.get(name) != other.get(name))
@@ -293,12 +299,14 @@ def pins_for(requirements: Iterable[Requirement], environment: dict[str, str] | 
     return pins
 
 
-def lock_desktop(work: Path) -> str:
-    """Resolve the developer's set for every target under the Pi's pins and render ``constraints.txt``."""
+def lock_desktop(work: Path, keep: bool = False) -> str:
+    """Resolve the developer's set for every target under the Pi's pins and render ``constraints.txt``
+    (``keep``: within its own pins too)."""
     requirements = desktop_requirements()
-    sources = _source_only(_native(requirements, work, [CONSTRAINTS]))
+    constraints = [CONSTRAINTS, DESKTOP_CONSTRAINTS] if keep else [CONSTRAINTS]
+    sources = _source_only(_native(requirements, work, constraints))
     wheeled = _without(requirements, sources)
-    found = {target: resolve_target(target, wheeled, work, [CONSTRAINTS]) for target in TARGETS}
+    found = {target: resolve_target(target, wheeled, work, constraints) for target in TARGETS}
     return render_desktop(found, sources)
 
 
@@ -350,14 +358,14 @@ def _step(title: str, command: Sequence[str]) -> int:
     return subprocess.run(list(command), cwd=ROOT, check=False).returncode
 
 
-def move_forward(work: Path, suite: bool) -> int:
-    pi = lock_pi(work)
+def move_forward(work: Path, suite: bool, keep: bool = False) -> int:
+    pi = lock_pi(work, keep)
     if pi is None:
         return 1
     CONSTRAINTS.write_text(render(pi))
     print(f"wrote {CONSTRAINTS.relative_to(ROOT)}: {len(pi)} pins, wheels for Python "
           f"{' and '.join(PYTHONS)} on {PLATFORM}")
-    desktop = lock_desktop(work)
+    desktop = lock_desktop(work, keep)
     DESKTOP_CONSTRAINTS.write_text(desktop)
     locked = parse_desktop(desktop)
     print(f"wrote {DESKTOP_CONSTRAINTS.name}: {len(pins_for(locked))} packages for this interpreter, "
@@ -392,12 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="resolve the project under both locks for every target; write nothing")
     parser.add_argument("--no-suite", action="store_true", help="move the pins forward but do not run the suite")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep every pin the files hold and resolve only what is new (a dependency just added)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bornes-lock-") as tmp:
         work = Path(tmp)
         if args.check:
             return max(check(work), check_desktop(work))
-        return move_forward(work, suite=not args.no_suite)
+        return move_forward(work, suite=not args.no_suite, keep=args.keep)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from typing import Any
 from PIL import Image
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.drivers.parts import EMULATORS, PANELS
+from bornes.drivers.parts import EMULATORS, PANELS, SCREENS
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +211,7 @@ def open_display(
     capture_dir: str = ".",
     gif_path: str = "bornes.gif",
     scale: int = 2,
+    tv_file: str | None = None,
     clock: Clock = time.monotonic,
 ) -> Display:
     """Build the display named in config.
@@ -218,8 +219,15 @@ def open_display(
     ``panel`` is a real panel (ssd1306, sh1106, ssd1309, ssd1322) or an emulator: dummy, pygame,
     terminal (``terminal_style`` asciiblock or asciiart), capture (a PNG per frame into
     ``capture_dir``) or gif (recorded to ``gif_path`` on close). Emulators take the size of the
-    panel named by ``emulated`` (default 128×64) or ``size``.
+    panel named by ``emulated`` (default 128×64) or ``size``. ``tv`` is no OLED: the frames go to
+    ``tv_file`` for the TV page of ``bornes web`` (:mod:`bornes.drivers.display.tv`).
     """
+    if panel in SCREENS:
+        from bornes.drivers.display.tv import SIZE, TvScreen
+
+        if tv_file is None:
+            raise UserError("the tv panel needs the file its screen goes to ([display] tv_file)", EX_CONFIG)
+        return Display(lambda: TvScreen(tv_file, SIZE), SIZE, name="tv", clock=clock)
     if panel in PANELS:
         return Display(_real_factory(panel, interface, i2c_port, i2c_address, spi_port, spi_device, spi_dc,
                                      spi_reset, spi_bus_hz, rotate), PANELS[panel], name=panel, clock=clock)

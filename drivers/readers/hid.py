@@ -9,8 +9,8 @@ starts ``MB-`` or is a tag number, and the three maps never agree on ``M`` and `
 
 Pure and incremental like the serial decoders: events in, readings and problems out, no I/O
 and no clock of its own (the events carry the kernel's timestamps). The numbers below are the
-kernel's key codes (``linux/input-event-codes.h``, a stable ABI); tests check them against
-python-evdev's ``ecodes``, so this module does not import evdev and a table without a
+kernel's key codes (``linux/input-event-codes.h``, a stable ABI, in ``drivers/keys.py``); tests
+check them against python-evdev's ``ecodes``, so this module does not import evdev and a table without a
 keyboard-mode reader never loads it.
 """
 
@@ -21,32 +21,19 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
+from bornes.drivers.keys import EV_KEY, KEY_CODES, KEY_DOWN, KEY_REPEAT, KeyEvent
 from bornes.drivers.parts import HID_LAYOUTS
 from bornes.drivers.readers.base import DecoderStats, Reading
 
-EV_SYN, EV_KEY = 0, 1
+#: evdev's synchronisation events: the end of a packet, and the kernel's word that it dropped events
+#: because this reader read too late (its buffer overflowed).
+EV_SYN = 0
 SYN_REPORT, SYN_DROPPED = 0, 3
-KEY_UP, KEY_DOWN, KEY_REPEAT = 0, 1, 2
 
-#: Key codes the decoder names (checked against ``evdev.ecodes`` in tests/readers/test_hid.py).
-KEYS: Mapping[str, int] = {
-    "KEY_ESC": 1, "KEY_1": 2, "KEY_2": 3, "KEY_3": 4, "KEY_4": 5, "KEY_5": 6, "KEY_6": 7, "KEY_7": 8,
-    "KEY_8": 9, "KEY_9": 10, "KEY_0": 11, "KEY_MINUS": 12, "KEY_EQUAL": 13, "KEY_BACKSPACE": 14,
-    "KEY_TAB": 15, "KEY_Q": 16, "KEY_W": 17, "KEY_E": 18, "KEY_R": 19, "KEY_T": 20, "KEY_Y": 21,
-    "KEY_U": 22, "KEY_I": 23, "KEY_O": 24, "KEY_P": 25, "KEY_LEFTBRACE": 26, "KEY_RIGHTBRACE": 27,
-    "KEY_ENTER": 28, "KEY_LEFTCTRL": 29, "KEY_A": 30, "KEY_S": 31, "KEY_D": 32, "KEY_F": 33,
-    "KEY_G": 34, "KEY_H": 35, "KEY_J": 36, "KEY_K": 37, "KEY_L": 38, "KEY_SEMICOLON": 39,
-    "KEY_APOSTROPHE": 40, "KEY_GRAVE": 41, "KEY_LEFTSHIFT": 42, "KEY_BACKSLASH": 43, "KEY_Z": 44,
-    "KEY_X": 45, "KEY_C": 46, "KEY_V": 47, "KEY_B": 48, "KEY_N": 49, "KEY_M": 50, "KEY_COMMA": 51,
-    "KEY_DOT": 52, "KEY_SLASH": 53, "KEY_RIGHTSHIFT": 54, "KEY_KPASTERISK": 55, "KEY_LEFTALT": 56,
-    "KEY_SPACE": 57, "KEY_CAPSLOCK": 58, "KEY_NUMLOCK": 69, "KEY_SCROLLLOCK": 70, "KEY_KP7": 71,
-    "KEY_KP8": 72, "KEY_KP9": 73, "KEY_KPMINUS": 74, "KEY_KP4": 75, "KEY_KP5": 76, "KEY_KP6": 77,
-    "KEY_KPPLUS": 78, "KEY_KP1": 79, "KEY_KP2": 80, "KEY_KP3": 81, "KEY_KP0": 82, "KEY_KPDOT": 83,
-    "KEY_102ND": 86, "KEY_KPENTER": 96, "KEY_RIGHTCTRL": 97, "KEY_KPSLASH": 98, "KEY_RIGHTALT": 100,
-    "KEY_LEFTMETA": 125, "KEY_RIGHTMETA": 126,
-}
+#: The kernel's key codes by their ``KEY_`` names (drivers/keys.py holds the one table; tests check
+#: it against ``evdev.ecodes``).
+KEYS: Mapping[str, int] = {f"KEY_{name}": code for name, code in KEY_CODES.items()}
 K = KEYS
 
 SHIFTS = frozenset({K["KEY_LEFTSHIFT"], K["KEY_RIGHTSHIFT"]})
@@ -115,10 +102,6 @@ LAYOUT_NAMES: Mapping[str, str] = {"us": "US QWERTY", "fr": "French AZERTY", "de
 LAYOUT_CHOICES: tuple[str, ...] = HID_LAYOUTS
 assert set(LAYOUT_CHOICES) == {"auto", *LAYOUTS}
 
-#: The layout test label (``bornes labels``): every letter on it sits on a different key in at
-#: least two of the layouts (A/Q, Z/W/Y, M), and its dash is on three different keys, so exactly
-#: one layout reads it back as printed.
-LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"
 
 # A scanner types a key every 2 to 20 ms (a low-speed USB reader polled every 10 ms needs two
 # reports a key, four for a shifted one: 40 ms); a person takes 80 ms or more, even a fast typist.
@@ -129,16 +112,6 @@ MAX_KEYS = 64  # no payload is longer; a stuck key cannot grow memory
 _EM4100_NUMBER = re.compile(r"\d{10}")
 _TAG_HEX = re.compile(r"[0-9A-Fa-f]{8,20}")
 _PAYLOAD = re.compile(r"MB-[A-Z0-9-]{1,40}")
-
-
-class KeyEvent(Protocol):
-    """What the decoder reads of an event: ``evdev.InputEvent`` has exactly these."""
-
-    type: int
-    code: int
-    value: int
-
-    def timestamp(self) -> float: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,19 +14,25 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import select
 import struct
+import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bornes.drivers.parts import LAYOUT_TEST_CODE, VENDOR_PRODUCT
 from bornes.drivers.readers.base import DecoderStats
-from bornes.drivers.readers.hid import LAYOUT_NAMES, LAYOUT_TEST_CODE, HidDecoder, HidProblem, K
+from bornes.drivers.readers.hid import LAYOUT_NAMES, HidDecoder, HidProblem, K
 
 BY_ID = Path("/dev/input/by-id")
-_VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
+_VENDOR_PRODUCT = VENDOR_PRODUCT
 LED_NUML, LED_CAPSL = 0, 1
+#: ``EVIOCSCLOCKID`` (``_IOW('E', 0xa0, int)``): the clock the kernel stamps this device's events with.
+EVIOCSCLOCKID = 0x400445A0
+#: Which devices a part may use, judged by the key codes a device says it has.
+KeysTest = Callable[[Collection[int]], bool]
 EV_MSC = 4
 #: ``EVIOCSMASK``, ``_IOW('E', 0x93, struct input_mask)`` (linux/input.h, Linux 4.4 and later): which
 #: events the kernel queues for this reader. ``struct input_mask`` is type, codes_size, codes_ptr.
@@ -61,10 +67,14 @@ def evdev_module() -> Any:
     return evdev
 
 
-def _keyboard_like(device: Any) -> bool:
-    """It can type a payload and end it: Enter, and digits or letters."""
-    keys = set(device.capabilities().get(1, ()))  # EV_KEY
-    return (K["KEY_ENTER"] in keys or K["KEY_TAB"] in keys) and (K["KEY_1"] in keys or K["KEY_KP1"] in keys)
+def types_codes(keys: Collection[int]) -> bool:
+    """It can type a payload and end it: Enter (or keypad Enter, or Tab), and digits."""
+    ends = K["KEY_ENTER"] in keys or K["KEY_KPENTER"] in keys or K["KEY_TAB"] in keys
+    return ends and (K["KEY_1"] in keys or K["KEY_KP1"] in keys)
+
+
+def _device_keys(device: Any) -> set[int]:
+    return set(device.capabilities().get(1, ()))  # EV_KEY
 
 
 def stable_names() -> dict[str, str]:
@@ -96,8 +106,9 @@ class InputDeviceInfo:
         return f"{self.stable or self.path}  {self.vendor_product}  {self.name}"
 
 
-def keyboard_devices() -> list[InputDeviceInfo]:
-    """Every keyboard-like input device this process may open (others are skipped silently)."""
+def keyboard_devices(accept: KeysTest = types_codes) -> list[InputDeviceInfo]:
+    """Every input device this process may open whose keys ``accept`` takes (by default: keyboard-like,
+    able to type a code); the others are skipped silently."""
     evdev = evdev_module()
     names = stable_names()
     found = []
@@ -107,7 +118,7 @@ def keyboard_devices() -> list[InputDeviceInfo]:
         except OSError:
             continue
         try:
-            if _keyboard_like(device):
+            if accept(_device_keys(device)):
                 found.append(InputDeviceInfo(path, names.get(path), device.name, device.info.vendor,
                                              device.info.product))
         finally:
@@ -115,32 +126,43 @@ def keyboard_devices() -> list[InputDeviceInfo]:
     return found
 
 
-def resolve_device(port: str) -> str:
-    """The event node a config's ``port`` names: a path (``/dev/input/by-id/…``) or ``vvvv:pppp``."""
+def resolve_device(port: str, accept: KeysTest = types_codes) -> str:
+    """The event node a config's ``port`` names: a path (``/dev/input/by-id/…``) or ``vvvv:pppp`` (the
+    first device with those ids whose keys ``accept`` takes)."""
     match = _VENDOR_PRODUCT.fullmatch(port)
     if match is None:
         if not os.path.exists(port):
             raise FileNotFoundError(2, "No such file or directory", port)
         return port
     vendor, product = (int(part, 16) for part in match.groups())
-    for device in keyboard_devices():
+    for device in keyboard_devices(accept):
         if (device.vendor, device.product) == (vendor, product):
             return device.path
     raise FileNotFoundError(2, f"no keyboard-like input device {port} (plugged in? readable?)")
 
 
 class HidPort:
-    """One grabbed evdev device, with a pipe that wakes a waiting read on close()."""
+    """One grabbed evdev device, with a pipe that wakes a waiting read on close().
 
-    def __init__(self, port: str) -> None:
+    Its events are stamped on the monotonic clock (``EVIOCSCLOCKID``), which :attr:`clock` reads:
+    a key held down is timed against the same clock as its press, and a Pi that sets its date
+    from the network at boot does not make a press last an hour.
+    """
+
+    def __init__(self, port: str, accept: KeysTest = types_codes) -> None:
         evdev = evdev_module()
-        self.path = resolve_device(port)
+        self.path = resolve_device(port, accept)
         self.device = evdev.InputDevice(self.path)
         try:
             self.device.grab()
         except OSError as error:
             self.device.close()
             raise OSError(error.errno, f"{port} is held by another program (grabbed)") from None
+        self.clock: Callable[[], float] = time.monotonic
+        try:
+            fcntl.ioctl(self.device.fd, EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
+        except OSError:  # a kernel before 3.4: the events keep the wall clock, and so do we
+            self.clock = time.time
         self.keys_only = queue_keys_only(self.device.fd)
         self._wake_read, self._wake_write = os.pipe()
 

@@ -45,6 +45,8 @@ class Sink(Protocol):
 
     def problem(self, kind: str, detail: str) -> None: ...
 
+    def emit(self, event: object) -> None: ...
+
     def now(self) -> float: ...
 
     def wait(self, seconds: float) -> bool: ...
@@ -248,6 +250,10 @@ class SerialReader:
 
     def problem(self, kind: str, detail: str) -> None:
         self._put(ReaderProblem(kind, detail, self.name))
+
+    def emit(self, event: object) -> None:
+        """An event the link made whole (a keypad's ``ButtonPressed``, drivers/keypad.py)."""
+        self._put(event)
 
     # -- the thread -----------------------------------------------------------------------
 

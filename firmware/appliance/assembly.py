@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir
+from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir, tv_file
 from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
-from bornes.firmware.language.i18n import _
+from bornes.firmware.language.i18n import N_, Phrase, _
 from bornes.firmware.storage.journal import Journal, JournalCorrupt, JournalError, headroom
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
@@ -39,7 +39,59 @@ def desktop_panel() -> str:
     return "terminal" if sys.stdout.isatty() else "dummy"
 
 
-def open_display_from_config(config: Config, panel: str | None = None) -> Display:
+def control_path(config: Config, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
+    """The control socket's path; under ``--emulate``, the state folder's (a laptop has no /run/bornes of ours)."""
+    from bornes.firmware.appliance.config import ControlConfig
+
+    if emulate and config.control.socket == ControlConfig().socket:
+        return os.path.join(state_dir, "control.sock")
+    return config.control.socket
+
+
+def held_buttons(config: Config, pin_map: Any, events: queue.Queue[Any], pin_factory: Any,
+                 keypad_port: Any = None) -> Any:
+    """The table's buttons on ``events``: the pin map's GPIO buttons, or the USB keypad (``[buttons]``)."""
+    if config.buttons.source == "hid":
+        from bornes.drivers.keypad import holds_of, open_keypad
+
+        b = config.buttons
+        return open_keypad(b.port, events, b.key_map, holds_of(pin_map), max_backoff=b.max_backoff,
+                           serial_factory=keypad_port)
+    from bornes.drivers.buttons import Buttons
+
+    return Buttons(pin_map, events, pin_factory=pin_factory)
+
+
+def sound_output(config: Config, pin_map: Any) -> str:
+    """Where the chirps go: ``[sound] output``, with ``auto`` made the buzzer when the pin map has one,
+    else the Pi's audio when it has a sound card, else nowhere (said once in the log)."""
+    output = config.sound.output
+    if output != "auto":
+        return output
+    if pin_map.buzzer is not None:
+        return "buzzer"
+    from bornes.drivers.sound import sound_card_problem
+
+    problem = sound_card_problem()
+    if problem is None:
+        return "audio"
+    log.warning("sound: no buzzer in the pin map and %s: the table is silent", problem)
+    return "none"
+
+
+def open_chirps(config: Config, output: str, tv: Path) -> Any:
+    """The sound output for ``audio`` (aplay on ``[sound] device``) or ``page`` (the TV page); None otherwise."""
+    from bornes.drivers.feedback import Pattern
+    from bornes.drivers.sound import AlsaChirps, PageSounds
+
+    if output == "audio":
+        return AlsaChirps(list(Pattern), config.sound.device)
+    if output == "page":
+        return PageSounds(tv.with_name("tv-sound.json"))
+    return None
+
+
+def open_display_from_config(config: Config, panel: str | None = None, *, tv: Path | None = None) -> Display:
     from bornes.drivers.display import open_display
 
     d = config.display
@@ -57,6 +109,8 @@ def open_display_from_config(config: Config, panel: str | None = None) -> Displa
         options["capture_dir"] = d.capture_dir
     if d.gif_path:
         options["gif_path"] = d.gif_path
+    if tv is not None:
+        options["tv_file"] = str(tv)
     if chosen not in HARDWARE_PANELS and d.panel == "ssd1322":
         options["emulated"] = "ssd1322"  # a desktop twin of the wide panel
     return open_display(chosen, d.interface, **options)
@@ -163,13 +217,17 @@ class Appliance:
         with_reader: bool = True,
         journal: Journal | None = None,
         control: bool = False,
+        keypad_port: Any = None,
     ) -> None:
         self.config = config
+        #: Opens the keypad's device (tests hand recorded events in); None: the grabbed evdev device.
+        self.keypad_port = keypad_port
         self.events: queue.Queue[Any] = queue.Queue()
         self._closers: list[Any] = []
         self.reader: SerialReader | None = None
         self.readers: list[SerialReader] = []
         self.buttons: Buttons | None = None
+        self.keypad: SerialReader | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
         try:
@@ -192,7 +250,9 @@ class Appliance:
         self.store = JournalStore(self.journal)
         game = self.store.resume()
         if game is not None:
-            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log))
+            log.info("resumed game in progress: hand %d, %d actions", game.state.hand.number, len(game.log),
+                     extra={"said": Phrase(N_("resumed game in progress: hand {hand}, {count} actions"),
+                                           hand=game.state.hand.number, count=len(game.log))})
         g = config.game
         self.flow = TableFlow(
             edition=g.edition,
@@ -207,12 +267,16 @@ class Appliance:
         if game is not None:
             log.info("%s", self.flow.announce_resume().message)
         pin_map = config.load_pin_map()
+        tv = tv_file(config, self._control_path(emulate, state_dir))  # the TV page's screen and sounds
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
         factory = make_pin_factory(factory_name)
         try:
-            self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
-            self._closers.append(self.buttons)
-            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory)
+            if config.buttons.source == "gpio":
+                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
+                self._closers.append(self.buttons)
+            output = sound_output(config, pin_map)
+            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory, buzzer=output == "buzzer",
+                                     chirps=open_chirps(config, output, tv))
             self._closers.append(self.feedback)
         except UserError:
             raise
@@ -221,9 +285,11 @@ class Appliance:
                 f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
                 EX_CONFIG,
             ) from None
+        if config.buttons.source == "hid":
+            self._open_keypad(pin_map)
         if emulate and config.display.is_hardware and panel is None:
             panel = desktop_panel()
-        self.display = open_display_from_config(config, panel)
+        self.display = open_display_from_config(config, panel, tv=tv)
         self._closers.append(self.display)
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
@@ -241,6 +307,15 @@ class Appliance:
         if control:
             self._open_control(emulate, state_dir)
 
+    def _open_keypad(self, pin_map: Any) -> None:
+        """The USB keypad as the table's buttons: grabbed, followed through unplugs like a reader
+        (a keypad not there yet is "Keypad lost" on the panel, never a stop)."""
+        b = self.config.buttons
+        self.keypad = held_buttons(self.config, pin_map, self.events, None, self.keypad_port)
+        self._closers.append(self.keypad)
+        self.flow.key_legend = b.key_map.legend()
+        log.info("buttons: keypad %s (%s)", b.port, b.key_map.described())
+
     def _bindings(self, table_class: Any, path: Any) -> Any:
         """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
         table, problem = table_class.load_or_set_aside(path)
@@ -251,22 +326,22 @@ class Appliance:
             self.flow.ui.refused = True
         return table
 
+    def _control_path(self, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
+        return control_path(self.config, emulate, state_dir)
+
     def _open_control(self, emulate: bool, state_dir: os.PathLike[str] | str) -> None:
         """The control socket (firmware/appliance/control.py). Without it the table still referees: say so, go on."""
-        from bornes.firmware.appliance.config import ControlConfig
         from bornes.firmware.appliance.control import ControlListener
         from bornes.firmware.appliance.control_client import PHONES_FORGOTTEN
 
         g = self.config.game
-        path = self.config.control.socket
-        if emulate and path == ControlConfig().socket:
-            path = os.path.join(state_dir, "control.sock")  # a laptop has no /run/bornes of ours
+        path = self._control_path(emulate, state_dir)
         defaults = {"edition": g.edition, "players": g.players, "names": list(g.names), "dealer": g.dealer,
                     "options": dict(g.options)}
         try:
             self._closers.append(ControlListener(path, self.events, defaults))
             self.referee.phones_file = Path(state_dir) / PHONES_FORGOTTEN
-            log.info("control socket at %s", path)
+            log.info("control socket at %s", path, extra={"said": Phrase(N_("control socket at {path}"), path=path)})
         except UserError as error:
             log.error("%s; setups from phones are off", error)
 

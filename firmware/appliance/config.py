@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bornes.drivers.parts import DEFAULT_BAUDRATE, EMULATORS, HID_LAYOUTS, PROTOCOLS
+from bornes.drivers.parts import (
+    BUTTON_SOURCES,
+    DEFAULT_BAUDRATE,
+    EMULATORS,
+    HID_LAYOUTS,
+    KEYMAP_NAMES,
+    PROTOCOLS,
+    SCREENS,
+    SOUNDS,
+)
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
 from bornes.firmware.appliance.tomlcheck import (
@@ -38,9 +47,10 @@ from bornes.firmware.appliance.tomlcheck import (
     text,
     whole,
 )
-from bornes.firmware.language.i18n import LANGUAGES, edition_language
+from bornes.firmware.language.i18n import edition_language, language_choices, language_code
 
 if TYPE_CHECKING:
+    from bornes.drivers.keypad import KeyMap
     from bornes.drivers.pins import PinMap
 
 log = logging.getLogger("bornes.config")
@@ -50,7 +60,7 @@ CONFIG_ENV = "BORNES_CONFIG"
 
 READER_PROTOCOLS = PROTOCOLS
 BAUDRATES = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
-PANELS = (*PANEL_SIZES, *EMULATORS)
+PANELS = (*PANEL_SIZES, *EMULATORS, *SCREENS)
 HARDWARE_PANELS = tuple(PANEL_SIZES)
 INTERFACES = ("i2c", "spi")
 PIN_FACTORIES = ("auto", "mock")
@@ -121,6 +131,9 @@ class DisplayConfig:
     rotate: int = whole(0, 0, 3)
     capture_dir: str | None = path(None)
     gif_path: str | None = path(None)
+    #: ``panel = "tv"``: the file the referee keeps its screen in for the TV page (``bornes web``'s
+    #: ``/tv``); None: ``tv.json`` beside the control socket (docs/tv.md).
+    tv_file: str | None = path(None)
 
     @property
     def is_hardware(self) -> bool:
@@ -138,6 +151,36 @@ class PinsConfig:
 @dataclass(frozen=True, slots=True)
 class SoundConfig:
     muted: bool = flag(False)
+    #: Where the chirps go: ``buzzer`` (the pin map's), ``audio`` (the Pi's sound output, through
+    #: ALSA's aplay), ``page`` (the TV page's browser), ``none``; ``auto``: the buzzer if the pin map
+    #: has one, else the Pi's audio if it has a sound card.
+    output: str = choice("auto", ("auto", *SOUNDS))
+    #: ``audio``: the ALSA device aplay plays on (``aplay -L`` lists them; the TV's speakers on a Pi:
+    #: ``hdmi:CARD=vc4hdmi0,DEV=0``).
+    device: str = text("default")
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonsConfig:
+    """Where the table's buttons come from: the pin map's GPIO buttons, or a USB keypad (docs/keypad.md)."""
+
+    #: ``gpio``: the buttons of the pin map; ``hid``: a USB keypad, macro pad or keyboard.
+    source: str = choice("gpio", BUTTON_SOURCES)
+    #: ``hid``: the keypad, as ``/dev/input/by-id/…-event-kbd`` or ``vvvv:pppp`` (bornes scan-test --devices).
+    port: str = text("")
+    #: ``hid``: the key map to start from: ``numpad`` (a numeric keypad) or ``pad6`` (a 6-key pad typing 1-6).
+    keymap: str = choice("numpad", KEYMAP_NAMES)
+    #: ``[buttons.keys]``: key name -> button (or "none"), changing the key map; checked at load.
+    keys: Mapping[str, str] = field(default_factory=dict)
+    #: Longest wait between attempts to reopen a keypad that went away.
+    max_backoff: float = seconds(1.0, 0.1, 60.0)
+
+    @property
+    def key_map(self) -> KeyMap:
+        """The keys of this table's buttons (the config loader has checked that they make one)."""
+        from bornes.drivers.keypad import keymap_from
+
+        return keymap_from(self.keymap, self.keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +242,7 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     pins: PinsConfig = field(default_factory=PinsConfig)
     sound: SoundConfig = field(default_factory=SoundConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     game: GameConfig = field(default_factory=GameConfig)
     state: StateConfig = field(default_factory=StateConfig)
     log: LogConfig = field(default_factory=LogConfig)
@@ -209,6 +253,8 @@ class Config:
     pads: tuple[PadConfig, ...] = ()
     #: Whether ``[reader]`` is a reader to open: yes unless the file has pads and no [reader].
     table_reader: bool = field(default=True, compare=False)
+    #: Whether the file has a ``[reader]`` section (a reader someone set up, not the defaults).
+    reader_given: bool = field(default=False, compare=False)
     #: The file this came from; None when no file was found and defaults are in use.
     source: str | None = field(default=None, compare=False)
     #: The file's [game] names the table (edition and players): setup opens on its one-press summary.
@@ -227,6 +273,7 @@ SECTIONS: dict[str, type[Any]] = {
     "display": DisplayConfig,
     "pins": PinsConfig,
     "sound": SoundConfig,
+    "buttons": ButtonsConfig,
     "game": GameConfig,
     "state": StateConfig,
     "log": LogConfig,
@@ -234,6 +281,15 @@ SECTIONS: dict[str, type[Any]] = {
     "control": ControlConfig,
     "web": WebConfig,
 }
+
+def tv_file(config: Config, control_socket: str | os.PathLike[str]) -> Path:
+    """Where the referee keeps its screen for the TV page (``[display] panel = "tv"``): ``[display]
+    tv_file``, else ``tv.json`` beside the control socket in use (the referee's runtime folder, which
+    ``bornes web`` reads too). The chirps for the page (``[sound] output = "page"``) go beside it."""
+    if config.display.tv_file:
+        return Path(config.display.tv_file)
+    return Path(control_socket).parent / "tv.json"
+
 
 def table_language(config: Config) -> str:
     """The language of the panel and pages: ``[table] language``, else the edition's own."""
@@ -312,19 +368,34 @@ class _Validator(Checker):
             self.check_keys(section, data.get(section, {}), [f.name for f in dataclasses.fields(cls)])
         pads = self.pads(data.get("pads", {}))
         plain = {name: self.section(SECTIONS[name], data.get(name, {}), name) for name in PLAIN_SECTIONS}
+        reader = self.reader(data.get("reader", {}))
+        table_reader = "reader" in data or not pads
+        readers = ([("reader.port", reader.port)] if table_reader else []) + \
+            [(f"pads.{pad.name}.port", pad.reader.port) for pad in pads]
         return Config(
             pads=pads,
-            table_reader="reader" in data or not pads,
-            reader=self.reader(data.get("reader", {})),
+            table_reader=table_reader,
+            reader_given="reader" in data,
+            reader=reader,
+            buttons=self.buttons(data.get("buttons", {}), readers),
             display=self.display(data.get("display", {})),
             game=self.game(data.get("game", {})),
-            table=TableConfig(
-                language=self.choice(data.get("table", {}), "table", "language", "", ("", *LANGUAGES)) or None
-            ),
+            table=TableConfig(language=self.language(data.get("table", {}))),
             source=self.name,
             table_named={"edition", "players"} <= set(data.get("game", {})),
             **plain,
         )
+
+    def language(self, t: Mapping[str, Any]) -> str | None:
+        """``[table] language``: a code, a locale or a name ("fr", "FR", "fr_FR", "French"), kept as its code."""
+        written = self.string(t, "table", "language", None)
+        if written is None:
+            return None
+        code = language_code(written)
+        if code is None:
+            raise self.bad("table.language", written, f"is not a language the table speaks; choose "
+                                                      f"{language_choices()}, or leave it out for the edition's")
+        return code
 
     def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
         baud = t.get("baudrate")
@@ -360,6 +431,37 @@ class _Validator(Checker):
             if other != pad.name:
                 raise self.bad(f"pads.{pad.name}.port", pad.reader.port, f"is also the port of pads.{other}")
         return tuple(found)
+
+    def buttons(self, t: object, readers: list[tuple[str, str]]) -> ButtonsConfig:
+        """``[buttons]``, its ``[buttons.keys]`` made into a key map, and a keypad that is none of ``readers``
+        (their config keys and ports)."""
+        if not isinstance(t, dict):
+            raise self.bad("buttons", t, "should be a table [buttons], not " + kind(t))
+        changes = t.get("keys", {})
+        if not isinstance(changes, dict):
+            raise self.bad("buttons.keys", changes, 'should be a table [buttons.keys] of key = "BUTTON", not '
+                           + kind(changes))
+        for key, value in changes.items():
+            if not isinstance(value, str):
+                raise self.bad(f"buttons.keys.{key}", value, 'should be a button name like "OK", or "none"')
+        config = self.section(ButtonsConfig, {k: v for k, v in t.items() if k != "keys"}, "buttons",
+                              keys=dict(changes))
+        if config.keys or config.source == "hid":  # a table with wired buttons loads no key map
+            from bornes.drivers.keypad import KeyMapError, keymap_from
+
+            try:
+                keymap_from(config.keymap, config.keys)
+            except KeyMapError as error:
+                raise self.fail(f"buttons.keys{'.' + error.key if error.key else ''} {error}") from None
+        if config.source == "hid":
+            if not config.port.strip():
+                raise self.fail('buttons.source = "hid" needs buttons.port: the keypad\'s /dev/input/by-id/… '
+                                "name or vendor:product (bornes scan-test --devices lists them)")
+            for key, port in readers:
+                if port.strip().lower() == config.port.strip().lower():
+                    raise self.bad("buttons.port", config.port, f"is also {key}: the keypad and the reader must be "
+                                   "two devices")
+        return config
 
     def display(self, t: Mapping[str, Any]) -> DisplayConfig:
         address: Any = t.get("i2c_address")

@@ -11,45 +11,83 @@ from __future__ import annotations
 
 import logging
 import sys
-import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from bornes.drivers.display.terminal import TERMINAL_LOCK
-from bornes.engine import CardKind
-from bornes.firmware.language.i18n import _
+from bornes.engine import CardKind, Category
+from bornes.firmware.language.i18n import _, pgettext
 
 PROMPT = "bornes> "
 HELP_WORDS = ("help", "?")
 
 
-def input_words() -> str:
-    """Every word the emulator understands, in a few lines for a person who has never seen the project."""
-    kinds = textwrap.wrap(" ".join(kind.value for kind in CardKind), 96)
+def input_words(edition: str | None = None) -> str:
+    """Every word the emulator understands, in a few lines for a person who has never seen the project:
+    each card kind's label code beside its name as ``edition`` printed it, in the table's language."""
+    rows: list[tuple[str, str]] = [
+        (pgettext("help", "cards"), _("MB-<kind>-<copy>, as on the label: MB-ROLL-01, MB-D100-07, MB-STOP-02")),
+        *((pgettext("help", "kinds") if index == 0 else "", line)
+          for index, line in enumerate(_kind_lines(edition))),
+        (pgettext("help", "buttons"), _("ok  next  back  cf (coup fourré)  discard  undo")),
+        *((pgettext("help", "held") if index == 0 else "", line) for index, line in enumerate(_held_lines())),
+        (pgettext("help", "seats"), _("seat1 … seat8: who called a coup fourré, whom a hazard is for")),
+        (pgettext("help", "pads"), _("@B MB-STOP-01: laid on seat B's pad (also @table, @discard)")),
+    ]
+    width = max(len(label) for label, _text in rows) + 2
     return "\n".join([
         _("Type a card or a button, then Enter (help shows this again; Ctrl-D stops, the game is kept):"),
-        _("  cards    MB-<kind>-<copy>, as on the label: MB-ROLL-01, MB-D100-07, MB-STOP-02"),
-        _("  kinds    {kinds}").format(kinds=kinds[0]),
-        *(f"           {line}" for line in kinds[1:]),
-        _("  buttons  ok  next  back  cf (coup fourré)  discard  undo"),
-        _("  held     long ok       what the icons mean (naming a seat: keep the whole name)"),
-        _("           long back     end a hand nobody can finish (menus: the previous one; PIN shown: unpair "
-          "every phone)"),
-        _("           long discard  swap cards (fast-play rule)"),
-        _("  seats    seat1 … seat8: who called a coup fourré, whom a hazard is for"),
-        _("  pads     @B MB-STOP-01: laid on seat B's pad (also @table, @discard)"),
+        *(f"  {label:<{width}}{text}" for label, text in rows),
     ])
 
 
-class SpokenActions(logging.Filter):
-    """On the emulator's terminal, an accepted action by players' names ("Chloé: Roll (MB-ROLL-01)")
-    instead of the record's notation that journald keeps ("B play MB-ROLL-01")."""
+def _kind_lines(edition: str | None) -> list[str]:
+    """The card kinds, one category a line: the code on the label, then the card's name where it says
+    more ("OUTOFGAS (Panne d'Essence)"; not "STOP (Stop)")."""
+    from bornes.firmware.language.words import card_name
+
+    lines = []
+    for category in Category:
+        entries = []
+        for kind in CardKind:
+            if kind.category is not category:
+                continue
+            name = card_name(kind, edition)
+            same = category is Category.DISTANCE or name.replace(" ", "").replace("-", "").casefold() == \
+                kind.value.casefold()  # "D25" says 25 as well as "25 km" does
+            entries.append(kind.value if same else f"{kind.value} ({name})")
+        line = ""
+        for entry in entries:  # an entry is never split: "OUTOFGAS (Panne d'Essence)" stays whole
+            if line and len(line) + 2 + len(entry) > 92:
+                lines.append(line)
+                line = ""
+            line = f"{line}  {entry}" if line else entry
+        lines.append(line)
+    return lines
+
+
+def _held_lines() -> list[str]:
+    """What a held button does, the buttons' words in one column."""
+    held = [
+        ("long ok", _("what the icons mean (naming a seat: keep the whole name)")),
+        ("long back", _("end a hand nobody can finish (menus: the previous one; PIN shown: unpair every phone)")),
+        ("long discard", _("swap cards (fast-play rule)")),
+    ]
+    width = max(len(key) for key, _meaning in held) + 2
+    return [f"{key:<{width}}{meaning}" for key, meaning in held]
+
+
+class SpokenLines(logging.Filter):
+    """On the emulator's terminal, a log line as the players say it: in the table's language, an
+    accepted action by players' names ("accepté : Chloé : Feu Vert (MB-ROLL-01)") instead of the
+    English line and the record's notation journald keeps ("accepted B play MB-ROLL-01"). The
+    line's words ride on the record as ``said`` (``firmware.language.i18n.Phrase``), worded here only."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         said = getattr(record, "said", None)
-        if said:
-            record.msg, record.args = "accepted %s", (said,)
+        if said is not None:
+            record.msg, record.args = "%s", (said,)
         return True
 
 
@@ -57,11 +95,12 @@ class Console:
     """Prints above the prompt and reads typed lines; plain lines when standard input is not a terminal."""
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 panel_rows: int = 0) -> None:
+                 panel_rows: int = 0, help_text: Callable[[], str] = input_words) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.interactive = self.stdin.isatty() and self.stdout.isatty()
         self.panel_rows = panel_rows  # terminal lines the panel takes at the top (0: no panel here)
+        self.help_text = help_text  # what ``help`` prints: the words of the edition being played
         self._region = False
         self._prompting = False  # input() shows the prompt right now
 
@@ -166,7 +205,7 @@ class Console:
             except (EOFError, KeyboardInterrupt):
                 return
             if line.strip().lower() in HELP_WORDS:
-                self.say(input_words())
+                self.say(self.help_text())
                 continue
             yield line
 

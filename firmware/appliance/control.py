@@ -16,10 +16,12 @@ line ``{"v": 1, "ok": true}`` or ``{"v": 1, "ok": false, "error": "one line"}``.
   table shows the proposed game; one OK at the table starts it.
   During a game the table stays as it is and keeps the setup for the game's end: the answer is
   ``{"v": 1, "ok": false, "error": "busy until this game ends", "waiting": true}``.
-* ``{"v": 1, "type": "pair", "url": "http://…/"}`` — show a fresh PIN and a QR code of ``url`` on
-  the panel for :data:`PAIRING_SECONDS`. The answer carries no PIN: only the panel shows it.
-* ``{"v": 1, "type": "pin", "pin": "123456"}`` — is this the PIN on the panel? After
-  :data:`PIN_TRIES` wrong answers the PIN is void and a new one must be asked for.
+* ``{"v": 1, "type": "pair", "url": "http://…/", "asker": "192.168.1.23"}`` — show a fresh PIN for
+  that phone and a QR code of ``url`` on the panel for :data:`PAIRING_SECONDS`. The answer carries
+  no PIN: only the panel shows it. Refused during a hand, and when nobody has touched the table
+  for :data:`PRESENCE_SECONDS`.
+* ``{"v": 1, "type": "pin", "pin": "123456", "asker": "192.168.1.23"}`` — is this the PIN shown for
+  that phone? Only its own tries count: after :data:`PIN_TRIES` wrong ones its PIN is void.
 """
 
 from __future__ import annotations
@@ -59,6 +61,16 @@ ANSWER_TIMEOUT = 3.0
 MAX_CLIENTS = 4
 PAIRING_SECONDS = 120.0
 PIN_TRIES = 5
+#: PINs kept at once (one per phone that asked): past this, the one nearest its expiry goes.
+MAX_ASKERS = 1024
+#: Wrong PINs from every phone together within LAN_WINDOW s before each PIN gets a single try.
+LAN_WRONG = 20
+LAN_WINDOW = 600.0
+#: A PIN is shown only if a person touched the table (a button, a card) within this many seconds,
+#: or the referee started within it: someone must be there to read it.
+PRESENCE_SECONDS = 600.0
+#: The longest asker id a message may carry (an IPv6 address is at most 45 characters).
+MAX_ASKER = 64
 MAX_URL = 200
 
 
@@ -82,17 +94,19 @@ class SetupProposed:
 
 @dataclass(frozen=True)
 class PairingAsked:
-    """Show a new PIN and the page's QR code on the panel."""
+    """Show a new PIN for ``asker`` (a phone's address) and the page's QR code on the panel."""
 
     url: str
+    asker: str = ""
     answer: Future[str | None] = field(default_factory=Future, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
 class PinOffered:
-    """A phone typed this PIN: the loop says whether it is the one on the panel."""
+    """A phone (``asker``) typed this PIN: the loop says whether it is the one shown for that phone."""
 
     pin: str
+    asker: str = ""
     answer: Future[str | None] = field(default_factory=Future, compare=False, repr=False)
 
 
@@ -163,6 +177,14 @@ def parse_setup(message: dict[str, Any], defaults: dict[str, Any]) -> SetupPropo
     return SetupProposed(setup.edition, setup.names, setup.teams, setup.dealer, options.diff(edition.options))
 
 
+def _asker(message: dict[str, Any]) -> str:
+    """Who asked (``"asker"``: the phone's address, as ``bornes web`` sees it); "" for a client that does not say."""
+    asker = message.get("asker", "")
+    if not isinstance(asker, str) or len(asker) > MAX_ASKER or not asker.isprintable():
+        raise ControlError("asker must be a short text (the phone's address)")
+    return asker
+
+
 def parse_message(line: bytes, defaults: dict[str, Any]) -> ControlEvent:
     """One line of the socket to one event, or :class:`ControlError` with a one-line reason."""
     try:
@@ -182,12 +204,12 @@ def parse_message(line: bytes, defaults: dict[str, Any]) -> ControlEvent:
             raise ControlError("pair needs the page's url (http://…)")
         if not url.isprintable() or " " in url:
             raise ControlError("pair needs the page's url (http://…)")
-        return PairingAsked(url)
+        return PairingAsked(url, _asker(message))
     if kind == "pin":
         pin = message.get("pin")
         if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() or len(pin) != PIN_DIGITS:
             raise ControlError(f"a PIN is {PIN_DIGITS} digits")
-        return PinOffered(pin)
+        return PinOffered(pin, _asker(message))
     if kind in ("play", "scan", "press"):
         raise ControlError("cards are played with cards, not from the socket")
     raise ControlError("unknown type; this referee takes setup, pair and pin")
@@ -196,47 +218,99 @@ def parse_message(line: bytes, defaults: dict[str, Any]) -> ControlEvent:
 # -- the PIN shown on the panel --------------------------------------------------------------------
 
 
+@dataclass
+class _Pin:
+    pin: str
+    url: str
+    expires: float
+    wrong: int = 0
+
+
 class Pairing:
-    """The PIN on the panel: fresh for each request, void after expiry or too many wrong tries."""
+    """The PINs phones asked for: one per asker (the phone's address, from ``bornes web``), each fresh
+    for its request and void after expiry or :data:`PIN_TRIES` wrong tries *from that asker*.
+
+    The panel shows the newest (``pin``, ``url``). A phone's PIN is checked only against what that
+    phone typed: another address can neither use it nor void it, and a later request from another
+    phone puts a new PIN on the panel without voiding the earlier one (it still works for its
+    two minutes). Against guessing by many addresses at once: after :data:`LAN_WRONG` wrong PINs
+    from everyone within :data:`LAN_WINDOW` s, a PIN is void at its asker's first wrong try (a
+    person reading the panel types it right).
+    """
 
     def __init__(self, seconds: float = PAIRING_SECONDS, tries: int = PIN_TRIES) -> None:
         self.seconds = seconds
         self.tries = tries
-        self.pin: str | None = None
-        self.url = ""
-        self.expires = 0.0
-        self.wrong = 0
+        self._pins: dict[str, _Pin] = {}
+        self._shown: str | None = None  # whose PIN the panel shows
+        self._wrong_times: list[float] = []
 
-    def start(self, url: str, now: float | None = None) -> str:
-        self.pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
-        self.url = url
-        self.expires = (time.monotonic() if now is None else now) + self.seconds
-        self.wrong = 0
-        return self.pin
+    @staticmethod
+    def _now(now: float | None) -> float:
+        return time.monotonic() if now is None else now
+
+    @property
+    def pin(self) -> str | None:
+        """The PIN on the panel (None when none is)."""
+        shown = self._pins.get(self._shown) if self._shown is not None else None
+        return shown.pin if shown else None
+
+    @property
+    def url(self) -> str:
+        shown = self._pins.get(self._shown) if self._shown is not None else None
+        return shown.url if shown else ""
+
+    def start(self, url: str, now: float | None = None, asker: str = "") -> str:
+        """A fresh PIN for ``asker`` (replacing its own earlier one), shown on the panel from now."""
+        now = self._now(now)
+        self._forget_expired(now)
+        if asker not in self._pins and len(self._pins) >= MAX_ASKERS:
+            del self._pins[min(self._pins, key=lambda key: self._pins[key].expires)]
+        pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        self._pins.pop(asker, None)
+        self._pins[asker] = _Pin(pin, url, now + self.seconds)
+        self._shown = asker
+        return pin
 
     def active(self, now: float | None = None) -> bool:
-        return self.pin is not None and (time.monotonic() if now is None else now) < self.expires
+        """Is a PIN on the panel, not yet expired?"""
+        shown = self._pins.get(self._shown) if self._shown is not None else None
+        return shown is not None and self._now(now) < shown.expires
 
     def remaining(self, now: float | None = None) -> float:
-        return max(0.0, self.expires - (time.monotonic() if now is None else now)) if self.pin else 0.0
+        shown = self._pins.get(self._shown) if self._shown is not None else None
+        return max(0.0, shown.expires - self._now(now)) if shown else 0.0
 
-    def check(self, pin: str, now: float | None = None) -> str | None:
+    def check(self, pin: str, now: float | None = None, asker: str = "") -> str | None:
         """None when right (the PIN is then spent), else why not, in one line (English, marked for the
         phone pages' catalogue: the page words it in its own language)."""
-        if not self.active(now) or self.pin is None:
-            self.pin = None
-            return N_("no PIN is shown: ask for a new one")
-        if hmac.compare_digest(pin, self.pin):
-            self.pin = None  # one PIN pairs one phone
+        now = self._now(now)
+        self._forget_expired(now)
+        mine = self._pins.get(asker)
+        if mine is None:
+            return N_("no PIN is shown: ask for a new one")  # none asked from this phone: nothing to count
+        if hmac.compare_digest(pin, mine.pin):
+            self._drop(asker)  # one PIN pairs one phone
             return None
-        self.wrong += 1
-        if self.wrong >= self.tries:
-            self.pin = None
+        mine.wrong += 1
+        self._wrong_times = [t for t in self._wrong_times if now - t < LAN_WINDOW] + [now]
+        if mine.wrong >= self.tries or len(self._wrong_times) > LAN_WRONG:
+            self._drop(asker)
             return N_("wrong PIN; too many tries: ask for a new one")
         return N_("wrong PIN")
 
     def cancel(self) -> None:
-        self.pin = None
+        self._pins.clear()
+        self._shown = None
+
+    def _drop(self, asker: str) -> None:
+        self._pins.pop(asker, None)
+        if self._shown == asker:
+            self._shown = None
+
+    def _forget_expired(self, now: float) -> None:
+        for asker in [key for key, value in self._pins.items() if value.expires <= now]:
+            self._drop(asker)
 
 
 # -- the listener thread ---------------------------------------------------------------------------
@@ -244,11 +318,11 @@ class Pairing:
 
 def _answer(ok_or_error: str | None) -> bytes:
     if ok_or_error is None:
-        return json.dumps({"v": PROTOCOL_VERSION, "ok": True}).encode() + b"\n"
+        return json.dumps({"v": PROTOCOL_VERSION, "ok": True}, allow_nan=False).encode() + b"\n"
     answer: dict[str, Any] = {"v": PROTOCOL_VERSION, "ok": False, "error": ok_or_error}
     if ok_or_error == BUSY:
         answer["waiting"] = True  # not refused: kept by the table until its game ends
-    return json.dumps(answer, ensure_ascii=False).encode() + b"\n"
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False).encode() + b"\n"
 
 
 class ControlListener:

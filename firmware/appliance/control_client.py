@@ -76,7 +76,7 @@ class Answer:
 
 def send(path: str | os.PathLike[str], message: Mapping[str, object], timeout: float = TIMEOUT) -> Answer:
     """Send one message (``type`` and its fields; the version is added) and read the one-line answer."""
-    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False).encode() + b"\n"
+    payload = json.dumps({"v": PROTOCOL_VERSION, **message}, ensure_ascii=False, allow_nan=False).encode() + b"\n"
     data = b""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC) as client:
@@ -118,10 +118,11 @@ class ControlClient:
         fields keep the table's defaults): shown at the table, started by one OK there."""
         return self.send({**setup, "type": "setup"})
 
-    def ask_pairing(self, url: str) -> Answer:
-        """Show a fresh PIN and a QR code of ``url`` on the panel (the answer never carries the PIN)."""
-        return self.send({"type": "pair", "url": url})
+    def ask_pairing(self, url: str, asker: str = "") -> Answer:
+        """Show a fresh PIN for ``asker`` (the phone's address) and a QR code of ``url`` on the panel
+        (the answer never carries the PIN)."""
+        return self.send({"type": "pair", "url": url, **({"asker": asker} if asker else {})})
 
-    def offer_pin(self, pin: str) -> Answer:
-        """Is this the PIN on the panel?"""
-        return self.send({"type": "pin", "pin": pin})
+    def offer_pin(self, pin: str, asker: str = "") -> Answer:
+        """Is this the PIN shown for ``asker``? (Only that phone's tries count against its PIN.)"""
+        return self.send({"type": "pin", "pin": pin, **({"asker": asker} if asker else {})})

@@ -16,10 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bornes.drivers.events import ButtonPressed, InputEvent, ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.events import (
+    ButtonPressed,
+    CardScanned,
+    ControlScanned,
+    InputEvent,
+    KeyTyped,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+    UnknownScanned,
+)
 from bornes.engine import EDITIONS, Phase
 from bornes.firmware.appliance import notify
 from bornes.firmware.appliance.control import (
+    PRESENCE_SECONDS,
     ControlEvent,
     Pairing,
     PairingAsked,
@@ -27,7 +38,7 @@ from bornes.firmware.appliance.control import (
     SetupProposed,
 )
 from bornes.firmware.appliance.control_client import BUSY, forget_phones
-from bornes.firmware.language.i18n import _
+from bornes.firmware.language.i18n import N_, Phrase, _
 from bornes.firmware.screens.model import TableView
 from bornes.firmware.screens.render import render
 from bornes.firmware.screens.table import table_pages
@@ -137,6 +148,8 @@ class Referee:
         #: The PIN a phone must type, shown over the table after a pairing request (firmware/appliance/control.py).
         self.pairing = Pairing()
         self.pairing_shown = False
+        #: When a person last pressed a button or tapped a card (or the referee started): a PIN needs someone there.
+        self.touched = time.monotonic()
         #: Where a long BACK on the PIN screen unpairs every phone (control.PHONES_FORGOTTEN); None: not offered.
         self.phones_file: Path | None = None
 
@@ -174,16 +187,26 @@ class Referee:
         if isinstance(event, PairingAsked) and state is not None and not state.over \
                 and state.phase is not Phase.HAND_OVER:
             # A PIN never covers a hand being played (nor beeps over it): the players ask again between hands.
-            outcome = Outcome(Verdict.REFUSED, "a hand is being played: ask for a PIN between hands", None,
+            # English, marked for the phone pages' catalogue: the page words it in its own language.
+            outcome = Outcome(Verdict.REFUSED, N_("a hand is being played: ask for a PIN between hands"), None,
                               "pairing-mid-hand")
+        elif isinstance(event, PairingAsked) and time.monotonic() - self.touched > PRESENCE_SECONDS:
+            # Nobody at the table to read a PIN: none is made (a network guessing at night gets nothing).
+            outcome = Outcome(Verdict.REFUSED, N_("nobody is at the table: press a button there, then ask again"),
+                              None, "pairing-nobody-there")
         elif isinstance(event, PairingAsked):
-            self.pairing.start(event.url)
+            already = self.pairing_shown and self.pairing.active()
+            self.pairing.start(event.url, asker=event.asker)
             self.pairing_shown = True
-            log.info("pairing: PIN shown on the panel for %s", event.url)
-            outcome = Outcome(Verdict.PROMPT, _("Pairing"), Sound.ATTENTION)
+            log.info("pairing: PIN shown on the panel for %s", event.url,
+                     extra={"said": Phrase(N_("pairing: PIN shown on the panel for {url}"), url=event.url)})
+            # One chirp for the first PIN: a burst of requests from the network does not beep on and on.
+            outcome = Outcome(Verdict.PROMPT, _("Pairing"), None if already else Sound.ATTENTION)
         elif isinstance(event, PinOffered):
-            problem = self.pairing.check(event.pin)
-            log.info("pairing: %s", problem or "a phone is paired")
+            problem = self.pairing.check(event.pin, asker=event.asker)
+            log.info("pairing: %s", problem or "a phone is paired",
+                     extra={"said": Phrase(N_("pairing: {problem}"), problem=Phrase(problem)) if problem
+                            else Phrase(N_("pairing: a phone is paired"))})
             if problem is None:
                 self.pairing_shown = False
                 outcome = Outcome(Verdict.ACCEPTED, _("Phone paired"), Sound.ACCEPT)
@@ -193,7 +216,8 @@ class Referee:
             options = EDITIONS[event.edition].options.with_strings(event.options)
             outcome = self.flow.propose(event.edition, event.names, event.teams, event.dealer, options)
             self.pairing_shown = False
-            log.info("%s: %s", event.describe(), outcome.message)
+            log.info("%s: %s", event.describe(), outcome.message,
+                     extra={"said": Phrase(N_("setup from a phone: {answer}"), answer=outcome.message)})
         # A setup kept for the game's end is answered with the wire's BUSY word (the client reads "waiting").
         kept = outcome.reason == KEPT_FOR_GAME_END
         event.answer.set_result(BUSY if kept else outcome.message if outcome.refused else None)
@@ -211,18 +235,24 @@ class Referee:
                 and event.name == "BACK" and event.long:
             return self._forget_phones()
         self.pairing_shown = False  # any input at the table puts the table back on the panel
+        if isinstance(event, ButtonPressed | KeyTyped | CardScanned | ControlScanned | UnknownScanned):
+            self.touched = time.monotonic()
         outcome = self._guarded(self.flow.handle, event)
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
-            log.warning("%s", event.describe())  # journald shows when the reader came and went
+            said = (Phrase(N_("reader lost: {detail}"), detail=event.detail) if isinstance(event, ReaderLost)
+                    else Phrase(N_("reader back on {port}"), port=event.port))
+            log.warning("%s", event.describe(), extra={"said": said})  # journald shows when the reader came and went
         elif isinstance(event, ReaderProblem) and event.kind == "layout":
             log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             # journald keeps the record's notation (tools and the fault tests read it); the emulator's
-            # terminal says it by name (firmware/appliance/console.py: SpokenActions).
-            log.info("accepted %s", outcome.action.notation(), extra={"said": _Said(self.flow.state, outcome.action)})
+            # terminal says it by name (firmware/appliance/console.py: SpokenLines).
+            said = Phrase(N_("accepted {action}"), action=_Said(self.flow.state, outcome.action))
+            log.info("accepted %s", outcome.action.notation(), extra={"said": said})
         elif outcome.refused:
-            log.info("refused [%s] %s", outcome.reason, outcome.message)
+            said = Phrase(N_("refused [{reason}] {message}"), reason=outcome.reason, message=outcome.message)
+            log.info("refused [%s] %s", outcome.reason, outcome.message, extra={"said": said})
         # At [log] level = "debug" every input gets a line, the last of its own: a person checking a
         # reader sees each tap and what became of it (a prompt or an ignored tap says nothing at info).
         log.debug("input %s: %s", " ".join(event.describe().split()), outcome.verdict)
@@ -261,7 +291,8 @@ class Referee:
         try:
             forget_phones(self.phones_file)
             outcome = Outcome(Verdict.ACCEPTED, _("Every phone is unpaired"), Sound.ACCEPT)
-            log.info("pairing: every phone unpaired at the panel")
+            log.info("pairing: every phone unpaired at the panel",
+                     extra={"said": Phrase(N_("pairing: every phone unpaired at the panel"))})
         except OSError as error:
             log.error("cannot unpair the phones: %s", error)
             outcome = Outcome(Verdict.REFUSED, _("Phones not unpaired: storage error"), Sound.REFUSE, "storage")
@@ -278,7 +309,7 @@ class Referee:
         self.draw()
         interval = notify.watchdog_interval() if self.watchdog else None
         notify.ready("referee up")
-        log.info("referee up")
+        log.info("referee up", extra={"said": Phrase(N_("referee up"))})
         next_ping = time.monotonic() + (interval or 0)
         while not stop.is_set():
             timeout = interval if interval else 5.0
@@ -308,7 +339,7 @@ class Referee:
                 notify.watchdog()
                 next_ping = time.monotonic() + interval
         notify.stopping()
-        log.info("referee stopping")
+        log.info("referee stopping", extra={"said": Phrase(N_("referee stopping"))})
 
 
 def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
@@ -332,7 +363,7 @@ def wait_for_long_ok(events: queue.Queue[Any], stop: threading.Event) -> bool:
 class _Said:
     """An accepted action by players' names, "Bob: Roll (MB-ROLL-01)" rather than "B play MB-ROLL-01",
     worded only when a log handler formats it (the emulator's console: firmware/appliance/console.py
-    SpokenActions), so the Pi's journald path pays nothing for it."""
+    SpokenLines), so the Pi's journald path pays nothing for it."""
 
     __slots__ = ("action", "state")
 

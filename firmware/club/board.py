@@ -66,7 +66,7 @@ class Board:
         self.settings = settings
         self.club = settings.club
         self.store = store
-        self.listeners: set[asyncio.Queue[str]] = set()
+        self.listeners: set[asyncio.Queue[str | None]] = set()  # None: that stream ends (firmware/club/pages.py)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.connected = threading.Event()
         self.counts = {"actions": 0, "repeats": 0, "results": 0, "result_repeats": 0, "rejected": 0}
@@ -122,7 +122,7 @@ class Board:
                     return
                 data = topics.check_live(topics.decode(payload, "live", topics.LIVE_FIELDS))
                 self._push({"table": address.table, "live": data})  # the pages first: they wait for it
-                text = json.dumps(data, ensure_ascii=False)
+                text = json.dumps(data, ensure_ascii=False, allow_nan=False)
                 self.store.set_live(address.table, text, float(data.get("at") or time.time()))
                 game, created, count = data.get("game_id"), data.get("created"), data["action_count"]
                 if isinstance(game, int) and isinstance(created, str) and isinstance(count, int):
@@ -131,7 +131,7 @@ class Board:
                 if not payload:
                     return
                 data = topics.check_status(topics.decode(payload, "status", topics.STATUS_FIELDS))
-                self.store.set_status(address.table, json.dumps(data, ensure_ascii=False))
+                self.store.set_status(address.table, json.dumps(data, ensure_ascii=False, allow_nan=False))
                 self._push({"table": address.table, "status": data})
             elif address.leaf == topics.ACTION:
                 data = topics.decode(payload, "action", topics.ACTION_FIELDS)
@@ -167,7 +167,10 @@ class Board:
         loop = self.loop
         if loop is None or not self.listeners:
             return
-        text = json.dumps(event, ensure_ascii=False)
+        try:
+            text = json.dumps(event, ensure_ascii=False, allow_nan=False)
+        except ValueError:  # checked on the way in, so never; and if so, the pages hear this table cannot be shown
+            text = json.dumps({"table": event.get("table"), "unreadable": True})
         with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._fan_out, text)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
-import json
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
@@ -21,6 +20,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from bornes.engine import EDITIONS
+from bornes.firmware.club import topics
 from bornes.firmware.club.pages import ClubSite, client, site_of, text
 from bornes.firmware.club.store import TournamentError
 
@@ -54,6 +54,12 @@ def allowed(site: ClubSite, request: Request) -> bool:
         return True
     site.wrong.setdefault(client(request), []).append(time.monotonic())
     return False
+
+
+def presents_password(site: ClubSite, request: Request) -> bool:
+    """Does this request carry the organiser's password? Only one that sends a password is checked, and a
+    wrong one counts as a wrong try (the live stream is no way round the limit on guesses)."""
+    return "authorization" in request.headers and allowed(site, request)
 
 
 def refuse(site: ClubSite, request: Request) -> Response:
@@ -102,8 +108,8 @@ async def read_body(site: ClubSite, request: Request) -> dict[str, Any]:
             raise TooLarge(words("request too large"))
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # 16 KiB of "[" nests too deep
+            data = topics.strict_loads(raw)  # no NaN or Infinity: the board's JSON pages stay strict
+        except (ValueError, UnicodeDecodeError, RecursionError):  # 16 KiB of "[" nests too deep
             raise TournamentError(words("the request is not JSON")) from None
         if not isinstance(data, dict):
             raise TournamentError(words("the request is not a JSON object"))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -20,15 +21,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from bornes.firmware.club.board import Board
 from bornes.firmware.club.store import ClubStore
 from bornes.firmware.language.i18n import LANGUAGES, translations
 from bornes.firmware.web.guard import csv_row
+from bornes.firmware.web.streams import Seat, StreamSeats
 from bornes.firmware.web.templating import Words, environment
 
-MAX_LISTENERS = 100  # browsers following the tables page at once (a projector, phones…); half uvicorn's limit
-LISTENERS_PER_CLIENT = 4  # one phone's tabs: one phone never takes every live page
 MAX_GAME = 10**9  # game numbers are SQLite integers: anything larger is no game
 CLUB_DOMAIN = "bornes-club"  # the board's own catalogue: firmware/language/locale/<lang>/LC_MESSAGES/bornes-club.po
 #: Everything the pages use comes from the board itself: no inline script or style runs.
@@ -53,8 +54,10 @@ class ClubSite:
     store: ClubStore
     organiser_password: str
     language: str = "en"
-    streams: dict[str, int] = field(default_factory=dict)  # client address -> its open live pages
+    seats: StreamSeats = field(default_factory=StreamSeats)  # who follows the tables page live
     wrong: dict[str, list[float]] = field(default_factory=dict)  # client address -> its recent wrong passwords
+    #: Does this request carry the organiser's password? (Set by the organiser pages: they check it.)
+    organiser: Callable[[Request], bool] = lambda request: False
 
     def __post_init__(self) -> None:
         self._words = club_words(self.language)
@@ -92,45 +95,68 @@ def labels(language: str) -> dict[str, str]:
             "unreadable": t("this table's last message cannot be shown")}
 
 
+def shown_tables(site: ClubSite) -> list[dict[str, Any]]:
+    """Every table as the pages get it, each checked on its own: one that strict JSON cannot carry
+    (a ``NaN``, an infinity) is sent as "unreadable", and the others are sent as they are."""
+    tables = []
+    for table in site.store.tables():
+        try:
+            json.dumps(table, allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            table = {"table": table["table"], "live": None, "status": None, "unreadable": True}
+        tables.append(table)
+    return tables
+
+
 async def tables_page(request: Request) -> Response:
     site = site_of(request)
     words = site.words(request)
     every: dict[str, Any] = {language: labels(language) for language in LANGUAGES}
     every["board"] = words.language
-    return site.show(request, "tables.html", words("Every table, live"),
-                     tables={t["table"]: t for t in site.store.tables()}, labels=every)
+    return site.show(request, "tables.html", words("Every table, live"), tables=shown_tables(site), labels=every)
 
 
 async def events(request: Request) -> Response:
+    """The tables page's live stream. A browser where the organiser is logged in (the projector: its
+    browser sends the password with every request to the board) has seats of its own; the others
+    share theirs fairly (firmware/web/streams.py)."""
     site = site_of(request)
-    address = client(request)
-    if len(site.board.listeners) >= MAX_LISTENERS or site.streams.get(address, 0) >= LISTENERS_PER_CLIENT:
+    listener: asyncio.Queue[str | None] = asyncio.Queue()
+    seat = site.seats.take(client(request), site.organiser(request), lambda: listener.put_nowait(None))
+    if seat is None:
         return text(site.words(request)("Too many pages open: try again later.\n"), 503, **{"Retry-After": "10"})
-    return StreamingResponse(follow(site, address), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return Followed(site, seat, listener)
 
 
-async def follow(site: ClubSite, address: str) -> AsyncIterator[str]:
-    # Counted from the stream's first step: a browser gone before it starts leaves no count behind.
-    listener: asyncio.Queue[str] = asyncio.Queue()
-    site.board.listeners.add(listener)
-    site.streams[address] = site.streams.get(address, 0) + 1
-    try:
-        yield ": connected\n\n"
-        while True:
-            try:
-                message = await asyncio.wait_for(listener.get(), timeout=15)
-            except TimeoutError:
-                yield ": keep-alive\n\n"
-                continue
-            yield f"data: {message}\n\n"
-    finally:
-        site.board.listeners.discard(listener)
-        left = site.streams.get(address, 1) - 1
-        if left > 0:
-            site.streams[address] = left
-        else:
-            site.streams.pop(address, None)
+class Followed(StreamingResponse):
+    """The stream of one tables page, whose seat and listener are given back however it ends (a browser
+    gone before its first message too: Starlette then never starts the iterator)."""
+
+    def __init__(self, site: ClubSite, seat: Seat, listener: asyncio.Queue[str | None]) -> None:
+        super().__init__(follow(listener), media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.site, self.seat, self.listener = site, seat, listener
+        site.board.listeners.add(listener)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.site.board.listeners.discard(self.listener)
+            self.site.seats.release(self.seat)
+
+
+async def follow(listener: asyncio.Queue[str | None]) -> AsyncIterator[str]:
+    yield ": connected\n\n"
+    while True:
+        try:
+            message = await asyncio.wait_for(listener.get(), timeout=15)
+        except TimeoutError:
+            yield ": keep-alive\n\n"
+            continue
+        if message is None:  # the seat went to another browser: this stream ends, the page reconnects
+            return
+        yield f"data: {message}\n\n"
 
 
 async def standings_page(request: Request) -> Response:
@@ -201,7 +227,7 @@ async def results_csv(request: Request) -> Response:
 
 
 async def api_tables(request: Request) -> Response:
-    return JSONResponse(site_of(request).store.tables())
+    return JSONResponse(shown_tables(site_of(request)))
 
 
 async def standings_json(request: Request) -> Response:

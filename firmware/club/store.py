@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, check_name
+from bornes.firmware.club import topics
 from bornes.firmware.club.pairing import Pair, PairingError, round_robin, swiss
 
 _SCHEMA = """
@@ -290,8 +291,7 @@ class ClubStore:
         rows = self._rows("SELECT table_id, status, seen FROM tables ORDER BY table_id")
         with self._lock:
             live = dict(self._live)
-        return [{"table": t, "live": json.loads(live[t][0]) if t in live else None,
-                 "status": json.loads(status) if status else None, "seen": seen} for t, status, seen in rows]
+        return [_table_entry(t, live[t][0] if t in live else None, status, seen) for t, status, seen in rows]
 
     def results(self, *, counted_only: bool = False) -> list[dict[str, Any]]:
         sql = ("SELECT r.table_id, r.game, r.created, r.finished, r.edition, r.teams, r.sides, r.winner, r.tie,"
@@ -467,3 +467,15 @@ class ClubStore:
         with self._tx() as db:
             if db.execute("UPDATE rounds SET closed = 1 WHERE number = ?", (number,)).rowcount == 0:
                 raise TournamentError(f"there is no round {number}")
+
+
+def _table_entry(table: str, live: str | None, status: str | None, seen: float) -> dict[str, Any]:
+    """One table for the pages, read on its own: a stored text that is not strict JSON (which the checks on the
+    way in never let through) makes this table "unreadable", never the list of every table."""
+    entry: dict[str, Any] = {"table": table, "live": None, "status": None, "seen": seen}
+    try:
+        entry["live"] = topics.strict_loads(live) if live else None
+        entry["status"] = topics.strict_loads(status) if status else None
+    except (ValueError, RecursionError):
+        entry["unreadable"] = True
+    return entry

@@ -8,6 +8,7 @@ the receiver logs in one line and otherwise ignores.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -64,7 +65,26 @@ def parse_topic(name: str) -> Address:
 
 
 def encode(kind: str, **fields: Any) -> bytes:
-    return json.dumps({"v": VERSION, "type": kind, **fields}, ensure_ascii=False, separators=(",", ":")).encode()
+    """One message as strict JSON: a ``NaN`` or an infinity is a ``ValueError`` here, never a token on the wire."""
+    return json.dumps({"v": VERSION, "type": kind, **fields}, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode()
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 reads as inf: JSON has no infinity
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
+
+
+def strict_loads(payload: bytes | str) -> Any:
+    """JSON as RFC 8259 has it: ``NaN``, ``Infinity`` and numbers past a float's range are errors (Python's
+    ``json.loads`` takes all three), so nothing read here can make a strict JSON writer fail later."""
+    return json.loads(payload, parse_constant=_no_constant, parse_float=_finite)
 
 
 def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
@@ -72,9 +92,11 @@ def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...
     if len(payload) > MAX_PAYLOAD:
         raise BadMessage(f"{kind} message of {len(payload)} bytes is over the {MAX_PAYLOAD}-byte limit")
     try:
-        data = json.loads(payload)
+        data = strict_loads(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadMessage(f"{kind} message is not JSON ({error})") from None
+    except ValueError as error:  # NaN, Infinity, 1e400, an integer of more than 4300 digits
+        raise BadMessage(f"{kind} message is not strict JSON ({error})") from None
     except RecursionError:  # 64 KiB of "[" nests deeper than Python's parser goes
         raise BadMessage(f"{kind} message nests too deep") from None
     if not isinstance(data, dict):
@@ -88,6 +110,9 @@ def decode(payload: bytes, kind: str, required: dict[str, type | tuple[type, ...
         # bool is an int in Python; a count or id given as true/false is still wrong.
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
             raise BadMessage(f"{kind} message: field {name!r} is missing or not {_names(types)}")
+        # A game number or a count past any real one (SQLite's integers end at 2**63: no overflow on the way in).
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LARGEST:
+            raise BadMessage(f"{kind} message: field {name!r} is out of range")
     return data
 
 
@@ -115,6 +140,9 @@ RECEIPT_FIELDS: dict[str, type | tuple[type, ...]] = {"game": int, "created": st
 # -- the live table, field by field (the board shows every one of them) -------------------------------
 
 _TEXT = 400  # the longest text a live message may carry in one field (a turn line, an edition title)
+_LARGEST = 10**9  # a count, miles, points: larger is no Mille Bornes number
+_LATEST = 10**10  # ``at``, seconds since 1970: the year 2286
+_TIME = "time"  # a field kind: seconds since 1970, a whole or a decimal number, 0 to _LATEST
 _INT = (int,)
 _Schema = dict[str, Any]
 _SAFETY: _Schema = {"name": (str, True), "coup_fourre": (bool, False), "kind": (str, False)}
@@ -127,7 +155,7 @@ _SIDE: _Schema = {
 _ACTION_WORDS: _Schema = {"n": (int, False), "text": (str, True)}
 LIVE_SCHEMA: _Schema = {
     "v": (int, True), "type": (str, True), "status": (str, True), "action_count": (int, True), "sides": ([_SIDE], True),
-    "game_id": ((int, type(None)), False), "created": ((str, type(None)), False), "at": ((int, float), False),
+    "game_id": ((int, type(None)), False), "created": ((str, type(None)), False), "at": (_TIME, False),
     "edition": (str, False), "edition_title": (str, False), "language": (str, False), "unit": (str, False),
     "hand": (int, False), "dealer": (str, False), "phase": (str, False), "turn": (str, False),
     "to_act": ([str], False), "turn_text": (str, False), "trip": (int, False), "draw_pile": (int, False),
@@ -172,6 +200,11 @@ def _check_object(data: Any, schema: _Schema, where: str) -> dict[str, Any]:
 
 
 def _check_value(value: Any, kind: Any, where: str) -> Any:
+    if kind == _TIME:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+                or not 0 <= value <= _LATEST:
+            raise BadMessage(f"{where} is not a time (seconds since 1970)")
+        return value
     if isinstance(kind, list):  # a list of one kind, at most 16 long (8 sides, 4 safeties, a few words)
         if not isinstance(value, list) or len(value) > 16:
             raise BadMessage(f"{where} is not a short list")
@@ -187,6 +220,8 @@ def _check_value(value: Any, kind: Any, where: str) -> Any:
         raise BadMessage(f"{where} is not {_names(kinds)}")
     if isinstance(value, str) and (len(value) > _TEXT or not value.isprintable()):
         raise BadMessage(f"{where} is not a short printable text")
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**9:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LARGEST:
         raise BadMessage(f"{where} is out of range")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadMessage(f"{where} is not a finite number")
     return value

@@ -32,6 +32,8 @@ def create_app(board: Board, store: ClubStore, organiser_password: str, language
         board.loop = None
 
     app = Starlette(routes=[*pages.ROUTES, *organiser.ROUTES], lifespan=lifespan)
-    app.state.site = ClubSite(board, store, organiser_password, language)
+    site = ClubSite(board, store, organiser_password, language)
+    site.organiser = lambda request: organiser.presents_password(site, request)  # the projector's stream has a seat
+    app.state.site = site
     app.add_middleware(SiteGuard, names=local_names(url))
     return app

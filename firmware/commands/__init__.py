@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "export": "write one game from the journal as a game record (the engine's text) or JSON",
     "feed": "drive the table's input path from a script of setup/scan/press lines and print every verdict",
     "history": "list the games in the journal: id, date, edition, players, winner, totals",
+    "kiosk": "show the TV page full screen on the Pi's HDMI screen (cage and Chromium) when [display] panel = tv",
     "labels": "print sticker labels (Code 128 / DataMatrix) for a deck and the control cards, as a PDF",
     "replay": "replay a game record and print every action's verdict and every hand's score sheet",
     "run": "run the referee: readers, buttons, display and the game journal",
@@ -52,3 +53,20 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
 
+
+def add_language_argument(parser: object, help: str) -> None:
+    """``--lang``, the same on every command: a code, a locale or a name (``fr``, ``FR``, ``fr_FR``,
+    ``French``) means that language; anything else is refused with the choices."""
+    import argparse
+
+    from bornes.firmware.language.i18n import language_choices, language_code
+
+    def language(text: str) -> str:
+        code = language_code(text)
+        if code is None:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a language the table speaks; choose {language_choices()}")
+        return code
+
+    assert isinstance(parser, argparse.ArgumentParser)
+    parser.add_argument("--lang", type=language, default=None, metavar="LANG", help=help)

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         from bornes.firmware.club.settings import load_board
         from bornes.firmware.club.store import ClubStore
         from bornes.firmware.club.web import create_app
-        from bornes.firmware.web.guard import server_config
+        from bornes.firmware.web.connections import server_config
     except ImportError as error:
         raise UserError(f"the board needs the club extra: pip install 'bornes[club]' ({error})", EX_CONFIG) from None
     settings = load_board(

@@ -61,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
         check_engine,
         check_serial,
         check_readers,
+        check_buttons,
         check_display,
+        check_screen,
+        check_sound,
         check_gpio,
         check_pins,
         check_state,
@@ -97,7 +100,7 @@ def check_config(config: Config) -> Iterable[Finding]:
         yield Finding(OK, "config", f"{config.source} parsed")
     if is_desktop(config):
         yield Finding(OK, "config", "desktop (pins.factory = mock): no reader, GPIO or I2C expected; "
-                                    "use bornes run --emulate")
+                                    f"use bornes run --emulate (a USB scanner too: {SCANNER_HINT})")
 
 
 #: What each build of the rules engine is, said after its name (docs/engine-speed.md).
@@ -143,12 +146,14 @@ def check_serial(config: Config) -> Iterable[Finding]:
     desktop = is_desktop(config)
     if not found and not desktop:
         yield Finding(WARN, "serial", "no serial ports found (is the reader plugged in?)")
-    if desktop and not os.path.exists(config.reader.port):
-        yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
-                                                          "cards, or a USB scanner with --port /dev/ttyUSB0")
+    if not config.table_reader:  # pads only: each is checked by check_readers
         return
-    if config.table_reader and config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
-        yield _open_reader(config)
+    if desktop and not config.reader_given and not os.path.exists(config.reader.port):
+        yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
+                                                          f"cards, or a USB scanner ({SCANNER_HINT})")
+        return
+    if config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
+        yield _open_reader(config, desktop=desktop)
 
 
 def check_readers(config: Config) -> Iterable[Finding]:
@@ -156,12 +161,23 @@ def check_readers(config: Config) -> Iterable[Finding]:
     return _reader_findings(config)
 
 
-def _open_reader(config: Config) -> Finding:
+#: How a person names a USB scanner to ``bornes run --port``: a serial one by its tty, a keyboard-mode
+#: one (most scanners as bought) by what it has, its input device name or its USB ids.
+SCANNER_HINT = ("--port /dev/ttyUSB0 for a serial one; a keyboard-mode one by its /dev/input/by-id name or "
+                "VVVV:PPPP, listed by bornes scan-test --devices")
+
+
+def _unplugged(desktop: bool) -> str:
+    """An unplugged reader or pad, the same for every kind: it fails a Pi; a desktop runs without it."""
+    return WARN if desktop else FAIL
+
+
+def _open_reader(config: Config, desktop: bool = False) -> Finding:
     port = config.reader.port
     topic = f"reader {port}"
     if not os.path.exists(port):
         hint = " (the udev rule in systemd/99-bornes-reader.rules makes it)" if port == "/dev/bornes-reader" else ""
-        return Finding(FAIL, topic, f"does not exist; plug in the reader or set reader.port{hint}")
+        return Finding(_unplugged(desktop), topic, f"does not exist; plug in the reader or set reader.port{hint}")
     try:
         import serial
     except ImportError:
@@ -381,7 +397,7 @@ def _reader_findings(config: Config) -> Iterable[Finding]:
         if reader.protocol == "hid":
             yield hid_finding(f"{topic} {reader.port}", reader, desktop=is_desktop(config))
         else:
-            found = _open_reader(dataclasses.replace(config, reader=reader))
+            found = _open_reader(dataclasses.replace(config, reader=reader), desktop=is_desktop(config))
             key = f"pads.{topic.split()[1]}.port" if topic.startswith("pad ") else "reader.port"
             yield Finding(found.level, f"{topic} {reader.port}", found.detail.replace("reader.port", key))
 
@@ -396,8 +412,8 @@ def hid_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> F
     try:
         path = resolve_device(reader.port)
     except FileNotFoundError:
-        level = OK if desktop else FAIL
-        return Finding(level, topic, "no such input device; plug it in, or see bornes scan-test --devices")
+        return Finding(_unplugged(desktop), topic, "no such input device; plug it in, or find its /dev/input/by-id "
+                                                   "name or VVVV:PPPP with bornes scan-test --devices")
     try:
         device = evdev.InputDevice(path)
     except PermissionError:
@@ -417,3 +433,107 @@ def hid_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> F
     finally:
         device.close()
     return Finding(OK, topic, f"{name} [{ids}] on {path}, readable and free (keyboard layout {reader.layout})")
+
+
+# -- a table without a soldering iron: the USB keypad, the TV page, the chirps through the Pi's audio ---
+
+
+def check_buttons(config: Config) -> Iterable[Finding]:
+    """The USB keypad of ``[buttons] source = "hid"``: there, readable, free to grab, not the reader."""
+    b = config.buttons
+    if b.source != "hid":
+        return
+    topic = f"buttons {b.port}"
+    from bornes.drivers.readers.hid_device import HidUnavailable, evdev_module, resolve_device
+
+    try:
+        evdev = evdev_module()
+    except HidUnavailable as error:
+        yield Finding(FAIL, topic, str(error))
+        return
+    keymap = b.key_map
+    try:
+        path = resolve_device(b.port, keymap.accepts)
+    except FileNotFoundError:
+        level = OK if is_desktop(config) else FAIL
+        yield Finding(level, topic, "no such keypad; plug it in, or see bornes scan-test --devices "
+                                    "(control cards work meanwhile)")
+        return
+    readers = [config.reader.port] if config.table_reader and config.reader.protocol == "hid" else []
+    readers += [pad.reader.port for pad in config.pads if pad.reader.protocol == "hid"]
+    for port in readers:
+        with contextlib.suppress(OSError, HidUnavailable):
+            if os.path.realpath(resolve_device(port)) == os.path.realpath(path):
+                yield Finding(FAIL, topic, f"{path} is also the reader {port}: the keypad and the scanner are two "
+                                           "devices (bornes scan-test --identify tells them apart)")
+                return
+    try:
+        device = evdev.InputDevice(path)
+    except PermissionError:
+        yield Finding(FAIL, topic, f"{path}: permission denied; sudo systemd/install.sh --keypad VVVV:PPPP gives "
+                                   "group bornes this one device")
+        return
+    except OSError as error:
+        yield Finding(FAIL, topic, f"{path} cannot be opened: {error.strerror or error}")
+        return
+    try:
+        name, ids = device.name, f"{device.info.vendor:04x}:{device.info.product:04x}"
+        has = set(device.capabilities().get(1, ()))
+        try:
+            device.grab()
+            device.ungrab()
+        except OSError as error:
+            if error.errno == errno.EBUSY:
+                yield Finding(WARN, topic, f"{name} [{ids}] is held by another program (the referee, if it runs)")
+                return
+            yield Finding(FAIL, topic, f"{name} [{ids}] cannot be grabbed: {error.strerror or error}")
+            return
+    finally:
+        device.close()
+    from bornes.drivers.keys import key_name
+
+    missing = [f"{button} ({key_name(code)})" for code, button in keymap.pairs if code not in has]
+    if missing:
+        yield Finding(WARN, topic, f"{name} [{ids}] has no key for {', '.join(missing)}: change them in "
+                                   "[buttons.keys] (bornes scan-test --buttons names the keys it has)")
+        return
+    yield Finding(OK, topic, f"{name} [{ids}] on {path}, readable and free; keys {keymap.described()}")
+
+
+def check_screen(config: Config) -> Iterable[Finding]:
+    """``[display] panel = "tv"``: where the screen goes, and what shows it."""
+    if config.display.panel != "tv":
+        return
+    from bornes.firmware.appliance.config import tv_file
+
+    where = tv_file(config, config.control.socket)
+    try:
+        import starlette  # noqa: F401  the web extra: bornes web serves the TV page
+    except ImportError:
+        yield Finding(FAIL, "tv", "the TV page needs bornes web: sudo systemd/install.sh --tv (or pip install "
+                                  "'bornes[web]')")
+        return
+    host = "<this Pi>" if config.web.host in ("0.0.0.0", "::", "") else config.web.host
+    yield Finding(OK, "tv", f"the panel's screens go to {where}; the TV page is http://{host}:{config.web.port}/tv "
+                            "(bornes-kiosk.service shows it on the HDMI screen)")
+
+
+def check_sound(config: Config) -> Iterable[Finding]:
+    """Where the chirps go, and whether the Pi's audio can play them."""
+    from bornes.drivers.sound import sound_card_problem
+
+    output = config.sound.output
+    if config.sound.muted or output in ("buzzer", "none", "page"):
+        return
+    if output == "auto":
+        try:
+            if config.load_pin_map().buzzer is not None:
+                return  # the buzzer chirps (check_pins says if the map is wrong)
+        except UserError:
+            return
+    problem = sound_card_problem()
+    if problem is not None:
+        said = "auto (no buzzer in the pin map: the Pi's audio)" if output == "auto" else output
+        yield Finding(WARN, "sound", f"output {said}, but {problem}: the table will be silent")
+        return
+    yield Finding(OK, "sound", f"output audio through aplay on {config.sound.device} (aplay -L lists the outputs)")

@@ -17,7 +17,8 @@ from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, butt
 from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine import EDITIONS, GameSetup, OptionError, SetupError, sheets_list, table_dict
-from bornes.firmware.language.i18n import LANGUAGES, _, current_language, edition_language, use
+from bornes.firmware.commands import add_language_argument
+from bornes.firmware.language.i18n import _, current_language, edition_language, use
 from bornes.firmware.language.words import SHEET_ROWS, sheet_row
 from bornes.firmware.table.flow import TableFlow
 from bornes.firmware.table.present import screen
@@ -27,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("script", help="the script file (docs/feed.md), or - for standard input")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--state-dir", help="keep the game in this journal (resumes a game in progress)")
-    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
-                        help="language of the verdicts (default: the edition's, French for the French editions)")
+    add_language_argument(parser, help="language of the verdicts (default: the edition's, French for the French "
+                                       "editions)")
 
 
 MAX_PLAYERS = 8  # the most seats any edition has

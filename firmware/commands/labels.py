@@ -7,8 +7,9 @@ from pathlib import Path
 
 from bornes.drivers.errors import EX_IOERR, EX_UNAVAILABLE, UserError
 from bornes.firmware.appliance.config import add_config_argument, load_config
+from bornes.firmware.commands import add_language_argument
 from bornes.firmware.deck.enrollment import deck_payloads, parse_payloads
-from bornes.firmware.language.i18n import LANGUAGES, _, edition_language, speaking
+from bornes.firmware.language.i18n import _, edition_language, speaking
 
 # Kept here so `bornes` starts on a Pi without reportlab (the optional "labels" extra);
 # tests check it matches bornes.firmware.deck.labels.SHEETS.
@@ -32,8 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--card", action="append", default=[], metavar="CODE", help="print only this card (repeat)")
     parser.add_argument("--skip", type=int, default=0, metavar="N", help="leave the first N labels of the sheet blank")
     parser.add_argument("--outline", action="store_true", help="draw label edges (to test on plain paper)")
-    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
-                        help="language of the card names (default: the edition's; French editions print km)")
+    add_language_argument(parser, help="language of the card names (default: the edition's; French editions print km)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         payloads = deck_payloads(edition, args.players, controls=not args.no_controls)
         if not args.no_controls:
-            from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
+            from bornes.drivers.parts import LAYOUT_TEST_CODE
 
             payloads.append(LAYOUT_TEST_CODE)  # a keyboard-mode scanner reads it and says its layout
     if args.skip < 0:

@@ -26,8 +26,11 @@ log = logging.getLogger("bornes")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bornes.firmware.appliance.config import add_config_argument
+    from bornes.firmware.commands import add_language_argument
 
     add_config_argument(parser)
+    add_language_argument(parser, help="language of the panel and the emulator's console (default: [table] "
+                                       "language, else the edition's: French for the French editions)")
     parser.add_argument(
         "--emulate",
         action="store_true",
@@ -38,9 +41,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         metavar="DEVICE",
-        help="the card reader's serial port (overrides reader.port); with --emulate, a real USB scanner "
-             "such as /dev/ttyUSB0 feeds the emulated table beside the keyboard",
+        help="the card reader (overrides reader.port): a serial port such as /dev/ttyUSB0, or a keyboard-mode "
+             "scanner by its /dev/input/by-id name or VVVV:PPPP (bornes scan-test --devices lists them; it is "
+             "then read as protocol hid); with --emulate, it feeds the emulated table beside the keyboard",
     )
+
+
+def port_reader(reader: Any, port: str) -> Any:
+    """``[reader]`` with ``--port``: an input device or ``vvvv:pppp`` is a keyboard-mode scanner, read as such
+    whatever protocol the file names (a serial port is never one)."""
+    from bornes.drivers.parts import names_input_device
+
+    if names_input_device(port) and reader.protocol != "hid":
+        return dataclasses.replace(reader, port=port, protocol="hid", baudrate=None)
+    return dataclasses.replace(reader, port=port)
 
 
 def setup_logging(level: str) -> None:
@@ -70,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
     queues: list[queue.Queue[object]] = []  # whichever loop is waiting gets the STOP
 
     def deliver_stop(name: str) -> None:
-        log.info("signal %s: shutting down", name)
+        from bornes.firmware.language.i18n import N_, Phrase
+
+        said = Phrase(N_("signal {name}: shutting down"), name=name)
+        log.info("signal %s: shutting down", name, extra={"said": said})
         stop.set()
         if queues:  # a loop is waiting, so the referee module is loaded already
             from bornes.firmware.appliance.referee import STOP
@@ -92,12 +109,19 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     if args.port:
-        config = dataclasses.replace(config, reader=dataclasses.replace(config.reader, port=args.port))
+        config = dataclasses.replace(config, reader=port_reader(config.reader, args.port))
+    if args.lang:
+        config = dataclasses.replace(config, table=dataclasses.replace(config.table, language=args.lang))
     setup_logging(config.log.level)
     from bornes.firmware.appliance.config import table_language
     from bornes.firmware.language import i18n
 
     i18n.use(table_language(config))
+    if args.emulate:  # a person reads this terminal: every line in the table's language from the first
+        from bornes.firmware.appliance.console import SpokenLines
+
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(SpokenLines())
     if stop.is_set():
         return _stopped()
     # What a restart cannot cure stops in one line, never after "starting with" (docs/exit-codes.md).
@@ -144,7 +168,11 @@ def _run_locked(
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
                 control=True,
             )
-            log.info("starting with %s", config.source or "built-in defaults")  # only once it can start
+            from bornes.firmware.language.i18n import N_, Phrase
+
+            said = (Phrase(N_("starting with {file}"), file=config.source) if config.source
+                    else Phrase(N_("starting with the built-in defaults")))
+            log.info("starting with %s", config.source or "built-in defaults", extra={"said": said})  # once it can
             break
         except JournalCorrupt as error:  # at open, or while resuming: a person decides, nothing is changed
             if journal is not None:
@@ -203,38 +231,62 @@ def _archive(config: Config, journal: Any, state_dir: Path) -> None:
 def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> Console:
     """The laptop's terminal: the panel on top (if drawn here), the log and the prompt below it."""
     from bornes.drivers.display.terminal import panel_rows
-    from bornes.firmware.appliance.console import Console, SpokenActions, input_words
+    from bornes.firmware.appliance.console import Console, SpokenLines, input_words
     from bornes.firmware.language.i18n import _
 
     display = appliance.display
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
-    console = Console(panel_rows=rows)
+    flow = appliance.flow
+
+    def help_text() -> str:  # the cards' names as the edition being played (or set up) prints them
+        return input_words(flow.state.setup.edition if flow.state is not None else flow.draft.edition)
+
+    console = Console(panel_rows=rows, help_text=help_text)
     console.start()
     root = logging.getLogger()
     if console.interactive:  # log lines go above the prompt from now on
         handler = console.handler()
         for old in list(root.handlers):
             root.removeHandler(old)
+        handler.addFilter(SpokenLines())  # a person reads these: the table's language, names, not seat letters
         root.addHandler(handler)
-    for handler in root.handlers:  # a person reads these: names, not seat letters
-        handler.addFilter(SpokenActions())
-    console.say(input_words())
+    console.say(help_text())
     if args.port:
         console.say(_("A scanner on {port} feeds the table too.").format(port=config.reader.port))
-    flow = appliance.flow
+    else:
+        unopened = unopened_readers(config)
+        if unopened:  # the readers the file names wait for --port, and the person is told so, once
+            console.say(_("Not opened with --emulate: {readers}; add --port to read them beside the keyboard")
+                        .format(readers=", ".join(unopened)))
     if flow.game is not None and flow.ui.message:
         console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
 
     def hint(event: object, outcome: Any) -> None:
         if outcome.reason == "bad-input":
             console.say(_("(type help to see the cards and buttons you can type)"))
+        elif outcome.reason == "layout-test":  # not a card and changes nothing, but worth an answer here too
+            console.say(outcome.message)
 
     appliance.referee.on_outcome = hint
     return console
 
 
+def unopened_readers(config: Config) -> list[str]:
+    """The readers the config names that ``--emulate`` without ``--port`` leaves closed, as a person reads
+    them: ``[reader]`` (keyboard-mode scanner, /dev/input/by-id/…), ``[pads.B]`` (serial, /dev/ttyUSB1)."""
+    from bornes.firmware.language.i18n import _
+
+    def kind(reader: Any) -> str:
+        return _("keyboard-mode scanner") if reader.protocol == "hid" else reader.protocol
+
+    found = [f"[reader] ({kind(config.reader)}, {config.reader.port})"] if config.reader_given else []
+    return found + [f"[pads.{pad.name}] ({kind(pad.reader)}, {pad.reader.port})" for pad in config.pads]
+
+
 def _stopped() -> int:
-    log.info("stopped")
+    from bornes.firmware.language.i18n import N_, Phrase
+
+    log.info("stopped", extra={"said": Phrase(N_("stopped"))})
     return 0
 
 
@@ -247,10 +299,10 @@ def _hold_ok(
     READY goes to systemd first, so the unit is not killed for a slow start while a person
     decides; nothing is changed until they hold OK.
     """
-    from bornes.drivers.buttons import Buttons
     from bornes.drivers.pins import make_pin_factory
     from bornes.firmware.appliance import notify
-    from bornes.firmware.appliance.assembly import desktop_panel, open_display_from_config
+    from bornes.firmware.appliance.assembly import control_path, desktop_panel, held_buttons, open_display_from_config
+    from bornes.firmware.appliance.config import tv_file
     from bornes.firmware.appliance.referee import wait_for_long_ok
     from bornes.firmware.screens.model import StatusView
     from bornes.firmware.screens.render import render
@@ -260,9 +312,10 @@ def _hold_ok(
     panel = args.display
     if panel is None and args.emulate and config.display.is_hardware:
         panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
-    display = open_display_from_config(config, panel)
+    tv = tv_file(config, control_path(config, args.emulate, config.state.dir))
+    display = open_display_from_config(config, panel, tv=tv)
     factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
-    buttons = Buttons(config.load_pin_map(), events, pin_factory=factory)
+    buttons = held_buttons(config, config.load_pin_map(), events, factory)  # GPIO, or the keypad
     try:
         display.show(render(StatusView(title, detail), display.size, display.mode))
         notify.ready(f"waiting: {title}")

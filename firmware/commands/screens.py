@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bornes.drivers.errors import EX_IOERR, UserError
 from bornes.engine import Action, Play
-from bornes.firmware.language.i18n import LANGUAGES, edition_language, speaking
+from bornes.firmware.commands import add_language_argument
+from bornes.firmware.language.i18n import edition_language, speaking
 from bornes.firmware.screens.model import MenuView, ScreenView, TableView
 from bornes.firmware.table.flow import Outcome
 
@@ -24,8 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=6, metavar="N", help="players in the --game (default 6)")
     parser.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None,
                         help="partnerships or not in the --game (default: the edition's usual way for N players)")
-    parser.add_argument("--lang", choices=tuple(LANGUAGES), default=None,
-                        help="language of the screens (default: the --game edition's, French for the French "
+    add_language_argument(parser, help="language of the screens (default: the --game edition's, French for the French "
                              "editions; English for the samples)")
 
 
@@ -76,11 +76,16 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The players of a sample game, seat A first.
+SAMPLE_NAMES = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")
+
+
 def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, teams: bool | None = None,
-                 every: bool = False, hands: int = 100) -> dict[str, ScreenView]:
+                 every: bool = False, hands: int = 100, names: tuple[str, ...] = SAMPLE_NAMES) -> dict[str, ScreenView]:
     """Play a real game with bots, straight into the table flow, and keep each kind of screen once.
 
     With ``every``, keep every distinct screen the table showed (the layout check reads them all).
+    ``names`` are the players' (the first ``players`` of them).
     """
     import random
 
@@ -91,7 +96,7 @@ def game_screens(seed: int, edition: str = "winning-moves", players: int = 6, te
     from bornes.firmware.table.flow import TableFlow
     from bornes.firmware.table.present import screen
 
-    names = ("Ann", "Bob", "Chloé", "Dmitri", "Eve", "Fay", "Gus", "Hélène")[:players]
+    names = names[:players]
     setup = GameSetup.create(edition, names, teams=teams)
     flow = TableFlow(edition=edition, players=players, names=names)
     resolver = CardResolver()

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language
+from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language, tv_file
 
 log = logging.getLogger("bornes.web")
 
@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from bornes.firmware.web.app import Settings, create_app
-        from bornes.firmware.web.guard import server_config
+        from bornes.firmware.web.app import Settings, create_app, pages_url
+        from bornes.firmware.web.connections import server_config
     except ImportError as error:
         raise UserError(f"bornes web needs the web extra ({error.name} is missing): pip install 'bornes[web]'",
                         EX_CONFIG) from None
@@ -55,10 +55,29 @@ def run(args: argparse.Namespace) -> int:
     port = args.port if args.port is not None else config.web.port
     if not 0 < port < 65536:
         raise UserError(f"--port {port} is not a port (1 to 65535)", EX_CONFIG)
-    settings.url, settings.port = config.web.url, port
+    settings.url, settings.port, settings.host = config.web.url, port, host
+    if config.buttons.source == "hid":
+        settings.keys = config.buttons.key_map.legend()
+    settings.tv_folder = tv_file(config, control_socket).parent  # the TV page's screen (docs/tv.md)
+    settings.tv_sound = config.sound.output == "page"
     if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))
-    log.info("serving %s on http://%s:%d/", settings.state_dir, host, port)
+    log.info("serving %s on http://%s:%d/; the panel's QR code names %s", settings.state_dir, host, port,
+             pages_url(settings))
+    if _loopback(host) and not settings.url:
+        log.warning("listening on %s only: phones cannot reach these pages (--host 0.0.0.0 serves the network)", host)
     server.run()
     return 0
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (``127.0.0.1``, ``::1``, ``localhost``)."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

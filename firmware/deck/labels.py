@@ -81,7 +81,7 @@ _MAX_MODULE = 0.5 * mm
 
 def label_title(payload: str, edition: str | None = None) -> str:
     """The name printed under the code, in the table's language: "25 miles #1", "25 km n° 1"."""
-    from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
+    from bornes.drivers.parts import LAYOUT_TEST_CODE
 
     if payload == LAYOUT_TEST_CODE:
         return _("Scanner layout test (keyboard mode)")

@@ -13,6 +13,7 @@ player reads) and ``bornes-web`` for the phone companion's pages.
 from __future__ import annotations
 
 import gettext
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -26,6 +27,11 @@ DEFAULT_LANGUAGE = "en"
 #: Editions whose rules and cards are French: their tables speak French unless the config says
 #: otherwise, and their distances are in km.
 FRENCH_EDITIONS = frozenset({"dujardin", "1000-bornes"})
+
+#: How people write a language besides its code: its name in English and in itself (case and accents
+#: do not matter). A locale ("fr_FR", "en-GB", "fr_FR.UTF-8") is read by its first part.
+LANGUAGE_NAMES: dict[str, str] = {"english": "en", "anglais": "en", "french": "fr", "français": "fr",
+                                  "francais": "fr"}
 
 _current: dict[str, gettext.NullTranslations] = {}
 _chosen = [DEFAULT_LANGUAGE]
@@ -48,6 +54,22 @@ def translations(language: str, domain: str = TABLE_DOMAIN) -> gettext.NullTrans
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; choose one of {', '.join(LANGUAGES)}")
     return gettext.translation(domain, localedir=LOCALE_DIR, languages=[language], fallback=True)
+
+
+def language_code(text: str) -> str | None:
+    """The code of the language ``text`` names, or None: a code in any case ("fr", "FR"), a locale
+    ("fr_FR", "fr-CA", "fr_FR.UTF-8") or a name ("French", "français")."""
+    word = text.strip().casefold()
+    if word in LANGUAGE_NAMES:
+        return LANGUAGE_NAMES[word]
+    code = re.split(r"[_.@-]", word, maxsplit=1)[0]
+    return code if code in LANGUAGES else None
+
+
+def language_choices() -> str:
+    """The languages as a message offers them: "en (English) or fr (Français)"."""
+    named = [f"{code} ({name})" for code, name in LANGUAGES.items()]
+    return ", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0]
 
 
 def use(language: str) -> None:
@@ -121,3 +143,19 @@ def edition_card_name(title: str, edition: str | None, language: str | None = No
 def N_(message: str) -> str:
     """Mark a text for the catalogue without translating it yet (tables of constants)."""
     return message
+
+
+class Phrase:
+    """A table text worded only when it is printed, in the language in use then: a log line that
+    journald keeps in English and the emulator's console says in the table's language
+    (``log.info("referee up", extra={"said": Phrase(N_("referee up"))})``, read by
+    ``firmware/appliance/console.py``). ``values`` fill its ``{placeholders}``; a value is worded
+    when the phrase is (another Phrase, or anything with a ``__str__``)."""
+
+    __slots__ = ("text", "values")
+
+    def __init__(self, text: str, **values: object) -> None:
+        self.text, self.values = text, values
+
+    def __str__(self) -> str:
+        return _(self.text).format(**{key: str(value) for key, value in self.values.items()})

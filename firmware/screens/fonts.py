@@ -1,11 +1,13 @@
 """The bitmap fonts screens use: X11 misc-fixed, public domain, crisp at one pixel per dot.
 
-All are monospaced but the smallest: its M, N, W, m and w are redrawn wider (tools/tiny_font.py),
-so widths are measured (:func:`width`), never counted in characters.
+Some glyphs are redrawn so that none reads as another (tools/panel_fonts.py): the 4×6 font's M, N,
+W, m and w are wider, and in every font "+" stands apart from the names it joins, so widths are
+measured (:func:`width`), never counted in characters.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -33,8 +35,8 @@ def font(name: str) -> ImageFont.ImageFont:
 
 
 def cell(name: str) -> tuple[int, int]:
-    """Width and height of one character cell (the advance of most glyphs: in the 4×6 font, M, N, W,
-    m and w are wider, redrawn by ``tools/tiny_font.py`` so that they cannot be read as H)."""
+    """Width and height of one character cell (the advance of most glyphs: some are wider, redrawn by
+    ``tools/panel_fonts.py`` so that they cannot be read as another)."""
     _, width, height = FONTS[name]
     return width, height
 
@@ -60,12 +62,22 @@ _REPLACEMENTS = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "
                                **{k: v for k, v in _windows_1252_slots().items() if k not in "’‘“”–—…"}})
 
 
+#: The glyph of the "+" that joins partners' names ("Léa+Wim"), in a slot Windows-1252 leaves unused:
+#: a plus with two dark columns on each side (tools/panel_fonts.py), so that it is never read as a
+#: letter of either name ("LéatWim"). The "+" of the points ("4200 +1400") keeps its tight glyph.
+JOIN_GLYPH = "\x81"
+_JOINED = re.compile(r"(?<=[^\W\d_]|\.)\+(?=[^\W\d_])")
+
+
 @lru_cache(maxsize=4096)
 def printable(text: str) -> str:
-    """The text as the fonts' 256 glyphs index it: Latin-1 plus the Windows-1252 extras (Œ, œ, Ÿ).
+    """The text as the fonts' 256 glyphs index it: Latin-1 plus the Windows-1252 extras (Œ, œ, Ÿ),
+    and a "+" between two names (after a letter or a cut name's point, before a letter) as
+    :data:`JOIN_GLYPH`.
 
     French names need œ and Ÿ, which Latin-1 lacks; the shipped fonts carry them in the
     0x80-0x9F slots, where Windows-1252 puts them. Anything else becomes '?'. Applying it twice
     changes nothing.
     """
-    return text.translate(_REPLACEMENTS).encode("latin-1", "replace").decode("latin-1")
+    text = _JOINED.sub(JOIN_GLYPH, text.translate(_REPLACEMENTS))
+    return text.encode("latin-1", "replace").decode("latin-1")

@@ -23,7 +23,8 @@ from bornes.firmware.screens.model import KIND_TITLES, NEEDS_ROLL, ROLLING
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    """One mark: ``kind`` is "hazard", "safety", "coup", "slot", "turn", "deck", "points" or "bar"."""
+    """One mark: ``kind`` is "hazard", "safety", "coup", "slot", "turn", "deck", "points", "bar", "cut"
+    (a name too long for its place) or "team" (partners)."""
 
     kind: str
     name: str  # the icon's name (a CardKind value or battle state); "" for the others
@@ -60,11 +61,17 @@ LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("deck", "", (N_("Cards left to draw"), N_("Cards to draw"))),
     LegendEntry("points", "", (N_("Game total, +this hand"), N_("Total, +this hand"), N_("Total +hand"))),
     LegendEntry("bar", "", (N_("Miles toward the trip"), N_("Miles of the trip"), N_("Miles"))),
+    # How a side is named (firmware/language/names.py): the one rule a name is cut by, and partners.
+    LegendEntry("cut", "", (N_("A long name: its first letters and a point"), N_("Chloé, cut short"),
+                            N_("Chloé, cut"))),
+    LegendEntry("team", "", (N_("Partners: their names joined by +"), N_("Al and Bo, a team"), N_("A team"))),
 )
 
 
 #: What the legend's title says, in every place it shows.
 LEGEND_TITLE = N_("What the icons mean")
+#: The title of the keypad's keys, before the icons (a table whose buttons are a USB keypad).
+KEYS_TITLE = N_("Keys of the keypad")
 
 
 def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
@@ -88,6 +95,10 @@ def legend_sample(c: Canvas, kind: str, name: str, x: int, y: int) -> None:
         c.text((x + 1, y + 3), "90 +25", "tiny")
     elif kind == "bar":
         c.bar(x + 1, y + 5, 24, 1, 2, 3)
+    elif kind == "cut":  # "Chloé", cut
+        c.text((x + 1, y + 2), "Chl.", "small")
+    elif kind == "team":
+        c.text((x + 1, y + 3), "Al+Bo", "tiny")
 
 
 def sample_png(entry: LegendEntry, scale: int = 3) -> bytes:
@@ -116,6 +127,34 @@ def legend_html(language: str) -> str:
             f'<dl>{rows}</dl></details>')
 
 
+def keys_html(keys: tuple[tuple[str, str], ...], language: str) -> str:
+    """Which key of the table's keypad is which button, for the phone's table page and the TV page
+    (the same rows as the panel's first legend pages); "" when the buttons are no keypad."""
+    if not keys:
+        return ""
+    catalogue = translations(language)
+    rows = "".join(f"<div><dt><kbd>{escape(label)}</kbd></dt><dd>{escape(button)}</dd></div>" for label, button in keys)
+    return (f'<details class="legend keys" open><summary>{escape(catalogue.gettext(KEYS_TITLE))}</summary>'
+            f'<dl>{rows}</dl></details>')
+
+
+def keys_markdown() -> str:
+    """The key maps a keypad table starts from, as the tables in ``docs/legend.md`` (a test keeps them equal)."""
+    from bornes.drivers.keypad import KEYMAPS
+    from bornes.drivers.keys import key_name
+
+    lines = []
+    for name, keymap in KEYMAPS.items():
+        keys = {button: key_name(code) for code, button in keymap.pairs}
+        lines += [f"`keymap = \"{name}\"`", "", "| key | button | its name in `[buttons.keys]` |", "|---|---|---|"]
+        for label, button in keymap.legend():
+            first = button.split("-")[0]
+            named = keys[first] if "-" not in button else f"{keys[first]} … {keys[button.split('-')[1]]}"
+            lines.append(f"| {label.replace('*', chr(92) + '*')} | {button} | `{named}` |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def legend_markdown() -> str:
     """The legend as the table in ``docs/legend.md`` (English and French); a test keeps them equal."""
     en, fr = translations("en"), translations("fr")
@@ -138,3 +177,4 @@ def write_docs(folder: str = "docs") -> None:
 if __name__ == "__main__":
     write_docs()
     print(legend_markdown(), end="")
+    print(keys_markdown(), end="")

@@ -43,7 +43,7 @@ SCORE_ROWS: tuple[str, ...] = (*ROWS_CLASSIC, *ROWS_TOTALS)
 
 @dataclass(frozen=True, slots=True)
 class SideView:
-    """One side of the table (a player, or a team such as ``"A+C"``)."""
+    """One side of the table: a player, or partners by their names joined with "+" (``"Ann+Chloé"``)."""
 
     name: str
     miles: int
@@ -54,7 +54,6 @@ class SideView:
     score: int = 0  # running score of the game, before this hand
     hand_points: int = 0  # points of this hand so far (milestones, safeties, coups fourrés), from the engine
     is_turn: bool = False
-    seats: str = ""  # the seat letters of the side ("A+C", or "B"): the short name when the full one cannot fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,9 +191,12 @@ class StatusView:
 
 @dataclass(frozen=True, slots=True)
 class LegendView:
-    """What each icon and figure of the table means, a few per page (the renderer pages it)."""
+    """What each icon and figure of the table means, a few per page (the renderer pages it); on a
+    table whose buttons are a USB keypad, which key is which button first."""
 
     page: int = 0  # zero-based, taken modulo the pages the panel needs: NEXT and BACK cycle
+    #: (what is printed on the key, the button it is), in the order to show; empty: no keypad.
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 ScreenView = (

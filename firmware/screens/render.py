@@ -11,6 +11,7 @@ from typing import Any
 
 from PIL import Image
 
+from bornes.firmware.language import names as naming
 from bornes.firmware.language.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
@@ -34,7 +35,7 @@ from bornes.firmware.screens.model import (
     TargetPrompt,
     UndoPrompt,
 )
-from bornes.firmware.screens.table import render_table, shortened
+from bornes.firmware.screens.table import render_table
 
 #: The two panel geometries: the 128×64 monochrome panels and the 256×64 grayscale ssd1322.
 SMALL: tuple[int, int] = (128, 64)
@@ -214,8 +215,9 @@ def _coup_fourre(c: Canvas, view: CoupFourrePrompt) -> None:
     hazard = card_title(view.hazard)
     text, font = c.choose_font(hazard, ("bold7", "text", "small"), c.width - 32 - MARGIN)
     c.text((32, TITLE_H + 3), text, font)
-    on, font = c.choose_font((_("on {side}").format(side=view.side_name), view.side_name), ("text", "small", "tiny"),
-                             c.width - 32 - MARGIN)
+    names = naming.forms(naming.players(view.side_name))
+    said = [phrase for name in names for phrase in (_("on {side}").format(side=name), name)]
+    on, font = c.choose_font(said, ("text", "small", "tiny"), c.width - 32 - MARGIN, words_first=True)
     c.text((32, TITLE_H + 17), on, font)
     scan = c.choose((_("Scan your safety now"), _("Scan the safety")), "small", c.width - 2 * MARGIN)
     c.text_center(c.height - HINT_H - 10, scan, "small")
@@ -238,7 +240,7 @@ def _target(c: Canvas, view: TargetPrompt) -> None:
 def _partner(c: Canvas, view: PartnerPrompt) -> None:
     _title(c, (_("Coup fourré by?"), _("Who?")))
     _list(c, view.names, view.selected, TITLE_H + 2, c.height - HINT_H - 1)
-    _hint(c, view.hint or (_("NEXT choose   OK confirm"), _("NEXT / OK")))
+    _hint(c, (*view.hint, _("NEXT / OK")) if view.hint else (_("NEXT choose   OK confirm"), _("NEXT / OK")))
 
 
 def _extension(c: Canvas, view: ExtensionPrompt) -> None:
@@ -292,13 +294,14 @@ def _name_edit(c: Canvas, view: NameEditView) -> None:
     shown = shown[first : first + room]
     x0 = (c.width - len(shown) * cell_w) // 2
     y = TITLE_H + 8
-    for index, char in enumerate(shown):
-        x = x0 + index * cell_w
-        fill = WHITE
-        if first + index == cursor:
-            c.box((x, y, x + cell_w - 1, y + cell_h - 1))
-            fill = BLACK
-        c.text((x, y), char, font, fill=fill)
+    at = cursor - first  # the letter under the cursor, inverted; the letters each side of it one word each
+    before, under, after = shown[:at], shown[at:at + 1], shown[at + 1:]
+    if before.strip():
+        c.text((x0, y), before, font)
+    c.box((x0 + at * cell_w, y, x0 + (at + 1) * cell_w - 1, y + cell_h - 1))
+    c.text((x0 + at * cell_w, y), under, font, fill=BLACK)
+    if after.strip():  # a column further: the inverted letter keeps a dark column before the next one
+        c.text((x0 + (at + 1) * cell_w + 1, y), after, font)
     _hint(c, view.hint or (_("NEXT/BACK letter CF Aa OK next"), _("NEXT/BACK letter OK next"),
                            _("NEXT/BACK  OK next")))
 
@@ -344,9 +347,52 @@ def _sheet_font(size: tuple[int, int]) -> tuple[str, int]:
     return font, fonts.cell(font)[1] + (0 if size[0] >= 256 else 1)
 
 
-def _sheet_top(size: tuple[int, int]) -> int:
-    """The first row's top: below the title and the names."""
-    return TITLE_H + 10
+def _sheet_top(view: ScoreSheetView, size: tuple[int, int]) -> int:
+    """The first row's top: below the title and the names (two lines of them where partners are stacked)."""
+    return TITLE_H + (16 if _sheet_names(view, size)[1] else 10)
+
+
+def _sheet_columns(view: ScoreSheetView, size: tuple[int, int]) -> tuple[int, int]:
+    """The labels' width, from the panel's edge, and each side's column's width."""
+    label_w = 86 if size[0] >= 256 else 38  # from the panel's edge: the labels start after the margin
+    return label_w, (size[0] - MARGIN - label_w) // max(1, len(view.columns))
+
+
+def _sheet_names(view: ScoreSheetView, size: tuple[int, int]) -> tuple[list[tuple[tuple[str, ...], str]], bool]:
+    """Each column's name, as lines and their font, and whether partners are stacked on two lines.
+
+    One font for the row, and the way that loses the fewest letters of the names: one line in the 5×8
+    font ("Dmitri", not the 4×6 "DHitri"), one line in the 4×6 font, or partners one above the other
+    in the 4×6 font. Never shorter than the fewest letters that keep the sides apart (``names``)."""
+    _label_w, col_w = _sheet_columns(view, size)
+    room = col_w - 3  # three dark columns at least between two sides' names ("Marc Chloé", not "MarcChloé")
+    sides = [naming.players(name) for name, _values in view.columns]
+    least = naming.least_letters(sides)
+    probe = Canvas((1, 1), "L")
+
+    def one_line(side: Sequence[str], font: str) -> int:
+        keep = naming.most_kept(side, lambda k: probe.fits(naming.side_form(side, max(k, least)), font, room))
+        return naming.letters_lost(side, max(keep, least))
+
+    def two_lines(side: Sequence[str]) -> int:
+        keep = naming.most_kept(side, lambda k: all(probe.fits(naming.cut(name, max(k, least)), "tiny", room)
+                                                    for name in side))
+        return naming.letters_lost(side, max(keep, least))
+
+    ways = [(sum(one_line(side, font) for side in sides), index, font) for index, font in enumerate(("small", "tiny"))]
+    if any(len(side) > 1 for side in sides):
+        ways.append((sum(two_lines(side) for side in sides), 2, "stacked"))
+    _lost, _order, way = min(ways)  # the fewest letters lost; on a tie the larger font, then one line
+    named: list[tuple[tuple[str, ...], str]] = []
+    for side in sides:
+        if way == "stacked":
+            forms = naming.line_forms(side, least)
+            lines = next((f for f in forms if all(probe.fits(line, "tiny", room) for line in f)), forms[-1])
+            named.append((lines, "tiny"))
+        else:
+            line = probe.choose(naming.forms(side, least), way, room)
+            named.append(((line,), way))
+    return named, way == "stacked"
 
 
 def _sheet_bottom(size: tuple[int, int]) -> int:
@@ -359,7 +405,7 @@ def _sheet_layout(view: ScoreSheetView, size: tuple[int, int]) -> list[list[tupl
     with a clear pixel row on each side, so the rule never touches a figure."""
     _font, line_h = _sheet_font(size)
     pages: list[list[tuple[int, int]]] = [[]]
-    top = y = _sheet_top(size)
+    top = y = _sheet_top(view, size)
     for index, label in enumerate(view.rows):
         need = line_h + (2 if label in _TOTAL_ROWS else 0)
         if pages[-1] and y + need > _sheet_bottom(size):
@@ -383,15 +429,15 @@ def _score_sheet(c: Canvas, view: ScoreSheetView) -> None:
     pages = _sheet_layout(view, size)
     page = view.page % len(pages)  # NEXT and BACK cycle through the pages, both ways
     _title(c, view.title, f"{page + 1}/{len(pages)}")
-    wide = c.width >= 256
     columns = view.columns
-    label_w = 86 if wide else 38  # from the panel's edge: the labels start after the margin
-    col_w = (c.width - MARGIN - label_w) // max(1, len(columns))
-    names_y = TITLE_H + 1
-    for index, (name, _values) in enumerate(columns):
+    label_w, col_w = _sheet_columns(view, size)
+    names, _stacked = _sheet_names(view, size)
+    for index, (lines, name_font) in enumerate(names):
         right = label_w + (index + 1) * col_w - 1
-        chosen, name_font = c.choose_font(shortened(name), ("small",), col_w - 2)  # 5×8: "Dmitri", not "DHitri"
-        c.text_right(right, names_y, chosen, name_font)
+        for number, line in enumerate(lines):
+            c.choose(line, name_font, col_w - 3)  # recorded as cut if even this does not fit
+            c.text_right(right, TITLE_H + 1 + number * 7 + (1 if name_font == "tiny" and len(lines) == 1 else 0),
+                         line, name_font)
     for offset, (row, y) in enumerate(pages[page]):
         label = view.rows[row]
         if label in _TOTAL_ROWS and offset:
@@ -419,14 +465,15 @@ def abbreviated(label: str) -> list[str]:
 
 def _game_over(c: Canvas, view: GameOverView) -> None:
     _title(c, _("GAME OVER"))
+    least = naming.least_letters([naming.players(name) for name, _total in view.totals])
+    said: list[str]
     if view.winner == "Tie":
-        said: tuple[str, ...] = (_("A tie!"),)
-    elif view.partners:
-        short = "+".join(part[:1] for part in view.winner.split("+"))
-        said = (_("{names} win!").format(names=view.winner), _("{names} win!").format(names=short))
+        said = [_("A tie!")]
     else:
-        said = (_("{name} wins!").format(name=view.winner), view.winner)
-    text, font = c.choose_font(said, ("big", "bold7", "text"), c.width - 2 * MARGIN, words_first=True)
+        names = naming.forms(naming.players(view.winner), least)
+        win = _("{names} win!") if view.partners else _("{name} wins!")
+        said = [*(win.format(names=name, name=name) for name in names), *names]
+    text, font = c.choose_font(said, ("big", "bold7", "text", "small"), c.width - 2 * MARGIN, words_first=True)
     c.text_center(TITLE_H + 1, text, font)
     totals = sorted(view.totals, key=lambda item: -item[1])
     font = "small"
@@ -438,8 +485,9 @@ def _game_over(c: Canvas, view: GameOverView) -> None:
         x0 = col * col_w
         yy = y + line * 9
         number = str(total)
-        room = col_w - 10 - c.text_width(number, font)
-        chosen, name_font = c.choose_font(shortened(name), (font, "tiny"), room)
+        room = col_w - 12 - c.text_width(number, font)  # four dark columns before the total
+        chosen, name_font = c.choose_font(naming.forms(naming.players(name), least), (font, "tiny"), room,
+                                          words_first=True)  # "Léa+Maë." in 4×6 beats "Léa+Ma." in 5×8
         c.text((x0 + 4, yy + (0 if name_font == font else 1)), chosen, name_font)
         c.text_right(x0 + col_w - 4, yy, number, font)
     _hint(c, (_("OK: a new game"), _("OK: new game"), _("OK")))
@@ -461,22 +509,70 @@ def _legend_columns(size: tuple[int, int]) -> int:
     return 2 if size[0] >= 256 else 1
 
 
-def legend_pages(size: tuple[int, int] = SMALL) -> int:
-    """How many pages the legend needs on a panel of ``size``."""
+def legend_pages(size: tuple[int, int] = SMALL, keys: Sequence[tuple[str, str]] = ()) -> int:
+    """How many pages the legend needs on a panel of ``size`` (with a keypad's ``keys``: theirs first)."""
+    return _key_pages(size, keys) + _icon_pages(size)
+
+
+def _icon_pages(size: tuple[int, int]) -> int:
     rows = (size[1] - TITLE_H - HINT_H - 2) // _LEGEND_ROW
-    per_page = rows * _legend_columns(size)
-    return -(-len(LEGEND) // per_page)
+    return -(-len(LEGEND) // (rows * _legend_columns(size)))
+
+
+_KEY_ROW = 11  # a keycap 10 high (the 5x8 font and a row under its baseline), a row between two
+_KEYCAP = (34, 60)  # the keycaps' width: "Enter" in the 5x8 font with room either side, up to the widest label
+
+
+def _key_rows(size: tuple[int, int]) -> int:
+    return (size[1] - TITLE_H - HINT_H - 1) // _KEY_ROW
+
+
+def _key_pages(size: tuple[int, int], keys: Sequence[tuple[str, str]]) -> int:
+    return -(-len(keys) // (_key_rows(size) * _legend_columns(size)))
 
 
 def _legend(c: Canvas, view: LegendView) -> None:
-    """Each mark of the table beside its meaning: NEXT and BACK page through them."""
+    """Each key of a keypad beside its button, then each mark of the table beside its meaning:
+    NEXT and BACK page through them."""
+    size = (c.width, c.height)
+    pages = legend_pages(size, view.keys)
+    page = view.page % pages
+    key_pages = _key_pages(size, view.keys)
+    if page < key_pages:
+        _title(c, (_("Keys of the keypad"), _("Keys")), f"{page + 1}/{pages}")
+        _legend_keys(c, view.keys, page)
+    else:
+        _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
+        _legend_marks(c, page - key_pages)
+    if page == pages - 1:  # NEXT wraps round to the first page
+        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
+    else:
+        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
+
+
+def _legend_keys(c: Canvas, keys: Sequence[tuple[str, str]], page: int) -> None:
+    """A keycap with what is printed on it, and the button that key is."""
+    columns = _legend_columns((c.width, c.height))
+    rows = _key_rows((c.width, c.height))
+    per_page = rows * columns
+    col_w = (c.width - 2 * MARGIN) // columns
+    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in keys)))
+    for place, (label, button) in enumerate(keys[page * per_page:(page + 1) * per_page]):
+        column, row = divmod(place, rows)
+        x = MARGIN + column * col_w
+        y = TITLE_H + 1 + row * _KEY_ROW
+        cap, font = c.choose_font((label,), ("small", "tiny"), cap_w - 4)
+        c.box((x, y, x + cap_w - 1, y + _KEY_ROW - 2))  # the key, lit: what is printed on it in black
+        c.text_center(y + (1 if font == "small" else 3), cap, font, fill=BLACK, left=x, right=x + cap_w)
+        said, font = c.choose_font((button,), ("small", "tiny"), col_w - cap_w - 6)
+        c.text((x + cap_w + 4, y + (1 if font == "small" else 3)), said, font)
+
+
+def _legend_marks(c: Canvas, page: int) -> None:
     size = (c.width, c.height)
     columns = _legend_columns(size)
     rows = (c.height - TITLE_H - HINT_H - 2) // _LEGEND_ROW
     per_page = rows * columns
-    pages = legend_pages(size)
-    page = view.page % pages
-    _title(c, (_(LEGEND_TITLE), _("Legend")), f"{page + 1}/{pages}")
     col_w = (c.width - 2 * MARGIN) // columns
     for place, entry in enumerate(LEGEND[page * per_page:(page + 1) * per_page]):
         column, row = divmod(place, rows)
@@ -486,10 +582,6 @@ def _legend(c: Canvas, view: LegendView) -> None:
         room = col_w - _LEGEND_SAMPLE - 2
         words, font = c.choose_font(entry.words(), ("small", "tiny"), room)
         c.text((x + _LEGEND_SAMPLE, y + (2 if font == "small" else 3)), words, font)
-    if page == pages - 1:  # NEXT wraps round to the first page
-        _hint(c, (_("NEXT first   OK back"), _("NEXT / OK")))
-    else:
-        _hint(c, (_("NEXT more   OK back"), _("NEXT / OK")))
 
 
 def card_title(kind: str) -> str:

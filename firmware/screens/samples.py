@@ -7,8 +7,6 @@ tests (team names, a coup fourré, a speed limit, an empty draw pile...).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bornes.engine import EDITIONS
 from bornes.firmware.language.i18n import _, ngettext
 from bornes.firmware.language.rule_labels import edition_short, option_lines, rules_hint
@@ -44,12 +42,12 @@ _FOUR: tuple[SideView, ...] = (
 )
 _FOUR_TEAMS: tuple[SideView, ...] = (  # eight players, four partnerships (Dujardin)
     SideView("Ann+Eve", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True), ("DRIVINGACE", False)),
-             score=2350, hand_points=1125, seats="A+E"),
+             score=2350, hand_points=1125),
     SideView("Bob+Fay", 300, 1000, "ACCIDENT", limited=True, safeties=(("EXTRATANK", False),), score=1875,
-             hand_points=400, is_turn=True, seats="B+F"),
+             hand_points=400, is_turn=True),
     SideView("Chloé+Gus", 1000, 1000, ROLLING, safeties=(("PUNCTUREPROOF", True),), score=4200,
-             hand_points=1400, seats="C+G"),
-    SideView("Dmitri+Hélène", 0, 1000, "FLATTIRE", score=0, seats="D+H"),
+             hand_points=1400),
+    SideView("Dmitri+Hélène", 0, 1000, "FLATTIRE", score=0),
 )
 _THREE: tuple[SideView, ...] = (
     SideView("Ann", 475, 700, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200, hand_points=875),
@@ -59,10 +57,10 @@ _THREE: tuple[SideView, ...] = (
 )
 _THREE_TEAMS: tuple[SideView, ...] = (  # six players, three partnerships
     SideView("Ann+Dmitri", 475, 1000, "STOP", limited=True, safeties=(("DRIVINGACE", True),), score=1200,
-             hand_points=875, seats="A+D"),
+             hand_points=875),
     SideView("Bob+Eve", 700, 1000, ROLLING, safeties=(("RIGHTOFWAY", False), ("EXTRATANK", False)), score=950,
-             hand_points=900, is_turn=True, seats="B+E"),
-    SideView("Chloé+Fay", 150, 1000, "OUTOFGAS", score=2100, hand_points=150, seats="C+F"),
+             hand_points=900, is_turn=True),
+    SideView("Chloé+Fay", 150, 1000, "OUTOFGAS", score=2100, hand_points=150),
 )
 _TWO: tuple[SideView, ...] = (
     SideView("Ann", 850, 1000, "FLATTIRE", limited=True, safeties=(("EXTRATANK", True), ("RIGHTOFWAY", False)),
@@ -72,9 +70,8 @@ _TWO: tuple[SideView, ...] = (
 )
 _TWO_TEAMS: tuple[SideView, ...] = (  # four players, two partnerships
     SideView("Ann+Chloé", 850, 1000, "FLATTIRE", limited=True, safeties=(("EXTRATANK", True),
-             ("RIGHTOFWAY", False), ("DRIVINGACE", False), ("PUNCTUREPROOF", False)), score=3150, hand_points=1650,
-             seats="A+C"),
-    SideView("Bob+Dmitri", 1000, 1000, ROLLING, score=2875, hand_points=1000, is_turn=True, seats="B+D"),
+             ("RIGHTOFWAY", False), ("DRIVINGACE", False), ("PUNCTUREPROOF", False)), score=3150, hand_points=1650),
+    SideView("Bob+Dmitri", 1000, 1000, ROLLING, score=2875, hand_points=1000, is_turn=True),
 )
 _SIX: tuple[SideView, ...] = (
     SideView("Ann", 625, 1000, ROLLING, safeties=(("RIGHTOFWAY", True),), score=350, hand_points=1025),
@@ -87,15 +84,9 @@ _SIX: tuple[SideView, ...] = (
 )
 
 
-def _seated(sides: tuple[SideView, ...]) -> tuple[SideView, ...]:
-    """Give players on their own their seat letter, as the table does."""
-    return tuple(replace(side, seats=side.seats or chr(65 + index)) for index, side in enumerate(sides))
-
-
 def sample_tables() -> dict[str, TableView]:
     """The table for every shape of game (2 to 6 sides, partnerships too), plus messages and warnings."""
-    tables = _sample_tables()
-    return {name: replace(view, sides=_seated(view.sides)) for name, view in tables.items()}
+    return _sample_tables()
 
 
 def _sample_tables() -> dict[str, TableView]:
@@ -168,12 +159,12 @@ def sample_screens() -> dict[str, ScreenView]:
         "setup-summary-teams": SetupSummaryView("Ann+Chloé, Bob+Dmitri", edition_short("parker-1988"),
                                                 _("{name} deals").format(name="Bob")),
         "score-sheet-p1": ScoreSheetView(
-            columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
-                     ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
+            columns=(("Ann+Chloé", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
+                     ("Bob+Dmitri", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
             page=0, title=sheet),
         "score-sheet-p2": ScoreSheetView(
-            columns=(("A+C", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
-                     ("B+D", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
+            columns=(("Ann+Chloé", (625, 200, 300, 400, 0, 300, 0, 0, 1825, 2350, 4175)),
+                     ("Bob+Dmitri", (300, 100, 0, 0, 0, 0, 0, 0, 400, 1875, 2275))),
             page=1, title=sheet),
         "score-sheet-4": ScoreSheetView(
             columns=(("Ann", (1000, 100, 300, 400, 300, 300, 500, 200, 3100, 2350, 5450)),
@@ -181,6 +172,12 @@ def sample_screens() -> dict[str, ScreenView]:
                      ("Chloé", (575, 200, 0, 0, 0, 0, 0, 0, 775, 4200, 4975)),
                      ("Dmitri", (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
             page=1, title=sheet),
+        "score-sheet-teams-8": ScoreSheetView(  # eight players, four partnerships, a game of several hands
+            columns=(("Léa+Maëlle", (1000, 200, 400, 400, 300, 300, 0, 0, 2600, 1900, 4500)),
+                     ("Marc+Jean-Mathieu", (450, 100, 0, 0, 0, 0, 0, 0, 550, 2350, 2900)),
+                     ("Chloé+Wim", (775, 0, 300, 0, 0, 0, 0, 0, 1075, 1275, 2350)),
+                     ("Hugo+Élodie", (300, 100, 0, 0, 0, 0, 0, 0, 400, 800, 1200))),
+            page=0, title=sheet),
         "game-over": GameOverView("Ann", (("Ann", 5450), ("Bob", 2175), ("Chloé", 4975), ("Dmitri", 0))),
         "status-reader-lost": StatusView(_("Reader lost"), _("Check the reader's cable; play waits for it.")),
         "status-reader-back": StatusView(_("Reader back"), _("Scan the next card.")),
@@ -191,5 +188,8 @@ def sample_screens() -> dict[str, ScreenView]:
                                     .format(file="pins.toml", pin=2, first="SDA", second="OK")),
         "legend": LegendView(page=0),
         "legend-last": LegendView(page=-1),
+        # a table whose buttons are a numeric keypad: its keys come first (drivers/keypad.py's numpad map)
+        "legend-keys": LegendView(page=0, keys=(("0", "CF"), (".", "DISCARD"), ("*", "UNDO"), ("Enter", "OK"),
+                                                ("+", "NEXT"), ("-", "BACK"), ("1-8", "SEAT1-SEAT8"))),
     })
     return screens

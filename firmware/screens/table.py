@@ -18,8 +18,9 @@ phrasings written for the room it has, so nothing is ever cut.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from bornes.firmware.language import names as naming
 from bornes.firmware.language.i18n import _
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, Canvas
@@ -41,34 +42,15 @@ def _points(side: SideView) -> list[str]:
     ]
 
 
-def shortened(name: str, least: int = 1) -> list[str]:
-    """A name, then shorter forms that still read as that name: "Dmitri", "Dmit.", "Dmi.", ... "D";
-    partners each keep their first letters ("Ann+Chloé", "Ann+Chl", "An+Ch", "A+C"). No form keeps
-    fewer than ``least`` letters of a name."""
-    parts = name.split("+")
-    longest = max(len(part) for part in parts)
-    forms = [name]
-    for keep in range(longest - 1, least - 1, -1):
-        if len(parts) > 1:
-            forms.append("+".join(part[:keep] for part in parts))
-        elif keep < len(name):
-            forms.append(f"{name[:keep]}." if keep > 1 else name[:1])
-    return list(dict.fromkeys(forms))
+#: The fewest letters a name keeps on one line before its cell gives up something else for it: the
+#: hand's points, then the total (compact cells), or the one line (roomy cells stack the partners).
+GOOD_NAME = 3
 
 
-def _names(side: SideView) -> list[str]:
-    """The side's name, then shorter forms: a first name alone, the name shortened ("Chl."), then
-    the seat letters (as on the seat buttons), so a name is never cut without a mark."""
-    options = [side.name]
-    parts = side.name.split("+")
-    if len(parts) == 1:
-        words = side.name.replace("-", " ").split()
-        if len(words) > 1:
-            options.append(words[0])
-        options += shortened(options[-1], least=3)[1:]  # partners keep whole names, or their seats
-    if side.seats:
-        options.append(side.seats)
-    return list(dict.fromkeys(options))
+def _names(side: SideView, least: int) -> list[str]:
+    """The side's name, then shorter forms by the panel's one rule (``naming``), none shorter than ``least``
+    letters a name: the fewest that keep the sides of this screen apart."""
+    return naming.forms(naming.players(side.name), least)
 
 
 #: The mark of the side to play: a solid arrow before the name, as readable as an inverted name
@@ -79,11 +61,15 @@ TURN_MARK = 7
 TURN_MARK_TINY = 4
 
 
-def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str],
-                 mark: int = TURN_MARK) -> None:
+def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices: Sequence[str], least: int,
+                 mark: int = TURN_MARK, stack: bool = False) -> None:
     """The name after the turn mark's column (``width`` holds both); the mark, a solid arrow, only on
-    the side to play. A full name in a smaller font beats seat letters in a larger one; in a compact
-    cell's tiny line only the side to play gives the mark its columns (a name is worth them more)."""
+    the side to play. A fuller name in a smaller font beats a shorter one in a larger font; in a compact
+    cell's tiny line only the side to play gives the mark its columns (a name is worth them more).
+
+    With ``stack`` (a roomy cell has the rows: :func:`stacked`), partners are written one above the
+    other in the 4×6 font, each line cut alike.
+    """
     if mark == TURN_MARK_TINY and not side.is_turn:
         mark = 0
     if side.is_turn:  # as tall as the name's capitals: ten rows in a roomy cell, five in a tiny line
@@ -91,7 +77,14 @@ def _marked_name(c: Canvas, side: SideView, x: int, y: int, width: int, choices:
             c.polygon([(x, y + 1), (x + 4, y + 6), (x, y + 11)])
         else:
             c.polygon([(x, y), (x + 2, y + 2), (x, y + 4)])
-    text, font = c.choose_font(_names(side), choices, width - mark, words_first=True)
+    partners = naming.players(side.name)
+    if stack and len(partners) > 1:
+        stacked = naming.line_forms(partners, least)
+        lines = next((f for f in stacked if all(c.fits(line, "tiny", width - mark) for line in f)), stacked[-1])
+        for number, line in enumerate(lines):
+            c.text((x + mark, y + 7 * number), c.choose(line, "tiny", width - mark), "tiny")
+        return
+    text, font = c.choose_font(_names(side, least), choices, width - mark, words_first=True)
     c.text((x + mark, y), text, font)
 
 
@@ -116,9 +109,34 @@ def _safeties(c: Canvas, side: SideView, spots: Sequence[tuple[int, int]], scale
 ROOMY_W = 124
 
 
-def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
+#: The room of a roomy cell's name and of a wide row's, the turn mark's column included.
+ROOMY_NAME_W = 44
+WIDE_NAME_W = 85
+NAME_FONTS = ("bold7", "small", "tiny")
+
+
+def stacked(c: Canvas, sides: Sequence[SideView], width: int, least: int) -> bool:
+    """Whether a screen's roomy cells write partners one above the other (then every side with partners
+    is, alike): where their names lose fewer letters so, in the 4×6 font, than on one line in any font."""
+    room = width - TURN_MARK
+    partners = [naming.players(side.name) for side in sides if len(naming.players(side.name)) > 1]
+    if not partners:
+        return False
+    def one_line(side: Sequence[str]) -> Callable[[int], bool]:
+        return lambda keep: any(c.fits(naming.side_form(side, max(keep, least)), font, room) for font in NAME_FONTS)
+
+    def two_lines(side: Sequence[str]) -> Callable[[int], bool]:
+        return lambda keep: all(c.fits(naming.cut(name, max(keep, least)), "tiny", room) for name in side)
+
+    def lost(way: Callable[[Sequence[str]], Callable[[int], bool]]) -> int:
+        return sum(naming.letters_lost(p, max(naming.most_kept(p, way(p)), least)) for p in partners)
+
+    return lost(two_lines) < lost(one_line)
+
+
+def roomy_cell(c: Canvas, side: SideView, x: int, y: int, least: int = 1, stack: bool = False) -> None:
     """A side in a 124×28 cell."""
-    _marked_name(c, side, x, y, 44, ("bold7", "small", "tiny"))
+    _marked_name(c, side, x, y, ROOMY_NAME_W, NAME_FONTS, least, stack=stack)
     points, font = c.choose_font(_points(side)[1:], ("small", "tiny"), 44)
     c.text((x + 1, y + 15), points, font)
     c.text_right(x + 86, y + 3, str(side.miles), "huge")
@@ -129,10 +147,10 @@ def roomy_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
     c.bar(x, y + 26, ROOMY_W, 1, side.miles, side.trip)
 
 
-def wide_row(c: Canvas, side: SideView, y: int) -> None:
+def wide_row(c: Canvas, side: SideView, y: int, least: int = 1, stack: bool = False) -> None:
     """A side across the 256-wide panel, 28 high: two-sided games."""
     x = MARGIN
-    _marked_name(c, side, x, y, 85, ("bold7", "small", "tiny"))
+    _marked_name(c, side, x, y, WIDE_NAME_W, NAME_FONTS, least, stack=stack)
     points, font = c.choose_font(_points(side), ("small", "tiny"), 86)
     c.text((x + 1, y + 15), points, font)
     c.text_right(129, y + 3, str(side.miles), "huge")
@@ -146,23 +164,28 @@ def wide_row(c: Canvas, side: SideView, y: int) -> None:
 COMPACT_W = 60
 
 
-def compact_cell(c: Canvas, side: SideView, x: int, y: int) -> None:
-    """A side in a 60×28 cell: name and points, then miles and state, then safeties."""
-    # The fullest name beside both figures; where even the seat letters leave no room (five-digit
-    # totals), the game total alone.
-    points = str(side.score)
+def compact_cell(c: Canvas, side: SideView, x: int, y: int, least: int = 1, width: int = COMPACT_W) -> None:
+    """A side in a 60×28 cell (wider on the 256 panel: the name line takes the extra room, the marks
+    stand in the middle): name and points, then miles and state, then safeties."""
+    # The name first: the fullest name beside the total and this hand's points, else beside the total
+    # (a name keeps three letters at least, or all it has, before a figure gives way), else the
+    # shortest name that still tells the sides apart beside the total, or alone.
     mark = TURN_MARK_TINY if side.is_turn else 0
-    for option in (_points(side)[-1], points):
-        if any(mark + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= COMPACT_W
-               for name in _names(side)):
+    names = _names(side, least)
+    good = _names(side, max(least, GOOD_NAME))
+    total, both = str(side.score), _points(side)[-1]
+    points = ""
+    for option, choices in ((both, good), (total, good), (total, names)):  # the points end a column short
+        if any(mark + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= width - 1 for name in choices):
             points = option
             break
-    left = c.text_right(x + COMPACT_W - 1, y, points, "tiny")
-    _marked_name(c, side, x, y, left - x - 2, ("tiny",), TURN_MARK_TINY)  # two dark columns before the points
+    left = c.text_right(x + width - 1, y, points, "tiny") if points else x + width + 1
+    _marked_name(c, side, x, y, left - x - 2, ("tiny",), least, TURN_MARK_TINY)  # two dark columns before points
     # Rows: the name line (0-4, a descender 5), dark, the miles and the 11×10 battle and limit
     # icons (7-16), dark, the 10×9 safeties (18-26), dark above the name line of the cell below. The
     # full-size icons leave no dark row between the marks, and a safety resting on the next name
-    # reads as that side's card.
+    # reads as that side's card. In a wider cell the marks stand in its middle, under the name line.
+    x += (width - COMPACT_W) // 2
     c.text_right(x + 35, y + 5, str(side.miles), "big")
     c.icon((x + 37, y + 7), icons.compact_hazard_icon(side.battle))
     if side.limited:
@@ -186,15 +209,23 @@ def table_pages(view: TableView, width: int) -> list[tuple[int, ...]]:
     return pages
 
 
+#: The warning badge before a status in the header ("Reader lost"): a lit block with a dark "!", rows
+#: 1-6, so that it touches neither the panel's top edge nor the cells below.
+BADGE_W = 5
+
+
 def draw_header(c: Canvas, view: TableView, page: str) -> None:
-    """The top line: the last action or prompt (or whose turn), a warning, and the draw pile."""
-    if view.status:
-        c.banner(0, HEADER_H - 1, view.status, "small")
-        return
+    """The top line: the last action or prompt (or whose turn), a warning, and the draw pile.
+
+    A warning ("Reader lost") never hides whose turn it is: it stands at the right after a badge,
+    and the draw pile, then the page number, then the longer phrasings of the turn give way to it.
+    """
     if view.play_out:
         piles = [_("Play out"), _("Out")]
     else:  # the bare count stands after the draw-pile icon (the legend names it), never alone
         piles = [_("Draw {count}").format(count=view.draw_pile), f"{view.draw_pile}"]
+    if view.status:
+        piles.append("")  # a warning is worth more than the pile
     if view.message is not None and not view.message.refused:
         options = [view.message.text, *view.message.short]
     else:
@@ -208,12 +239,24 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
             _("{name} to play").format(name=name),
             name,
         ]
+    # The last resort, never a word cut without a mark: the shortest phrasing with its long words (a
+    # twelve-letter name) cut by the names' rule, "Maximilienne starts" → "Maxim. starts".
+    longest = max((len(word) for word in options[-1].split()), default=0)
+    options += [naming.abridged(options[-1], keep) for keep in range(longest - 1, 2, -1)]
+    options = list(dict.fromkeys(options))
     pile_icon = not view.play_out
     deck = icons.deck_icon()
+    status = view.status or ""
+    space = fonts.cell("small")[0]
 
     def pile_width(pile: str, page: str) -> int:
-        width = c.text_width(f"{page} {pile}" if page else pile, "small")
-        return width + (deck.width + 2 if pile_icon and pile == piles[-1] else 0)
+        """The room of everything right of the message: the warning, the page and the pile."""
+        shown = f"{page} {pile}".strip()
+        width = c.text_width(shown, "small") if shown else 0
+        width += deck.width + 2 if pile_icon and pile and pile == piles[1] else 0
+        if status:
+            width += BADGE_W + 2 + c.text_width(status, "tiny") + (space if shown else 0)
+        return width
 
     # The longest message that fits beside some phrasing of the pile, with the longest such pile;
     # the page number gives way before the message does.
@@ -230,13 +273,23 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
         break
     message, pile, page = chosen
     line = _header_line((message, pile, page))
-    right = c.width - MARGIN
-    right = c.text_right(right, line[pile][1], pile, line[pile][0])
-    if pile_icon and pile == piles[-1]:
-        right -= deck.width + 2
-        c.icon((right + 1, 0), deck)
+    right, gap = c.width - MARGIN, 0
+    if status:  # at the right end, after its badge, whose lit block keeps off row 0 (the panel's edge) and
+        # row 7 (above the cells); the badge stands between the warning and the pile ("Draw 17 !Reader lost")
+        right = c.text_right(right, 1, status, "tiny") - 2  # on the badge's rows, whatever the line's baseline
+        c.box((right - BADGE_W + 1, 1, right, HEADER_H - 2))
+        c.text((right - BADGE_W + 1 + (BADGE_W - c.text_width("!", "tiny") + 1) // 2, 1), "!", "tiny", fill=BLACK)
+        right -= BADGE_W - 1
+        gap = space
+    if pile:
+        right -= gap
+        right = c.text_right(right, line[pile][1], pile, line[pile][0])
+        if pile_icon and pile == piles[1]:
+            right -= deck.width + 2
+            c.icon((right + 1, 0), deck)
+        gap = space
     if page:
-        right = c.text_right(right - fonts.cell("small")[0], line[page][1], page, line[page][0])
+        right, gap = c.text_right(right - gap, line[page][1], page, line[page][0]), space
     font, y = line[message]
     c.text((MARGIN, y), c.choose(message, font, right - 4 - MARGIN), font)
 
@@ -268,22 +321,26 @@ def render_table(c: Canvas, view: TableView) -> None:
     shown = pages[view.page % len(pages)]
     draw_header(c, view, f"{view.page % len(pages) + 1}/{len(pages)}" if len(pages) > 1 else "")
     wide = c.width >= 256
+    least = naming.least_letters([naming.players(side.name) for side in view.sides])
     if count == 2:
+        stack = stacked(c, view.sides, WIDE_NAME_W if wide else ROOMY_NAME_W, least)
         for index, side in enumerate(view.sides):
             y = HEADER_H + index * CELL_H
             if wide:
-                wide_row(c, side, y)
+                wide_row(c, side, y, least, stack)
             else:
-                roomy_cell(c, side, MARGIN, y)
+                roomy_cell(c, side, MARGIN, y, least, stack)
         return
     if wide and count <= 4:
+        stack = stacked(c, view.sides, ROOMY_NAME_W, least)
         for place, index in enumerate(shown):
             row, column = divmod(place, 2)
-            roomy_cell(c, view.sides[index], MARGIN + column * (c.width // 2), HEADER_H + row * CELL_H)
+            roomy_cell(c, view.sides[index], MARGIN + column * (c.width // 2), HEADER_H + row * CELL_H, least, stack)
         return
     columns = 2 if c.width < 256 else 3  # on 256, three roomier columns keep cells well apart
     pitch = (c.width - 2 * MARGIN) // columns
+    width = COMPACT_W if c.width < 256 else pitch - 8  # the 256 panel's room goes to the names
     for place, index in enumerate(shown):
         row, column = divmod(place, columns)
-        x = MARGIN + column * pitch + (pitch - COMPACT_W) // 2
-        compact_cell(c, view.sides[index], x, HEADER_H + row * CELL_H)
+        x = MARGIN + column * pitch + (pitch - width) // 2
+        compact_cell(c, view.sides[index], x, HEADER_H + row * CELL_H, least, width)

@@ -390,6 +390,10 @@ class _Inotify:
             self.fd = -1
 
 
+#: A watch on one folder (the TV page follows the referee's screen file with it: firmware/web/tv.py).
+DirectoryWatch = _Inotify
+
+
 class JournalFollower:
     """Follows the game in the journal of ``state_dir`` as a reader; never writes anything.
 

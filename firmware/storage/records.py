@@ -26,4 +26,4 @@ def render(record: GameRecord, form: str) -> str:
         "finished": record.finished,
         "summary": summary,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

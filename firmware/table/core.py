@@ -262,6 +262,8 @@ class TableCore:
         #: A setup sent from a phone or the club board while a game was played: offered when it ends.
         self.waiting: SetupDraft | None = None
         self.lost_readers: set[str] = set()
+        #: (key, button) for each button of a USB keypad (drivers/keypad.py), shown by the legend; empty: GPIO buttons.
+        self.key_legend: tuple[tuple[str, str], ...] = ()
         self._pad: str | None = None  # the pad the input being handled was laid on
 
     def _default_draft(self) -> SetupDraft:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from bornes.drivers.events import (
+    KEYPAD,
     ButtonPressed,
     CardScanned,
     ControlScanned,
@@ -28,6 +29,7 @@ from bornes.drivers.events import (
     pad_place,
     seat_of_button,
 )
+from bornes.drivers.parts import LAYOUT_TEST_CODE
 from bornes.engine import Card, CardCodeError, Phase, RuleOptions
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
@@ -65,6 +67,7 @@ __all__ = [
 _READER_PROBLEMS = {
     "one-card-at-a-time": (N_("One card at a time"), N_("One card")),
     "typing": (N_("Typed by hand? Scan the card"), N_("Scan the card")),  # a keyboard reader's keys at a person's pace
+    "keys-at-once": (N_("One key at a time"), N_("One key")),  # the keypad: two keys together, or a scanner's burst
 }
 
 
@@ -135,20 +138,35 @@ class TableFlow(TableCore):
         return self._card(event.card, event.pad)
 
     def _reader_news(self, event: ReaderLost | ReaderBack) -> Outcome:
-        """A reader lost or back: with pads, the status stays until every reader is back."""
+        """A reader or the keypad lost or back: the status stays until every one is back. A keypad
+        lost changes nothing at the table: its control cards (MB-CMD-…) still stand in for it."""
+        keypad = event.reader == KEYPAD
         if isinstance(event, ReaderLost):
             self.lost_readers.add(event.reader)
-            self.ui.status = _("Reader lost")
+            self.ui.status = self._lost_status()
+            if keypad:
+                return self.say(Verdict.IGNORED, _("Keypad lost: plug it back in (control cards work meanwhile)"),
+                                Sound.ATTENTION, short=(_("Keypad lost: plug it back in"), _("Keypad lost")))
             return self.say(Verdict.IGNORED, _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
                             short=(_("Reader lost"),))
         self.lost_readers.discard(event.reader)
-        self.ui.status = None if not self.lost_readers else _("Reader lost")
-        return self.ignored(_("Reader back"))
+        self.ui.status = self._lost_status()
+        return self.ignored(_("Keypad back") if keypad else _("Reader back"))
+
+    def _lost_status(self) -> str | None:
+        """The status line while something is unplugged: a reader first (no card can be read), then the keypad."""
+        if self.lost_readers - {KEYPAD}:
+            return _("Reader lost")
+        return _("Keypad lost") if self.lost_readers else None
 
     def _reader_problem(self, event: ReaderProblem) -> Outcome:
         """A read that went wrong: the card was not seen, whatever the cause, so it is scanned again."""
         if event.kind == "layout":  # the layout test label, scanned on a keyboard-mode reader
             return self.ignored(_("Scanner: {detail}").format(detail=event.detail), short=(_("Scanner layout read"),))
+        if event.kind == "unknown-key":  # a keypad key that is no button: the legend says which are
+            key = event.detail[:24]  # "9 (KP9)": the label, and the name [buttons.keys] takes
+            return self.refuse(_("Key {key} is no button: hold OK for the keys").format(key=key), event.kind,
+                               short=(_("Key {key}: no button").format(key=key), _("Not a button")))
         # A garbled or unanswered read: the card was not seen, whatever the cause.
         text, short = _READER_PROBLEMS.get(
             event.kind, (N_("The reader did not get that card: scan it again"), N_("Scan it again")))
@@ -178,6 +196,10 @@ class TableFlow(TableCore):
                            short=(_("Not a card or button"),))
 
     def _typed_card(self, word: str, pad: str | None) -> Outcome:
+        if word.upper() == LAYOUT_TEST_CODE:  # the label that tells a keyboard-mode scanner's layout
+            return self.say(Verdict.IGNORED, _("Layout test label: a keyboard-mode scanner names its layout here; "
+                                               "typed, there is none to find"), None, reason="layout-test",
+                            short=(_("Layout test label: typed, no layout to find"), _("Layout test label")))
         try:
             card = Card.from_code(word.upper())
         except CardCodeError:

@@ -55,7 +55,6 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
             score=state.totals[index],
             hand_points=running[index],
             is_turn=index == turn_side and state.phase is Phase.PLAY,
-            seats="+".join(setup.side_letters(index)),
         )
         for index, side in enumerate(hand.sides)
     )
@@ -200,7 +199,7 @@ def _swap_screen(flow: TableFlow) -> ScreenView:
 _MODE_SCREENS: dict[Mode, Callable[[TableFlow], ScreenView | None]] = {
     Mode.SETUP: _setup_screen,
     Mode.NAME_EDIT: _name_screen,
-    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend.page),
+    Mode.LEGEND: lambda flow: LegendView(page=flow.ui.legend.page, keys=flow.key_legend),
     Mode.DECK_CHECK: _deck_check_screen,
     Mode.DECK_REPORT: _deck_report_screen,
     Mode.TARGET: _target_screen,

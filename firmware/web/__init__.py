@@ -2,8 +2,9 @@
 
 A process of its own: it reads the journal read-only (``firmware.storage``) and talks to the
 referee only through its control socket's client (``firmware.appliance.control_client``).
-``guard`` is the site-wide defence (Host allow-list, cross-site posts, connection caps) that the
-club board uses too. May import ``appliance.control_client``, ``screens``, ``storage``,
+``guard`` (Host allow-list, cross-site posts, CSV cells), ``connections`` (uvicorn's protocol with a
+connection ceiling, deadlines and the head size) and ``streams`` (live-stream seats) are the
+defences the club board uses too. May import ``appliance.control_client``, ``screens``, ``storage``,
 ``language``, the drivers and the engine; never the table flow, the referee, the assembly or the
 control listener (the web process has a 40 MB budget; a contract in pyproject.toml checks it).
 

@@ -246,7 +246,7 @@ def game_json(stored: StoredGame) -> str:
     document: dict[str, Any] = json.loads(render(stored.info, "json"))
     document["table"] = table_dict(stored.state)
     document["sheets"] = sheets_list(stored.state)
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def history_csv(infos: list[GameInfo], library: Library) -> str:

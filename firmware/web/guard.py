@@ -4,18 +4,15 @@
   names is refused (a DNS-rebinding page reaches the Pi under the attacker's name), and a
   state-changing request whose ``Origin`` (or ``Sec-Fetch-Site``) says another site sent it is
   refused (cross-site request forgery, even with the organiser's password in the browser).
-* :func:`protocol`: uvicorn's h11 protocol with two limits uvicorn lacks: connections per client
-  address, and a deadline to send a whole request (slowloris); uvicorn's ``timeout_keep_alive``
-  is reset by every byte, so one byte every few seconds would hold a connection for ever.
-* :func:`server_config`: the one uvicorn configuration of both apps (no forwarded headers trusted).
+* The limits below ASGI (connections, deadlines, head size) are in :mod:`.connections`.
 * :func:`csv_cell`: a CSV cell a spreadsheet will not run as a formula.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import socket
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,12 +21,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: Methods that change nothing: never checked for their origin.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-#: Connections one client address may hold at once (a phone's browser opens about six).
-PER_CLIENT = 16
-#: Seconds a client has to send a whole request (headers and body) once its connection is idle.
-REQUEST_DEADLINE = 10.0
-#: uvicorn refuses (503) every request past this many connections and tasks at once.
-CONCURRENCY = 200
 
 
 def host_name(netloc: str) -> str:
@@ -128,100 +119,28 @@ class SiteGuard:
         await send({"type": "http.response.body", "body": body})
 
 
-# -- the connection limits (below ASGI: a half-sent request never reaches the app) -------------------
-
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nretry-after: 10\r\n"
-         b"connection: close\r\ncontent-length: 38\r\n\r\nToo many connections from one address\n")
-
-
-def protocol(per_client: int = PER_CLIENT, deadline: float = REQUEST_DEADLINE) -> type[asyncio.Protocol]:
-    """A uvicorn h11 protocol class counting connections per address, with a whole-request deadline."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    held: dict[str, int] = {}
-
-    class GuardedH11(H11Protocol):
-        _address: str | None = None
-        _deadline: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            address = self.client[0] if self.client else "?"
-            if held.get(address, 0) >= per_client:
-                transport.write(_BUSY)
-                transport.close()
-                return
-            held[address] = held.get(address, 0) + 1
-            self._address = address
-            self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            if self._address is not None:
-                left = held.get(self._address, 1) - 1
-                if left > 0:
-                    held[self._address] = left
-                else:
-                    held.pop(self._address, None)
-                self._address = None
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
-                self._disarm()  # the whole request is in: the answer may take as long as it needs
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()  # kept alive: the next request has the same deadline
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._deadline = self.loop.call_later(deadline, self._expire)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _expire(self) -> None:
-            self._deadline = None
-            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
-                self.transport.close()
-
-    return GuardedH11
-
-
-def server_config(app: Any, host: str, port: int, **options: Any) -> Any:
-    """uvicorn's configuration for both apps: our protocol, no forwarded headers, bounded concurrency."""
-    import uvicorn
-
-    per_client = options.pop("per_client", PER_CLIENT)
-    deadline = options.pop("deadline", REQUEST_DEADLINE)
-    settings: dict[str, Any] = {
-        "loop": "asyncio", "ws": "none", "lifespan": "on", "access_log": False, "server_header": False,
-        "timeout_keep_alive": 5, "limit_concurrency": CONCURRENCY,
-        # Only a proxy may say who the client is, and there is none: X-Forwarded-For is the client's word.
-        "proxy_headers": False, "forwarded_allow_ips": "",
-        "h11_max_incomplete_event_size": 16 * 1024,  # request line and headers
-    }
-    settings.update(options)
-    return uvicorn.Config(app, host=host, port=port, http=protocol(per_client, deadline), **settings)
-
-
 # -- CSV --------------------------------------------------------------------------------------------
 
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def _formula_like(text: str) -> bool:
+    """Does a spreadsheet see a formula? It skips spaces (and invisible characters) before the ``=``."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start]) in ("Cc", "Cf")):
+        if text[start] in "\t\r\n":
+            return True
+        start += 1
+    return text[start:].startswith(_FORMULA_STARTS)
 
 
 def csv_cell(value: Any) -> Any:
-    """A text cell a spreadsheet reads as text: one that starts like a formula gets a leading ``'``.
+    """A text cell a spreadsheet reads as text: one that starts like a formula, after any spaces
+    (``" =1+1"``), gets a leading ``'``.
 
     Numbers stay numbers (a negative total is a number, not a formula).
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    if isinstance(value, str) and _formula_like(value):
         return "'" + value
     return value
 

@@ -15,18 +15,17 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from starlette.types import Receive, Scope, Send
 
 from bornes.firmware.storage.live import JournalFollower, LiveSnapshot, empty_snapshot
 from bornes.firmware.web import views
+from bornes.firmware.web.streams import StreamSeats
 
 log = logging.getLogger("bornes.web")
 
 KEEPALIVE = 25.0  # seconds between SSE comments, so a vanished phone is noticed
-#: Live-table streams: per phone (tabs), and in all (the rest of uvicorn's connections stay for pages).
-STREAMS_PER_CLIENT = 4
-STREAMS = 100
 CLIENT_QUEUE = 4
 
 
@@ -48,7 +47,7 @@ class Hub:
     def _encode(self, snap: LiveSnapshot) -> bytes:
         html = views.table_fragment(snap, self.words)
         data = json.dumps({"html": html, "actions": snap.get("action_count", 0), "game": snap.get("game_id")},
-                          ensure_ascii=False)
+                          ensure_ascii=False, allow_nan=False)
         return f"event: table\ndata: {data}\n\n".encode()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -110,28 +109,42 @@ class Hub:
             self._follower.close()
 
 
-class EventStream:
-    """``GET /events``: the table, then every change, as server-sent events (a raw ASGI app)."""
+class Feed(Protocol):
+    """What :class:`EventStream` serves: the latest message, and the queues of the pages listening
+    (the live table's :class:`Hub`; the TV page's :class:`~bornes.firmware.web.tv.ScreenHub`)."""
 
-    def __init__(self, hub: Callable[[], Hub]) -> None:
+    clients: set[asyncio.Queue[bytes]]
+    message: bytes
+
+
+class EventStream:
+    """``GET /events``: the table, then every change, as server-sent events (a raw ASGI app).
+
+    Seats come from :class:`~bornes.firmware.web.streams.StreamSeats`: a paired phone (``trusted``)
+    always has one; a stream that gives way to a newcomer ends, and its page reconnects by itself.
+    The same stream serves the TV page's screens (any :class:`Feed`).
+    """
+
+    def __init__(self, hub: Callable[[], Feed], trusted: Callable[[Scope], bool] = lambda scope: False) -> None:
         self.hub = hub
-        self.per_client: dict[str, int] = {}
+        self.trusted = trusted
+        self.seats = StreamSeats()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         hub = self.hub()
         client = scope["client"][0] if scope.get("client") else "?"
-        if len(hub.clients) >= STREAMS or self.per_client.get(client, 0) >= STREAMS_PER_CLIENT:
+        gone = asyncio.Event()  # the phone went away, or its seat went to another
+        seat = self.seats.take(client, self.trusted(scope), gone.set)
+        if seat is None:
             body = b"Too many live pages open: close one, or try again later.\n"
             await send({"type": "http.response.start", "status": 503, "headers": [
                 (b"content-type", b"text/plain; charset=utf-8"), (b"retry-after", b"10"),
                 (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
             return
-        self.per_client[client] = self.per_client.get(client, 0) + 1
         queue: asyncio.Queue[bytes] = asyncio.Queue(CLIENT_QUEUE)
         queue.put_nowait(hub.message)
         hub.clients.add(queue)
-        gone = asyncio.Event()
 
         async def listen() -> None:
             while True:
@@ -166,13 +179,10 @@ class EventStream:
                         break
                     body = b": keep-alive\n\n"
                 await send({"type": "http.response.body", "body": body, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass  # the phone went away mid-write
         finally:
             hub.clients.discard(queue)
             listener.cancel()
-            left = self.per_client.get(client, 1) - 1
-            if left > 0:
-                self.per_client[client] = left
-            else:
-                self.per_client.pop(client, None)
+            self.seats.release(seat)

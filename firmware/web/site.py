@@ -29,13 +29,13 @@ from bornes.firmware.web.games import Library, StoredGame
 from bornes.firmware.web.limits import PdfSlots, RateLimit
 from bornes.firmware.web.live import Hub
 from bornes.firmware.web.phones import Pairings
+from bornes.firmware.web.tv import ScreenHub
 
 MAX_BODY = 8192
 COOKIE = "bornes_pair"
+#: Per phone (client address), never shared: what one address does cannot use up another's.
 PIN_TRIES_PER_MINUTE = 5
 PIN_REQUESTS_PER_MINUTE = 3
-#: PIN requests from every phone together: each one puts a PIN on the panel (between hands).
-PIN_REQUESTS_ALL_PER_MINUTE = 6
 #: The browser itself refuses anything not served by the Pi, inline scripts and being framed.
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -55,6 +55,16 @@ class Settings:
     #: Host. Empty: this machine's address on the network, found when a PIN is asked for (see :func:`pages_url`).
     url: str = ""
     port: int = 8080
+    #: The address the server listens on ("" or 0.0.0.0/::: every address of this machine). A server
+    #: bound to one address is reached at that address only, so the QR code names it (see :func:`pages_url`).
+    host: str = ""
+    #: (key, button) of the table's USB keypad (``[buttons] source = "hid"``); empty: buttons on the GPIO.
+    keys: tuple[tuple[str, str], ...] = ()
+    #: Where the referee keeps its screen for the TV page (``tv.json``, ``[display] panel = "tv"``); None:
+    #: beside the control socket.
+    tv_folder: Path | None = None
+    #: The TV page plays the chirps (``[sound] output = "page"``).
+    tv_sound: bool = False
 
 
 class Site:
@@ -66,10 +76,10 @@ class Site:
         self.pairings = Pairings(settings.state_dir / control.PHONES_FORGOTTEN)
         self.pin_limit = RateLimit(PIN_TRIES_PER_MINUTE)
         self.ask_limit = RateLimit(PIN_REQUESTS_PER_MINUTE)
-        self.ask_all_limit = RateLimit(PIN_REQUESTS_ALL_PER_MINUTE)
         self.pdf_slots = PdfSlots()
         self._words: dict[str, views.Words] = {}
         self._hub: Hub | None = None
+        self._screens: ScreenHub | None = None
 
     def words_for(self, language: str) -> views.Words:
         if language not in self._words:
@@ -85,15 +95,24 @@ class Site:
         assert self._hub is not None, "the live feed starts with the app (its lifespan)"
         return self._hub
 
+    @property
+    def screens(self) -> ScreenHub:
+        """The referee's screen for the TV page (firmware/web/tv.py)."""
+        assert self._screens is not None, "the TV feed starts with the app (its lifespan)"
+        return self._screens
+
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self._hub = Hub(self.settings.state_dir, self.words())
         self._hub.start(asyncio.get_running_loop())
         app.state.hub = self._hub
+        self._screens = ScreenHub(self.settings.tv_folder or self.settings.control_socket.parent)
+        self._screens.start(asyncio.get_running_loop())
         try:
             yield
         finally:
             self._hub.stop()
+            self._screens.stop()
 
     def paired(self, request: Request) -> bool:
         return self.pairings.valid(request.cookies.get(COOKIE))
@@ -179,13 +198,18 @@ def client(request: Request) -> str:
 
 
 def pages_url(settings: Settings) -> str:
-    """The address for the panel's QR code: ``[web] url``, else this machine's address on its network.
+    """The address for the panel's QR code: ``[web] url``, else the address the server listens on,
+    else (listening on every address) this machine's address on its network.
 
     The address (not ``<name>.local``): many phones do not resolve mDNS names. It is looked up when a
-    PIN is asked for, since DHCP may change it; the route lookup sends nothing.
+    PIN is asked for, since DHCP may change it; the route lookup sends nothing. A server bound to one
+    address (``--host 127.0.0.1``) is named by that address, never by one it does not serve.
     """
     if settings.url:
         return settings.url
+    if settings.host not in ("", "0.0.0.0", "::"):
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        return f"http://{host}:{settings.port}/"
     address = ""
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the LAN's route

@@ -35,7 +35,8 @@ def environment(package: str) -> Environment:
     env = Environment(loader=PackageLoader(package, "templates"), autoescape=True, extensions=[Compact],
                       auto_reload=False)
     env.filters["urlquote"] = quote
-    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False}
+    # Strict JSON in every page: a NaN is an error here, not a token the browser's JSON.parse refuses.
+    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "allow_nan": False}
     return env
 
 

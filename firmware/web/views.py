@@ -44,12 +44,18 @@ def table_fragment(snap: LiveSnapshot, t: Words) -> str:
                   percent=lambda miles, trip: min(100, round(100 * miles / trip)))
 
 
-def live_page(snap: LiveSnapshot, t: Words, paired: bool) -> str:
-    from bornes.firmware.screens.legend import legend_html
+def live_page(snap: LiveSnapshot, t: Words, paired: bool, keys: tuple[tuple[str, str], ...] = ()) -> str:
+    from bornes.firmware.screens.legend import keys_html, legend_html
 
     return render("live.html", t, title=t("Table"), active="table", script="live.js", paired=paired,
                   table=Markup(table_fragment(snap, t)),
+                  keys=Markup(keys_html(keys, t.language)),  # which key of the keypad is which button
                   legend=Markup(legend_html(t.language)))  # the panel's icons, as the panel draws them
+
+
+def tv_page(screen: dict[str, Any] | None, t: Words, keys: tuple[tuple[str, str], ...], sound: bool) -> str:
+    """The panel full screen (docs/tv.md): its current frame, and the keypad's keys along the foot."""
+    return render("tv.html", t, screen=screen, keys=keys, sound=sound)
 
 
 # -- score sheet -------------------------------------------------------------------------------------

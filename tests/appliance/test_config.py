@@ -64,6 +64,10 @@ BROKEN: list[tuple[str, str | bytes, tuple[str, ...]]] = [
     ("state-dir-type", "[state]\ndir = 7\n", ("state.dir = 7", "not a string")),
     ("log-level", '[log]\nlevel = "verbose"\n', ('log.level = "verbose"', "debug, info, warning, error")),
     ("not-utf8", b"[reader]\nport = '\xff\xfe'\n", ("not UTF-8",)),
+    # The choices, every one a real one (issue 29: "is not one of , en, fr" offered an empty choice).
+    ("language-unknown", '[table]\nlanguage = "klingon"\n', ('table.language = "klingon"',
+                                                              "choose en (English) or fr (Français)")),
+    ("language-empty", '[table]\nlanguage = ""\n', ('table.language = ""', "en (English) or fr (Français)")),
 ]
 
 
@@ -85,6 +89,23 @@ def test_broken_config_stops_doctor_with_one_line_and_exit_78(
         assert word in lines[0]
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before, "a bad config changes nothing"
+
+
+@pytest.mark.parametrize("written", ["fr", "FR", "fr_FR", "fr-CA", "fr_FR.UTF-8", "french", "French", "Français",
+                                     "francais", " fr "])
+def test_the_table_language_in_the_forms_people_write_it(written: str) -> None:
+    """A locale, a name in English or in French, any case: the table speaks French (issue 29)."""
+    assert parse_config(f'[table]\nlanguage = "{written}"\n').table.language == "fr"
+    assert parse_config('[table]\nlanguage = "en_GB"\n').table.language == "en"
+
+
+def test_no_choice_list_offers_an_empty_choice() -> None:
+    for _id, content, _words in BROKEN:
+        if isinstance(content, bytes):
+            continue
+        with pytest.raises(ConfigError) as raised:
+            parse_config(content)
+        assert not re.search(r"(one of|choose)\s*(,|or\b)", str(raised.value)), str(raised.value)
 
 
 def test_the_broken_cases_are_at_least_twenty_kinds() -> None:

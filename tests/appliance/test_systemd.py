@@ -76,7 +76,7 @@ def test_unit_is_a_hardened_notify_service() -> None:
     assert 2 <= int(service["WatchdogSec"]) <= 60
     assert service["Restart"] == "on-failure"
     assert service["User"] == "bornes"
-    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "dialout"}
+    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "dialout", "audio"}
     assert service["StateDirectory"] == "bornes" and service["RuntimeDirectory"] == "bornes"
     assert service["WorkingDirectory"] == "/run/bornes"
     assert "LG_WD=/run/bornes" in values("Environment"), "lgpio puts its FIFO in the runtime directory"
@@ -174,7 +174,7 @@ def test_install_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path) ->
         "apt-get install -y --no-install-recommends python3-venv",
         "python3-lgpio",
         "--only-binary :all: --no-binary bornes -c " + str(REPO / "systemd" / "pi-constraints.txt"),
-        "usermod --append --groups gpio,i2c,dialout bornes",
+        "usermod --append --groups gpio,i2c,dialout,audio bornes",
         "/opt/bornes/venv",
         f"/opt/bornes/venv/bin/pip install --upgrade {REPO}",
         "/etc/bornes/config.toml",

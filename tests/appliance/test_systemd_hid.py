@@ -39,12 +39,23 @@ def test_the_hid_rule_template_matches_nothing_until_install_fills_it(tmp_path: 
         tokens(line)
     result = run_install(tmp_path, "--dry-run", "--hid", "0C2E:0b61", "--hid", "1a2b:3c4d")
     assert result.returncode == 0, result.stderr
-    written = [line for line in result.stdout.splitlines() if line.startswith("ATTRS{idVendor}")]
-    assert len(written) == 2
-    rule = tokens(written[0])
-    assert rule["ATTRS{idVendor}"] == ("==", "0c2e") and rule["ATTRS{idProduct}"] == ("==", "0b61")
-    assert rule["GROUP"] == ("=", "bornes") and rule["MODE"] == ("=", "0660")
-    assert rule["SYMLINK"] == ("+=", "input/bornes-0c2e-0b61")
+    written = [tokens(line) for line in result.stdout.splitlines() if line.startswith("ATTRS{idVendor}")]
+    assert len(written) == 4  # per device: its key devices to group bornes, its keyboard a stable name
+    access, name = written[0], written[1]
+    assert access["ATTRS{idVendor}"] == ("==", "0c2e") and access["ATTRS{idProduct}"] == ("==", "0b61")
+    assert access["GROUP"] == ("=", "bornes") and access["MODE"] == ("=", "0660") and "SYMLINK" not in access
+    assert name["ATTRS{idProduct}"] == ("==", "0b61") and name["ENV{ID_INPUT_KEYBOARD}"] == ("==", "1")
+    assert name["SYMLINK"] == ("+=", "input/bornes-0c2e-0b61")
+    header = [tokens(line) for line in HID_RULES.read_text().splitlines() if line.startswith("ENV{ID_INPUT")]
+    assert header == [{"ENV{ID_INPUT_KEY}": ("!=", "1"), "GOTO": ("=", "bornes_hid_end")}], \
+        "a numeric keypad with only keypad keys is ID_INPUT_KEY, not ID_INPUT_KEYBOARD, for udev"
+    keypad = run_install(tmp_path, "--dry-run", "--keypad", "1189:8890")
+    assert keypad.returncode == 0, keypad.stderr
+    assert 'ATTRS{idVendor}=="1189", ATTRS{idProduct}=="8890", GROUP="bornes", MODE="0660"' in keypad.stdout
+    refused = subprocess.run(["bash", str(INSTALL), "--dry-run", "--keypad", "pad"], capture_output=True, text=True,
+                             timeout=60)
+    assert refused.returncode == 64 and refused.stderr == "install.sh: --keypad takes the keypad's USB " \
+        "vendor:product, like 0c2e:0b61\n"
     assert "udevadm trigger --subsystem-match=input --action=add" in result.stdout
     assert "python3-evdev" in result.stdout, "Debian's evdev: no compiler on the Pi"
     bad = subprocess.run(["bash", str(INSTALL), "--dry-run", "--hid", "scanner"], capture_output=True, text=True,

@@ -23,6 +23,12 @@ def test_round_trip() -> None:
     (json.dumps({"v": 1, "type": "action", "game": True, "created": "x", "seq": 0, "line": "x"}).encode(), "'game'"),
     (json.dumps({"v": 1, "type": "action", "game": 1, "created": "x", "seq": "0", "line": "x"}).encode(), "'seq'"),
     (b"{" + b" " * topics.MAX_PAYLOAD + b"}", "limit"),
+    # Round two, finding 1: numbers strict JSON has no word for, or past anything real (SQLite overflowed).
+    (b'{"v":1,"type":"action","game":NaN,"created":"x","seq":0,"line":"x"}', "not strict JSON"),
+    (b'{"v":1,"type":"action","game":1,"created":"x","seq":1e400,"line":"x"}', "not strict JSON"),
+    (b'{"v":1,"type":"action","game":1,"created":"x","seq":-Infinity,"line":"x"}', "not strict JSON"),
+    (b'{"v":1,"type":"action","game":100000000000000000000000000000,"created":"x","seq":0,"line":"x"}',
+     "out of range"),
 ])
 def test_bad_messages_are_one_line(payload: bytes, words: str) -> None:
     with pytest.raises(topics.BadMessage) as caught:

@@ -65,8 +65,7 @@ def test_long_names_and_big_scores_still_fit() -> None:
                 SideView(f"{names[i]}+{names[-1 - i]}" if teams else names[i], 1000, 1000, "ACCIDENT", limited=True,
                          safeties=(("RIGHTOFWAY", True), ("EXTRATANK", True), ("PUNCTUREPROOF", True),
                                    ("DRIVINGACE", True)),
-                         score=10450, hand_points=2650, is_turn=i == count - 1,
-                         seats=f"{chr(65 + i)}+{chr(65 + i + count)}" if teams else chr(65 + i))
+                         score=10450, hand_points=2650, is_turn=i == count - 1)
                 for i in range(count)
             )
             view = TableView(sides, draw_pile=106, hand_number=12, turn_name="Maximilienne",

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from bornes.drivers.keypad import KEYMAPS, keymap_from
 from bornes.firmware.language import i18n
 from bornes.firmware.screens import SMALL, WIDE
 from bornes.firmware.screens.icons import icon_names
-from bornes.firmware.screens.legend import LEGEND, legend_html, legend_markdown, sample_png
+from bornes.firmware.screens.legend import LEGEND, keys_html, keys_markdown, legend_html, legend_markdown, sample_png
 from bornes.firmware.screens.model import LegendView
-from bornes.firmware.screens.render import draw, layout_problems, legend_pages
+from bornes.firmware.screens.render import draw, layout_problems, legend_pages, render
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -46,3 +49,34 @@ def test_the_docs_and_the_phone_page_say_the_same() -> None:
     french = legend_html("fr")
     assert "Ce que disent les icônes" in french and "Feu Rouge" in french and "Attend un Feu Vert" in french
     assert legend_html("en").count("<dt>") == len(LEGEND)
+
+
+@pytest.mark.parametrize("keymap", sorted(KEYMAPS))
+def test_a_keypads_keys_come_first_and_fit_in_both_languages(keymap: str) -> None:
+    keys = KEYMAPS[keymap].legend()
+    changed = keymap_from(keymap, {"VOLUMEUP": "NEXT", "PLAYPAUSE": "SEAT2", "BACKSPACE": "UNDO"}).legend()
+    try:
+        for language in ("en", "fr"):
+            i18n.use(language)
+            for size in (SMALL, WIDE):
+                for shown_keys in (keys, changed):
+                    pages = legend_pages(size, shown_keys)
+                    assert pages > legend_pages(size)
+                    texts: list[str] = []
+                    for page in range(pages - legend_pages(size)):
+                        assert layout_problems(LegendView(page, shown_keys), size) == [], (language, size, page)
+                        texts += [b.text for b in draw(LegendView(page, shown_keys), size).boxes if b.kind == "text"]
+                    for label, button in shown_keys:
+                        assert label in texts and button in texts, (language, size, label)
+                    first_icons = render(LegendView(pages - legend_pages(size), shown_keys), size)  # then the icons
+                    assert first_icons.crop((0, 11, *size)) == render(LegendView(0), size).crop((0, 11, *size))
+    finally:
+        i18n.use("en")
+
+
+def test_the_docs_and_the_phone_page_show_the_keys() -> None:
+    text = (DOCS / "legend.md").read_text(encoding="utf-8")
+    assert keys_markdown() in text, "refresh docs/legend.md's keys: python -m bornes.firmware.screens.legend"
+    page = keys_html(KEYMAPS["numpad"].legend(), "en")
+    assert "<kbd>Enter</kbd></dt><dd>OK</dd>" in page and "Keys of the keypad" in page
+    assert keys_html((), "en") == ""

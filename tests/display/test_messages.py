@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from bornes.drivers.events import ButtonPressed, KeyTyped, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.events import (
+    KEYPAD,
+    ButtonPressed,
+    KeyTyped,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+    UnknownScanned,
+)
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS
 from bornes.engine.state import GameSetup
@@ -48,8 +56,11 @@ def _flow_messages() -> list[FeedbackView]:
     fast = EDITIONS["hasbro-2016"].options.with_strings({"fast_play": "yes"})  # so DISCARD held swaps
     flow.start_game(GameSetup.create("hasbro-2016", ("Ann", "Bob", "Chloé"), options=fast))
     found.append(FeedbackView(flow.ui.message or "", False, flow.ui.short))
-    for event in (ReaderLost("cable"), ReaderBack("/dev/ttyUSB0"), ReaderProblem("one-card-at-a-time", "2 tags"),
-                  ReaderProblem("checksum", "bad"), UnknownScanned("MB-XYZ-01", "unknown"), KeyTyped("help"),
+    keypad = (ReaderLost("gone", KEYPAD), ReaderProblem("unknown-key", "Num Lock (NUMLOCK)", KEYPAD),
+              ReaderProblem("keys-at-once", "two keys 3 ms apart", KEYPAD), ReaderBack("05a4:9840", KEYPAD))
+    for event in (*keypad, ReaderLost("cable"), ReaderBack("/dev/ttyUSB0"),
+                  ReaderProblem("one-card-at-a-time", "2 tags"), ReaderProblem("checksum", "bad"),
+                  UnknownScanned("MB-XYZ-01", "unknown"), KeyTyped("help"),
                   KeyTyped("MB-NOPE"), ButtonPressed("UNDO"), ButtonPressed("CF"), ButtonPressed("CF"),
                   ButtonPressed("DISCARD"), ButtonPressed("DISCARD"), ButtonPressed("SEAT2"), ButtonPressed("BACK"),
                   ButtonPressed("SEAT8"), ButtonPressed("BACK", long=True), ButtonPressed("BACK"),

@@ -26,6 +26,7 @@ from PIL import Image, ImageChops
 
 from bornes.drivers.events import KeyTyped
 from bornes.firmware.appliance.console import input_words
+from bornes.firmware.language.i18n import speaking
 from bornes.firmware.screens.render import render
 from bornes.firmware.table.flow import TableFlow
 from bornes.firmware.table.present import screen
@@ -68,6 +69,35 @@ def test_the_input_words_are_printed_at_start_and_again_on_help(tmp_path: Path) 
     assert "accepted B " not in out
     assert "Not a card or button: fly" in out and "type help" in out
     assert "pygame" not in out + done.stderr  # no third-party banner
+
+
+def test_a_french_table_speaks_french_on_the_console_too(tmp_path: Path) -> None:
+    """``--lang FR`` as people write it: every line the console prints is French (issue 29: "accepted",
+    "refused [unknown-card]", "referee up", the card kinds by their label codes alone), and the
+    layout test label typed by hand is understood, not "Carte inconnue"."""
+    done = subprocess.run([*BORNES, "run", "--emulate", "--lang", "FR", "--config", str(desktop_config(tmp_path))],
+                          input="ok\nMB-ROLL-02\nMB-ROLL-09\nfly\nMB-LAYOUT-AZQWYM\nhelp\n", capture_output=True,
+                          text=True, timeout=60, cwd=REPO, env=quiet_env())
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    logged = [line.removeprefix("bornes: ") for line in out.splitlines() if line.startswith("bornes: ")]
+    assert "accepté\u00a0: Chloé\u00a0: Feu Vert (MB-ROLL-02)" in logged
+    assert any(line.startswith("refusé\u00a0: ") for line in logged)
+    assert "l'arbitre est prêt" in logged and logged[-1] == "arrêté"
+    for english in ("accepted", "refused", "referee", "starting with", "control socket", "stopped"):
+        assert not any(english in line for line in logged), (english, logged)
+    assert "[bad-input]" not in out and "[unknown-card]" not in out
+    assert "Carte inconnue" not in out and "Étiquette de test du clavier" in out
+    assert "ROLL (Feu Vert)" in out and "OUTOFGAS (Panne d'Essence)" in out and "sortes" in out
+
+
+def test_the_help_lines_up_its_columns_in_every_language() -> None:
+    for language in ("en", "fr"):
+        with speaking(language):
+            lines = input_words("dujardin").splitlines()[1:]
+        starts = {len(line) - len(line.lstrip()) for line in lines if line.startswith("   ")}
+        label_ends = {len(line) - len(line[2:].split("  ", 1)[1].lstrip()) for line in lines if line[2] != " "}
+        assert len(starts) == 1 and starts == label_ends, (language, lines)
 
 
 def test_every_button_word_in_the_help_is_understood() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import sysconfig
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -72,9 +73,12 @@ def test_the_build_backend_is_pinned_to_the_locks_setuptools() -> None:
 
 
 def test_this_venv_is_the_lock() -> None:
-    """The suite runs against exactly the pinned set: every installed distribution is pinned, at its pin."""
+    """The suite runs against exactly the pinned set: every distribution installed in this venv is pinned, at its
+    pin. Only the venv's own site-packages count: once imported, setuptools puts the packages it vendors (with
+    their metadata) on sys.path too."""
     pins = pins_for(_locked())
-    installed = {str(canonicalize_name(d.metadata["Name"])): d.version for d in metadata.distributions()}
+    site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {str(canonicalize_name(d.metadata["Name"])): d.version for d in metadata.distributions(path=site)}
     installed.pop("bornes", None)
     stray = sorted(f"{name} {version}" for name, version in installed.items()
                    if name not in BUNDLED and pins.get(name) != version)

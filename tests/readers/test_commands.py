@@ -15,9 +15,9 @@ import pypdfium2 as pdfium
 import pytest
 import zxingcpp
 
+from bornes.drivers.parts import LAYOUT_TEST_CODE
 from bornes.drivers.readers.bindings import BindingTable
 from bornes.drivers.readers.em4100 import em4100_frame
-from bornes.drivers.readers.hid import LAYOUT_TEST_CODE
 from bornes.drivers.readers.lines import LineDecoder
 from bornes.drivers.readers.ntag import decode_text_tlv
 from bornes.firmware.cli import main

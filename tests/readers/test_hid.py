@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bornes.drivers.events import CardScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.parts import LAYOUT_TEST_CODE
 from bornes.drivers.readers import BindingTable, open_reader
 from bornes.drivers.readers.base import Reading
 from bornes.drivers.readers.hid import (
     KEYS,
-    LAYOUT_TEST_CODE,
     LAYOUTS,
     HidDecoder,
     HidProblem,

@@ -107,8 +107,10 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], bytes]:
 
 
 @contextmanager
-def web_server(state_dir: Path, control_socket: Path, language: str = "en", web: str = "") -> Iterator[Web]:
-    """``web``: more lines of the config's [web] section (``url = "…"``).
+def web_server(state_dir: Path, control_socket: Path, language: str = "en", web: str = "",
+               sections: str = "") -> Iterator[Web]:
+    """``web``: more lines of the config's [web] section (``url = "…"``); ``sections``: more sections
+    (``[display]``, ``[buttons]``…).
 
     The free port is free when asked, not always when the server binds it (another process on the
     machine may take it in between): a server that could not bind is started again on another one.
@@ -117,7 +119,7 @@ def web_server(state_dir: Path, control_socket: Path, language: str = "en", web:
         port = free_port()
         config = state_dir.parent / f"web-{port}.toml"
         config.write_text(f'[state]\ndir = "{state_dir}"\n[control]\nsocket = "{control_socket}"\n'
-                          f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n[web]\n{web}\n')
+                          f'[table]\nlanguage = "{language}"\n[log]\nlevel = "warning"\n{sections}\n[web]\n{web}\n')
         process = subprocess.Popen([*BORNES, "web", "--config", str(config), "--host", "127.0.0.1", "--port",
                                     str(port)], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         server = Web(f"http://127.0.0.1:{port}", state_dir, control_socket, process)
@@ -223,9 +225,11 @@ def hostile_site(form: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | None = None) -> Iterator[Any]:
+def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | None = None,
+             arguments: tuple[str, ...] = ()) -> Iterator[Any]:
     """The distribution's headless Chromium; ``headers`` go with every request (a browser that
-    remembers the organiser's password sends it the same way); ``window`` is its size (a phone's)."""
+    remembers the organiser's password sends it the same way); ``window`` is its size (a phone's);
+    ``arguments`` are more of its command line (the Pi's kiosk flags)."""
     binary, driver_path = chromium_or_skip()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -235,7 +239,7 @@ def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | No
     for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
                      f"--user-data-dir={tempfile.mkdtemp(prefix='bornes-chromium-')}",
-                     *([f"--window-size={window[0]},{window[1]}"] if window else [])):
+                     *([f"--window-size={window[0]},{window[1]}"] if window else []), *arguments):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     if window:
@@ -248,6 +252,20 @@ def chromium(headers: dict[str, str] | None = None, window: tuple[int, int] | No
         yield driver
     finally:
         driver.quit()
+
+
+def head_answer(port: int, padding: int, address: str = "127.0.0.27") -> bytes:
+    """The status line answering a GET whose head carries ``padding`` bytes of one header, sent in one write."""
+    head = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * padding + b"\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0)) as sock:
+        sock.sendall(head)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0]
 
 
 def browser_wait(condition: Any, timeout: float = 60.0) -> Any:

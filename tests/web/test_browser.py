@@ -81,6 +81,69 @@ def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any)
         assert foreign == [], name
 
 
+#: The narrowest phones still sold (360 CSS pixels) and the common one (390).
+PHONE_WIDTHS = (360, 390)
+
+
+def _viewport(browser: Any, width: int) -> int:
+    """Resize until the page itself is ``width`` CSS pixels wide (the window has no frame when headless,
+    but say so rather than trust it); the viewport's width."""
+    browser.set_window_size(width, PHONE[1])
+    inner = browser.execute_script("return window.innerWidth")
+    if inner != width:
+        browser.set_window_size(2 * width - inner, PHONE[1])
+        inner = browser.execute_script("return window.innerWidth")
+    assert inner == width
+    return int(inner)
+
+
+@pytest.mark.parametrize("width", PHONE_WIDTHS)
+def test_no_page_is_wider_than_a_phone(site: tuple[Web, Table], browser: Any, width: int) -> None:
+    """Every page at 360 and 390 px: nothing sticks out past the screen's right edge, scrolled or not (issue 29)."""
+    web, _table = site
+    try:
+        _viewport(browser, width)
+        for name, path, _expected in PAGES:
+            browser.get(web.url + path)
+            page = browser.execute_script("return document.documentElement.scrollWidth")
+            assert page <= width, f"{name} is {page}px wide on a {width}px phone"
+            # A box that scrolls inside the page is not "wider than the screen" (a chart, a long record), but a
+            # table cell past the edge is: the statistics are read without scrolling.
+            cut = browser.execute_script(
+                "return [...document.querySelectorAll('main td, main th')]"
+                ".filter(c => c.getBoundingClientRect().right > innerWidth + 0.5)"
+                ".map(c => c.textContent.trim()).slice(0, 5)")
+            assert cut == [], f"{name} at {width}px: cells past the right edge: {cut}"
+            _shot(browser, f"{name}-{width}")
+    finally:
+        browser.set_window_size(*PHONE)
+
+
+@pytest.mark.parametrize("width", PHONE_WIDTHS)
+def test_the_statistics_read_on_a_phone_each_figure_beside_its_name(
+        site: tuple[Web, Table], browser: Any, width: int) -> None:
+    """The statistics table (8 columns) on a phone: each player's figures stacked under their name, each
+    figure labelled with its column's name, all of it on the screen (issue 29: "co fou…" cut at 390 px)."""
+    web, _table = site
+    try:
+        _viewport(browser, width)
+        browser.get(web.url + "/stats")
+        cells = browser.execute_script(
+            "return [...document.querySelectorAll('table.stats tbody td')].map(c => {"
+            "  const r = c.getBoundingClientRect();"
+            "  return {label: getComputedStyle(c, '::before').content, text: c.textContent.trim(),"
+            "          left: r.left, right: r.right, visible: r.width > 0 && r.height > 0}; })")
+        headers = browser.execute_script(
+            "return [...document.querySelectorAll('table.stats thead th')].slice(1).map(h => h.textContent.trim())")
+        assert cells and len(headers) == 7
+        for index, cell in enumerate(cells):
+            assert cell["visible"] and cell["left"] >= 0 and cell["right"] <= width, (width, cell)
+            assert cell["label"].strip('"') == headers[index % len(headers)], (width, cell)
+        _shot(browser, f"stats-stacked-{width}")
+    finally:
+        browser.set_window_size(*PHONE)
+
+
 @pytest.mark.slow
 def test_the_live_table_changes_after_a_fed_card_without_reloading(site: tuple[Web, Table], browser: Any) -> None:
     web, _table = site

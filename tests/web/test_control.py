@@ -115,6 +115,61 @@ def test_pairing_pin_is_shown_spent_once_and_void_after_five_wrong(table: tuple[
     assert ask(path, {"type": "pin", "pin": pin}) == "no PIN is shown: ask for a new one"
 
 
+def test_a_pin_is_made_only_when_someone_touched_the_table(table: tuple[Path, Referee, Any]) -> None:
+    """Round two, finding 5: with no budget shared by every phone, guesses from many addresses must not
+    get a PIN a minute each at night: a PIN is shown only within 10 minutes of a button or a card."""
+    import time
+
+    from bornes.firmware.appliance.control import PRESENCE_SECONDS
+
+    path, referee, events = table
+    referee.touched = time.monotonic() - PRESENCE_SECONDS - 1  # the table idle for longer
+    url = "http://127.0.0.1:8080/"
+    assert ask(path, {"type": "pair", "url": url, "asker": "10.0.0.2"}) == \
+        "nobody is at the table: press a button there, then ask again"
+    assert referee.pairing.pin is None and not referee.pairing_shown
+    done = threading.Event()
+    referee.on_outcome = lambda event, outcome: done.set()
+    events.put(ButtonPressed("NEXT"))
+    assert done.wait(5)
+    assert ask(path, {"type": "pair", "url": url, "asker": "10.0.0.2"}) is None and referee.pairing.pin
+
+
+def test_guesses_from_many_addresses_leave_each_pin_one_try() -> None:
+    """Round two, finding 5: every phone's PIN is its own, so guessing scales with the addresses a
+    network has; after 20 wrong PINs from everyone in 10 minutes, a PIN is void at its first wrong try,
+    and a phone whose user reads the panel still pairs at the first try."""
+    from bornes.firmware.appliance.control import LAN_WRONG, Pairing
+
+    pairing = Pairing(seconds=120)
+    for guesser in range(LAN_WRONG):
+        pin = pairing.start("http://x/", now=1000.0, asker=f"10.0.0.{guesser}")
+        assert pairing.check(f"{(int(pin) + 1) % 10**6:06d}", now=1001.0, asker=f"10.0.0.{guesser}") == "wrong PIN"
+    pin = pairing.start("http://x/", now=1002.0, asker="10.0.0.200")
+    assert pairing.check(f"{(int(pin) + 1) % 10**6:06d}", now=1003.0, asker="10.0.0.200") \
+        == "wrong PIN; too many tries: ask for a new one"
+    assert pairing.check(pin, now=1004.0, asker="10.0.0.200") == "no PIN is shown: ask for a new one"
+    pin = pairing.start("http://x/", now=1005.0, asker="10.0.0.201")
+    assert pairing.check(pin, now=1006.0, asker="10.0.0.201") is None
+    # Ten minutes on, the wrong tries are forgotten: five tries a PIN again.
+    pin = pairing.start("http://x/", now=1700.0, asker="10.0.0.202")
+    assert pairing.check(f"{(int(pin) + 1) % 10**6:06d}", now=1701.0, asker="10.0.0.202") == "wrong PIN"
+
+
+def test_a_phones_pin_is_checked_against_that_phone_only() -> None:
+    from bornes.firmware.appliance.control import Pairing
+
+    pairing = Pairing(seconds=120)
+    first = pairing.start("http://x/", now=1000.0, asker="10.0.0.2")
+    assert pairing.check(first, now=1001.0, asker="10.0.0.3") == "no PIN is shown: ask for a new one"
+    second = pairing.start("http://x/", now=1002.0, asker="10.0.0.3")
+    assert pairing.pin == second  # the panel shows the newest…
+    for _ in range(5):
+        pairing.check(f"{(int(first) + 1) % 10**6:06d}", now=1003.0, asker="10.0.0.3")
+    assert pairing.check(first, now=1004.0, asker="10.0.0.2") is None  # …and the first still pairs its phone
+    assert pairing.check(second, now=1005.0, asker="10.0.0.3") == "no PIN is shown: ask for a new one"
+
+
 def test_parse_message_refuses_a_url_that_is_not_a_web_address() -> None:
     with pytest.raises(ControlError):
         parse_message(b'{"v":1,"type":"pair","url":"javascript:alert(1)"}', DEFAULTS)

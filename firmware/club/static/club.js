@@ -1,11 +1,16 @@
 // Each card draws the live message of one table: firmware/storage/live.py's snapshot, as the phone pages show it.
-const data = JSON.parse(document.getElementById('tables-data').textContent);
+// Each table comes in its own JSON block, read on its own: one that cannot be read is that table's line only.
+const data = {};
+document.querySelectorAll('script.table-data').forEach(el=>{const name=el.dataset.table||'?';
+  try{const t=JSON.parse(el.textContent);data[name]=(t&&typeof t==='object')?t:{table:name,unreadable:true};}
+  catch(e){data[name]={table:name,unreadable:true};}});
 // The words around a table follow that table's language (a French table reads French on any board).
 const LL = JSON.parse(document.getElementById('labels').textContent);
 const ENT={'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'};
 function esc(s){return String(s??'').replace(/[&<>"']/g,c=>ENT[c]);}
 function list(v){return Array.isArray(v)?v:[];}
 function card(t){
+  if(t.unreadable){throw new Error('unreadable');}
   const s=t.live||{}, st=t.status||{};
   const L=typeof s.language==='string'&&/^[a-z]{2}$/.test(s.language)&&Object.hasOwn(LL,s.language)
     ?LL[s.language]:LL[LL.board];
@@ -40,5 +45,8 @@ function draw(){
 draw();
 const es=new EventSource('/events');
 es.onopen=()=>{document.body.dataset.live='yes';};  // following the tables (what a test waits for)
-es.onmessage=e=>{const m=JSON.parse(e.data);const t=data[m.table]||(data[m.table]={table:m.table});
+es.onmessage=e=>{let m;try{m=JSON.parse(e.data);}catch(err){return;}  // one bad update changes nothing
+  if(!m||typeof m.table!=='string')return;
+  const t=data[m.table]||(data[m.table]={table:m.table});
+  if(m.unreadable){t.unreadable=true;}else{delete t.unreadable;}
   if('live' in m)t.live=m.live; if(m.status)t.status=m.status; draw();};

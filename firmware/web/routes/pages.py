@@ -17,7 +17,7 @@ from bornes.firmware.web.site import BadRequest, digits, guarded, html, site_of
 
 async def table(request: Request) -> Response:
     site = site_of(request)
-    return html(views.live_page(site.hub.snapshot, site.words(request), site.paired(request)))
+    return html(views.live_page(site.hub.snapshot, site.words(request), site.paired(request), site.settings.keys))
 
 
 async def table_json(request: Request) -> Response:
@@ -30,6 +30,7 @@ async def health(request: Request) -> Response:
     follower = current.follower
     return JSONResponse({
         "pages_connected": len(current.clients),
+        "tv_pages_connected": len(site_of(request).screens.clients),  # the TV page (/tv): the kiosk's, a tablet
         "updates_published": current.published,
         "journal_reads": follower.reads if follower is not None else 0,
         "journal_error": follower.error if follower is not None else None,

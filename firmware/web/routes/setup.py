@@ -52,15 +52,17 @@ async def pair_start(request: Request) -> Response:
     site = site_of(request)
     words = site.words(request)
     await read_form(request)  # a size check; the form is empty
-    if not site.ask_limit.allow(client(request)) or not site.ask_all_limit.allow("every phone"):
+    address = client(request)
+    # Each phone has its own limit, never one all phones share: no other address can use it up.
+    if not site.ask_limit.allow(address):
         return html(views.pairing_page(words, words("Too many requests: wait a minute."), "error"), 429)
     url = pages_url(site.settings).rstrip("/") + "/setup"  # never from the request: its Host is the client's word
     try:
-        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).ask_pairing, url)
+        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).ask_pairing, url, address)
     except ControlUnreachable as error:
         return html(views.pairing_page(words, str(error), "error"), 503)
-    if not answer.ok:
-        return html(views.pairing_page(words, answer.error, "error"), 409)
+    if not answer.ok:  # the table's reason ("a hand is being played…"), worded in the page's language
+        return html(views.pairing_page(words, words(answer.error), "error"), 409)
     return html(views.pairing_page(words, words("Look at the table: type the PIN shown there.")))
 
 
@@ -76,7 +78,7 @@ async def pair(request: Request) -> Response:
     if len(pin) != control.PIN_DIGITS or digits(pin) is None:
         return html(views.pairing_page(words, words("A PIN is 6 digits."), "error"), 400)
     try:
-        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).offer_pin, pin)
+        answer = await asyncio.to_thread(ControlClient(site.settings.control_socket).offer_pin, pin, address)
     except ControlUnreachable as error:
         return html(views.pairing_page(words, str(error), "error"), 503)
     if not answer.ok:  # the table's reason, worded in the page's language

@@ -1,0 +1,417 @@
+"""The panel's fonts, redrawn where a glyph reads as another, and the check that none does (issue 29).
+
+The X11 misc-fixed fonts are public domain and crisp at one pixel a dot, but at the sizes of a
+0.96" panel some glyphs differ from others by a pixel or none ("é" from "e" in 4×6, "œ" from "æ"),
+or read as another beside their neighbours: the 5×8 period is a small cross ("suiv." read "suiv+"),
+a "+" between two names touches them ("Léa+Wim" read "LéatWim"), the 5×8 "É" wears its accent as
+a hook ("Étape" read "£tape"). :data:`GLYPHS` redraws those, drawn after the same family; every
+other glyph is left as converted (``firmware/screens/assets/LICENSE-fonts.txt``). The redrawn
+glyphs are ours and public domain too. Run from the checkout, any number of times (a glyph taken
+out of :data:`GLYPHS` needs the converted font back first: ``git checkout`` the ``.pil`` and ``.pbm``
+of that font as converted, before any redraw)::
+
+    .venv/bin/python -m tools.panel_fonts            # redraw (writes the .pil and .pbm files)
+    .venv/bin/python -m tools.panel_fonts --check    # list what still reads as something else
+    .venv/bin/python -m tools.panel_fonts --sheet OUT.png   # every glyph the table shows, 4x
+
+``tests/display/test_glyphs.py`` runs :func:`problems` on every font the panel uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import re
+import struct
+import sys
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from bornes.firmware.screens.fonts import JOIN_GLYPH
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "firmware" / "screens" / "assets"
+CATALOGUE = ROOT / "firmware" / "language" / "locale" / "fr" / "LC_MESSAGES" / "bornes.po"
+RECORD = struct.Struct(">hhhhhhhhhh")  # dx, dy, destination box, source box (PIL font metrics)
+
+#: The glyph strip of each font as converted from the PCF (its width); redrawn glyphs go after it.
+SHIPPED_WIDTH: dict[str, int] = {
+    "misc-fixed-4x6": 800, "misc-fixed-5x8": 800, "misc-fixed-6x10": 798, "misc-fixed-6x13B": 798,
+    "misc-fixed-7x13B": 798, "misc-fixed-9x15B": 792, "misc-fixed-10x20": 800,
+}
+
+#: Redrawn glyphs: font -> character -> the whole cell, rows top to bottom ("|" between rows), "#" lit.
+#: A row's length is the glyph's advance, its blank columns included.
+GLYPHS: dict[str, dict[str, str]] = {
+    "misc-fixed-4x6": {
+        # Issue 24: M, N, W, m and w wider, so that they cannot be read as H ("Dmitri" read "DHitri").
+        "M": "#...#.|##.##.|#.#.#.|#...#.|#...#.|......",
+        "N": "#..#.|##.#.|#.##.|#..#.|#..#.|.....",
+        "W": "#...#.|#...#.|#.#.#.|##.##.|#...#.|......",
+        "m": "......|####..|#.#.#.|#.#.#.|#.#.#.|......",
+        "w": "......|#...#.|#.#.#.|#.#.#.|.#.#..|......",
+        # Issue 29. Punctuation: the period a dot two columns wide (a cut name's mark, "Chl."), the comma
+        # a dot with a tail, the colon's dots apart, each two pixels from the others; the partners' "+"
+        # (its own slot, fonts.JOIN_GLYPH) with two dark columns each side, so that it stands apart.
+        ".": "..|..|..|..|#.|..",
+        ",": "....|....|....|.#..|.#..|#...",
+        ":": "....|.#..|....|.#..|....|....",
+        ";": "....|.#..|....|....|.#..|#...",
+        "\x81": "......|..#...|.###..|..#...|......|......",
+        # Letters a pixel apart from another: O wider than 0 and C, Q's tail longer; K apart from H, X
+        # and k; l with a foot (not I), k and h with taller stems (not R, n), d's stem taller than a's
+        # bowl, q's tail longer, u's bottom flat (not v); Ç's cedilla and œ/æ (they were the same).
+        "O": ".##..|#..#.|#..#.|#..#.|.##..|.....",
+        "Q": ".##..|#..#.|#..#.|#..#.|.##..|..##.",
+        "K": "#..#.|#.#..|##...|#.#..|#..#.|.....",
+        "k": "#...|#...|#.#.|##..|#.#.|....",
+        "h": "#...|#...|##..|#.#.|#.#.|....",
+        "l": "##..|.#..|.#..|.#..|.##.|....",
+        "d": "..#.|..#.|.##.|#.#.|.##.|....",
+        "q": "....|.##.|#.#.|.##.|..#.|..#.",
+        "u": "....|#.#.|#.#.|#.#.|###.|....",
+        "Ç": ".#..|#.#.|#...|#.#.|.#..|##..",
+        "æ": "......|.###..|#.#.#.|#.##..|.####.|......",
+        "œ": "......|.#.#..|#.#.#.|#.##..|.#.##.|......",
+        # Accents: the accent of e on a body without its top dot (é was e and one pixel); É and È
+        # (names: Élodie, Ève) at full height, the accent a tick in the top bar (É read as £); the
+        # other accented capitals above a body of three rows, apart from it.
+        "è": "#...|....|#.#.|##..|.##.|....",
+        "é": "..#.|....|#.#.|##..|.##.|....",
+        "ê": ".#..|....|#.#.|##..|.##.|....",
+        "È": "#.##.|#....|##...|#....|###..|.....",
+        "É": "##.#.|#....|##...|#....|###..|.....",
+        "Ê": ".#..|....|###.|##..|###.|....",
+        "À": "#...|....|.#..|###.|#.#.|....",
+        "Â": ".#..|....|.#..|###.|#.#.|....",
+        "Î": ".#..|#.#.|###.|.#..|###.|....",
+        "Ï": "#.#.|###.|.#..|.#..|###.|....",
+        "Ô": ".#...|.....|.##..|#..#.|.##..|.....",
+        "Ù": "##...|.....|#..#.|#..#.|.##..|.....",
+        "Û": ".##..|.....|#..#.|#..#.|.##..|.....",
+        "Ü": "#..#.|.....|#..#.|#..#.|.##..|.....",
+    },
+    # The larger fonts (issue 29): "+" with a dark column before it and two after (the next letter has
+    # none before its ink), so it stands as far from both names; the period a dot, not a small cross;
+    # an accented capital's accent on a row of its own above a body one row shorter (as X11's own Ë,
+    # Ï and Ü of 5x8), the four accents told apart by where their two pixels are; î and ï, ê and ë
+    # told apart by taller dots; l with a foot (not I), 6x10's c open (not o); Ç and ç with a
+    # cedilla of two pixels.
+    "misc-fixed-5x8": {
+        "À": "##...|.....|.##..|#..#.|####.|#..#.|#..#.|.....",
+        "Â": ".##..|.....|.##..|#..#.|####.|#..#.|#..#.|.....",
+        "È": "##...|.....|####.|#....|###..|#....|####.|.....",
+        "É": "..##.|.....|####.|#....|###..|#....|####.|.....",
+        "Ê": ".##..|.....|####.|#....|###..|#....|####.|.....",
+        "Ë": "#..#.|.....|####.|#....|###..|#....|####.|.....",
+        "Ô": ".##..|.....|.##..|#..#.|#..#.|#..#.|.##..|.....",
+        "Ù": "##...|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
+        "Û": ".##..|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
+        "Ü": "#..#.|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
+        "Î": "..#..|.....|.###.|..#..|..#..|..#..|.###.|.....",
+        "Ç": ".....|.##..|#..#.|#....|#....|#..#.|.##..|..##.",
+        "ç": ".....|.....|.....|..##.|.#...|.#...|..##.|.##..",
+        "l": ".....|.##..|..#..|..#..|..#..|..#..|..##.|.....",
+        ".": "...|...|...|...|...|##.|##.|...",
+        "\x81": "......|......|......|..#...|.###..|..#...|......|......",
+        "ä": ".#.#.|.#.#.|.....|.###.|#..#.|#..#.|.###.|.....",
+        "ë": ".#.#.|.#.#.|.....|.##..|#.##.|##...|.##..|.....",
+        "ï": ".#.#.|.#.#.|.....|.##..|..#..|..#..|.###.|.....",
+        "ö": "#..#.|#..#.|.....|.##..|#..#.|#..#.|.##..|.....",
+        "ü": "#..#.|#..#.|.....|#..#.|#..#.|#..#.|.###.|.....",
+        "ÿ": "#..#.|#..#.|.....|#..#.|#..#.|.###.|#..#.|.##..",
+    },
+    "misc-fixed-6x10": {
+        "À": "##....|......|.###..|#...#.|#...#.|#####.|#...#.|#...#.|......|......",
+        "Â": ".###..|......|.###..|#...#.|#...#.|#####.|#...#.|#...#.|......|......",
+        "È": "##....|......|#####.|#.....|####..|#.....|#.....|#####.|......|......",
+        "É": "...##.|......|#####.|#.....|####..|#.....|#.....|#####.|......|......",
+        "Ê": ".###..|......|#####.|#.....|####..|#.....|#.....|#####.|......|......",
+        "Ë": "#...#.|......|#####.|#.....|####..|#.....|#.....|#####.|......|......",
+        "Î": ".###..|......|.###..|..#...|..#...|..#...|..#...|.###..|......|......",
+        "Ï": "#...#.|......|.###..|..#...|..#...|..#...|..#...|.###..|......|......",
+        "Ô": ".###..|......|.###..|#...#.|#...#.|#...#.|#...#.|.###..|......|......",
+        "Ù": "##....|......|#...#.|#...#.|#...#.|#...#.|#...#.|.###..|......|......",
+        "Û": ".###..|......|#...#.|#...#.|#...#.|#...#.|#...#.|.###..|......|......",
+        "Ü": "#...#.|......|#...#.|#...#.|#...#.|#...#.|#...#.|.###..|......|......",
+        "Ÿ": "#...#.|......|#...#.|.#.#..|..#...|..#...|..#...|..#...|......|......",
+        "l": "......|.##...|..#...|..#...|..#...|..#...|..#...|...##.|......|......",
+        "c": "......|......|......|.####.|#.....|#.....|#.....|.####.|......|......",
+        ".": "......|......|......|......|......|......|..##..|..##..|......|......",
+        "\x81": "........|........|...#....|...#....|.#####..|...#....|...#....|........|........|........",
+        "ä": ".#.#..|.#.#..|......|.###..|....#.|.####.|#...#.|.####.|......|......",
+        "ë": ".#.#..|.#.#..|......|.###..|#...#.|#####.|#.....|.###..|......|......",
+        "ï": ".#.#..|.#.#..|......|.##...|..#...|..#...|..#...|.###..|......|......",
+        "ö": ".#.#..|.#.#..|......|.###..|#...#.|#...#.|#...#.|.###..|......|......",
+        "ü": ".#.#..|.#.#..|......|#...#.|#...#.|#...#.|#..##.|.##.#.|......|......",
+        "ÿ": ".#.#..|.#.#..|......|#...#.|#...#.|#..##.|.##.#.|....#.|#...#.|.###..",
+    },
+    "misc-fixed-6x13B": {
+        "l": "......|......|.###..|..##..|..##..|..##..|..##..|..##..|..##..|..##..|..###.|......|......",
+        "\x81": ("..........|..........|..........|..........|....##....|....##....|..######..|....##....|"
+              "....##....|..........|..........|..........|.........."),
+    },
+    "misc-fixed-7x13B": {
+        "\x81": (".........|.........|.........|.........|...##....|...##....|.######..|.######..|...##....|"
+              "...##....|.........|.........|........."),
+    },
+    "misc-fixed-9x15B": {
+        "\x81": ("...........|...........|...........|...........|....##.....|....##.....|....##.....|"
+              ".########..|....##.....|....##.....|....##.....|...........|...........|...........|"
+              "..........."),
+    },
+    "misc-fixed-10x20": {
+        "\x81": ("............|............|............|............|............|............|.....##.....|"
+              ".....##.....|.....##.....|..########..|.....##.....|.....##.....|.....##.....|............|"
+              "............|............|............|............|............|............"),
+    },
+}
+
+
+def _rows(art: str) -> list[str]:
+    rows = art.split("|")
+    if len({len(row) for row in rows}) != 1:
+        raise ValueError(f"rows of unequal length: {art!r}")
+    return rows
+
+
+def redraw() -> list[str]:
+    """Write every font of :data:`GLYPHS` with its glyphs redrawn; the fonts changed."""
+    changed = []
+    for stem, glyphs in GLYPHS.items():
+        pil_path, pbm_path = ASSETS / f"{stem}.pil", ASSETS / f"{stem}.pbm"
+        raw = pil_path.read_bytes()
+        start = raw.index(b"DATA\n") + len(b"DATA\n")
+        metrics = bytearray(raw[start:start + 256 * RECORD.size])
+        with Image.open(pbm_path) as opened:
+            shipped = opened.convert("1").crop((0, 0, SHIPPED_WIDTH[stem], opened.height))
+        top = min(RECORD.unpack_from(metrics, code * RECORD.size)[3] for code in range(256))
+        extra = sum(len(_rows(art)[0]) for art in glyphs.values())
+        strip = Image.new("1", (SHIPPED_WIDTH[stem] + extra, shipped.height), 0)
+        strip.paste(shipped, (0, 0))
+        x = SHIPPED_WIDTH[stem]
+        for char, art in glyphs.items():
+            rows = _rows(art)
+            width, height = len(rows[0]), len(rows)
+            for row, line in enumerate(rows):
+                for column, dot in enumerate(line):
+                    if dot == "#":
+                        strip.putpixel((x + column, row), 1)
+            code = ord(char.encode("cp1252")) if char != JOIN_GLYPH else ord(JOIN_GLYPH)
+            RECORD.pack_into(metrics, code * RECORD.size, width, 0, 0, top, width, top + height, x, 0, x + width,
+                             height)
+            x += width
+        pil_path.write_bytes(raw[:start] + bytes(metrics) + raw[start + len(metrics):])
+        strip.save(pbm_path, "PNG")  # the shipped .pbm is a PNG too (Pillow reads it by content)
+        changed.append(f"{stem}: {''.join(glyphs)}")
+    return changed
+
+
+# -- what the table can show, and the check ----------------------------------------------------------
+
+
+@cache
+def table_characters() -> str:
+    """Every character the panel can be asked to draw, as its fonts index them: the letters, digits
+    and punctuation of the table's catalogue (English msgids and French msgstrs, placeholders left
+    out), the letters the name editor offers, A-Z, a-z, 0-9, the partners' "+" and the "?" that
+    stands for a character the fonts lack."""
+    from bornes.firmware.language.names import NAME_LETTERS
+    from bornes.firmware.screens.fonts import printable
+
+    text = CATALOGUE.read_text(encoding="utf-8")
+    quoted = "".join(re.findall(r'^(?:msgid|msgstr|msgctxt|)\s*"(.*)"$', text, re.MULTILINE))
+    quoted = re.sub(r"\{[^{}]*\}", "", quoted.replace('\\"', '"').replace("\\n", " "))
+    found = set(quoted) | set(NAME_LETTERS) | set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+?")
+    found.add(JOIN_GLYPH)
+    shown = {printable(char) for char in found if char == JOIN_GLYPH or (char.isprintable() and not char.isspace())}
+    return "".join(sorted(char for char in shown if len(char) == 1))
+
+
+Glyph = frozenset[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Face:
+    """A font as the check reads it: each glyph's lit pixels (drawn at the cell's origin), its advance
+    in pixels, and the cell's height."""
+
+    ink: dict[str, Glyph]
+    advance: dict[str, int]
+    height: int
+
+    @classmethod
+    def of(cls, font: str, chars: Iterable[str] | None = None) -> Face:
+        """A font of ``bornes.firmware.screens.fonts`` (``"tiny"``...), for the characters the table shows."""
+        from bornes.firmware.screens import fonts
+
+        chars = [*(chars if chars is not None else table_characters()), "H"]
+        return cls({char: ink(char, font) for char in chars}, {char: fonts.width(char, font) for char in chars},
+                   fonts.cell(font)[1])
+
+    def with_glyph(self, char: str, art: str) -> Face:
+        """The same face with one glyph drawn as ``art`` (rows of "#" and ".", "|" between rows)."""
+        rows = _rows(art)
+        lit = frozenset((x, y) for y, row in enumerate(rows) for x, dot in enumerate(row) if dot == "#")
+        return Face({**self.ink, char: lit}, {**self.advance, char: len(rows[0])}, self.height)
+
+
+def ink(char: str, font: str) -> Glyph:
+    """The lit pixels of one glyph drawn at the cell's origin, in a font of ``bornes.firmware.screens.fonts``."""
+    from bornes.firmware.screens import fonts
+
+    width, height = fonts.width(char, font), fonts.cell(font)[1]
+    image = Image.new("1", (width + 2, height), 0)
+    ImageDraw.Draw(image).text((0, 0), char, font=fonts.font(font), fill=1)
+    return frozenset((x, y) for x in range(image.width) for y in range(height) if image.getpixel((x, y)))
+
+
+def _components(pixels: Iterable[tuple[int, int]]) -> int:
+    """How many marks the pixels make (8-connected: a diagonal step joins)."""
+    left, count = set(pixels), 0
+    while left:
+        count += 1
+        stack = [left.pop()]
+        while stack:
+            x, y = stack.pop()
+            for near in ((x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
+                if near in left:
+                    left.remove(near)
+                    stack.append(near)
+    return count
+
+
+#: Accents that stand above a letter (a cedilla hangs from it, as in print).
+_ABOVE = {"\u0300", "\u0301", "\u0302", "\u0308"}
+#: Marks written between two words without a space: the "+" that joins partners ("Léa+Wim", drawn
+#: with its own glyph, ``fonts.JOIN_GLYPH``). Beside a letter it keeps two dark columns or more, more
+#: than the letters of a word, and as many on both sides, so that it is read on its own and never as
+#: a letter of either name ("LéatWim").
+SEPARATORS = JOIN_GLYPH
+
+
+def problems(face: Face | str, name: str = "") -> list[str]:
+    """What reads as something else in a font (a :class:`Face`, or a font's name), one line each
+    (empty: nothing does):
+
+    * every two glyphs the table can show differ by more than one pixel;
+    * the partners' ``+`` (:data:`SEPARATORS`) keeps as many dark columns on each side beside a letter,
+      two or more;
+    * the period is a dot (two thirds of its box lit or more), not a small cross that reads as "+";
+    * in a font tall enough to hold it apart (8 rows or more), an accent above a letter is a mark of
+      its own, never joined to the letter ("É" must not read "£");
+    * in every font, an accented letter differs from its letter by two pixels or more ("é" from "e").
+    """
+    if isinstance(face, str):
+        name, face = name or face, Face.of(face)
+    glyphs = {char: lit for char, lit in face.ink.items() if char in table_characters()}
+    chars = sorted(glyphs)
+    found = [f"{name}: {a!r} and {b!r} differ by {len(glyphs[a] ^ glyphs[b])} pixel(s)"
+             for a, b in itertools.combinations(chars, 2) if len(glyphs[a] ^ glyphs[b]) <= 1]
+    for mark in SEPARATORS:
+        if not face.ink.get(mark):
+            found.append(f"{name}: the partners' '+' has no glyph of its own (slot {ord(mark):#x} is empty)")
+            continue
+        left, right = gaps(face, mark)
+        if min(left, right) < 2 or left != right:
+            found.append(f"{name}: the partners' '+' beside letters keeps {left} and {right} dark columns "
+                         "(two each wanted)")
+    dot = glyphs["."]
+    xs, ys = {x for x, _y in dot}, {y for _x, y in dot}
+    if 3 * len(dot) < 2 * len(xs) * len(ys):  # a small cross lights 5 of its 9 pixels; a dot, 2/3 or more
+        found.append(f"{name}: '.' is not a dot ({len(dot)} pixels over {len(xs)}x{len(ys)}): it reads as '+'")
+    for char in chars:
+        decomposed = unicodedata.normalize("NFD", char)
+        base, marks = decomposed[0], set(decomposed[1:])
+        if not marks or base not in glyphs:
+            continue
+        if len(glyphs[char] ^ glyphs[base]) < 2:
+            found.append(f"{name}: {char!r} differs from {base!r} by less than two pixels")
+        own = _components(glyphs[base]) - (1 if base in "ij" else 0)  # the accent takes the place of i's dot
+        if face.height >= 8 and marks <= _ABOVE and _components(glyphs[char]) <= own:
+            found.append(f"{name}: the accent of {char!r} touches its letter")
+    return found
+
+
+def gaps(face: Face, mark: str, neighbour: str = "H") -> tuple[int, int]:
+    """The dark columns between ``mark`` and a letter on each side of it ("H+H"), as the font sets them:
+    each glyph after the previous one's advance."""
+    letter = {x for x, _y in face.ink[neighbour]}
+    own = {x for x, _y in face.ink[mark]}
+    start, after = face.advance[neighbour], face.advance[neighbour] + face.advance[mark]
+    return start + min(own) - max(letter) - 1, after + min(letter) - (start + max(own)) - 1
+
+
+# -- the contact sheet ---------------------------------------------------------------------------------
+
+#: Pairs people misread (issue 29), shown side by side on the sheet.
+CONFUSED = ("+t", ".+", "É£", "eé", "MH", "WH", "0O", "Il", "KH", "œæ")
+#: Words from the table that the misread glyphs sit in.
+WORDS = ("Léa+Wim", "Marc+Maëlle", "B+D", "manche suiv.", "Chl.", "700.", "Étape", "Chloé", "Hélène",
+         "Œdipe", "Zoë", "NEXT/BACK", "Dmitri", "Coups f.")
+
+
+def sheet(path: Path, scale: int = 4) -> None:
+    """Every glyph the table can show, in every font the panel uses, then the misread pairs and words,
+    at ``scale`` panel pixels a pixel: white on black, as on the panel."""
+    from bornes.firmware.screens import fonts
+
+    chars = table_characters()
+    label = "text"
+    lines: list[tuple[str, str]] = []  # (font, text), each line 360 pixels at most: 1440 at 4x
+
+    def wrapped(font: str, items: Sequence[str], joint: str) -> list[tuple[str, str]]:
+        rows: list[str] = []
+        for item in items:
+            if rows and fonts.width(fonts.printable(rows[-1] + joint + item), font) <= 360:
+                rows[-1] += joint + item
+            else:
+                rows.append(item)
+        return [(font, row) for row in rows]
+
+    for font in fonts.FONTS:
+        lines.append((label, font))
+        lines += wrapped(font, list(chars), " ")
+        lines += wrapped(font, CONFUSED, "  ")
+        lines += wrapped(font, WORDS, "  ")
+    width = max(fonts.width(fonts.printable(text), font) for font, text in lines) + 8
+    height = sum(fonts.cell(font)[1] + 2 for font, _text in lines) + 8
+    image = Image.new("L", (width, height), 0)
+    draw = ImageDraw.Draw(image)
+    y = 4
+    for font, text in lines:
+        draw.text((4, y), fonts.printable(text), font=fonts.font(font), fill=255 if font != label or
+                  text not in fonts.FONTS else 160)
+        y += fonts.cell(font)[1] + 2
+    image = image.resize((width * scale, height * scale), Image.Resampling.NEAREST)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path, optimize=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.panel_fonts", description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="list what reads as something else; exit 1 if any")
+    parser.add_argument("--sheet", type=Path, metavar="PNG", help="write the contact sheet of every glyph, 4x")
+    args = parser.parse_args(argv)
+    if args.sheet:
+        sheet(args.sheet)
+        print(f"wrote {args.sheet}")
+        return 0
+    if args.check:
+        from bornes.firmware.screens import fonts
+
+        found = [line for font in fonts.FONTS for line in problems(font)]
+        print("\n".join(found) or "every glyph reads as itself")
+        return 1 if found else 0
+    for line in redraw():
+        print(f"redrew {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from bench.driver import SETUP_TAPS, Script, script_games
 from tools.kernel.table import INPUT, KernelTable
 
+#: The table's buttons on a numeric keypad, as docs/keypad.md prints its "numpad" key map: the key a
+#: person presses for the control tag a script taps.
+NUMPAD = {"MB-CMD-OK": "Enter", "MB-CMD-NEXT": "+", "MB-CMD-BACK": "-", "MB-CMD-CF": "0", "MB-CMD-DISCARD": ".",
+          "MB-CMD-UNDO": "*"}
+
 
 @dataclass
 class GameTable(KernelTable):
@@ -43,16 +48,17 @@ class Game:
         return taps[len(SETUP_TAPS):] if self.done == 0 else taps
 
     def play(self, gadget: str, steps: int = 1, *, layout: str = "us", serial: bool = False,
-             after_half_code: bool = False) -> None:
+             after_half_code: bool = False, keypad: str | None = None) -> None:
         """Play the next ``steps`` steps on ``gadget``; with ``after_half_code``, the first tap's keys
-        also end a half-typed code (its refusal comes first: two lines)."""
+        also end a half-typed code (its refusal comes first: two lines); with ``keypad``, every
+        button (a control tag in the script) is pressed on that keypad gadget instead of scanned."""
         for _ in range(steps):
             step = self.script.steps[self.done]
             lines = 2 if after_half_code else 1
             after_half_code = False
             if self.done == 0:
                 for _ok in SETUP_TAPS:
-                    said = self._tap(gadget, SETUP_TAPS[0], layout, serial, lines)
+                    said = self._tap(gadget, SETUP_TAPS[0], layout, serial, lines, keypad)
                     lines = 1
                     if said.endswith(": accepted"):
                         break
@@ -61,15 +67,20 @@ class Game:
                     raise AssertionError(f"the setup's OKs did not start the game: {self.table.journal()[-6:]}")
             taps = self.next_taps()
             for number, payload in enumerate(taps):
-                said = self._tap(gadget, payload, layout, serial, lines)
+                said = self._tap(gadget, payload, layout, serial, lines, keypad)
                 lines = 1
                 last = number == len(taps) - 1
                 assert said.endswith(": accepted" if last else ": prompt"), (payload, said, self.table.journal()[-6:])
             assert self.table.accepted()[-1] == step.notation, self.table.journal()[-6:]
             self.done += 1
 
-    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int) -> str:
-        """One input, scanned again while the referee refuses it as garbled (three times at most)."""
+    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int, keypad: str | None = None) -> str:
+        """One input, scanned again while the referee refuses it as garbled (three times at most); a
+        button pressed on ``keypad``."""
+        if keypad is not None and payload in NUMPAD:
+            said = self.table.press(keypad, NUMPAD[payload], lines=lines)
+            assert len(said) == lines and said[-1].startswith(f"{INPUT}button "), said  # a button, once
+            return said[-1]
         for _ in range(3):
             said = self.table.tap(gadget, payload, layout=layout, serial=serial, lines=lines)
             assert len(said) == lines, said  # one line for each input: never two readings of one scan

@@ -31,7 +31,8 @@ from tools.kernel.table import IN_CI, PYTHON, SCANNER_GAP, UNIT, CannotBoot, ope
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/readers is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-report.json")
-SCANNER, KEYBOARD, RFID, SERIAL = (CATALOGUE[n] for n in ("scanner", "keyboard", "rfid", "serial-scanner"))
+SCANNER, KEYBOARD, RFID, SERIAL, KEYPAD = (CATALOGUE[n] for n in ("scanner", "keyboard", "rfid", "serial-scanner",
+                                                                    "keypad"))
 UNPLUG_CYCLES = 20
 FIGURE_SCANS = 200  # in CI; bench/kernel.py scans 1 000
 
@@ -258,6 +259,28 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     assert figures["garbled"] == overflowed, figures  # at a scanner's pace, the only refusal is keys lost
     assert figures["lost"] <= overflowed, figures  # a refusal may cover the scan after it, nothing else is lost
     assert figures["read"] >= FIGURE_SCANS * 0.9, figures
+
+
+KEYPAD_STEPS = 14  # seed 5's first 14 steps: the setup's OK, 13 cards, then A's coup fourré (0, then the safety)
+
+
+def test_a_usb_numeric_keypad_is_the_tables_buttons(table: GameTable) -> None:
+    """``[buttons] source = "hid"``: a Targus numeric keypad, found by its by-id name (no manufacturer
+    string: udev names it by its vendor id) and grabbed, is the table's buttons: its Enter starts
+    the game, its 0 calls the coup fourré; the scanner scans the cards."""
+    keypad = str(table.plug("keypad")["events"][0])  # type: ignore[index]
+    assert table.vm.run("readlink", "-f", KEYPAD.input_by_id).stdout.strip() == keypad
+    buttons = f'[buttons]\nsource = "hid"\nport = "{KEYPAD.input_by_id}"\nkeymap = "numpad"\nmax_backoff = 0.5\n'
+    game = table.configure_game(reader_config(SCANNER.vendor_product, extra=buttons), seed=5)
+    table.wait_count(f"keypad back on {KEYPAD.input_by_id}", 0, timeout=90)
+    table.listen(keypad)
+    game.play("scanner", steps=KEYPAD_STEPS, keypad="keypad")
+    assert table.heard(keypad) == 0  # grabbed: no key of it reached anyone else
+    assert table.accepted()[-1] == "A coup MB-EXTRATANK-01"
+    pressed = [line for line in table.inputs() if line.startswith("bornes: input button ")]
+    assert pressed == ["bornes: input button OK: accepted", "bornes: input button CF: prompt"], pressed
+    game.check_stored()
+    table.remove("keypad")  # its HID minor, for the four pads
 
 
 PAD_TAPS = (  # tests/flow/games/three-sides-pads.feed, its first seven taps: Ann, Bob, Cid; Cid deals

@@ -76,8 +76,10 @@ class Gadget:
 
     @property
     def usb_serial(self) -> str:
-        """udev's ID_SERIAL: manufacturer_product_serial, spaces as ``_``, other odd bytes as ``_``."""
-        return "_".join(_udev_safe(part) for part in (self.manufacturer, self.product_name, self.serial) if part)
+        """udev's ID_SERIAL: manufacturer_product_serial, spaces as ``_``, other odd bytes as ``_``; a
+        device with no manufacturer string is named by its vendor id instead (udev's usb_id)."""
+        vendor = self.manufacturer or f"{self.vendor:04x}"
+        return "_".join(_udev_safe(part) for part in (vendor, self.product_name, self.serial) if part)
 
     @property
     def input_by_id(self) -> str:
@@ -130,13 +132,19 @@ KEYBOARD = Gadget(
     model="Keyboard K120",
     source="Logitech K120, the common office keyboard: ids in usb.ids (046d Logitech, c31c Keyboard K120); "
            "it has no serial string")
+KEYPAD = Gadget(
+    "keypad", 0x05A4, 0x9840, "", "USB Compliant Keypad", "", (Hid(),), usb=0x0110, device=0x0110, listed=False,
+    source="Targus AKP10US numeric keypad (an Ortek OEM): lsusb -v of one in "
+           "unix.stackexchange.com/questions/123527 (05a4 Ortek Technology; 9840 is not in usb.ids; no "
+           "manufacturer and no serial string, so udev names it by the vendor id). The id docs/keypad.md names")
 #: Four pads: four of the same RFID reader (a family buys them in a pack), each on its own controller.
 PADS = tuple(RFID.copy(f"pad-{seat}") for seat in "ABCD")
 #: A second unit of the scanner (its own serial number, so its own by-id name): the figures' scans
 #: go through it into ``bornes scan-test`` while the referee keeps its reader.
 SECOND_SCANNER = SCANNER.copy("scanner-2", serial="S/N:4C4B2C5A0D1E4D4C")
 
-CATALOGUE: dict[str, Gadget] = {g.name: g for g in (SCANNER, RFID, SERIAL_SCANNER, KEYBOARD, *PADS, SECOND_SCANNER)}
+CATALOGUE: dict[str, Gadget] = {g.name: g for g in (SCANNER, RFID, SERIAL_SCANNER, KEYBOARD, KEYPAD, *PADS,
+                                                 SECOND_SCANNER)}
 
 #: Keys as a scanner sends them, in HID usage ids (USB HID Usage Tables, keyboard page 0x07), for the
 #: characters of card codes and tag numbers, per keyboard layout the scanner is set to: (usage, shift).
@@ -155,6 +163,10 @@ LAYOUT_KEYS: dict[str, dict[str, tuple[int, bool]]] = {
            **{d: (u, False) for d, u in _DIGITS.items()}, "-": (0x38, False)},
 }
 ENTER, TAB, CAPS_LOCK, NUM_LOCK = 0x28, 0x2B, 0x39, 0x53
+#: A numeric keypad's keys by what is printed on them (HID usage ids, keyboard page 0x07: "Keypad Enter",
+#: "Keypad +" …), from the HID Usage Tables, never from the referee's key maps.
+KEYPAD_KEYS = {"Enter": 0x58, "+": 0x57, "-": 0x56, "*": 0x55, "/": 0x54, "0": 0x62, ".": 0x63,
+               **{str(n): 0x59 + n - 1 for n in range(1, 10)}}
 LEFT_CTRL, LEFT_SHIFT = 0x01, 0x02  # modifier bits of the report's first byte
 
 

@@ -15,18 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from tools.kernel.gadgets import CATALOGUE, reports
+from tools.kernel.gadgets import CATALOGUE, KEYPAD_KEYS, reports
 from tools.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
 from tools.trixie import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
 INPUT = "bornes: input "
-READER_NOTICES = (f"{INPUT}reader lost", f"{INPUT}reader back on")
+READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad") for what in ("lost", "back on"))
 SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
-           "--hid", CATALOGUE["rfid"].vendor_product)
+           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product)
+KEY_HELD = 0.08  # seconds a person's finger holds a keypad key (under any hold time of wiring/pins.toml)
 TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
 
 
@@ -128,6 +129,15 @@ class KernelTable:
         else:
             self.scan(name, payload, layout=layout, gap=gap, ctrl=ctrl)
         self.wait(f"the referee's line for {payload}", lambda: len(self.inputs()) >= before + lines, timeout)
+        return self.inputs()[before:]
+
+    def press(self, name: str, key: str, *, lines: int = 1, timeout: float = 60.0) -> list[str]:
+        """Press and release one key of a keypad gadget, named as printed on it (``Enter``, ``0``), as
+        a finger does, and wait for the referee's line for the button it is; returns the new input lines."""
+        before = len(self.inputs())
+        down, up = bytes([0, 0, KEYPAD_KEYS[key], 0, 0, 0, 0, 0]), bytes(8)
+        self.usb("send", name, down.hex(), up.hex(), "--hold", str(KEY_HELD))
+        self.wait(f"the referee's line for the key {key}", lambda: len(self.inputs()) >= before + lines, timeout)
         return self.inputs()[before:]
 
     def inputs(self) -> list[str]:

@@ -8,7 +8,8 @@ Run by the kernel tier through the agent, as root, with trixie's python3 (standa
                                       kernel's f_hid has four, HIDG_MINORS, for every gadget together)
     usb.py where NAME                 the host-side nodes of a plugged gadget (event devices, their input
                                       devices and by-path names, ttyACM), as JSON
-    usb.py send NAME HEX... [--gap S] write input reports to /dev/hidgN, S seconds after each key's release
+    usb.py send NAME HEX... [--gap S] [--hold S]  write input reports to /dev/hidgN, gap seconds after
+                                      each key's release, hold seconds after each press (a person's finger)
     usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line
     usb.py write NAME TEXT            write TEXT to the gadget's serial side (/dev/ttyGSN), raw
     usb.py listen EVENT_NODE          open EVENT_NODE as a second reader, without grabbing it (the agent
@@ -130,9 +131,10 @@ def where(name: str) -> dict[str, Any]:
     return found
 
 
-def send(name: str, reports: list[bytes], gap: float) -> None:
+def send(name: str, reports: list[bytes], gap: float, hold: float = 0.0) -> None:
     """Each report written whole (the host polls the endpoint; a write waits for the previous one).
-    ``gap`` seconds after each all-keys-up report: a person types slower than a scanner."""
+    ``gap`` seconds after each all-keys-up report: a person types slower than a scanner; ``hold``
+    seconds after each report with a key down: a finger on a key, not a scanner's instant."""
     node = where(name)["hidg"][0]
     fd = os.open(node, os.O_WRONLY)
     try:
@@ -140,6 +142,8 @@ def send(name: str, reports: list[bytes], gap: float) -> None:
             os.write(fd, report)
             if gap and not any(report[2:]):
                 time.sleep(gap)
+            elif hold and any(report[2:]):
+                time.sleep(hold)
     finally:
         os.close(fd)
 
@@ -226,7 +230,7 @@ def remove(name: str) -> None:
 
 def main(argv: list[str]) -> None:
     command, rest = argv[0], argv[1:]
-    options = {"--gap": 0.0, "--seconds": 1.0}
+    options = {"--gap": 0.0, "--hold": 0.0, "--seconds": 1.0}
     for option in options:
         if option in rest:
             at = rest.index(option)
@@ -243,7 +247,7 @@ def main(argv: list[str]) -> None:
     elif command == "where":
         print(json.dumps(where(rest[0])))
     elif command == "send":
-        send(rest[0], [bytes.fromhex(r) for r in rest[1:]], options["--gap"])
+        send(rest[0], [bytes.fromhex(r) for r in rest[1:]], options["--gap"], options["--hold"])
     elif command == "leds":
         print("\n".join(leds(rest[0], options["--seconds"])))
     elif command == "write":

@@ -28,6 +28,7 @@ from tests.kernel.game import Game, GameTable
 from tools.kernel.figures import scan_run
 from tools.kernel.gadgets import CAPS_LOCK, CATALOGUE, NUM_LOCK
 from tools.kernel.table import IN_CI, PYTHON, SCANNER_GAP, UNIT, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.vm import UINPUT_TESTS
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/readers is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-report.json")
@@ -238,9 +239,8 @@ def test_a_cdc_acm_scanner_by_its_serial_by_id_path(table: GameTable) -> None:
 def test_the_uinput_test_of_tests_readers_runs_here(table: GameTable) -> None:
     """tests/readers' two tests that need /dev/uinput (skipped where the host kernel has none): a grabbed
     uinput scanner read and released, and the reader's queue left without EV_MSC (EVIOCSMASK)."""
-    done = table.vm.run("/opt/bornes-tests/bin/python", "-m", "pytest", "/opt/bornes/src/tests/readers/test_hid.py",
-                        "-k", "uinput or queues_only_keys", "-p", "no:cacheprovider", "-o", "addopts=", "-rs", "-q",
-                        timeout=300, check=False)
+    done = table.vm.run("/opt/bornes-tests/bin/python", "-m", "pytest", *UINPUT_TESTS, "-p", "no:cacheprovider",
+                        "-o", "addopts=", "-rs", "-q", timeout=300, check=False)
     assert re.search(r"\b2 passed\b", done.stdout) and "skipped" not in done.stdout, done.stdout[-2000:]
 
 

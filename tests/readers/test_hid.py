@@ -379,7 +379,7 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
 @pytest.mark.skipif(_uinput_problem() is not None, reason=_uinput_problem() or "")
 def test_the_kernel_queues_only_keys_for_the_reader() -> None:
     """A USB keyboard sends MSC_SCAN before every key: a third of a scan's events. The reader asks the
-    kernel not to queue them (EVIOCSMASK), so a scan fits its 64-event queue about twice as long."""
+    kernel not to queue them (EVIOCSMASK): a key is two events in its 64-event queue, not three."""
     from evdev import UInput
 
     from bornes.drivers.readers.hid_device import HidPort

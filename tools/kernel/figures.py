@@ -52,15 +52,16 @@ def said(table: KernelTable) -> str:
     return table.vm.run("cat", OUT, check=False).stdout
 
 
-def settled(table: KernelTable) -> list[str]:
-    """scan-test's lines once none has come for QUIET seconds."""
+def settled(table: KernelTable, expected: int) -> list[str]:
+    """scan-test's lines once it has said ``expected`` of them (a scan gives one line: its code, a
+    refusal, an unknown card) and none more came for a second; or once none has come for QUIET s."""
     lines: list[str] = []
     quiet_since = time.monotonic()
-    while time.monotonic() - quiet_since < QUIET:
+    while time.monotonic() - quiet_since < (1.0 if len(lines) >= expected else QUIET):
         now = said(table).splitlines()
         if len(now) != len(lines):
             lines, quiet_since = now, time.monotonic()
-        time.sleep(1.0)
+        time.sleep(0.5)
     return lines
 
 
@@ -74,7 +75,7 @@ def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = 
         data = [r.hex() for code in sent for r in reports(code, layout)]
         table.usb("send", gadget, *data, "--gap", str(gap), timeout=120 + count * (1 + 30 * gap))
         typed = time.monotonic() - started
-        lines = settled(table)[before:]
+        lines = settled(table, before + count)[before:]
     read_codes = [line.split()[0] for line in lines if line.startswith("MB-")]
     unknown = sum(line.startswith("?") for line in lines)
     # "! garbled: keys were lost (the reader was read too late) …" is a refusal; "! reader lost: …" is not.

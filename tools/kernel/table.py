@@ -145,7 +145,8 @@ class KernelTable:
         return [line for line in self.journal() if line.startswith(INPUT) and not line.startswith(READER_NOTICES)]
 
     def leds(self, name: str, seconds: float = 1.0) -> list[str]:
-        """The LED output reports the host sent the gadget since the last call."""
+        """The LED output reports the host sends the gadget: up to ``seconds`` for the first, then
+        until they stop (none in ``seconds``: an empty list)."""
         return self.usb("leds", name, "--seconds", str(seconds)).stdout.split()
 
     # -- the referee ----------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ Run by the kernel tier through the agent, as root, with trixie's python3 (standa
                                       devices and by-path names, ttyACM), as JSON
     usb.py send NAME HEX... [--gap S] [--hold S]  write input reports to /dev/hidgN, gap seconds after
                                       each key's release, hold seconds after each press (a person's finger)
-    usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line
+    usb.py leds NAME [--seconds S]    the output reports (LED bytes) the host sent, as hex, one a line (up to
+                                      S seconds for the first, then until they stop)
     usb.py write NAME TEXT            write TEXT to the gadget's serial side (/dev/ttyGSN), raw
     usb.py listen EVENT_NODE          open EVENT_NODE as a second reader, without grabbing it (the agent
                                       keeps it open between requests) ...
@@ -148,7 +149,13 @@ def send(name: str, reports: list[bytes], gap: float, hold: float = 0.0) -> None
         os.close(fd)
 
 
+#: After an LED report, the reports that follow it come within this long (the host sends a lock
+#: state's change as one report; this catches a second one sent right after).
+LED_QUIET = 0.3
+
+
 def leds(name: str, seconds: float) -> list[str]:
+    """The output reports the host sent: up to ``seconds`` for the first, then until none came for LED_QUIET."""
     node = where(name)["hidg"][0]
     fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
     got = []
@@ -158,6 +165,7 @@ def leds(name: str, seconds: float) -> list[str]:
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 got.append(os.read(fd, 64).hex())
+                deadline = time.monotonic() + LED_QUIET
     finally:
         os.close(fd)
     return got

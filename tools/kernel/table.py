@@ -105,10 +105,11 @@ class KernelTable:
         """Key events the second reader of ``node`` got since :meth:`listen`."""
         return int(self.usb("heard", node, "--seconds", str(seconds), timeout=seconds + 30).stdout)
 
-    def replug(self, name: str) -> dict[str, object]:
-        """Plug it back; the kernel's nodes, without waiting for udev (the referee waits for its by-id link)."""
+    def replug(self, name: str, wait: bool = True) -> dict[str, object]:
+        """Plug it back; the kernel's nodes, without waiting for udev (the referee waits for its by-id link).
+        Without ``wait``, nothing: the caller waits for the referee's line, then asks :meth:`wait_nodes`."""
         self.usb("replug", name)
-        return self.wait_nodes(name, settle=False)
+        return self.wait_nodes(name, settle=False) if wait else {}
 
     def event_node(self, name: str) -> str:
         return str(self.plugged[name]["events"][0])  # type: ignore[index]
@@ -191,12 +192,14 @@ class KernelTable:
         return [line[len(prefix):] for line in self.journal() if line.startswith(prefix)]
 
     def stored(self) -> list[str]:
-        """The current game's actions in the game journal, read as the referee's user."""
-        code = ("import json; from bornes.firmware.storage.journal import Journal\n"
-                "with Journal.open('/var/lib/bornes', readonly=True) as j:\n"
-                "    g = j.current_game(); print(json.dumps(g.lines if g else []))")
-        done = self.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code)
-        return list(json.loads(done.stdout))
+        """The current game's actions in the game journal, read as the referee's user with the
+        product's Journal (opened afresh for each question, by one process kept for the VM)."""
+        code = ("import json, sys\nfrom bornes.firmware.storage.journal import Journal\n"
+                "for _ in sys.stdin:\n"
+                "    with Journal.open('/var/lib/bornes', readonly=True) as j:\n"
+                "        g = j.current_game(); print(json.dumps(g.lines if g else []), flush=True)")
+        argv = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code]
+        return list(json.loads(self.vm.helper("stored", argv, "current game")))
 
     def as_bornes(self, code: str) -> Done:
         """Python run as the referee's user (its groups, no more), not checked."""

@@ -550,6 +550,11 @@ class VM:
         """``guest/usb.py ARGUMENTS``, run inside the agent (no process started in the guest)."""
         return self._ask({"usb": list(arguments)}, timeout, True, f"usb.py {' '.join(arguments[:2])}")
 
+    def helper(self, name: str, argv: list[str], line: str, timeout: float = 60.0) -> str:
+        """One line to a long-lived program in the guest (``argv``, started on first use) and its
+        one-line answer: for a check made often, where a program's start-up under TCG is seconds."""
+        return self._ask({"helper": name, "argv": argv, "line": line}, timeout, True, f"the helper {name}").stdout
+
     def journal(self, unit: str, since: int = 0, wait: float = 0.0) -> list[str]:
         """``unit``'s journal lines from the ``since``-th on, waiting up to ``wait`` s for one if there is none."""
         done = self._ask({"journal": unit, "since": since, "wait": wait}, wait, True, f"the journal of {unit}")
@@ -578,6 +583,17 @@ class VM:
         if check and done.rc != 0:
             raise AssertionError(f"{what} exited {done.rc} in the VM:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         return done
+
+    def cpu_seconds(self) -> float:
+        """The CPU time qemu has used so far (every vCPU thread and its I/O): what the tier would take
+        of a machine nothing else loads, where the wall clock depends on everyone's load."""
+        if self.process is None:
+            return 0.0
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
     def stop(self, timeout: float = 30.0) -> None:
         """Power off (systemd's own shutdown), then make sure qemu is gone."""

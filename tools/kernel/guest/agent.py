@@ -11,6 +11,10 @@ A request is one of:
 * ``{"journal": UNIT, "since": N, "wait": S}``: the unit's journal lines from the N-th on (``stdout``
   holds them as a JSON list), waiting up to S seconds for one when there is none yet. One
   ``journalctl --follow`` per unit feeds them, so polling the referee's journal spawns nothing.
+* ``{"helper": NAME, "argv": [...], "line": "…", "timeout": S}``: one line to a long-lived program
+  (started with ``argv`` on NAME's first request, started again if it died), and the one line it
+  answers. Under TCG a Python start-up is seconds: a check the tests make after every step (the
+  game journal read as the referee's user) runs in one process for the whole VM.
 
 Trixie's own python3 runs it, with nothing but the standard library: it must work before and
 whatever the referee's install does. It is the test's machinery, never part of the appliance.
@@ -120,7 +124,35 @@ def read_journal(request: dict[str, object]) -> dict[str, object]:
     return {"rc": 0, "stdout": json.dumps(lines), "stderr": ""}
 
 
+HELPERS: dict[str, subprocess.Popen[str]] = {}
+
+
+def ask_helper(request: dict[str, object]) -> dict[str, object]:
+    name, argv, line = str(request["helper"]), request.get("argv"), str(request.get("line", ""))
+    helper = HELPERS.get(name)
+    if helper is None or helper.poll() is not None:
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            return {"rc": -1, "stdout": "", "stderr": f"agent: helper {name} needs argv"}
+        helper = HELPERS[name] = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True, errors="replace", env=ENV,
+                                                  cwd="/", bufsize=1)
+    assert helper.stdin is not None and helper.stdout is not None and helper.stderr is not None
+    try:
+        helper.stdin.write(line.replace("\n", " ") + "\n")
+        helper.stdin.flush()
+    except OSError:
+        pass
+    said = helper.stdout.readline()  # the helper's own loop answers every line with one line
+    if not said:
+        helper.wait()
+        return {"rc": helper.returncode or -1, "stdout": "", "stderr": f"agent: helper {name} ended: "
+                f"{helper.stderr.read()[-3000:]}"}
+    return {"rc": 0, "stdout": said, "stderr": ""}
+
+
 def answer(request: dict[str, object]) -> dict[str, object]:
+    if "helper" in request:
+        return ask_helper(request)
     if "usb" in request:
         return run_usb(list(request["usb"]))  # type: ignore[call-overload]
     if "journal" in request:

@@ -3,10 +3,11 @@
 Debian's own kernel (trixie's linux-image-amd64) boots in qemu with the system test's trixie
 root, where ``systemd/install.sh --hid …`` installed bornes as an image builder would; the
 referee runs under the VM's booted systemd (``bornes.service``). The devices a family plugs in
-(tests/kernel/gadgets.py: a keyboard-mode barcode scanner, a 125 kHz RFID reader, a CDC-ACM
-scanner, a person's keyboard, four pads) are USB gadgets on ``dummy_hcd``: the kernel enumerates
-them as it would the real ones (usbhid, hid-generic, evdev, cdc_acm, udev's by-id names and the
-installed rules), and every key reaches the referee as input reports through the USB stack.
+(tools/kernel/gadgets.py: a keyboard-mode barcode scanner, a 125 kHz RFID reader, a CDC-ACM
+scanner, a person's keyboard, a numeric keypad for the buttons, four pads) are USB gadgets on
+``dummy_hcd``: the kernel enumerates them as it would the real ones (usbhid, hid-generic, evdev,
+cdc_acm, udev's by-id names and the installed rules), and every key reaches the referee as input
+reports through the USB stack.
 
 The tests share one VM and run in order (one module: one xdist worker). docs/system.md says what
 this proves and what still needs a real Pi. Skipped, with the reason, where the machine cannot do

@@ -66,10 +66,13 @@ def settled(table: KernelTable, expected: int) -> list[str]:
 
 
 def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = "scanner", stop_referee: bool = True,
-             layout: str = "us") -> dict[str, float]:
+             layout: str = "us", session: bool = True) -> dict[str, float]:
+    """``count`` scans into scan-test, in a :func:`scan_test` of their own, or (``session=False``) in the
+    one the caller holds open."""
     deck = [card.code() for card in full_deck()]
     sent = [deck[i % len(deck)] for i in range(count)]
-    with scan_test(table, gadget, stop_referee=stop_referee, layout=layout):
+    held = scan_test(table, gadget, stop_referee=stop_referee, layout=layout) if session else contextlib.nullcontext()
+    with held:
         before = len(said(table).splitlines())
         started = time.monotonic()
         data = [r.hex() for code in sent for r in reports(code, layout)]
@@ -104,13 +107,14 @@ def until(what: str, ready: Callable[[], bool], timeout: float = 60.0) -> bool:
     return True
 
 
-def unplug_run(table: KernelTable, cycles: int, *, gap: float = 0.003) -> dict[str, float]:
+def unplug_run(table: KernelTable, cycles: int, *, gap: float = 0.003, session: bool = True) -> dict[str, float]:
     """Unplug the scanner, wait for scan-test's "reader lost", replug, wait for "reader connected",
-    scan a card and wait for it: a cycle survived when all three came."""
+    scan a card and wait for it: a cycle survived when all three came. In a :func:`scan_test` of
+    its own, or (``session=False``) in the one the caller holds open."""
     deck = [card.code() for card in full_deck()]
     survived = 0
-    started = time.monotonic()
-    with scan_test(table):
+    with scan_test(table) if session else contextlib.nullcontext():
+        started = time.monotonic()
         for cycle in range(cycles):
             text = said(table)
             lost, back, code = text.count("reader lost"), text.count("reader connected"), deck[cycle % len(deck)]

@@ -70,16 +70,17 @@ class Sizes:
     web_appends: int = 120
     club_games: int = 2
     club_idle_s: float = 20.0
+    sdcard_scans: int = 300
     kernel_scans: int = 1000
     unplug_cycles: int = 20
     smoke: bool = False
 
 
 QUICK = Sizes(idle_s=5.0, hands=200, games=20, ready_runs=3, flat_hands=10_000, replay_actions=20_000, rounds=3,
-              panel_games=2, club_games=1, club_idle_s=5.0, kernel_scans=200, unplug_cycles=5)
+              panel_games=2, club_games=1, club_idle_s=5.0, sdcard_scans=100, kernel_scans=200, unplug_cycles=5)
 SMOKE = Sizes(scans=20, idle_s=0.5, hands=10, games=2, ready_runs=1, journal_games=20, flat_hands=200,
               replay_actions=500, rounds=1, baseline_hands=10, panel_games=1, web_appends=5, club_games=1,
-              club_idle_s=0.5, kernel_scans=5, unplug_cycles=1, smoke=True)
+              club_idle_s=0.5, sdcard_scans=20, kernel_scans=5, unplug_cycles=1, smoke=True)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -293,6 +294,12 @@ def hid_part(sizes: Sizes) -> list[Row]:
     return [Row(*row) for row in hid_rows(max(20, sizes.scans))]
 
 
+def sdcard_part(sizes: Sizes) -> list[Row]:  # issue 34: the tap path with every sync made slower (bench/sdcard.py)
+    from bench.sdcard import measure, sdcard_rows
+
+    return [Row(*row) for row in sdcard_rows(measure(sizes.sdcard_scans))]
+
+
 def kit_part(sizes: Sizes) -> list[Row]:  # the table without a soldering iron: keypad, TV page, chirps
     from bench.kit import rows as kit_rows
 
@@ -313,7 +320,7 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
-    "club": club_part, "kit": kit_part, "kernel": kernel_part,
+    "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "kernel": kernel_part,
 }
 
 

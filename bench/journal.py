@@ -1,8 +1,8 @@
 """A year of play, then ten: start and ``history`` with thousands of finished games in the journal.
 
-Also (``python -m bench.journal [cards] [folder]``) what durability costs a tap: the per-card
-commit time and the WAL's size without a checkpoint (before issue 19), with the journal's
-checkpoint after every commit, and with the cheaper RESTART mode it did not choose.
+Also (``python -m bench.journal [cards] [folder]``) what durability costs a tap: the time a card
+takes before its chirp (SQLite's commit and the pending note) and after it (the referee's upkeep),
+and the WAL's size, with the upkeep and without it.
 
 Builds a journal of N real finished games (one bot-played game's actions, header and summary,
 written under new ids through :meth:`Journal.import_games`), then measures against an empty
@@ -140,63 +140,60 @@ def measure(games: int, runs: int) -> JournalFigures:
                           history_default, history_all, quick)
 
 
-# -- what durability costs a tap (issue 19) --------------------------------------------------------
-
-#: How the journal may end a write transaction: what it did before issue 19, and the candidates.
-POLICIES = ("none (before issue 19)", "TRUNCATE (the journal's policy)", "RESTART")
+# -- what durability costs a tap (issues 19, 34) -----------------------------------------------------
 
 
 @dataclass
 class CommitFigures:
-    policy: str
     cards: int
-    median: float
+    median: float  # before the chirp: SQLite's commit and the pending note
     p99: float
+    upkeep_median: float  # after the chirp: checkpoint into the main file, prime the next WAL
+    upkeep_p99: float
     wal_peak: int
     wal_after: int
 
 
-def commit_costs(policy: str, cards: int, where: Path) -> CommitFigures:
-    """Append ``cards`` actions one by one (one durable transaction each, as taps are) and time each."""
+def commit_costs(cards: int, where: Path, *, upkeep: bool = True) -> CommitFigures:
+    """Append ``cards`` actions one by one (one durable transaction each, as taps are) and time each, then
+    the referee's upkeep after each chirp (or none: the WAL then grows until SQLite's own checkpoint)."""
     import os
 
-    from bornes.firmware.storage import journal as journal_module
-
-    original = journal_module.Journal._settle
-    if policy.startswith("none"):
-        journal_module.Journal._settle = lambda self: None  # type: ignore[method-assign]
-    elif policy == "RESTART":
-        def restart(self: Journal) -> None:
-            self._connection().execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
-        journal_module.Journal._settle = restart  # type: ignore[method-assign]
-    times: list[float] = []
+    before: list[float] = []
+    after: list[float] = []
     peak = 0
-    try:
-        with Journal.open(where) as journal:
-            game = journal.new_game('[Edition "winning-moves"]\n[Players "Anne; Bruno"]')
-            wal = where / f"{FILENAME}-wal"
-            for seq in range(cards):
-                started = time.perf_counter()
-                journal.append(game, seq, f"{'AB'[seq % 2]} play MB-D100-{seq % 100:02d}")
-                times.append(time.perf_counter() - started)
-                peak = max(peak, os.stat(wal).st_size)
-            after = os.stat(wal).st_size
-    finally:
-        journal_module.Journal._settle = original  # type: ignore[method-assign]
-    times.sort()
-    return CommitFigures(policy, cards, times[len(times) // 2], times[min(len(times) - 1, len(times) * 99 // 100)],
-                         peak, after)
+    with Journal.open(where) as journal:
+        game = journal.new_game('[Edition "winning-moves"]\n[Players "Anne; Bruno"]')
+        journal.upkeep()
+        wal = where / f"{FILENAME}-wal"
+        for seq in range(cards):
+            started = time.perf_counter()
+            journal.append(game, seq, f"{'AB'[seq % 2]} play MB-D100-{seq % 100:02d}")
+            chirp = time.perf_counter()
+            peak = max(peak, os.stat(wal).st_size)
+            if upkeep:
+                journal.upkeep()
+            before.append(chirp - started)
+            after.append(time.perf_counter() - chirp)
+        after_size = os.stat(wal).st_size
+    before.sort()
+    after.sort()
+    return CommitFigures(cards, before[len(before) // 2], before[min(len(before) - 1, len(before) * 99 // 100)],
+                         after[len(after) // 2], after[min(len(after) - 1, len(after) * 99 // 100)], peak, after_size)
 
 
 def commit_rows(cards: int = 300, directory: str | None = None) -> list[tuple[str, str]]:
-    """One row per policy: per-card commit latency (median / p99) and the WAL's size, on a real disk."""
+    """Per-card cost before the chirp and after it (median / p99), and the WAL's size, on a real disk."""
     rows = []
-    for policy in POLICIES:
+    for upkeep in (True, False):
         with tempfile.TemporaryDirectory(prefix="bornes-commit-", dir=directory) as scratch:
-            found = commit_costs(policy, cards, Path(scratch))
+            found = commit_costs(cards, Path(scratch), upkeep=upkeep)
+        after = (f"; after the chirp {found.upkeep_median * 1000:.2f} / {found.upkeep_p99 * 1000:.2f} ms"
+                 if upkeep else "")
         rows.append((
-            f"commit per card, checkpoint {policy}, {cards} cards: median / p99; WAL between cards (max) / at end",
-            f"{found.median * 1000:.2f} / {found.p99 * 1000:.2f} ms; "
+            f"durable card, {cards} cards, {'upkeep after each chirp' if upkeep else 'no upkeep'}: before the chirp "
+            "median / p99; WAL (max) / at end",
+            f"{found.median * 1000:.2f} / {found.p99 * 1000:.2f} ms{after}; "
             f"{found.wal_peak / 1024:.0f} / {found.wal_after / 1024:.0f} KiB",
         ))
     return rows

@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from bornes.drivers.errors import EX_SOFTWARE, EX_USAGE, UserError
 from bornes.firmware.commands import COMMANDS, module_name
@@ -48,13 +49,22 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a command line that does not parse exits 64 (EX_USAGE), as ``bornes`` alone does,
+    not argparse's own 2 (docs/exit-codes.md: one table for every command)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EX_USAGE, f"{self.prog}: error: {message}\n")
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser: every command listed from the table, arguments added only for the chosen one.
 
     ``argv`` picks the command whose module is imported; ``None`` imports every command (for
     tools and tests that want the whole parser).
     """
-    parser = argparse.ArgumentParser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
+    parser = _Parser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -299,7 +299,8 @@ class Appliance:
             self.readers = open_table_readers(config, self.events, bindings)  # [reader] and the pads
             self._closers.extend(self.readers)
             self.reader = self.readers[0] if self.readers else None
-        self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback)
+        self.referee = Referee(self.flow, self.events, display=self.display, feedback=self.feedback,
+                               upkeep=self.journal.upkeep)
         self.integrity = IntegrityWatch(state_dir, self.flow)
         self._closers.append(self.integrity)
         self.storage = StorageWatch(state_dir, self.flow)

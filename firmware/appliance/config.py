@@ -11,6 +11,7 @@ checked below. Nothing here touches hardware or creates files, so every command 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
 import os
@@ -339,6 +340,8 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
 def ensure_state_dir(config: Config) -> Path:
     """Create the state directory if needed and prove it is writable, before any game starts."""
     where = Path(config.state.dir)
+    if os.path.lexists(where) and not where.is_dir():
+        raise ConfigError(f"config {config.source or DEFAULT_CONFIG_PATH}: state.dir = {where}: is not a folder")
     try:
         where.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=where, prefix=".write-test-"):
@@ -347,6 +350,45 @@ def ensure_state_dir(config: Config) -> Path:
         reason = error.strerror or str(error)
         raise ConfigError(f"config {config.source or DEFAULT_CONFIG_PATH}: state.dir = {where}: {reason}") from None
     return where
+
+
+def state_dir_problem(where: Path) -> str | None:
+    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
+    made: list[Path] = []
+    missing = where
+    while not missing.exists() and missing != missing.parent:
+        made.insert(0, missing)
+        missing = missing.parent
+    if missing == where and not where.is_dir():
+        return "is not a folder"
+    try:
+        if not missing.is_dir():
+            raise NotADirectoryError(f"{missing} is not a folder")
+        for folder in made:
+            folder.mkdir()
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
+            pass
+    except OSError as error:
+        reason = error.strerror if error.strerror and error.errno else str(error)
+        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
+    finally:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    return None
+
+
+def readable_state_dir(config: Config) -> Path | None:
+    """The state folder a reader (history, export) reads games from; None when it does not exist yet
+    (no game was ever played). A ``state.dir`` the referee could not use is the config's fault (78),
+    said as ``run`` says it, so the two never disagree."""
+    where = Path(config.state.dir)
+    if where.is_dir():
+        return where
+    problem = state_dir_problem(where)
+    if problem is not None:
+        raise ConfigError(f"config {config.source or DEFAULT_CONFIG_PATH}: state.dir = {where}: {problem}")
+    return None
 
 
 # -- validation: what spans keys; each key's own check is on its field ------------------------------

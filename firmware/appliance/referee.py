@@ -119,6 +119,11 @@ class Sounder(Protocol):
     def play(self, pattern: Pattern) -> None: ...
 
 
+#: Seconds without input before the journal's upkeep runs (a checkpoint and a primer: four syncs, about
+#: 0.1 s on a slow SD card). A turn takes seconds; a flurry of taps is over long before this.
+UPKEEP_IDLE = 0.25
+
+
 class Referee:
     """The single consumer of the input queue."""
 
@@ -132,8 +137,12 @@ class Referee:
         on_outcome: Callable[[InputEvent, Outcome], None] | None = None,
         watchdog: bool = True,
         keep_timings: bool = False,
+        upkeep: Callable[[], object] | None = None,
     ) -> None:
         self.flow = flow
+        #: What the journal does after the chirp (Journal.upkeep: copy the WAL into the main file), run once
+        #: the table has been quiet for UPKEEP_IDLE: cards tapped in a flurry never wait behind it.
+        self.upkeep = upkeep
         self.events = events
         self.display = display
         self.feedback = feedback
@@ -257,10 +266,12 @@ class Referee:
         # reader sees each tap and what became of it (a prompt or an ignored tap says nothing at info).
         log.debug("input %s: %s", " ".join(event.describe().split()), outcome.verdict)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
+        # The chirp as soon as the action is durable, before the panel: a render and its I2C frame take
+        # about 25 ms on a Pi Zero, and play() never blocks.
+        self._sound(outcome)
         self.draw()
         if self.keep_timings:
             self.timings.history.append((self.timings.flow, self.timings.render, self.timings.display))
-        self._sound(outcome)
         if self.on_outcome is not None:
             self.on_outcome(event, outcome)
         return outcome
@@ -311,8 +322,11 @@ class Referee:
         notify.ready("referee up")
         log.info("referee up", extra={"said": Phrase(N_("referee up"))})
         next_ping = time.monotonic() + (interval or 0)
+        upkeep_due = False
         while not stop.is_set():
             timeout = interval if interval else 5.0
+            if upkeep_due:
+                timeout = min(timeout, UPKEEP_IDLE)
             if self.display is not None and self.display.degraded:
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
             paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
@@ -328,6 +342,10 @@ class Referee:
                 break
             if event is not None:
                 self.step(event)
+                upkeep_due = self.upkeep is not None
+            elif upkeep_due and self.upkeep is not None:
+                self.upkeep()
+                upkeep_due = False
             elif self.pairing_shown:
                 self.draw()
             elif paged:

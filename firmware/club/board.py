@@ -174,6 +174,19 @@ class Board:
         with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._fan_out, text)
 
+    def end_streams(self) -> None:
+        """End every page's stream (the board is stopping): the pages reconnect to the next board, and
+        uvicorn's graceful shutdown has no open stream to wait for, then cancel with a traceback."""
+        loop = self.loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(self._end_streams)
+
+    def _end_streams(self) -> None:
+        for listener in list(self.listeners):
+            listener.put_nowait(None)
+
     def _fan_out(self, text: str) -> None:
         for listener in list(self.listeners):
             if listener.qsize() < 100:  # a stalled browser loses updates, not the board's memory

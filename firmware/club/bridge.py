@@ -360,6 +360,8 @@ class Bridge:
 
     def _sync(self) -> None:
         journal = self.follower.journal
+        if journal is None and self.follower.error:  # damage is said, never published as "no game yet"
+            raise JournalError(self.follower.error)
         if journal is None:  # no game played yet at this table
             self.history = []
             self._publish_live()

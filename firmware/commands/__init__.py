@@ -10,6 +10,8 @@ May import every room; only ``firmware.cli`` imports this one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 #: command name -> one-line help, in the order ``bornes --help`` lists them.
 COMMANDS: dict[str, str] = {
     "archive": "write games older than the newest N to record files, then remove them from the journal",
@@ -52,6 +54,60 @@ def add_deprecated(parser: object, old: str, new: str, dest: str, kind: type = s
 
     assert isinstance(parser, argparse.ArgumentParser)
     parser.add_argument(old, dest=dest, type=kind, action=_Renamed, help=argparse.SUPPRESS)
+
+
+def serve(server: object, host: str, port: int, what: str, listening: str = "", warning: str = "",
+          on_stop: Callable[[], object] | None = None) -> int:
+    """Run a uvicorn ``server`` on ``host``:``port`` until SIGTERM or SIGINT, then return 0.
+
+    The socket is bound here first, so a port in use or not allowed is one line and a status of
+    docs/exit-codes.md (75: another program holds it; 78: the config names a port or address this
+    machine cannot use), not uvicorn's log and its own status. uvicorn sends the stopping signal
+    to itself again once it has shut down; the handler left in place here takes it, so a stop
+    exits 0 instead of dying by the signal. ``listening`` (and ``warning``) are logged once the port
+    is ours, so a refusal to listen stays the one line. ``on_stop`` runs when the stopping signal
+    arrives while uvicorn runs, before it waits for open connections (the club ends its pages' streams).
+    """
+    import errno
+    import logging
+    import signal
+    import socket
+
+    from bornes.drivers.errors import EX_CONFIG, EX_TEMPFAIL, UserError
+
+    try:
+        family, _kind, _proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                                    flags=socket.AI_PASSIVE)[0]
+        listener = socket.create_server(address[:2], family=family)
+    except socket.gaierror as error:
+        raise UserError(f"{what}: cannot listen on {host}: {error.strerror}; set another host", EX_CONFIG) from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise UserError(f"{what}: port {port} on {host} is in use by another program; stop it or set another "
+                            "port", EX_TEMPFAIL) from None
+        hint = "; ports below 1024 need root" if error.errno == errno.EACCES and port < 1024 else ""
+        raise UserError(f"{what}: cannot listen on {host}:{port}: {error.strerror}{hint}", EX_CONFIG) from None
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True  # type: ignore[attr-defined]  # uvicorn.Server: stop even before it starts
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if on_stop is not None:
+        uvicorns_own = server.handle_exit  # type: ignore[attr-defined]  # what uvicorn installs while it runs
+
+        def handle_exit(signum: int, frame: object) -> None:
+            uvicorns_own(signum, frame)
+            on_stop()
+
+        server.handle_exit = handle_exit  # type: ignore[attr-defined]
+    if listening:
+        logging.getLogger(f"bornes.{what.removeprefix('bornes ')}").info("%s", listening)
+    if warning:
+        logging.getLogger(f"bornes.{what.removeprefix('bornes ')}").warning("%s", warning)
+    with listener:
+        server.run(sockets=[listener])  # type: ignore[attr-defined]
+    return 0
 
 
 def add_language_argument(parser: object, help: str) -> None:

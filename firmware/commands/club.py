@@ -7,7 +7,7 @@ import logging
 import sys
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.commands import add_deprecated
+from bornes.firmware.commands import add_deprecated, serve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
     board.start()
     try:
         app = create_app(board, store, settings.organiser_password, settings.language, settings.url)
-        uvicorn.Server(server_config(app, settings.listen, settings.port, log_level="warning",
-                                     timeout_graceful_shutdown=2)).run()  # 2 s: open event streams
+        server = uvicorn.Server(server_config(app, settings.listen, settings.port, log_level="warning",
+                                              timeout_graceful_shutdown=2))  # 2 s: open event streams
+        return serve(server, settings.listen, settings.port, "bornes club", on_stop=board.end_streams)
     finally:
         board.stop()
         store.close()
-    return 0

@@ -14,7 +14,6 @@ import glob
 import grp
 import os
 import pwd
-import tempfile
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -23,9 +22,16 @@ from pathlib import Path
 from bornes.drivers.errors import UserError
 from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 from bornes.engine import engine_build
-from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, config_path, load_config
+from bornes.firmware.appliance.config import (
+    Config,
+    ReaderConfig,
+    add_config_argument,
+    config_path,
+    load_config,
+    state_dir_problem,
+)
 from bornes.firmware.commands.archive import ARCHIVE_DIR
-from bornes.firmware.storage.journal import FILENAME, PENDING, Journal, JournalError, headroom, writability_problem
+from bornes.firmware.storage.journal import FILENAME, Journal, JournalError, headroom, writability_problem
 from bornes.firmware.storage.statelock import LOCK_FILE
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
@@ -278,39 +284,13 @@ def check_pins(config: Config) -> Iterable[Finding]:
 def check_state(config: Config) -> Iterable[Finding]:
     where = Path(config.state.dir)
     topic = f"state {where}"
-    problem = _state_dir_problem(where)  # the very probe ``run`` makes, so the two always agree
+    problem = state_dir_problem(where)  # the very probe ``run`` makes, so the two always agree
     if problem is not None:
         yield Finding(FAIL, topic, f"{problem}; set state.dir to a folder the service can write")
         return
     yield Finding(OK, topic, "exists and is writable" if where.is_dir() else "can be created on start")
     yield from _check_room(where)
     yield from _check_side_files(config, where)
-
-
-def _state_dir_problem(where: Path) -> str | None:
-    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
-    made: list[Path] = []
-    missing = where
-    while not missing.exists() and missing != missing.parent:
-        made.insert(0, missing)
-        missing = missing.parent
-    if missing == where and not where.is_dir():
-        return "is not a folder"
-    try:
-        if not missing.is_dir():
-            raise NotADirectoryError(f"{missing} is not a folder")
-        for folder in made:
-            folder.mkdir()
-        with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
-            pass
-    except OSError as error:
-        reason = error.strerror if error.strerror and error.errno else str(error)
-        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
-    finally:
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-    return None
 
 
 def _check_room(where: Path) -> Iterable[Finding]:
@@ -334,24 +314,24 @@ def _check_side_files(config: Config, where: Path) -> Iterable[Finding]:
     if config.state.keep_games and os.path.lexists(archive) and not archive.is_dir():
         yield Finding(WARN, f"archive {archive}", f"is not a folder: state.keep_games = {config.state.keep_games} "
                       "archives nothing (the journal keeps every game) until it is moved away")
-    note = where / PENDING
-    if os.path.lexists(note) and not Path(f"{where / FILENAME}").exists():
-        yield Finding(WARN, f"journal {note}", "is left without its journal; move it away")
 
 
 def check_journal(config: Config) -> Iterable[Finding]:
     path = Path(config.state.dir) / FILENAME
     topic = f"journal {path}"
-    if not path.exists() and not Path(f"{path}-wal").exists():
-        yield Finding(OK, topic, "none yet; it is created with the first game")
-        return
     try:
+        if not Journal.exists(config.state.dir):  # a main file lost beside its WAL or note is damage
+            yield Finding(OK, topic, "none yet; it is created with the first game")
+            return
         with Journal.open(config.state.dir, readonly=True) as journal:
             games = journal.verify()
             current = journal.current_game()
+            warnings = journal.warnings
     except JournalError as error:
         yield Finding(FAIL, "journal", str(error))
         return
+    for warning in warnings:  # odd but nothing lost: the referee repairs it when it starts
+        yield Finding(WARN, topic, warning)
     problem = writability_problem(path)  # the referee must write the file itself, not only its folder
     if problem:
         yield Finding(FAIL, topic, problem)

@@ -8,12 +8,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bornes.drivers.errors import EX_CANTCREAT, EX_NOINPUT, EX_USAGE, UserError
-from bornes.firmware.appliance.config import add_config_argument, load_config
-from bornes.firmware.storage.journal import FILENAME, Journal
+from bornes.drivers.errors import EX_CANTCREAT, EX_USAGE, UserError
+from bornes.firmware.appliance.config import add_config_argument, load_config, readable_state_dir
+from bornes.firmware.storage.journal import Journal
 from bornes.firmware.storage.records import render
 
 FORMATS = ("record", "json")
+#: docs/exit-codes.md: 1, "the answer is no", as doctor's FAIL; 66 is for a file named on the command line.
+NO_SUCH_GAME = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,11 +62,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         raise UserError(f"game {args.game!r} is not a game number (see `bornes history`)", EX_USAGE) from None
     config = load_config(args.config)
-    if not (Path(config.state.dir) / FILENAME).exists():
-        raise UserError(f"there is no game {game_id}: no journal in {config.state.dir} yet", EX_NOINPUT)
-    with Journal.open(config.state.dir, readonly=True) as journal:
+    state_dir = readable_state_dir(config)  # a state.dir run could not use: the config's fault, exit 78
+    if state_dir is None or not Journal.exists(state_dir):  # a journal lost beside its WAL or note: exit 65
+        raise UserError(f"there is no game {game_id}: no game has been recorded in {config.state.dir} yet",
+                        NO_SUCH_GAME)
+    with Journal.open(state_dir, readonly=True) as journal:
         record = journal.load(game_id)
     if record is None:
-        raise UserError(f"there is no game {game_id} (see `bornes history`)", EX_NOINPUT)
+        raise UserError(f"there is no game {game_id} (see `bornes history`)", NO_SUCH_GAME)
     _write(render(record, form), args.out)
     return 0

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import sys
 from pathlib import Path
 
-from bornes.drivers.errors import EX_DATAERR, EX_NOINPUT, UserError
+from bornes.drivers.errors import EX_CONFIG, EX_DATAERR, EX_IOERR, EX_NOINPUT, UserError
 from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name, pad_place
 from bornes.drivers.files import MIB, UnreadableFile, read_stream_bounded, read_text_bounded
 from bornes.drivers.readers.resolver import CardResolver
@@ -170,7 +171,12 @@ def run(args: argparse.Namespace) -> int:
         from bornes.firmware.storage.statelock import StateLock
         from bornes.firmware.storage.store import JournalStore
 
-        Path(args.state_dir).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(args.state_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # docs/exit-codes.md: a state folder that cannot be used is the config's 78
+            said = "is not a folder" if isinstance(error, FileExistsError) else (error.strerror or str(error))
+            full = error.errno == errno.ENOSPC  # the storage (74), not the config (78)
+            raise UserError(f"--state-dir {args.state_dir}: {said}", EX_IOERR if full else EX_CONFIG) from None
         lock = StateLock.acquire(args.state_dir, "feed")  # never into the live referee's journal
         try:
             journal = Journal.open(args.state_dir)

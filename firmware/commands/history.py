@@ -7,11 +7,10 @@ import functools
 import json
 import re
 from datetime import datetime
-from pathlib import Path
 
 from bornes.engine import RecordError, read_header
-from bornes.firmware.appliance.config import add_config_argument, load_config
-from bornes.firmware.storage.journal import FILENAME, IN_PROGRESS, GameInfo, Journal
+from bornes.firmware.appliance.config import add_config_argument, load_config, readable_state_dir
+from bornes.firmware.storage.journal import IN_PROGRESS, GameInfo, Journal
 
 DEFAULT_LAST = 50
 
@@ -99,10 +98,11 @@ def format_row(info: GameInfo) -> str:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    if not (Path(config.state.dir) / FILENAME).exists():
+    state_dir = readable_state_dir(config)  # a state.dir run could not use: the config's fault, exit 78
+    if state_dir is None or not Journal.exists(state_dir):  # a journal lost beside its WAL or note: exit 65
         print(f"no games yet (no journal in {config.state.dir})")
         return 0
-    with Journal.open(config.state.dir, readonly=True) as journal:  # O(games shown), not O(journal)
+    with Journal.open(state_dir, readonly=True) as journal:  # O(games shown), not O(journal)
         games = journal.history() if args.all else journal.recent(max(0, args.last))
         total = journal.game_count()
     if not games:

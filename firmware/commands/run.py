@@ -149,6 +149,7 @@ def _run_locked(
     config: Config, args: argparse.Namespace, state_dir: Path, stop: threading.Event, queues: list[queue.Queue[object]]
 ) -> int:
     from bornes.firmware.appliance.assembly import Appliance
+    from bornes.firmware.appliance.heap import settle_after_start_up
     from bornes.firmware.appliance.referee import STOP
     from bornes.firmware.storage.journal import Journal, JournalCorrupt
     from bornes.firmware.storage.store import GameDoesNotReplay
@@ -198,6 +199,7 @@ def _run_locked(
         console = _start_console(appliance, config, args)
         threading.Thread(target=_stdin_keys, args=(appliance.events, stop, console), daemon=True,
                          name="keys").start()
+    settle_after_start_up()
     try:
         appliance.referee.run(stop)
     finally:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bornes.drivers.errors import EX_CONFIG, UserError
 from bornes.firmware.appliance.config import ControlConfig, add_config_argument, load_config, table_language, tv_file
+from bornes.firmware.commands import serve
 
 log = logging.getLogger("bornes.web")
 
@@ -63,12 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if settings.url and not settings.url.startswith(("http://", "https://")):
         raise UserError(f"[web] url {config.web.url!r} must start with http:// or https://", EX_CONFIG)
     server = uvicorn.Server(server_config(create_app(settings), host, port, log_level=config.log.level))
-    log.info("serving %s on http://%s:%d/; the panel's QR code names %s", settings.state_dir, host, port,
-             pages_url(settings))
+    warning = ""
     if _loopback(host) and not settings.url:
-        log.warning("listening on %s only: phones cannot reach these pages (--host 0.0.0.0 serves the network)", host)
-    server.run()
-    return 0
+        warning = f"listening on {host} only: phones cannot reach these pages (--host 0.0.0.0 serves the network)"
+    listening = f"serving {settings.state_dir} on http://{host}:{port}/; the QR code names {pages_url(settings)}"
+    return serve(server, host, port, "bornes web", listening, warning)
 
 
 def _loopback(host: str) -> bool:

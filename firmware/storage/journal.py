@@ -1,41 +1,37 @@
 """The game journal: every accepted action is on disk before the player hears the accept chirp.
 
-The engine's action log *is* the game, so a game here is its record header (opaque text holding
-the edition, players and options) and an ordered list of action lines (opaque text, one action
-each). SQLite in WAL mode with ``synchronous=FULL`` makes each append durable when it returns, so
-a power cut loses at most the action being acknowledged.
+The engine's action log *is* the game, so a game here is its record header and an ordered list of
+action lines (rows.py). SQLite in WAL mode with ``synchronous=FULL`` holds them in
+``bornes.sqlite3``; docs/journal.md says why each piece is there and what it was measured to cost.
 
-Integrity, so that no single flipped bit resumes a shorter game:
+What is durable before the chirp (two syncs, :meth:`Journal._write`):
 
-* every action row carries a CRC32 of ``game|seq|line``;
-* every game row carries how many actions it holds and a running CRC32 over them (``digest``),
-  plus a CRC32 over all its own columns; reading a game checks the numbering 0..n-1, each row,
-  the count and the digest, so a row that moved, vanished or appeared is damage, never a prefix;
-* one ``ledger`` row (with its own CRC) says which game ids exist (``first_id..last_id``, always
-  consecutive) and which one is in progress, so a game row that vanished is damage too.
+1. SQLite's commit: the action's frames appended to the WAL and synced;
+2. the pending note (note.py): the newest game's action count and digest, overwritten in place and
+   synced. It proves the last WAL frame, the one frame the WAL walker cannot judge.
 
-Opening checks the ledger, the newest game row and the game in progress: O(current game), not
-O(file), so a journal of ten years starts as fast as an empty one. Every read checks what it
-returns. :meth:`Journal.verify` (``bornes doctor``, and the referee when idle) checks everything,
-SQLite's page structure included. Damage raises :class:`JournalCorrupt` and the file is left
-exactly as it was; only :meth:`Journal.quarantine`, called on purpose, moves it aside.
+After the chirp, while nobody taps (:meth:`Journal.upkeep`, called by the referee loop), once the WAL
+holds a few cards: the WAL is checkpointed into the main file, where the row checks cover it, and the
+next WAL is started with a one-frame commit, so the next card's commit does not pay the sync of a
+new WAL header.
 
-No acknowledged action lives only in the WAL (docs/journal.md). SQLite stops replaying a WAL at
-the first frame whose checksum fails, so a flipped bit there would silently roll the game back.
-So every write transaction ends with ``PRAGMA wal_checkpoint(TRUNCATE)`` before it returns (before
-the chirp): the action is in the main file, where the checks above cover it, and the WAL is empty
-again. If the checkpoint cannot finish (a reader holds an old snapshot for long, the disk cannot
-grow the main file), the writer first leaves a note, ``bornes.sqlite3-pending``, saying how many
-actions the newest game holds, with its own CRC; every opening reads the note before SQLite
-replays the WAL, and a journal holding less than the note says is damage, never a shorter game.
+Opening never lets SQLite near a WAL it cannot account for. Before SQLite opens anything, the WAL
+walker (wal.py) reads the log with the format's own rules, the note is read, and a main file
+missing beside a WAL or a note is damage. Then a read-only connection checks the ledger, the newest
+game and the game in progress (O(current game), so ten years of games open as fast as none) and
+compares them with the note. :meth:`Journal.verify` (``bornes doctor``, and the referee when idle)
+checks everything, SQLite's page structure included. Damage raises :class:`JournalCorrupt` (exit 65)
+and every file is left exactly as it was; only :meth:`Journal.quarantine`, called on purpose, moves
+them aside, and it deletes nothing.
 
-A lock, a read-only file or a full disk is not damage: :class:`JournalBusy`,
-:class:`JournalUnwritable`, :class:`JournalFull` and :class:`JournalIOError` each say what is
-true and how to fix it.
+The rooms of this module: errors.py (the one-line reasons), rows.py (row formats, checksums, the
+checked reads), migration.py (table definitions, the schema-1 upgrade), wal.py (the WAL walker),
+note.py (the pending note), headroom.py (free space as cards).
 
 Read-only API for other processes (the web companion, the MQTT bridge). Never write SQL against
 the file; these keep working across schema migrations::
 
+    Journal.exists(state_dir)       # False: no game was ever recorded here; JournalCorrupt if one was lost
     with Journal.open(state_dir, readonly=True) as journal:   # never writes, never migrates the file
         journal.current_game()      # CurrentGame(game_id, header, lines) or None
         journal.load(game_id)       # GameRecord, every row checked, or None
@@ -43,398 +39,88 @@ the file; these keep working across schema migrations::
         journal.recent(20)          # the newest 20 GameInfo, O(20)
         journal.game_count()        # how many games, O(1)
         journal.data_version()      # changes whenever another connection commits: poll it cheaply
-
-Schema history: version 1 had no counts, digests or ledger; a version-1 file is verified with
-its old checksums and upgraded in place when opened for writing, or upgraded in memory when
-opened read-only (the file itself is never touched by a reader).
+        journal.warnings            # what is odd but lost nothing (a damaged note the WAL disproves)
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import json
 import logging
 import os
-import pwd
 import sqlite3
 import stat
-import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
 
-from bornes.drivers.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
+from bornes.firmware.storage import wal as wal_walker
+from bornes.firmware.storage.errors import (
+    JournalBusy,
+    JournalCorrupt,
+    JournalError,
+    JournalFull,
+    JournalIOError,
+    JournalUnwritable,
+    classify,
+    lock_holders,
+    said_in_one_line,
+    user_name,
+    writability_problem,
+)
+from bornes.firmware.storage.headroom import Headroom, headroom
+from bornes.firmware.storage.migration import (
+    SCHEMA_V1,
+    SCHEMA_VERSION,
+    check_v1,
+    expected_schema,
+    migrate,
+    schema,
+    sqlite_check,
+)
+from bornes.firmware.storage.note import FILENAME as PENDING
+from bornes.firmware.storage.note import Acknowledged, NoteReading, NoteWriter, fsync_dir, read_note
+from bornes.firmware.storage.rows import (
+    ABANDONED,
+    FINISHED,
+    GAME_COLUMNS,
+    IN_PROGRESS,
+    STATUSES,
+    CheckedReader,
+    CurrentGame,
+    GameInfo,
+    GameRecord,
+    GameRow,
+    action_crc,
+    game_crc,
+    lines_digest,
+    next_digest,
+)
+
+__all__ = [
+    "ABANDONED", "FILENAME", "FINISHED", "IN_PROGRESS", "PENDING", "STATUSES", "CurrentGame", "GameInfo",
+    "GameRecord", "Headroom", "Journal", "JournalBusy", "JournalCorrupt", "JournalError", "JournalFull",
+    "JournalIOError", "JournalUnwritable", "classify", "headroom", "lock_holders", "said_in_one_line",
+    "writability_problem",
+]
 
 FILENAME = "bornes.sqlite3"
-PENDING = f"{FILENAME}-pending"  # acknowledged actions the WAL holds and the main file does not yet
-CHECKPOINT_WAIT_MS = 250  # how long a commit waits for readers before it leaves the pending note instead
-SCHEMA_VERSION = 2
-IN_PROGRESS = "in-progress"
-FINISHED = "finished"
-ABANDONED = "abandoned"
-STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
+WAL = f"{FILENAME}-wal"
+SHM = f"{FILENAME}-shm"
 BUSY_TIMEOUT = 5.0  # seconds to wait for another program holding a lock before saying so
-PAGE_SIZE = 4096  # SQLite's default; the bit-flip test builds a small journal with 512
-
-_SCHEMA_V1 = f"""
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-INSERT INTO schema_version VALUES (1);
-CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
-    header TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('{IN_PROGRESS}', '{FINISHED}', '{ABANDONED}')),
-    created TEXT NOT NULL,
-    finished TEXT,
-    summary TEXT,
-    crc INTEGER NOT NULL
-);
-CREATE TABLE actions (
-    game_id INTEGER NOT NULL REFERENCES games (id),
-    seq INTEGER NOT NULL CHECK (seq >= 0),
-    line TEXT NOT NULL,
-    crc INTEGER NOT NULL,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-"""
-
-_MIGRATE_1_TO_2 = """
-ALTER TABLE games ADD COLUMN actions INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE games ADD COLUMN digest INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE ledger (
-    one INTEGER PRIMARY KEY CHECK (one = 1),
-    first_id INTEGER NOT NULL,
-    last_id INTEGER NOT NULL,
-    current_id INTEGER,
-    crc INTEGER NOT NULL
-);
-"""
+UPKEEP_WAIT_MS = 20  # how long the checkpoint after a chirp waits for readers; it is tried again later
+#: The WAL is copied into the main file once it holds this much (about five cards with 4 KiB pages): the
+#: walker and the note prove the cards in it meanwhile, and a checkpoint with its primer costs four syncs.
+UPKEEP_WAL_BYTES = 64 * 1024
+PAGE_SIZE = 4096  # SQLite's default; the bit-flip tests build small journals with 512
+CHECK_ATTEMPTS = 5  # a reader beside a busy referee re-checks while the note moves under it
 
 log = logging.getLogger("bornes.journal")
-
-_GAME_COLUMNS = "id, header, status, created, finished, summary, actions, digest, crc"
-GameRow = tuple[int, str, str, str, str | None, str | None, int, int, int]
-
-
-class JournalError(UserError):
-    """The journal cannot be used (disk full, unwritable, locked…): one line naming the file."""
-
-    exit_code = EX_IOERR
-
-
-class JournalCorrupt(JournalError):
-    """The journal file is damaged. It has been left untouched; see :meth:`Journal.quarantine`."""
-
-    exit_code = EX_DATAERR
-
-    def __init__(self, path: Path, problem: str) -> None:
-        problem = " ".join(problem.split())  # SQLite's check can report several lines; a person sees one
-        super().__init__(
-            f"journal {path} is damaged ({problem}); it was left untouched: move it aside to start a new journal"
-        )
-        self.path = path
-        self.problem = problem
-
-
-class JournalBusy(JournalError):
-    """Another program holds the journal's lock: nothing is wrong with the file, so wait or stop it."""
-
-    exit_code = EX_TEMPFAIL
-
-    def __init__(self, path: Path) -> None:
-        holders = lock_holders(path)
-        who = f"PID {', '.join(map(str, holders))}" if holders else "PID unknown"
-        super().__init__(f"journal {path}: the journal is in use by another program ({who}); stop it and try again")
-        self.path = path
-        self.holders = holders
-
-
-class JournalUnwritable(JournalError):
-    """The file, its folder or its file system cannot be written; the message says the one-line fix."""
-
-
-class JournalFull(JournalError):
-    """No space left on the device holding the journal."""
-
-
-class JournalIOError(JournalError):
-    """The storage failed a read or write (a dying SD card, a pulled USB stick)."""
-
-
-class CurrentGame(NamedTuple):
-    """The game to resume: replay ``lines`` on top of ``header`` and the table is back."""
-
-    game_id: int
-    header: str
-    lines: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class GameInfo:
-    """One row of the history list (no actions read: ``actions`` is the stored count)."""
-
-    game_id: int
-    status: str
-    created: str
-    finished: str | None
-    header: str
-    summary: str | None
-    actions: int
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """A whole stored game."""
-
-    game_id: int
-    status: str
-    created: str
-    finished: str | None
-    header: str
-    summary: str | None
-    lines: list[str]
-
-
-# -- checksums --------------------------------------------------------------------------------------
-
-
-def action_crc(game_id: int, seq: int, line: str) -> int:
-    """CRC32 of ``game_id|seq|line``: binds the text to its place so a moved or rotted row shows."""
-    return zlib.crc32(f"{game_id}|{seq}|{line}".encode())
-
-
-def next_digest(digest: int, seq: int, line: str) -> int:
-    """The running digest after action ``seq``: a CRC32 over every ``seq|line`` so far, in order."""
-    return zlib.crc32(f"{seq}|{line}\n".encode(), digest)
-
-
-def lines_digest(lines: Iterable[str]) -> int:
-    digest = 0
-    for seq, line in enumerate(lines):
-        digest = next_digest(digest, seq, line)
-    return digest
-
-
-def game_crc_v1(game_id: int, header: str, status: str, created: str, finished: str | None, summary: str | None) -> int:
-    """Schema 1's CRC32 over a game row (kept to verify a journal before upgrading it)."""
-    text = "|".join([str(game_id), header, status, created, finished or "", summary or "", str(summary is None)])
-    return zlib.crc32(text.encode())
-
-
-def game_crc(row: GameRow) -> int:
-    """CRC32 over every column of a game row but the CRC itself, count and digest included."""
-    game_id, header, status, created, finished, summary, actions, digest = row[:8]
-    text = "|".join(
-        [str(game_id), header, status, created, finished or "", summary or "", str(summary is None), str(actions),
-         str(digest)]
-    )
-    return zlib.crc32(text.encode())
-
-
-def _ledger_crc(first_id: int, last_id: int, current_id: int | None) -> int:
-    return zlib.crc32(f"ledger|{first_id}|{last_id}|{current_id}".encode())
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a new directory entry durable (a rename or link is not, until its folder is synced)."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-# -- the pending note: acknowledged actions that only the WAL holds ----------------------------
-
-
-def _pending_crc(game_id: int, count: int, digest: int) -> int:
-    return zlib.crc32(f"pending|{game_id}|{count}|{digest}".encode())
-
-
-def read_pending(path: Path) -> tuple[int, int, int] | None:
-    """``(game_id, actions, digest)`` from the pending note beside the journal ``path``, or None if none.
-
-    A note that does not read or fails its CRC is damage: it exists only while the WAL holds
-    acknowledged actions, so it cannot be trusted to say nothing.
-    """
-    note = path.parent / PENDING
-    try:
-        raw = read_small(note)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise JournalCorrupt(path, f"{PENDING} cannot be read: {error.strerror or error}") from None
-    fields = raw.decode("ascii", "replace").split()
-    try:
-        tag, game_id, count, digest, crc = fields[0], *map(int, fields[1:5])
-    except (ValueError, IndexError):
-        raise JournalCorrupt(path, f"{PENDING} does not read") from None
-    if tag != "bornes-pending" or len(fields) != 5 or _pending_crc(game_id, count, digest) != crc:
-        raise JournalCorrupt(path, f"{PENDING} fails its checksum")
-    return game_id, count, digest
-
-
-def read_small(path: Path, limit: int = 4096) -> bytes:
-    """A side file's bytes (not following a symlink, not blocking on a FIFO); OSError if it is no file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return os.read(fd, limit)
-    finally:
-        os.close(fd)
-
-
-def _write_pending(directory: Path, game_id: int, count: int, digest: int) -> None:
-    """Durably replace the note (write, fsync, rename, fsync the folder): it is whole or absent."""
-    temp = directory / f".{PENDING}.new"
-    text = f"bornes-pending {game_id} {count} {digest} {_pending_crc(game_id, count, digest)}\n"
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            os.write(fd, text.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.rename(temp, directory / PENDING)
-        _fsync_dir(directory)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink(missing_ok=True)
-        raise
-
-
-# -- disk headroom ------------------------------------------------------------------------------
-
-#: What one card needs beyond its rows: the frames of its commit in the WAL (8-29 KiB measured with
-#: 4 KiB pages), a new page when a B-tree node splits, and the pending note if a reader is slow.
-COMMIT_RESERVE = 64 * 1024
-BYTES_PER_ACTION = 48  # the main file grows by about 42 bytes per action (bench: 200 games of 351)
-BYTES_PER_GAME = 16 * 1024  # a long two-player game of 351 actions, header and summary: about 14.6 KiB
-LOW_SPACE = 4 * 1024 * 1024  # below this the panel and doctor warn: about 250 games left
-
-
-@dataclass(frozen=True, slots=True)
-class Headroom:
-    """Free space where the journal lives, as cards and games that still fit."""
-
-    free: int  # bytes this user may still write (statvfs f_bavail: root's reserve not counted)
-
-    @property
-    def cards(self) -> int:
-        return max(0, self.free - COMMIT_RESERVE) // BYTES_PER_ACTION
-
-    @property
-    def games(self) -> int:
-        return max(0, self.free - COMMIT_RESERVE) // BYTES_PER_GAME
-
-    @property
-    def full(self) -> bool:
-        """Not even one more card can be made durable."""
-        return self.free < COMMIT_RESERVE
-
-    @property
-    def low(self) -> bool:
-        return self.free < LOW_SPACE
-
-    def describe(self) -> str:
-        size = f"{self.free / 1024 / 1024:.1f} MiB" if self.free >= 1024 * 1024 else f"{self.free // 1024} KiB"
-        if self.full:
-            return f"{size} free: not enough to record one more card; free some space"
-        return f"{size} free: room for about {self.cards:,} cards ({self.games:,} games)".replace(",", " ")
-
-
-def headroom(state_dir: str | os.PathLike[str]) -> Headroom:
-    """The free space of the file system holding ``state_dir`` (or its nearest existing parent)."""
-    where = Path(state_dir)
-    while not where.exists() and where != where.parent:
-        where = where.parent
-    info = os.statvfs(where)
-    return Headroom(info.f_bavail * info.f_frsize)
-
-
-# -- who holds it, and can we write it ------------------------------------------------------------
-
-
-def lock_holders(path: Path) -> list[int]:
-    """PIDs holding a POSIX or flock lock on the journal, its WAL/SHM or the state directory's lock file.
-
-    Read from ``/proc/locks`` (Linux), so it names any program, not only another bornes.
-    """
-    inodes: set[tuple[int, int]] = set()
-    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), path.parent / "bornes.lock"):
-        with contextlib.suppress(OSError):
-            info = candidate.stat()
-            inodes.add((info.st_dev, info.st_ino))
-    found: list[int] = []
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
-            text = locks.read(1 << 20)
-    except OSError:
-        return found
-    for line in text.splitlines():
-        fields = line.replace("->", "").split()
-        if len(fields) < 6:
-            continue
-        try:
-            pid = int(fields[4])
-            major, minor, inode = fields[5].split(":")
-            device = os.makedev(int(major, 16), int(minor, 16))
-            key = (device, int(inode))
-        except ValueError:
-            continue
-        if key in inodes and pid != os.getpid() and pid not in found:
-            found.append(pid)
-    return found
-
-
-def _user() -> str:
-    try:
-        return pwd.getpwuid(os.geteuid()).pw_name
-    except KeyError:
-        return str(os.geteuid())
-
-
-def writability_problem(path: Path) -> str | None:
-    """Why this process could not write the journal (file, WAL, SHM or folder), with the fix; None if it can.
-
-    Opens each existing file for writing (without writing), so it is true for root too.
-    """
-    directory = path.parent
-    try:
-        if os.statvfs(directory).f_flag & os.ST_RDONLY:
-            where = _mount_point(directory)
-            return f"journal {path}: the file system is mounted read-only; fix: sudo mount -o remount,rw {where}"
-    except OSError as error:
-        return f"journal {path}: cannot reach its folder: {error.strerror or error}"
-    if not os.access(directory, os.W_OK | os.X_OK):
-        user = _user()
-        return f"journal {path}: folder {directory} is not writable by {user}; fix: sudo chown {user}: {directory}"
-    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        try:
-            fd = os.open(candidate, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except FileNotFoundError:
-            continue
-        except OSError as error:
-            if error.errno in (errno.EACCES, errno.EPERM):
-                user = _user()
-                return f"journal {candidate} cannot be written by user {user}; fix: sudo chown {user}: {candidate}"
-            if error.errno == errno.EROFS:
-                return f"journal {candidate}: the file system is mounted read-only; remount it read-write"
-            return f"journal {candidate}: cannot open for writing: {error.strerror or error}"
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return f"journal {candidate} is not a regular file; move it away"
-        finally:
-            os.close(fd)
-    return None
 
 
 def _pid_gone(text: str) -> bool:
@@ -450,73 +136,82 @@ def _pid_gone(text: str) -> bool:
     return False
 
 
-def _mount_point(directory: Path) -> Path:
-    current = directory.resolve()
-    while not os.path.ismount(current) and current != current.parent:
-        current = current.parent
-    return current
-
-
-#: SQLite codes that, for the fixed statements of this module, can only mean the file is not what
-#: it wrote: a damaged page, a damaged schema (``no such column``), a value of the wrong type or size.
-_DAMAGE_CODES = frozenset({
-    sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT,
-    sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_RANGE,
-})
-#: The same, said by Python's sqlite3 (no code) or by SQLite's generic SQLITE_ERROR.
-_DAMAGE_WORDS = (
-    "malformed", "not a database", "Could not decode", "no such column", "no such table", "no such index",
-    "unsupported file format", "corrupt", "has no column",
-)
-
-
-def classify(path: Path, error: sqlite3.Error) -> JournalError:
-    """Turn an SQLite error into the true one-line reason: damage, busy, unwritable, full, I/O, or other."""
-    code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
-    text = " ".join(str(error).split())[:200]
-    if code in _DAMAGE_CODES or any(words in text for words in _DAMAGE_WORDS):
-        return JournalCorrupt(path, text)
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
-        return JournalBusy(path)
-    if code == sqlite3.SQLITE_FULL:
-        return JournalFull(f"journal {path}: the storage is full ({text}); free some space")
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
-        return JournalUnwritable(writability_problem(path) or f"journal {path}: {text}")
-    if code == sqlite3.SQLITE_IOERR:
-        return JournalIOError(f"journal {path}: the storage failed ({text}); check the SD card or disk")
-    return JournalError(f"journal {path}: {text}")
-
-
-@contextlib.contextmanager
-def said_in_one_line(path: Path) -> Iterator[None]:
-    """SQLite's errors, and a stored text that is not UTF-8, as the one-line JournalError they mean."""
+def _main_file_page_size(path: Path) -> int | None:
+    """The page size in the main file's header (bytes 16-17; 1 means 65536), to size WAL frames when
+    the WAL's own header cannot be trusted."""
     try:
-        yield
-    except sqlite3.Error as error:
-        raise classify(path, error) from None
-    except UnicodeDecodeError:
-        raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
-
-
-# -- the journal ----------------------------------------------------------------------------------
+        with open(path, "rb") as main:
+            header = main.read(100)
+    except OSError:
+        return None
+    if len(header) < 18 or not header.startswith(b"SQLite format 3\0"):
+        return None
+    size = int.from_bytes(header[16:18], "big")
+    return 65536 if size == 1 else size
 
 
 class Journal:
     """The durable store of games. Open with :meth:`open`; one writer process at a time."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, readonly: bool) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, readonly: bool,
+                 warnings: Iterable[str] = ()) -> None:
         self.path = path
         self.readonly = readonly
         self._db: sqlite3.Connection | None = connection
-        self._pending = (path.parent / PENDING).exists()
+        #: Odd but harmless, found at open (a damaged pending note the WAL disproves): doctor shows them.
+        self.warnings: list[str] = list(warnings)
+        self._note: NoteWriter | None = None
+        self._note_whole = False  # the note on disk is this format, both copies sound
+        self._upkeep_owed = False  # something was committed since the last checkpoint
+        self._short_of_space = False  # a write failed for space: the next upkeep empties the WAL whatever its size
 
     # -- opening ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def exists(state_dir: str | os.PathLike[str]) -> bool:
+        """True when ``state_dir`` holds a journal; False when no game was ever recorded there.
+
+        Raises :class:`JournalCorrupt` when the main file is missing but a WAL holding data or a
+        pending note says there was one: that is a lost journal, never "no games yet".
+        """
+        path = Path(state_dir) / FILENAME
+        try:
+            path.lstat()
+        except FileNotFoundError:
+            Journal._no_main_file(path)
+            return False
+        except NotADirectoryError:
+            return False
+        except OSError as error:
+            raise JournalError(f"journal {path}: cannot look: {error.strerror or error}") from None
+        return True
+
+    @staticmethod
+    def _no_main_file(path: Path) -> None:
+        """The main file is missing: damage if its WAL holds data or the note names a game."""
+        directory = path.parent
+        left: list[str] = []
+        try:
+            info = (directory / WAL).lstat()
+        except OSError:
+            info = None
+        if info is not None and (not stat.S_ISREG(info.st_mode) or info.st_size > 0):
+            left.append(f"{WAL} holds data ({info.st_size} bytes)" if stat.S_ISREG(info.st_mode) else f"{WAL} is there")
+        if os.path.lexists(directory / PENDING):
+            try:
+                note = read_note(directory)
+            except OSError:
+                note = NoteReading(exists=True, damage=f"{PENDING} is not a file")
+            left.append(f"{PENDING} says game {note.acknowledged.game} holds {note.acknowledged.actions} actions"
+                        if note.acknowledged else f"{PENDING} is there")
+        if left:
+            raise JournalCorrupt(path, f"the database is missing but {' and '.join(left)}")
 
     @classmethod
     def open(cls, state_dir: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
         """Open (creating if absent, unless ``readonly``) and check the journal in ``state_dir``.
 
-        Raises :class:`JournalCorrupt` for a damaged file (left untouched), :class:`JournalBusy`
+        Raises :class:`JournalCorrupt` for damage (every file left untouched), :class:`JournalBusy`
         when another program holds it, and another :class:`JournalError` when the folder or file
         cannot be used. The check is O(game in progress); see :meth:`verify` for the whole file.
         """
@@ -528,15 +223,13 @@ class Journal:
             info = None
         except PermissionError:
             raise JournalUnwritable(
-                f"journal {path}: user {_user()} cannot reach it; fix: sudo chown {_user()}: {directory}"
+                f"journal {path}: user {user_name()} cannot reach it; fix: sudo chown {user_name()}: {directory}"
             ) from None
         except OSError as error:
             doing = "open" if readonly else "create"
             raise JournalError(f"journal {path}: cannot {doing}: {error.strerror or error}") from None
         if info is None:
-            wal = Path(f"{path}-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                raise JournalCorrupt(path, f"the database is missing but {wal.name} holds data")
+            cls._no_main_file(path)
             if readonly:
                 raise JournalError(f"journal {path} does not exist yet (no game has been played)")
             cls._create(directory, path)
@@ -544,16 +237,15 @@ class Journal:
             raise JournalError(f"journal {path} is not a regular file; move it away")
         elif info.st_size == 0:
             raise JournalCorrupt(path, "the file is empty")
-        if not readonly:
-            problem = writability_problem(path)
-            if problem:
-                raise JournalUnwritable(problem)
-        version = cls._check(path)
+        version, warnings, note = cls._check(path, readonly=readonly)
         if readonly:
             connection = cls._connect(path, readonly=True)
             if version == 1:
                 connection = cls._upgraded_copy(path, connection)
-            return cls(path, connection, readonly=True)
+            return cls(path, connection, readonly=True, warnings=warnings)
+        problem = writability_problem(path)
+        if problem:
+            raise JournalUnwritable(problem)
         connection = cls._connect(path, readonly=False)
         try:
             with said_in_one_line(path):
@@ -561,15 +253,23 @@ class Journal:
                 connection.execute("PRAGMA synchronous=FULL")
                 connection.execute("PRAGMA foreign_keys=ON")
                 if version == 1:
-                    _migrate(path, connection)
+                    migrate(path, connection)
         except JournalError:
             connection.close()
             raise
         if mode != "wal":
             connection.close()
             raise JournalError(f"journal {path}: cannot use write-ahead logging (got journal_mode {mode})")
-        journal = cls(path, connection, readonly=False)
-        journal._settle()  # what the last run left in the WAL goes into the main file now
+        journal = cls(path, connection, readonly=False, warnings=warnings)
+        for warning in warnings:
+            log.warning("journal %s: %s", path, warning)
+        if note.acknowledged is not None and not note.old_format and note.whole:
+            with contextlib.suppress(OSError):  # not reopened: upkeep makes a new one
+                journal._note = NoteWriter.reopen(directory, note.acknowledged)
+                journal._note_whole = True
+        journal._adopt_in_flight()
+        journal._upkeep_owed = True  # what the last run left in the WAL goes into the main file now
+        journal.upkeep(force=True)
         return journal
 
     @staticmethod
@@ -596,7 +296,7 @@ class Journal:
         try:
             with said_in_one_line(path):
                 disk.backup(memory)
-                _migrate(path, memory)
+                migrate(path, memory)
         except JournalError:
             memory.close()
             raise
@@ -621,8 +321,8 @@ class Journal:
             try:
                 connection.execute(f"PRAGMA page_size={int(PAGE_SIZE)}")
                 connection.execute("PRAGMA synchronous=FULL")
-                connection.executescript(f"BEGIN; {_SCHEMA_V1} COMMIT;")
-                _migrate(temp, connection)
+                connection.executescript(f"BEGIN; {SCHEMA_V1} COMMIT;")
+                migrate(temp, connection)
                 connection.execute("PRAGMA journal_mode=WAL")
             finally:
                 connection.close()
@@ -634,7 +334,7 @@ class Journal:
             with contextlib.suppress(FileExistsError):  # another process won the race: use theirs
                 os.link(temp, path)
             temp.unlink()
-            _fsync_dir(directory)
+            fsync_dir(directory)
         except (sqlite3.Error, OSError) as error:
             for leftover in leftovers:  # never leave a half-made file behind (a full disk, say)
                 with contextlib.suppress(OSError):
@@ -648,67 +348,93 @@ class Journal:
             ) from None
 
     @classmethod
-    def _check(cls, path: Path) -> int:
-        """Verify through a read-only connection, so a damaged file (and its WAL) is never written.
+    def _check(cls, path: Path, *, readonly: bool) -> tuple[int, list[str], NoteReading]:
+        """Verify the journal before anyone writes it: the note, the WAL walk, then a read-only snapshot.
 
-        Returns the schema version (1 needs upgrading). Schema 1 is checked in full, as it was,
-        because upgrading re-signs every row; schema 2 is checked in O(game in progress).
+        Returns the schema version (1 needs upgrading), the warnings, and the note as read. Schema 1
+        is checked in full, as it was, because upgrading re-signs every row; schema 2 in O(game in
+        progress). A reader runs beside a referee that may commit and rewrite the note meanwhile, so
+        the check stands only if the note read before the snapshot is still the note after it.
         """
-        note = read_pending(path)  # before the snapshot: a note written after it would be newer than it
-        connection = cls._connect(path, readonly=True)
+        for _ in range(CHECK_ATTEMPTS):
+            note = cls._read_note(path)  # before the snapshot: a note written after it may be newer than it
+            walked = cls._walk(path, writer_may_run=readonly)
+            connection = cls._connect(path, readonly=True)
+            try:
+                with said_in_one_line(path):
+                    connection.execute("BEGIN")
+                    version = cls._check_tables(path, connection)
+                    if version == 1:
+                        check_v1(path, connection)
+                        return 1, [], note
+                    reader = CheckedReader(path, connection)
+                    reader.check_open()
+                    warnings = _judge_note(reader, note, walked)
+                    if not readonly or cls._read_note(path) == note:
+                        return SCHEMA_VERSION, warnings, note
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.close()
+        raise JournalBusy(path)
+
+    @staticmethod
+    def _read_note(path: Path) -> NoteReading:
         try:
-            with said_in_one_line(path):
-                connection.execute("BEGIN")
-                tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                if not {"schema_version", "games", "actions"} <= tables:
-                    raise JournalCorrupt(path, "not a bornes journal: tables are missing")
-                versions = connection.execute("SELECT version FROM schema_version").fetchall()
-                version = versions[0][0] if len(versions) == 1 else None
-                if version in (1, SCHEMA_VERSION) and _schema(connection) != _expected_schema(version):
-                    raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
-                if version == 1 and "ledger" not in tables:
-                    _check_v1(path, connection)
-                    return 1
-                if version != SCHEMA_VERSION or "ledger" not in tables:
-                    if isinstance(version, int) and version > SCHEMA_VERSION:
-                        raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
-                    raise JournalCorrupt(path, f"unknown schema version {version!r}")
-                reader = _Reader(path, connection)
-                reader.check_open()
-                if note is not None:
-                    reader.check_pending(*note)
-                return SCHEMA_VERSION
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                connection.close()
+            return read_note(path.parent)
+        except OSError as error:
+            raise JournalCorrupt(path, f"{PENDING} cannot be read: {error.strerror or error}") from None
+
+    @staticmethod
+    def _walk(path: Path, *, writer_may_run: bool) -> wal_walker.WalWalk:
+        """The WAL walked before SQLite opens it: damage there is damage of the journal."""
+        try:
+            walked = wal_walker.inspect(Path(f"{path}-wal"), _main_file_page_size(path), writer_may_run=writer_may_run)
+        except wal_walker.WalUnreadable as error:
+            raise JournalCorrupt(path, f"{WAL} {error.strerror}") from None
+        if walked.problem is not None:
+            raise JournalCorrupt(path, walked.problem)
+        return walked
+
+    @staticmethod
+    def _check_tables(path: Path, connection: sqlite3.Connection) -> int:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"schema_version", "games", "actions"} <= tables:
+            raise JournalCorrupt(path, "not a bornes journal: tables are missing")
+        versions = connection.execute("SELECT version FROM schema_version").fetchall()
+        version = versions[0][0] if len(versions) == 1 else None
+        if version in (1, SCHEMA_VERSION) and schema(connection) != expected_schema(version):
+            raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
+        if version == 1 and "ledger" not in tables:
+            return 1
+        if version != SCHEMA_VERSION or "ledger" not in tables:
+            if isinstance(version, int) and version > SCHEMA_VERSION:
+                raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
+            raise JournalCorrupt(path, f"unknown schema version {version!r}")
+        return SCHEMA_VERSION
 
     @staticmethod
     def quarantine(state_dir: str | os.PathLike[str]) -> Path | None:
-        """Move a damaged journal (and its WAL) aside as ``bornes.sqlite3.corrupt-<timestamp>``.
+        """Move a damaged journal aside as ``bornes.sqlite3.corrupt-<timestamp>``, with its WAL, its
+        pending note and its ``-shm`` index under the same stamp.
 
         Nothing is deleted or overwritten. Returns the new name, or None if there was nothing to move.
         """
         directory = Path(state_dir)
         path = directory / FILENAME
-        wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-        if not path.exists() and not wal.exists() and not (directory / PENDING).exists():
+        sides = {"-pending": directory / PENDING, "-wal": directory / WAL, "-shm": directory / SHM, "": path}
+        if not any(os.path.lexists(side) for suffix, side in sides.items() if suffix != "-shm"):
             return None
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         target = directory / f"{FILENAME}.corrupt-{stamp}"
         counter = 1
-        while any(Path(f"{target}{suffix}").exists() for suffix in ("", "-wal", "-pending")):
+        while any(os.path.lexists(f"{target}{suffix}") for suffix in sides):
             counter += 1
             target = directory / f"{FILENAME}.corrupt-{stamp}-{counter}"
-        pending = directory / PENDING
         try:
-            if pending.exists():  # it names what the damaged file lost: keep it with the file
-                os.rename(pending, f"{target}-pending")
-            if wal.exists():
-                os.rename(wal, f"{target}-wal")
-            if path.exists():
-                os.rename(path, target)
-            shm.unlink(missing_ok=True)  # only an index rebuilt from the WAL; it holds no data
-            _fsync_dir(directory)
+            for suffix, side in sides.items():  # the note first: it names what the damaged file lost
+                if os.path.lexists(side):
+                    os.rename(side, f"{target}{suffix}")
+            fsync_dir(directory)
         except OSError as error:
             raise JournalError(f"journal {path}: cannot move aside: {error.strerror or error}") from None
         return target
@@ -724,9 +450,10 @@ class Journal:
             game_id = last + 1
             row: GameRow = (game_id, header, IN_PROGRESS, _now(), None, None, 0, 0, 0)
             reader.db.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
+                f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
             )
             reader.set_ledger(first, game_id, game_id)
+            self._newest = (game_id, 0, 0)
         return game_id
 
     def append(self, game_id: int, seq: int, line: str) -> None:
@@ -742,10 +469,15 @@ class Journal:
                 "INSERT INTO actions (game_id, seq, line, crc) VALUES (?, ?, ?, ?)",
                 (game_id, seq, line, action_crc(game_id, seq, line)),
             )
-            reader.update_game(row, actions=count + 1, digest=next_digest(digest, seq, line))
+            digest = next_digest(digest, seq, line)
+            reader.update_game(row, actions=count + 1, digest=digest)
+            self._newest = (game_id, count + 1, digest)
 
     def truncate(self, game_id: int, seq: int) -> int:
-        """Undo: delete action ``seq`` and everything after it, durably. Returns how many went."""
+        """Undo: delete action ``seq`` and everything after it, durably. Returns how many went.
+
+        The note first allows both sides of the undo (written before the commit), then only the new one.
+        """
         if seq < 0:
             raise ValueError("seq cannot be negative")
         with self._write() as reader:
@@ -753,7 +485,11 @@ class Journal:
             lines = reader.lines(row)  # the whole game checked before any of it is rewritten
             kept = lines[:seq]
             gone = reader.db.execute("DELETE FROM actions WHERE game_id = ? AND seq >= ?", (game_id, seq)).rowcount
-            reader.update_game(row, actions=len(kept), digest=lines_digest(kept))
+            digest = lines_digest(kept)
+            reader.update_game(row, actions=len(kept), digest=digest)
+            if gone:
+                self._record_note(game_id, len(kept), digest, undo_from=(row[6], row[7]), must=True)
+                self._newest = (game_id, len(kept), digest)
             return gone
 
     def finish(self, game_id: int, summary_json: str) -> None:
@@ -797,13 +533,14 @@ class Journal:
                     len(record.lines), lines_digest(record.lines), 0,
                 )
                 reader.db.execute(
-                    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
+                    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row[:8], game_crc(row))
                 )
                 reader.db.executemany(
                     "INSERT INTO actions (game_id, seq, line, crc) VALUES (?, ?, ?, ?)",
                     ((last, seq, line, action_crc(last, seq, line)) for seq, line in enumerate(record.lines)),
                 )
                 ids.append(last)
+                self._newest = (last, row[6], row[7])
             reader.set_ledger(first, last, None)
         return ids
 
@@ -824,6 +561,119 @@ class Journal:
                 raise JournalCorrupt(self.path, f"games {first} to {cutoff - 1} are {gone} rows, not {cutoff - first}")
             reader.set_ledger(cutoff, last, current)
             return gone
+
+    # -- after the chirp --------------------------------------------------------------------------
+
+    def upkeep(self, *, force: bool = False) -> bool:
+        """What can wait until after the chirp: once the WAL holds :data:`UPKEEP_WAL_BYTES` (at once when
+        ``force``d, when the disk is nearly full, or after a card was refused for space), copy it into the
+        main file and start the next WAL; and (re)make a pending note that is missing, damaged or of
+        round two's format.
+
+        Called by the referee loop when the table is quiet; it never raises (a reader holding an old
+        snapshot, a full disk: it logs and is tried again next time). True when it checkpointed.
+        """
+        if self.readonly or self._db is None:
+            return False
+        done = False
+        if self._upkeep_owed and (force or self._short_of_space or self._wal_size() >= UPKEEP_WAL_BYTES
+                                  or self._nearly_full()):
+            done = self._checkpoint()
+            self._short_of_space = self._short_of_space and not done
+        if not self._note_whole:
+            self._make_note()
+        return done
+
+    def _nearly_full(self) -> bool:
+        """Below :data:`LOW_SPACE` free (the panel warns) the WAL is emptied after every card, as the
+        last free bytes must take cards, not frames already copied."""
+        try:
+            return headroom(self.path.parent).low
+        except OSError:
+            return True
+
+    def _wal_size(self) -> int:
+        try:
+            return os.stat(self.path.parent / WAL).st_size
+        except OSError:
+            return 0
+
+    def _checkpoint(self) -> bool:
+        db = self._connection()
+        try:
+            db.execute(f"PRAGMA busy_timeout = {UPKEEP_WAIT_MS}")
+            try:
+                busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            if busy != 0 or frames != copied:
+                log.debug("journal %s: checkpoint deferred, readers held the WAL", self.path)
+                return False
+            # Start the next WAL now: its first commit writes and syncs a new WAL header, a sync the
+            # next card's commit would otherwise pay before its chirp. A change of user_version is
+            # the smallest commit there is (one page), and nothing reads it.
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            db.execute(f"PRAGMA user_version = {1 - int(version == 1)}")
+        except sqlite3.Error as error:
+            log.warning("journal %s: checkpoint after the chirp failed: %s", self.path, " ".join(str(error).split()))
+            return False
+        self._upkeep_owed = False
+        return True
+
+    def _adopt_in_flight(self) -> None:
+        """A card committed but not yet noted when the last run died is part of the game from now on:
+        the note must say so before anything else is written, or the next such card would put the
+        journal two actions ahead of the note."""
+        if self._note is None or self._note.last is None:
+            return
+        with self._read() as reader:
+            first, last, _ = reader.ledger()
+            row = reader.game(last) if last >= first else None
+        newest = (last, row[6], row[7]) if row is not None else None
+        last_noted = self._note.last
+        if newest is not None and newest != (last_noted.game, last_noted.actions, last_noted.digest):
+            self._record_note(*newest)
+
+    def _make_note(self) -> None:
+        """A new pending note for the newest game, made whole (temporary file, synced, renamed)."""
+        try:
+            with self._read() as reader:
+                first, last, _ = reader.ledger()
+                row = reader.game(last) if last >= first else None
+            game, actions, digest = (last, row[6], row[7]) if row is not None else (last, 0, 0)
+        except JournalError as error:
+            log.warning("journal %s: %s not made: %s", self.path, PENDING, error)
+            return
+        if self._note is not None:
+            self._note.close()
+        try:
+            self._note = NoteWriter.create(self.path.parent, Acknowledged(game, actions, digest))
+        except OSError as error:
+            self._note = None
+            log.warning("journal %s: %s not made: %s", self.path, PENDING, error.strerror or error)
+            return
+        self._note_whole = True
+
+    def _record_note(self, game: int, actions: int, digest: int, *, undo_from: tuple[int, int] | None = None,
+                     must: bool = False) -> None:
+        """Durably note what the newest game holds. ``must``: inside the transaction, before COMMIT (an undo's
+        first note): a failure refuses the write. Otherwise the commit already stands: a failure is logged,
+        and the note removed so that it never claims less than the WAL holds."""
+        if self._note is None:
+            return
+        try:
+            self._note.record(game, actions, digest, undo_from)
+        except OSError as error:
+            if must:
+                raise JournalIOError(f"journal {self.path}: {PENDING} cannot be written: "
+                                     f"{error.strerror or error}; the undo was not made") from None
+            log.warning("journal %s: %s not written (%s): the last card is guarded by the WAL's checksums only, "
+                        "until the note is made again after the chirp", self.path, PENDING, error.strerror or error)
+            self._note.close()
+            self._note, self._note_whole = None, False
+            with contextlib.suppress(OSError):
+                (self.path.parent / PENDING).unlink(missing_ok=True)
+                fsync_dir(self.path.parent)
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -854,7 +704,7 @@ class Journal:
         """Every game, oldest first, without its actions (one pass over the game rows)."""
         with self._read() as reader:
             first, last, current = reader.ledger()
-            rows = reader.db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id").fetchall()
+            rows = reader.db.execute(f"SELECT {GAME_COLUMNS} FROM games ORDER BY id").fetchall()
             reader.check_rows(rows, first, last, current)
         return [GameInfo(r[0], r[2], r[3], r[4], r[1], r[5], r[6]) for r in rows]
 
@@ -863,7 +713,7 @@ class Journal:
         with self._read() as reader:
             first, last, current = reader.ledger()
             low = max(first, last - max(0, count) + 1)
-            rows = reader.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id >= ? ORDER BY id", (low,)).fetchall()
+            rows = reader.db.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE id >= ? ORDER BY id", (low,)).fetchall()
             reader.check_rows(rows, low, last, current)
         return [GameInfo(r[0], r[2], r[3], r[4], r[1], r[5], r[6]) for r in rows]
 
@@ -886,7 +736,7 @@ class Journal:
         O(file): for ``bornes doctor`` and the idle referee, not for start. Returns games checked.
         """
         with self._read() as reader:
-            _sqlite_check(self.path, reader.db)
+            sqlite_check(self.path, reader.db)
         games = self.history()
         total = 0
         for info in games:
@@ -900,7 +750,10 @@ class Journal:
         return len(games)
 
     def close(self) -> None:
-        """Close the database; safe to call twice."""
+        """Close the database (SQLite checkpoints and removes the WAL as the last one out); safe twice."""
+        if self._note is not None:
+            self._note.close()
+            self._note = None
         if self._db is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
@@ -914,299 +767,74 @@ class Journal:
 
     # -- plumbing ---------------------------------------------------------------------------------
 
+    _newest: tuple[int, int, int] | None = None  # set inside a write: what the note must say after it
+
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             raise ValueError(f"journal {self.path} is closed")
         return self._db
 
     @contextlib.contextmanager
-    def _read(self) -> Iterator[_Reader]:
+    def _read(self) -> Iterator[CheckedReader]:
         db = self._connection()
         with said_in_one_line(self.path):
             db.execute("BEGIN")
             try:
-                yield _Reader(self.path, db)
+                yield CheckedReader(self.path, db)
             finally:
                 db.execute("COMMIT")
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[_Reader]:
-        """One durable transaction: COMMIT returns after the WAL is fsynced (synchronous=FULL), and this
-        returns after the main file holds it too (see :meth:`_settle`)."""
+    def _write(self) -> Iterator[CheckedReader]:
+        """One durable transaction, then the note: SQLite's COMMIT returns once the WAL is synced
+        (``synchronous=FULL``), and this returns once the note says what the newest game now holds.
+        Those two syncs are what a card costs before its chirp; :meth:`upkeep` does the rest later."""
         if self.readonly:
             raise ValueError(f"journal {self.path} was opened read-only")
         db = self._connection()
+        self._newest = None
         with said_in_one_line(self.path):
             try:
                 db.execute("BEGIN IMMEDIATE")
-                yield _Reader(self.path, db)
+                yield CheckedReader(self.path, db)
                 db.execute("COMMIT")
-                self._settle()
-            except BaseException:
+            except BaseException as error:
                 with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already (disk full)
                     if db.in_transaction:
                         db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error) and isinstance(classify(self.path, error), JournalFull):
+                    self._short_of_space = self._upkeep_owed = True
                 raise
+        self._upkeep_owed = True
+        if self._newest is not None:
+            self._record_note(*self._newest)
 
 
-    def _settle(self) -> None:
-        """Move what was just committed into the main file and empty the WAL, before it is acknowledged.
+def _judge_note(reader: CheckedReader, note: NoteReading, walked: wal_walker.WalWalk) -> list[str]:
+    """Compare the pending note with the snapshot: damage if the journal holds less than was acknowledged.
 
-        Readers get :data:`CHECKPOINT_WAIT_MS` to finish; if the checkpoint still cannot finish, the
-        pending note records what the WAL alone holds, so a flipped bit there is damage, not a rollback.
-        """
-        db = self._connection()
-        wait = 0 if self._pending else CHECKPOINT_WAIT_MS  # a long reader (doctor) costs one wait, not one a card
-        try:
-            db.execute(f"PRAGMA busy_timeout = {wait}")
-            try:
-                busy, frames, copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            finally:
-                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-            settled, why = busy == 0 and frames == copied, "readers held it"
-        except sqlite3.Error as error:
-            settled, why = False, " ".join(str(error).split())
-        directory = self.path.parent
-        if settled:
-            if self._pending:
-                with contextlib.suppress(OSError):
-                    (directory / PENDING).unlink(missing_ok=True)
-                    _fsync_dir(directory)
-                self._pending = False
-            return
-        try:  # the commit stands whatever happens here: it is durable in the WAL already
-            last = db.execute("SELECT last_id FROM ledger").fetchone()[0]
-            row = db.execute("SELECT actions, digest FROM games WHERE id = ?", (last,)).fetchone()
-            count, digest = row if row is not None else (0, 0)
-            _write_pending(directory, last, count, digest)
-            self._pending = True
-        except (sqlite3.Error, TypeError) as error:  # no ledger row to read: the next open reports that
-            log.warning("journal %s: checkpoint deferred (%s), no note: %s", self.path, why, error)
-            return
-        except OSError as error:  # a full disk: the action is durable in the WAL, only less guarded
-            log.warning("journal %s: checkpoint deferred (%s) and %s not written: %s", self.path, why, PENDING,
-                        error.strerror or error)
-            return
-        log.info("journal %s: checkpoint deferred (%s); %s notes game %d at %d actions",
-                 self.path, why, PENDING, last, count)
-
-
-class _Reader:
-    """The checked reads, inside one transaction."""
-
-    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
-        self.path = path
-        self.db = db
-
-    def damaged(self, problem: str) -> JournalCorrupt:
-        return JournalCorrupt(self.path, problem)
-
-    def ledger(self) -> tuple[int, int, int | None]:
-        rows = self.db.execute("SELECT one, first_id, last_id, current_id, crc FROM ledger").fetchall()
-        if len(rows) != 1:
-            raise self.damaged(f"the ledger has {len(rows)} rows, not 1")
-        one, first, last, current, crc = rows[0]
-        if (
-            one != 1
-            or not all(isinstance(v, int) for v in (first, last, crc))
-            or not (current is None or isinstance(current, int))
-            or _ledger_crc(first, last, current) != crc
-            or first < 1
-            or last < first - 1
-            or (current is not None and current != last)
-        ):
-            raise self.damaged("the ledger fails its checksum")
-        return first, last, current
-
-    def set_ledger(self, first: int, last: int, current: int | None) -> None:
-        self.db.execute(
-            "UPDATE ledger SET first_id = ?, last_id = ?, current_id = ?, crc = ? WHERE one = 1",
-            (first, last, current, _ledger_crc(first, last, current)),
-        )
-
-    def game(self, game_id: int) -> GameRow | None:
-        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
-            return None
-        self.check_row(row)
-        return row  # type: ignore[no-any-return]
-
-    def check_row(self, row: tuple[object, ...]) -> None:
-        if (
-            len(row) != 9
-            or not all(isinstance(row[i], int) for i in (0, 6, 7, 8))
-            or not all(isinstance(row[i], str) for i in (1, 2, 3))
-            or not all(row[i] is None or isinstance(row[i], str) for i in (4, 5))
-            or row[2] not in STATUSES
-            or game_crc(row) != row[8]  # type: ignore[arg-type]
-        ):
-            raise self.damaged(f"game {row[0]} fails its checksum")
-
-    def check_rows(self, rows: list[tuple[object, ...]], first: int, last: int, current: int | None) -> None:
-        """Game rows ``first..last`` all there, in order, each sound, and only ``current`` in progress."""
-        if len(rows) != last - first + 1:
-            raise self.damaged(f"the ledger lists {last - first + 1} games but {len(rows)} are there")
-        for expected, row in enumerate(rows, start=first):
-            if row[0] != expected:
-                raise self.damaged(f"game {expected} is missing")
-            self.check_row(row)
-            if (row[2] == IN_PROGRESS) != (row[0] == current):
-                raise self.damaged(f"game {row[0]} is {row[2]} but the ledger disagrees")
-
-    def in_progress(self, game_id: int) -> GameRow:
-        row = self.game(game_id)
-        if row is None:
-            raise ValueError(f"there is no game {game_id}")
-        if row[2] != IN_PROGRESS:
-            raise ValueError(f"game {game_id} is {row[2]}, not in progress")
-        if self.ledger()[2] != game_id:
-            raise self.damaged(f"game {game_id} is in progress but the ledger disagrees")
-        return row
-
-    def update_game(
-        self, row: GameRow, *, status: str | None = None, finished: str | None = None, summary: str | None = None,
-        actions: int | None = None, digest: int | None = None,
-    ) -> None:
-        new: GameRow = (
-            row[0], row[1], status or row[2], row[3], finished or row[4], summary if status else row[5],
-            row[6] if actions is None else actions, row[7] if digest is None else digest, 0,
-        )
-        self.db.execute(
-            "UPDATE games SET status = ?, finished = ?, summary = ?, actions = ?, digest = ?, crc = ? WHERE id = ?",
-            (new[2], new[4], new[5], new[6], new[7], game_crc(new), new[0]),
-        )
-
-    def lines(self, row: GameRow) -> list[str]:
-        """A game's actions, each row checked, numbered 0..n-1 in order, and adding up to the game row."""
-        game_id, count, digest = row[0], row[6], row[7]
-        lines: list[str] = []
-        running = 0
-        for expected, (seq, line, crc) in enumerate(
-            self.db.execute("SELECT seq, line, crc FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
-        ):
-            if seq != expected:
-                raise self.damaged(f"game {game_id} is missing action {expected}")
-            if not isinstance(line, str) or action_crc(game_id, seq, line) != crc:
-                raise self.damaged(f"game {game_id} action {seq} fails its checksum")
-            running = next_digest(running, seq, line)
-            lines.append(line)
-        if len(lines) != count:
-            raise self.damaged(f"game {game_id} should hold {count} actions but {len(lines)} are readable")
-        if running != digest:
-            raise self.damaged(f"game {game_id}'s actions do not match their digest")
-        return lines
-
-    def check_pending(self, game_id: int, count: int, digest: int) -> None:
-        """The journal holds at least what the pending note says was acknowledged."""
-        first, last, _ = self.ledger()
-        if game_id < first:
-            return  # archived since; the note is left from before
-        row = self.game(game_id) if game_id <= last else None
-        if row is None:
-            raise self.damaged(f"game {game_id} was acknowledged but is missing (the WAL lost it)")
-        if row[6] < count or (row[6] == count and row[7] != digest):
-            raise self.damaged(
-                f"game {game_id} holds {row[6]} actions but {count} were acknowledged (the WAL lost some)"
-            )
-
-    def check_open(self) -> None:
-        """What opening checks: the ledger, the id range's ends, the newest game and the game in progress."""
-        first, last, current = self.ledger()
-        low, high = self.db.execute("SELECT min(id), max(id) FROM games").fetchone()
-        if last < first:
-            if low is not None:
-                raise self.damaged("the ledger lists no games but there are some")
-            return
-        if (low, high) != (first, last):
-            raise self.damaged(f"the ledger lists games {first} to {last} but {low} to {high} are there")
-        newest = self.game(last)
-        if newest is None:
-            raise self.damaged(f"game {last} is missing")
-        if (newest[2] == IN_PROGRESS) != (current == last):
-            raise self.damaged(f"game {last} is {newest[2]} but the ledger disagrees")
-        if current is not None:
-            self.lines(newest)
-
-
-def _schema(db: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
-    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
-
-
-@functools.cache
-def _expected_schema(version: int) -> list[tuple[str, str, str, str]]:
-    """The table definitions bornes writes for schema ``version``: a damaged one is damage, found at
-    open, not as ``no such column`` in the middle of a game."""
-    with contextlib.closing(sqlite3.connect(":memory:")) as db:
-        db.executescript(_SCHEMA_V1 if version == 1 else _SCHEMA_V1 + _MIGRATE_1_TO_2)
-        return _schema(db)
-
-
-def _sqlite_check(path: Path, db: sqlite3.Connection) -> None:
-    """SQLite's full ``integrity_check``: unlike ``quick_check`` it sees a row out of key order, so a
-    row whose game number changed is damage, not a row of another game."""
-    problems = [row[0] for row in db.execute("PRAGMA integrity_check(1)")]
-    if problems != ["ok"]:
-        raise JournalCorrupt(path, f"SQLite check failed: {problems[0]}")
-
-
-def _check_v1(path: Path, db: sqlite3.Connection) -> None:
-    """Schema 1's full check: SQLite's, then every game row and every game's actions by their old CRCs."""
-    _sqlite_check(path, db)
-    orphans = db.execute("SELECT count(*) FROM actions WHERE game_id NOT IN (SELECT id FROM games)").fetchone()[0]
-    if orphans:
-        raise JournalCorrupt(path, f"{orphans} action rows belong to no game")
-    ids = [row[0] for row in db.execute("SELECT id FROM games ORDER BY id")]
-    if not all(isinstance(game_id, int) for game_id in ids):
-        raise JournalCorrupt(path, "a game number is not a number")
-    if ids and ids != list(range(ids[0], ids[0] + len(ids))):
-        raise JournalCorrupt(path, "game numbers are not consecutive")
-    for game_id, header, status, created, finished, summary, crc in db.execute(
-        "SELECT id, header, status, created, finished, summary, crc FROM games"
-    ).fetchall():
-        if game_crc_v1(game_id, header, status, created, finished, summary) != crc:
-            raise JournalCorrupt(path, f"game {game_id} fails its checksum")
-        for expected, (seq, line, line_crc) in enumerate(
-            db.execute("SELECT seq, line, crc FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
-        ):
-            if seq != expected:
-                raise JournalCorrupt(path, f"game {game_id} is missing action {expected}")
-            if not isinstance(line, str) or action_crc(game_id, seq, line) != line_crc:
-                raise JournalCorrupt(path, f"game {game_id} action {seq} fails its checksum")
-
-
-def _migrate(path: Path, db: sqlite3.Connection) -> None:
-    """Schema 1 -> 2 in one transaction: counts, digests and the ledger, every row re-signed.
-
-    The caller has verified the file with schema 1's checks first, so nothing damaged is laundered.
+    A damaged note is only a warning when the WAL proves it lost nothing: its checksum chain runs
+    whole to the end, or it holds at least the action count the damaged note seems to give.
     """
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in _MIGRATE_1_TO_2.split(";"):
-            if statement.strip():
-                db.execute(statement)
-        rows = db.execute("SELECT id, header, status, created, finished, summary FROM games ORDER BY id").fetchall()
-        ids = [row[0] for row in rows]
-        if ids and ids != list(range(ids[0], ids[0] + len(ids))):
-            raise JournalCorrupt(path, "game numbers are not consecutive")
-        in_progress = [row[0] for row in rows if row[2] == IN_PROGRESS]
-        if len(in_progress) > 1 or (in_progress and in_progress[0] != ids[-1]):
-            raise JournalCorrupt(path, f"games {in_progress} are in progress at once")
-        for row in rows:
-            lines = [r[0] for r in db.execute("SELECT line FROM actions WHERE game_id = ? ORDER BY seq", (row[0],))]
-            new: GameRow = (*row, len(lines), lines_digest(lines), 0)
-            db.execute(
-                "UPDATE games SET actions = ?, digest = ?, crc = ? WHERE id = ?",
-                (new[6], new[7], game_crc(new), row[0]),
-            )
-        first, last = (ids[0], ids[-1]) if ids else (1, 0)
-        current = in_progress[0] if in_progress else None
-        db.execute(
-            "INSERT INTO ledger (one, first_id, last_id, current_id, crc) VALUES (1, ?, ?, ?, ?)",
-            (first, last, current, _ledger_crc(first, last, current)),
-        )
-        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-        db.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-        raise
+    acknowledged = note.acknowledged
+    problem: str | None = None
+    first, last, _ = reader.ledger()
+    newest = reader.game(last) if last >= first else None
+    if acknowledged is not None and acknowledged.game >= first:
+        row = reader.game(acknowledged.game) if acknowledged.game <= last else None
+        if row is None:
+            problem = f"game {acknowledged.game} was acknowledged but is missing (the WAL lost it)"
+        else:
+            prefix = reader.prefix_digest(row[0], acknowledged.actions) if row[6] > acknowledged.actions else None
+            problem = acknowledged.problem(row[6], row[7], prefix)
+    if note.damage is None:
+        if problem is not None:
+            raise reader.damaged(problem)
+        return []
+    held = newest[6] if newest is not None else 0
+    proven = walked.whole or (note.claimed is not None and held >= note.claimed)
+    if problem is None and acknowledged is not None:
+        return [f"{note.damage}; the other copy agrees with the journal (the referee writes a new note)"]
+    if proven:
+        return [f"{note.damage}, but the WAL proves it lost nothing (the referee writes a new note)"]
+    raise reader.damaged(problem or f"{note.damage}, and the WAL cannot prove what it counted")

@@ -489,10 +489,10 @@ class JournalFollower:
     def _open(self) -> bool:
         if self._journal is not None:
             return True
-        if not self.path.exists():
-            self.error = None
-            return False
         try:
+            if not Journal.exists(self.state_dir):  # none yet; a main file lost beside its WAL is damage
+                self.error = None
+                return False
             try:
                 self._journal = Journal.open(self.state_dir, readonly=True)
             except JournalError:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bornes.engine import Action, CoupFourre, Game, GameSetup, GameState
-from bornes.firmware.storage.journal import FILENAME, FINISHED, GameInfo, GameRecord, Journal, JournalError
+from bornes.firmware.storage.journal import FINISHED, GameInfo, GameRecord, Journal, JournalError
 from bornes.firmware.storage.live import GameUnreadable, open_readonly, replay
 from bornes.firmware.storage.records import render
 from bornes.firmware.web.guard import csv_row
@@ -96,7 +96,7 @@ class Library:
 
     @contextlib.contextmanager
     def _journal(self) -> Iterator[Journal]:
-        if not (self.state_dir / FILENAME).exists():
+        if not Journal.exists(self.state_dir):  # a journal lost beside its WAL or note raises JournalCorrupt
             raise NoJournal(f"no journal in {self.state_dir} yet")
         journal = open_readonly(self.state_dir)
         try:

@@ -207,7 +207,7 @@ def test_export_record_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
 @pytest.mark.parametrize(
     ("argv", "status", "words"),
     [
-        (["export", "7"], 66, "there is no game 7"),
+        (["export", "7"], 1, "there is no game 7"),  # docs/exit-codes.md: 66 is a missing file
         (["export", "seven"], 64, "'seven' is not a game number"),
         (["export", "1", "--format", "pgn"], 64, "--format 'pgn' is not one of record, json"),
         (["export", "1", "--out", "/nonexistent-dir/x.txt"], 73, "cannot write /nonexistent-dir/x.txt"),

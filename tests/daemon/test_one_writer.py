@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bench.driver import Daemon, Pty, write_config
@@ -23,6 +24,23 @@ def bornes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+def settled(state: Path, quiet: float = 0.6, timeout: float = 10.0) -> None:
+    """Wait until the referee has done what it does after the chirp (Journal.upkeep, when the table is
+    quiet): its files stay unchanged for ``quiet`` seconds."""
+    deadline = time.monotonic() + timeout
+
+    def seen() -> list[tuple[int, int]]:
+        return [(p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(state.glob("bornes.sqlite3*"))]
+
+    last, since = seen(), time.monotonic()
+    while time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, "the referee never went quiet after the chirp"
+        time.sleep(0.05)
+        now = seen()
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> None:
     pty = Pty(tmp_path / "reader")
     config = write_config(tmp_path, pty.link)
@@ -33,6 +51,7 @@ def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> 
         for payload in ("MB-CMD-OK",) * 6 + ("MB-ROLL-01",):  # setup menus, then Anne's Roll
             pty.tap(payload)
         daemon.wait_accepted()
+        settled(state)  # the referee's own checkpoint after the chirp is done
         before = (state / "bornes.sqlite3").stat().st_mtime_ns
         second = bornes("run", "--config", str(config))
         feed_script = tmp_path / "script.txt"

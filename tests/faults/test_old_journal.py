@@ -69,7 +69,7 @@ def test_the_referee_offers_to_set_the_damaged_old_journal_aside(tmp_path: Path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "is damaged (1 action rows belong to no game)" in run.stdout
     assert "damaged journal moved to" in run.stdout
-    [aside] = [p for p in state.iterdir() if ".corrupt-" in p.name and not p.name.endswith("-wal")]
+    [aside] = [p for p in state.iterdir() if ".corrupt-" in p.name and not p.name.endswith(("-wal", "-shm"))]
     assert aside.read_bytes() == damaged(tmp_path / "again").joinpath(FILENAME).read_bytes()
     with Journal.open(state, readonly=True) as journal:
         assert journal.game_count() == 0  # a new journal; the old one is kept aside for a person

@@ -2,10 +2,11 @@
 
 A cut main file must be reported as damaged (the daemon says so, shows it and waits for a person)
 and left byte for byte as it was, or, if the cut spared every page in use, resume the whole game:
-never a shorter game passed off as the real one. Every acknowledged action is checkpointed into the
-main file before its chirp (issue 19), so a cut write-ahead log is what a power cut during the
-commit of the card being tapped leaves: the daemon resumes every acknowledged action, with or
-without that one.
+never a shorter game passed off as the real one. A power cut tears only the write under way: the
+commit of the card being tapped, whose frames follow everything already synced in the WAL (cards
+the referee copied into the main file after their chirp, or acknowledged cards still only in the
+WAL with the pending note counting them). The daemon resumes every acknowledged action, with or
+without the one in flight.
 """
 
 from __future__ import annotations
@@ -22,20 +23,22 @@ import pytest
 from bench.driver import Daemon, Pty, Script, script_games, write_config
 from bornes.engine.actions import parse_action
 from bornes.engine.game import Game
-from bornes.firmware.storage.journal import FILENAME, Journal
+from bornes.firmware.storage.journal import FILENAME, PENDING, Journal
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
 
+WAL = f"{FILENAME}-wal"
 _RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
 
 
 def _write_game(
-    state: Path, script: Script, upto: int, *, then: int = 0, in_flight: int = 0
-) -> tuple[bytes, bytes]:
-    """A journal holding the first ``upto`` actions written and closed, then ``then`` more acknowledged
-    by a writer still open, then ``in_flight`` committed but not yet acknowledged (not checkpointed).
+    state: Path, script: Script, upto: int, *, then: int = 0, in_flight: int = 0, upkeep: bool = True
+) -> dict[str, bytes]:
+    """A journal holding the first ``upto`` actions written and closed, then ``then`` more acknowledged by a
+    writer still open (each followed by the referee's upkeep, or none of them: still only in the WAL),
+    then ``in_flight`` committed but not yet acknowledged (the power fails before the note is written).
 
-    Returns the main file and WAL bytes as a power cut would find them (the writer still open).
+    Returns the files as a power cut would find them (the writer still open).
     """
     lines = script.notations()
     setup = script.setup
@@ -54,15 +57,15 @@ def _write_game(
     assert game is not None
     for number, line in enumerate(lines[upto : upto + then + in_flight]):
         if number == then:
-            journal._settle = lambda: None  # type: ignore[method-assign]  # the power fails after COMMIT
+            journal._record_note = lambda *args, **kwargs: None  # type: ignore[method-assign]  # power fails
         action = parse_action(line)
         store.append(game, action)
         game.push(action)
-    main = (state / FILENAME).read_bytes()
-    wal_path = state / f"{FILENAME}-wal"
-    wal = wal_path.read_bytes() if wal_path.exists() else b""
+        if upkeep and number < then:
+            journal.upkeep(force=True)
+    files = {name: (state / name).read_bytes() for name in (FILENAME, WAL, PENDING) if (state / name).exists()}
     journal.close()
-    return main, wal
+    return files
 
 
 def _boot(where: Path, files: dict[str, bytes]) -> tuple[str, int | None, dict[str, str]]:
@@ -100,8 +103,7 @@ def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path, s
     """The sweep: the edges and 24 seeded offsets (slow: a daemon per cut); the fast tier cuts at the edges."""
     script = script_games(players=2, seed=9, games=1)
     count = script.ends[0] - 1
-    main, wal = _write_game(tmp_path / "live", script, count)
-    assert not wal, "closing checkpointed everything"
+    main = _write_game(tmp_path / "live", script, count)[FILENAME]
     rng = random.Random(230)
     seeded = {rng.randrange(len(main)) for _ in range(24 if sweep else 0)}
     offsets = sorted({0, 1, 99, 100, 4096, len(main) - 1} | seeded)
@@ -122,22 +124,29 @@ def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path, s
 
 @pytest.mark.parametrize("sweep", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
                                    pytest.param(False, id="edges")])
-def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path, sweep: bool) -> None:
-    """The sweep: every frame boundary and 6 seeded offsets; the fast tier: none, one frame, the whole WAL."""
+@pytest.mark.parametrize("upkeep", [True, False], ids=["upkept", "in the WAL"])
+def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path, sweep: bool, upkeep: bool) -> None:
+    """The WAL cut inside the commit under way: every frame boundary of it and 6 seeded offsets (the fast
+    tier: none of it, one frame, all of it). ``upkeep``: the 150 acknowledged cards were copied into
+    the main file after their chirps; else they are still only in the WAL, before the card in flight."""
     script = script_games(players=2, seed=9, games=1)
     acknowledged = 80 + 150
-    main, wal = _write_game(tmp_path / "acked", script, 80, then=150)
-    assert wal == b"", "every acknowledged action is in the main file: the WAL is empty"
-    main, wal = _write_game(tmp_path / "live", script, 80, then=150, in_flight=1)
-    assert len(wal) > 4096  # the commit of the card being tapped
+    files = _write_game(tmp_path / "live", script, 80, then=150, in_flight=1, upkeep=upkeep)
+    wal = files[WAL]
+    before = _write_game(tmp_path / "acked", script, 80, then=150, upkeep=upkeep)[WAL]
+    assert len(wal) > len(before) + 4096  # the commit of the card being tapped (salts differ: only sizes compare)
+    if upkeep:
+        assert len(before) == 32 + 24 + 4096, "every acknowledged card was copied into the main file"
     rng = random.Random(231)
     frame = 4096 + 24
-    offsets = sorted({0, 32, len(wal)} | {32 + frame * k for k in range(len(wal) // frame + 1)}
-                     | {rng.randrange(len(wal)) for _ in range(6)}) if sweep else [0, 32 + frame, len(wal)]
+    start = len(before)
+    boundaries = {start + frame * k for k in range((len(wal) - start) // frame + 1)}
+    seeded = {rng.randrange(start, len(wal)) for _ in range(6)}
+    offsets = sorted({start, len(wal)} | boundaries | seeded) if sweep else [start, start + frame, len(wal)]
     counts = []
     lines = script.notations()
     for offset in offsets:
-        outcome, actions, _digests = _boot(tmp_path / "run", {FILENAME: main, f"{FILENAME}-wal": wal[:offset]})
+        outcome, actions, _digests = _boot(tmp_path / "run", {**files, WAL: wal[:offset]})
         assert outcome == "resumed", f"a WAL cut at {offset} is an ordinary power cut: {outcome}"
         assert actions in (acknowledged, acknowledged + 1), f"WAL cut at {offset}: {actions} of {acknowledged}"
         with Journal.open(tmp_path / "run" / "state", readonly=True) as journal:
@@ -145,5 +154,6 @@ def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path, sweep: bool) 
         assert current is not None and current.lines == lines[:actions], f"WAL cut at {offset}: not the game"
         assert Game(script.setup, [parse_action(line) for line in current.lines]).log
         counts.append(actions)
-    print(f"\npower cut, WAL: {len(offsets)} cuts of {len(wal)} bytes resumed {sorted(set(counts))} actions")
+    print(f"\npower cut, WAL ({'upkept' if upkeep else 'acknowledged cards in it'}): {len(offsets)} cuts of "
+          f"{len(wal) - start} bytes of the commit under way resumed {sorted(set(counts))} actions")
     assert set(counts) == {acknowledged, acknowledged + 1}

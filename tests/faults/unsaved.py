@@ -1,19 +1,20 @@
-"""Journals caught the way a SIGKILL or a power cut leaves them, for the bit-flip sweeps (issue 19).
+"""Journals caught the way a SIGKILL or a power cut leaves them, for the bit-flip sweeps (issues 19, 34).
 
-The journal checkpoints after every commit, so after an ordinary kill the WAL is empty. It holds
-frames only in two cases, both built here: a commit whose checkpoint a reader blocked (the action
-was acknowledged; ``bornes.sqlite3-pending`` says so), and the commit of the action being tapped
-when the process died (not acknowledged yet: losing it is allowed, losing any other is not).
+The referee makes two things durable before a card's chirp: SQLite's commit to the WAL and the
+pending note's count. The WAL is checkpointed into the main file after the chirp, when nobody taps
+(``Journal.upkeep``). So a kill finds three kinds of cards, all built here: cards checkpointed into
+the main file, cards acknowledged but only in the WAL (killed before the upkeep, or a reader held
+the checkpoint; the note counts them), and the card being tapped, committed but not yet noted (not
+acknowledged: losing it is allowed, losing any other is not).
 """
 
 from __future__ import annotations
 
 import os
 import random
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -53,34 +54,33 @@ def _copy(state: Path) -> dict[str, bytes]:
     }
 
 
-def killed(state: Path, *, saved: int, deferred: int, in_flight: int) -> Snapshot:
-    """A finished game, then a game in progress: ``saved`` actions checkpointed, ``deferred`` acknowledged
-    while a reader blocked the checkpoint (only in the WAL), and ``in_flight`` committed, not acknowledged.
+def killed(state: Path, *, saved: int, deferred: int, in_flight: int, page_size: int = 512) -> Snapshot:
+    """A finished game, then a game in progress: ``saved`` actions checkpointed after their chirp,
+    ``deferred`` acknowledged while the checkpoint waited (only in the WAL, counted by the note), and
+    ``in_flight`` committed but killed before the note was written (not acknowledged).
 
     512-byte pages (SQLite's smallest) keep the sweeps quick.
     """
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_module, "PAGE_SIZE", 512)
-        patch.setattr(journal_module, "CHECKPOINT_WAIT_MS", 0)
+        patch.setattr(journal_module, "PAGE_SIZE", page_size)
         journal = Journal.open(state)
         done = journal.new_game(HEADER)
         for seq in range(3):
             journal.append(done, seq, line(seq))
+            journal.upkeep(force=True)
         journal.finish(done, '{"winner": "Anne", "totals": {"Anne": 700, "Bruno": 300}}')
         game = journal.new_game(HEADER)
+        journal.upkeep(force=True)
         lines = [line(seq) for seq in range(saved + deferred + in_flight)]
         for seq in range(saved):
             journal.append(game, seq, lines[seq])
-        reader = sqlite3.connect(f"{(state / FILENAME).as_uri()}?mode=ro", uri=True, isolation_level=None)
-        reader.execute("BEGIN")
-        reader.execute("SELECT count(*) FROM actions").fetchone()  # an old snapshot: the checkpoint must wait
+            journal.upkeep(force=True)  # the referee's checkpoint after the chirp
         for seq in range(saved, saved + deferred):
-            journal.append(game, seq, lines[seq])
-        patch.setattr(journal, "_settle", lambda: None)  # the process dies right after COMMIT
+            journal.append(game, seq, lines[seq])  # no upkeep: killed before it, or a reader held it
+        patch.setattr(journal, "_record_note", lambda *args, **kwargs: None)  # dies right after COMMIT
         for seq in range(saved + deferred, len(lines)):
             journal.append(game, seq, lines[seq])
         snapshot = Snapshot(_copy(state), lines[: saved + deferred], lines[saved + deferred:])
-    reader.close()
     journal.close()
     return snapshot
 
@@ -105,12 +105,27 @@ def current_lines(state: Path) -> list[str] | None:
 
 @dataclass
 class Sweep:
+    """Outcomes of one sweep. ``last`` counts apart the flips inside the WAL's final frame, the one frame
+    where a flipped bit and a commit cut short by a power cut look the same (the note decides there)."""
+
     identical: int = 0
     reported: int = 0
-    silent: list[str] | None = None
+    silent: list[str] = field(default_factory=list)
+    last: Sweep | None = None
+
+    def add(self, verdict: str, where: str) -> None:
+        if verdict == "identical":
+            self.identical += 1
+        elif verdict == "reported":
+            self.reported += 1
+        else:
+            self.silent.append(f"{where}: {verdict}")
 
     def line(self, what: str) -> str:
-        return f"{what}: {self.identical} identical, {self.reported} reported, {len(self.silent or [])} silent"
+        said = f"{what}: {self.identical} identical, {self.reported} reported, {len(self.silent)} silent"
+        if self.last is not None:
+            said += f" (the last frame apart: {self.last.line('').lstrip(': ')})"
+        return said
 
 
 def flips(size: int, rng: random.Random, every: int, must: Iterable[int] = ()) -> Iterator[tuple[int, int]]:
@@ -126,24 +141,26 @@ def flips(size: int, rng: random.Random, every: int, must: Iterable[int] = ()) -
 
 def sweep(
     snapshot: Snapshot, name: str, where: Path, targets: Iterable[tuple[int, int]],
-    judge: Callable[[Path], str],
+    judge: Callable[[Path], str], apart: range | None = None,
 ) -> Sweep:
-    """Flip each ``(byte, bit)`` of file ``name`` in a copy of ``snapshot``; ``judge`` names the outcome."""
+    """Flip each ``(byte, bit)`` of file ``name`` in a copy of ``snapshot``; ``judge`` names the outcome.
+    Flips of a byte in ``apart`` (the WAL's final frame) are counted in ``result.last``."""
     original = snapshot.files[name]
-    result = Sweep(silent=[])
-    assert result.silent is not None
+    result = Sweep(last=Sweep() if apart is not None else None)
     for byte, bit in targets:
         changed = bytearray(original)
         changed[byte] ^= 1 << bit
         snapshot.write(where, {name: bytes(changed)})
-        verdict = judge(where)
-        if verdict == "identical":
-            result.identical += 1
-        elif verdict == "reported":
-            result.reported += 1
-        else:
-            result.silent.append(f"{name} byte {byte} bit {bit}: {verdict}")
+        tally = result.last if result.last is not None and apart is not None and byte in apart else result
+        tally.add(judge(where), f"{name} byte {byte} bit {bit}")
     return result
+
+
+def last_frame(wal: bytes, page_size: int) -> range:
+    """The bytes of the WAL's final whole frame."""
+    frame = 24 + page_size
+    frames = (len(wal) - 32) // frame
+    return range(32 + (frames - 1) * frame, 32 + frames * frame)
 
 
 def judge_against(snapshot: Snapshot) -> Callable[[Path], str]:

@@ -393,6 +393,15 @@ def test_a_tables_units_together_fit_a_pi_zero() -> None:
     assert total <= 512 - 100, total
 
 
+def test_when_memory_runs_out_the_kiosk_browser_goes_first() -> None:
+    """The kiosk's Chromium (issue 33) has no MemoryMax of ours to meet: if the Pi runs out, the kernel's
+    OOM killer must pick the browser, never the referee, the pages or the bridge."""
+    kiosk = int(unit_values("bornes-kiosk.service")["OOMScoreAdjust"])
+    for name in ("bornes.service", "bornes-web.service", "bornes-bridge.service"):
+        assert int(unit_values(name).get("OOMScoreAdjust", "0")) < kiosk, name
+    assert kiosk >= 500
+
+
 def test_the_servers_may_open_their_connections() -> None:
     """1024 connections at most (firmware/web/connections.py): the units give the files for them."""
     from bornes.firmware.web.connections import MOST_CONNECTIONS, SPARE_FILES

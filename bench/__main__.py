@@ -72,14 +72,17 @@ class Sizes:
     club_idle_s: float = 20.0
     sdcard_scans: int = 300
     camera_plays: int = 2000
+    kernel_scans: int = 1000
+    unplug_cycles: int = 20
     smoke: bool = False
 
 
 QUICK = Sizes(idle_s=5.0, hands=200, games=20, ready_runs=3, flat_hands=10_000, replay_actions=20_000, rounds=3,
-              panel_games=2, club_games=1, club_idle_s=5.0, sdcard_scans=100, camera_plays=200)
+              panel_games=2, club_games=1, club_idle_s=5.0, sdcard_scans=100, camera_plays=200, kernel_scans=200,
+              unplug_cycles=5)
 SMOKE = Sizes(scans=20, idle_s=0.5, hands=10, games=2, ready_runs=1, journal_games=20, flat_hands=200,
               replay_actions=500, rounds=1, baseline_hands=10, panel_games=1, web_appends=5, club_games=1,
-              club_idle_s=0.5, sdcard_scans=20, camera_plays=3, smoke=True)
+              club_idle_s=0.5, sdcard_scans=20, camera_plays=3, kernel_scans=5, unplug_cycles=1, smoke=True)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -313,13 +316,19 @@ def camera_part(sizes: Sizes) -> list[Row]:  # docs/camera.md: generated plays, 
     return [Row(*row) for row in camera_rows(sizes.camera_plays, smoke=sizes.smoke)]
 
 
+def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a USB gadget, Debian's kernel in qemu
+    from bench.kernel import rows as kernel_rows
+
+    return [Row(*row) for row in kernel_rows(sizes.kernel_scans, sizes.unplug_cycles, smoke=sizes.smoke)]
+
+
 #: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
 #: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
 PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
-    "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part,
+    "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "kernel": kernel_part,
 }
 
 

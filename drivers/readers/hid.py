@@ -26,6 +26,11 @@ from bornes.drivers.keys import EV_KEY, KEY_CODES, KEY_DOWN, KEY_REPEAT, KeyEven
 from bornes.drivers.parts import HID_LAYOUTS
 from bornes.drivers.readers.base import DecoderStats, Reading
 
+#: evdev's synchronisation events: the end of a packet, and the kernel's word that it dropped events
+#: because this reader read too late (its buffer overflowed).
+EV_SYN = 0
+SYN_REPORT, SYN_DROPPED = 0, 3
+
 #: The kernel's key codes by their ``KEY_`` names (drivers/keys.py holds the one table; tests check
 #: it against ``evdev.ecodes``).
 KEYS: Mapping[str, int] = {f"KEY_{name}": code for name, code in KEY_CODES.items()}
@@ -203,6 +208,9 @@ class HidDecoder:
         self._other: set[int] = set()
         self._keys: list[_Key] = []
         self._spoilt = False  # a key in this payload that no layout types (Ctrl held, F-key…)
+        self._lost = False  # the kernel dropped events in this payload (SYN_DROPPED): keys are missing
+        self._skipping = False  # after SYN_DROPPED, up to the next SYN_REPORT: events of a broken packet
+        self.dropped = 0  # SYN_DROPPED seen: the reader thread read too late and the kernel's buffer overflowed
         self._last = 0.0
 
     def reset(self) -> None:
@@ -210,13 +218,16 @@ class HidDecoder:
         self._shift.clear()
         self._other.clear()
         self._keys.clear()
-        self._spoilt = False
+        self._spoilt = self._lost = self._skipping = False
         self.caps_lock, self.num_lock = self._initial_locks
 
     def feed(self, events: Iterable[KeyEvent]) -> list[Reading | HidProblem]:
         out: list[Reading | HidProblem] = []
         for event in events:
-            if event.type != EV_KEY or event.value == KEY_REPEAT:
+            if event.type == EV_SYN:
+                self._sync(event.code)
+                continue
+            if event.type != EV_KEY or event.value == KEY_REPEAT or self._skipping:
                 continue
             code, down, when = event.code, event.value == KEY_DOWN, event.timestamp()
             if code in SHIFTS:
@@ -237,7 +248,7 @@ class HidDecoder:
             elif code in LOCKS:
                 pass
             elif code in TERMINATORS:
-                if self._keys:
+                if self._keys or self._lost:
                     out.append(self._finish())
             elif len(self._keys) >= MAX_KEYS:
                 self.stats.overflows += 1
@@ -248,14 +259,31 @@ class HidDecoder:
                 self._keys.append(_Key(code, bool(self._shift), when))
         return out
 
+    def _sync(self, code: int) -> None:
+        """The kernel's buffer for this reader overflowed (SYN_DROPPED): some keys of the code being
+        typed, maybe its Enter, are gone. A code with a key missing can read as another card
+        (``MB-D100-01`` without its last 1), so the codes the loss touched are refused, never guessed:
+        the one in progress and, as its Enter may be lost too, everything up to the next Enter. The
+        events up to the next SYN_REPORT belong to the broken packet and are skipped (the evdev
+        protocol); Shift and Ctrl are taken as released, as a scanner releases them after every key."""
+        if code == SYN_DROPPED:
+            self.dropped += 1
+            self._lost = self._skipping = True
+            self._shift.clear()
+            self._other.clear()
+        elif code == SYN_REPORT:
+            self._skipping = False
+
     def _refuse(self, kind: str, detail: str) -> HidProblem:
         self.refused += 1  # not garbage_bytes: the reader thread would report the same payload twice
         self._keys.clear()
-        self._spoilt = False
+        self._spoilt = self._lost = False
         return HidProblem(kind, detail)
 
     def _finish(self) -> Reading | HidProblem:
         keys = self._keys
+        if self._lost:
+            return self._refuse("garbled", "keys were lost (the reader was read too late): scan it again")
         if len(keys) > 1:
             gap = statistics.median(b.when - a.when for a, b in itertools.pairwise(keys))
             if gap > SCANNER_GAP:

@@ -24,6 +24,7 @@ from bornes.drivers.events import (
     KeyTyped,
     ReaderBack,
     ReaderLost,
+    ReaderProblem,
     UnknownScanned,
 )
 from bornes.engine import EDITIONS, Phase
@@ -251,6 +252,8 @@ class Referee:
             said = (Phrase(N_("reader lost: {detail}"), detail=event.detail) if isinstance(event, ReaderLost)
                     else Phrase(N_("reader back on {port}"), port=event.port))
             log.warning("%s", event.describe(), extra={"said": said})  # journald shows when the reader came and went
+        elif isinstance(event, ReaderProblem) and event.kind == "layout":
+            log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
             # journald keeps the record's notation (tools and the fault tests read it); the emulator's
             # terminal says it by name (firmware/appliance/console.py: SpokenLines).
@@ -259,6 +262,9 @@ class Referee:
         elif outcome.refused:
             said = Phrase(N_("refused [{reason}] {message}"), reason=outcome.reason, message=outcome.message)
             log.info("refused [%s] %s", outcome.reason, outcome.message, extra={"said": said})
+        # At [log] level = "debug" every input gets a line, the last of its own: a person checking a
+        # reader sees each tap and what became of it (a prompt or an ignored tap says nothing at info).
+        log.debug("input %s: %s", " ".join(event.describe().split()), outcome.verdict)
         self.page = 0  # the first page right after a tap (the side to play is on every page)
         # The chirp as soon as the action is durable, before the panel: a render and its I2C frame take
         # about 25 ms on a Pi Zero, and play() never blocks.

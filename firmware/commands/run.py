@@ -64,7 +64,11 @@ def port_reader(reader: Any, port: str) -> Any:
 
 
 def setup_logging(level: str) -> None:
-    logging.basicConfig(format="bornes: %(message)s", stream=sys.stdout, level=level.upper(), force=True)
+    """journald gets the referee's lines at ``level``; other libraries' at info or above, so ``debug``
+    is the referee's every input, not Pillow's every PNG chunk."""
+    wanted = logging.getLevelName(level.upper())
+    logging.basicConfig(format="bornes: %(message)s", stream=sys.stdout, level=max(wanted, logging.INFO), force=True)
+    logging.getLogger("bornes").setLevel(wanted)
 
 
 def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:

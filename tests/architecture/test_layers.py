@@ -113,7 +113,7 @@ def test_the_bench_and_the_tools_never_import_the_tests() -> None:
     """The bench measures and the tools build; neither may depend on the tests (issue 28: bench/compiled.py
     borrowed tests.checkout). What both need lives in tools/."""
     offenders = sorted(f"{path.relative_to(ROOT)}: {name}"
-                       for folder in ("bench", "tools") for path in (ROOT / folder).glob("*.py")
+                       for folder in ("bench", "tools") for path in (ROOT / folder).rglob("*.py")
                        for name in _imported_modules(path.read_text(encoding="utf-8"))
                        if name == "tests" or name.startswith("tests."))
     assert offenders == []

@@ -10,6 +10,8 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import select
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -165,6 +167,54 @@ def test_ctrl_held_or_a_half_code_is_garbled_and_the_next_code_reads() -> None:
     assert readings(decoder.feed(events)) == ["!garbled", "!garbled", "MB-D50-02"]
 
 
+def dropped(clock: Clock) -> InputEvent:
+    """The kernel's SYN_DROPPED: this reader's buffer overflowed and events were thrown away."""
+    sec, usec = clock.tick(0.0)
+    return InputEvent(sec, usec, ecodes.EV_SYN, ecodes.SYN_DROPPED, 0)
+
+
+def test_keys_lost_by_the_kernel_refuse_the_codes_they_touched_never_guess_a_card() -> None:
+    """Seen through a real kernel (tests/kernel): a reader read late loses keys from the middle of
+    a code; 'MB-D100-01' without its last '1' is another card, so such a code must be refused."""
+    clock = Clock()
+    decoder = HidDecoder("us")
+    first = typed("MB-D100-01", "us", clock)
+    # Drop the last '1' of the code and the packet it was in, as the kernel does on overflow.
+    cut = len(first) - 6
+    events = [*first[:cut - 6], dropped(clock), first[cut - 5], *first[cut:]]
+    events += typed("MB-D50-02", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D50-02"]
+    assert decoder.dropped == 1
+    # A drop that ate a code's Enter spoils the code after it too (its keys join the broken one) ...
+    events = [*typed("MB-D25-03", "us", clock)[:6], dropped(clock), *typed("MB-D25-04", "us", clock)]
+    events += typed("MB-D25-05", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D25-05"]
+    # ... and a Shift whose release was lost is not held for ever.
+    events = [key(clock, ecodes.KEY_LEFTSHIFT, 1), dropped(clock), *typed("MB-D75-06", "us", clock)]
+    events += typed("MB-D75-07", "us", clock)
+    assert readings(decoder.feed(events)) == ["!garbled", "MB-D75-07"]
+
+
+def test_caps_and_num_lock_pressed_on_the_reader_light_its_leds() -> None:
+    from bornes.drivers.readers.hid_device import HidLink
+
+    class Sink:
+        def problem(self, kind: str, detail: str) -> None:
+            pass
+
+        def reading(self, reading: Reading) -> None:
+            pass
+
+    clock = Clock()
+    port = RecordedPort(iter([tap(clock, ecodes.KEY_CAPSLOCK), typed("MB-D100-07", "us", clock),
+                              tap(clock, ecodes.KEY_NUMLOCK) + tap(clock, ecodes.KEY_CAPSLOCK)]))
+    link = HidLink(HidDecoder("us"))
+    link.start(port, Sink())
+    for _ in range(3):
+        link.step(port, Sink())
+    assert port.lit == [(True, False), (False, True)]  # written on each change only
+
+
 def test_key_repeats_are_ignored() -> None:
     clock = Clock()
     events = typed("MB-D50-01", "us", clock)
@@ -225,9 +275,13 @@ class RecordedPort:
     def __init__(self, batches: Iterator[list[InputEvent]]) -> None:
         self.batches = batches
         self.closed = False
+        self.lit: list[tuple[bool, bool]] = []
 
     def leds(self) -> set[int]:
         return set()
+
+    def set_leds(self, caps_lock: bool, num_lock: bool) -> None:
+        self.lit.append((caps_lock, num_lock))
 
     def read_events(self, timeout: float) -> list[Any]:
         try:
@@ -306,8 +360,11 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
             other = evdev.InputDevice(path)
             with pytest.raises(OSError):  # grabbed: no console or program gets these keys
                 other.grab()
-            for event in typed("MB-D100-07", "fr", Clock()):
+            script = typed("MB-D100-07", "fr", Clock())
+            started, first = time.monotonic(), script[0].timestamp()
+            for event in script:  # at the scanner's pace: written all at once, no USB device could send them
                 if event.type == ecodes.EV_KEY:
+                    time.sleep(max(0.0, event.timestamp() - first - (time.monotonic() - started)))
                     scanner.write(ecodes.EV_KEY, event.code, event.value)
                     scanner.syn()
             got = wait_for(events, lambda e: isinstance(e, CardScanned))
@@ -317,6 +374,61 @@ def test_a_real_uinput_scanner_is_grabbed_read_and_released() -> None:
         other.grab()  # released on close
         other.ungrab()
         other.close()
+
+
+@pytest.mark.skipif(_uinput_problem() is not None, reason=_uinput_problem() or "")
+def test_the_kernel_queues_only_keys_for_the_reader() -> None:
+    """A USB keyboard sends MSC_SCAN before every key: a third of a scan's events. The reader asks the
+    kernel not to queue them (EVIOCSMASK): a key is two events in its 64-event queue, not three."""
+    from evdev import UInput
+
+    from bornes.drivers.readers.hid_device import HidPort
+
+    capabilities: dict[int, Sequence[int]] = {ecodes.EV_KEY: sorted(set(KEYS.values())),
+                                              ecodes.EV_MSC: [ecodes.MSC_SCAN]}
+    with UInput(capabilities, name="bornes test keyboard", vendor=0x046D, product=0xC31C) as keyboard:
+        path = os.fsdecode(keyboard.device.path)
+
+        def press(code: int) -> None:
+            for value in (1, 0):
+                keyboard.write(ecodes.EV_MSC, ecodes.MSC_SCAN, 0x70000 + code)
+                keyboard.write(ecodes.EV_KEY, code, value)
+                keyboard.syn()
+
+        plain = evdev.InputDevice(path)  # an ordinary reader gets the scan codes ...
+        press(ecodes.KEY_M)
+        seen: list[InputEvent] = []
+        deadline = time.monotonic() + 30
+        while sum(event.type == ecodes.EV_KEY for event in seen) < 2 and time.monotonic() < deadline:
+            if select.select([plain.fd], [], [], 1.0)[0]:
+                seen += plain.read()
+        plain.close()
+        assert ecodes.EV_MSC in {event.type for event in seen}
+        port = HidPort(path)  # ... the referee's does not
+        try:
+            assert port.keys_only
+            press(ecodes.KEY_M)
+            events = []
+            for _ in range(30):
+                events += port.read_events(1.0)
+                if sum(event.type == ecodes.EV_KEY for event in events) >= 2:
+                    break
+            assert [(e.type, e.code, e.value) for e in events if e.type != ecodes.EV_SYN] == [
+                (ecodes.EV_KEY, ecodes.KEY_M, 1), (ecodes.EV_KEY, ecodes.KEY_M, 0)]
+        finally:
+            port.close()
+
+
+def test_where_the_kernel_cannot_mask_events_the_reader_still_reads() -> None:
+    """queue_keys_only says False on a file that is no event device (or a kernel before 4.4), and nothing breaks."""
+    from bornes.drivers.readers.hid_device import queue_keys_only
+
+    read, write = os.pipe()
+    try:
+        assert queue_keys_only(read) is False
+    finally:
+        os.close(read)
+        os.close(write)
 
 
 # -- the commands --------------------------------------------------------------------------------

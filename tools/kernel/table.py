@@ -1,0 +1,243 @@
+"""The referee in the VM and the USB devices plugged into it: what the kernel tier's tests hold.
+
+:func:`open_table` builds the image (install.sh with ``--hid`` for the keyboard-mode readers),
+boots it (tools/kernel/vm.py) and returns a :class:`KernelTable`: the VM, the gadgets
+(tools/kernel/gadgets.py) it can plug, unplug and type on, and the referee's journal lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from tools.kernel.gadgets import CATALOGUE, KEYPAD_KEYS, reports
+from tools.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
+from tools.trixie import CannotBoot, cached_root, cached_wheels
+
+UNIT = "bornes.service"
+INPUT = "bornes: input "
+READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad") for what in ("lost", "back on"))
+SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
+PYTHON = "/opt/bornes/venv/bin/python"
+IN_CI = os.environ.get("CI") == "true"
+INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
+           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product)
+KEY_HELD = 0.08  # seconds a person's finger holds a keypad key (under any hold time of wiring/pins.toml)
+TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
+
+
+def why_not() -> str | None:
+    """What this machine lacks for the tier, in one line (None: it can run)."""
+    if os.geteuid() != 0:
+        return "the kernel tier needs root (debootstrap, an overlay mount, systemd-nspawn, 9p as root)"
+    for tool in TOOLS:
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (.ci/run installs it)"
+    return None
+
+
+def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", players: int = 2,
+                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "") -> str:
+    reader = f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\n'
+    if protocol == "hid":
+        reader += f'layout = "{layout}"\n'
+    # At level debug the referee journals every input (firmware/appliance/referee.py): a tap's own line.
+    return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
+        '[log]\nlevel = "debug"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+        f'[game]\nedition = "winning-moves"\nplayers = {players}\n'
+        f'names = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
+
+
+@dataclass
+class KernelTable:
+    """The booted VM with the referee installed; gadgets by their catalogue names."""
+
+    vm: VM
+    image: Image
+    figures: dict[str, float] = field(default_factory=dict)
+    plugged: dict[str, dict[str, object]] = field(default_factory=dict)
+    _journal: list[str] = field(default_factory=list)
+
+    # -- the devices --------------------------------------------------------------------------------
+
+    def usb(self, *arguments: str, timeout: float = 60.0) -> Done:
+        return self.vm.usb(*arguments, timeout=timeout)
+
+    def plug(self, name: str) -> dict[str, object]:
+        """Plug a gadget of the catalogue and wait until the kernel and udev have its nodes."""
+        gadget = CATALOGUE[name]
+        self.usb("plug", json.dumps(gadget.as_json()))
+        return self.wait_nodes(name)
+
+    def wait_nodes(self, name: str, timeout: float = 60.0, settle: bool = True) -> dict[str, object]:
+        gadget = CATALOGUE[name]
+        kind = "events" if any(f.__class__.__name__ == "Hid" for f in gadget.functions) else "ttyACM"
+        deadline = time.monotonic() + timeout
+        while True:
+            found = json.loads(self.usb("where", name).stdout)
+            if found[kind]:
+                if settle:
+                    self.vm.run("udevadm", "settle", "--timeout=30", timeout=40)
+                self.plugged[name] = found
+                return dict(found)
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} was not enumerated in {timeout:.0f} s: {found}")
+            time.sleep(0.3)
+
+    def unplug(self, name: str) -> None:
+        self.usb("unplug", name)
+
+    def remove(self, name: str) -> None:
+        """Unplug a gadget for good and free its HID minor (the kernel's f_hid has four in all)."""
+        self.usb("remove", name)
+        self.plugged.pop(name, None)
+
+    def listen(self, node: str) -> None:
+        """Open an event device as a second program would (no grab); :meth:`heard` counts what reached it."""
+        self.usb("listen", node)
+
+    def heard(self, node: str, seconds: float = 1.0) -> int:
+        """Key events the second reader of ``node`` got since :meth:`listen`."""
+        return int(self.usb("heard", node, "--seconds", str(seconds), timeout=seconds + 30).stdout)
+
+    def replug(self, name: str, wait: bool = True) -> dict[str, object]:
+        """Plug it back; the kernel's nodes, without waiting for udev (the referee waits for its by-id link).
+        Without ``wait``, nothing: the caller waits for the referee's line, then asks :meth:`wait_nodes`."""
+        self.usb("replug", name)
+        return self.wait_nodes(name, settle=False) if wait else {}
+
+    def event_node(self, name: str) -> str:
+        return str(self.plugged[name]["events"][0])  # type: ignore[index]
+
+    def scan(self, name: str, *texts: str, layout: str = "us", gap: float = 0.0, ctrl: bool = False,
+             enter: bool = True) -> None:
+        """Type ``texts`` on a keyboard-like gadget: at USB speed (a scanner), or ``gap`` s a key (a person)."""
+        data = [r.hex() for text in texts for r in reports(text, layout, enter=enter, ctrl=ctrl)]
+        self.usb("send", name, *data, "--gap", str(gap), timeout=60 + gap * len(data))
+
+    def tap(self, name: str, payload: str, *, layout: str = "us", gap: float = SCANNER_GAP, serial: bool = False,
+            ctrl: bool = False, lines: int = 1, timeout: float = 60.0) -> list[str]:
+        """Scan ``payload`` on a gadget (keys at ``gap`` s, or a line on a CDC-ACM one) and wait for the
+        referee's own line for that input (``[log] level = "debug"``); returns the new input lines."""
+        before = len(self.inputs())
+        if serial:
+            self.usb("write", name, f"{payload}\r\n")
+        else:
+            self.scan(name, payload, layout=layout, gap=gap, ctrl=ctrl)
+        self.wait(f"the referee's line for {payload}", lambda: len(self.inputs()) >= before + lines, timeout)
+        return self.inputs()[before:]
+
+    def press(self, name: str, key: str, *, lines: int = 1, timeout: float = 60.0) -> list[str]:
+        """Press and release one key of a keypad gadget, named as printed on it (``Enter``, ``0``), as
+        a finger does, and wait for the referee's line for the button it is; returns the new input lines."""
+        before = len(self.inputs())
+        down, up = bytes([0, 0, KEYPAD_KEYS[key], 0, 0, 0, 0, 0]), bytes(8)
+        self.usb("send", name, down.hex(), up.hex(), "--hold", str(KEY_HELD))
+        self.wait(f"the referee's line for the key {key}", lambda: len(self.inputs()) >= before + lines, timeout)
+        return self.inputs()[before:]
+
+    def inputs(self) -> list[str]:
+        """The referee's line for each input read (debug level), the reader's own comings and goings left out."""
+        return [line for line in self.journal() if line.startswith(INPUT) and not line.startswith(READER_NOTICES)]
+
+    def leds(self, name: str, seconds: float = 1.0) -> list[str]:
+        """The LED output reports the host sends the gadget: up to ``seconds`` for the first, then
+        until they stop (none in ``seconds``: an empty list)."""
+        return self.usb("leds", name, "--seconds", str(seconds)).stdout.split()
+
+    # -- the referee ----------------------------------------------------------------------------------
+
+    def journal(self, wait: float = 0.0) -> list[str]:
+        """The referee's journal lines (``bornes.service``, messages only), every one since the boot.
+        With ``wait``, blocks up to that long for a line newer than the last call saw."""
+        self._journal += self.vm.journal(UNIT, since=len(self._journal), wait=wait)
+        return self._journal
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in self.journal())
+
+    def wait(self, what: str, ready: Callable[[], bool], timeout: float = 60.0) -> None:
+        """Until ``ready()``, checked again at each new line of the referee's journal (and every 2 s)."""
+        deadline = time.monotonic() + timeout
+        while not ready():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tail = "\n".join(self.journal()[-8:])
+                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; the referee said:\n{tail}")
+            self.journal(wait=min(left, 2.0))
+
+    def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
+        self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
+
+    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+        self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
+        self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
+        self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
+        if bindings is not None:
+            data = json.dumps({"format": "bornes-bindings", "version": 1, "bindings": bindings})
+            self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
+                        "/var/lib/bornes/bindings.json", input=data)
+        ups = self.count("referee up")
+        self.vm.run("systemctl", "start", "bornes.service", timeout=90)
+        self.wait_count("referee up", ups, timeout=90)
+
+    def accepted(self) -> list[str]:
+        prefix = "bornes: accepted "
+        return [line[len(prefix):] for line in self.journal() if line.startswith(prefix)]
+
+    def stored(self) -> list[str]:
+        """The current game's actions in the game journal, read as the referee's user with the
+        product's Journal (opened afresh for each question, by one process kept for the VM)."""
+        code = ("import json, sys\nfrom bornes.firmware.storage.journal import Journal\n"
+                "for _ in sys.stdin:\n"
+                "    with Journal.open('/var/lib/bornes', readonly=True) as j:\n"
+                "        g = j.current_game(); print(json.dumps(g.lines if g else []), flush=True)")
+        argv = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code]
+        return list(json.loads(self.vm.helper("stored", argv, "current game")))
+
+    def as_bornes(self, code: str) -> Done:
+        """Python run as the referee's user (its groups, no more), not checked."""
+        return self.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", code,
+                           check=False)
+
+    def close(self) -> None:
+        try:
+            self.vm.stop()
+        finally:
+            self.image.close()
+
+
+T = TypeVar("T", bound="KernelTable")
+
+
+def open_table(kind: type[T]) -> T:
+    """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
+    step kept for the tier's report."""
+    started = time.monotonic()
+    kernel = cached_kernel()
+    root, wheels = cached_root(), cached_wheels()
+    cached = time.monotonic()
+    layer = installed_layer(root, wheels, kernel, INSTALL, reader_config(CATALOGUE["scanner"].vendor_product))
+    installed = time.monotonic()
+    image = Image([layer, root], kernel)
+    try:
+        image.guest_files()
+        vm = VM(image)
+        vm.start()
+    except BaseException:
+        image.close()
+        raise
+    table = kind(vm, image)
+    table.figures.update({"cache (root, kernel, wheels)": cached - started,
+                          "install.sh in the image (0: cached)": installed - cached,
+                          "boot to the agent": vm.agent_seconds, "boot to running": vm.boot_seconds})
+    return table
+
+
+__all__ = ["IN_CI", "CannotBoot", "KernelTable", "open_table", "reader_config", "why_not"]

@@ -17,7 +17,6 @@ from typing import Any
 from bornes.firmware.appliance.tomlcheck import (
     Checker,
     ConfigError,
-    choice,
     custom,
     flag,
     parse_toml,
@@ -28,7 +27,7 @@ from bornes.firmware.appliance.tomlcheck import (
     whole,
 )
 from bornes.firmware.club.topics import check_id
-from bornes.firmware.language.i18n import LANGUAGES
+from bornes.firmware.language.i18n import language_choices, language_code
 
 #: The organiser password guards the whole tournament on a shared LAN, over HTTP Basic: not a short word.
 MIN_ORGANISER_PASSWORD = 10
@@ -44,6 +43,16 @@ def _identifier(check: Checker, table: Mapping[str, Any], section: str, key: str
         return check_id(key, value)
     except ValueError as error:
         raise check.fail(str(error)) from None
+
+
+def _language(check: Checker, table: Mapping[str, Any], section: str, key: str, default: str) -> str:
+    """A language as the referee's config takes it (firmware/appliance/config.py): a code in any case, a
+    locale or a name ("fr", "FR", "fr_FR", "French"), kept as its code."""
+    value = check.string(table, section, key, default)
+    code = language_code(value)
+    if code is None:
+        raise check.bad(f"{section}.{key}", value, f"is not a language the club speaks; choose {language_choices()}")
+    return code
 
 
 def _web_address(check: Checker, table: Mapping[str, Any], section: str, key: str, default: str) -> str:
@@ -71,7 +80,7 @@ class BridgeSettings:
     journal: str = text("/var/lib/bornes")  # the referee's state directory, read only
     state: str = text("/var/lib/bornes-bridge")  # the bridge's own outbox position
     control: str = text("/run/bornes/control.sock")  # the referee's control socket (assignments)
-    language: str = choice("en", tuple(LANGUAGES))  # the language of the live table's words ("fr": Feu Vert, km…)
+    language: str = custom("en", _language)  # the language of the live table's words ("fr": Feu Vert, km…)
     web_url: str = text("")  # this table's phone pages (bornes web), linked from the board's card: "http://t1.local:8080/"
     resend: float = seconds(10.0, 0.1, 3600.0)  # before an unconfirmed result is sent again
     all_history: bool = flag(False)  # also publish games finished before this bridge first ran
@@ -88,7 +97,7 @@ class BoardSettings:
     #: Where browsers reach the board ("http://club.local:8080/"): its name passes the Host check.
     url: str = custom("", _web_address)
     title: str = text("Mille Bornes club night")
-    language: str = choice("en", tuple(LANGUAGES))  # the pages' language: "en" or "fr"
+    language: str = custom("en", _language)  # the pages' language: "en" or "fr" (or "French", "FR"...)
 
 
 def _read(path: str | None, label: str, section: str, given: dict[str, Any],

@@ -35,7 +35,8 @@ def test_one_error_and_one_wording_for_the_config_and_the_settings(tmp_path: Pat
 @pytest.mark.parametrize("text, words", [
     ("[bridge]\nclub = 'lyon'\n[brokr]\n", "unknown section [brokr]; known sections: bridge, broker"),
     (GOOD + "all_history = 'yes'\n", 'bridge.all_history = "yes" is not true or false'),
-    (GOOD + "language = 'de'\n", 'bridge.language = "de" is not one of en, fr'),
+    (GOOD + "language = 'de'\n", 'bridge.language = "de" is not a language the club speaks; choose en (English) or '
+                                  'fr (Français)'),
     (GOOD + "[broker]\nkeepalive = 1\n", "broker.keepalive = 1 is out of range; allowed 5 to 3600"),
     (GOOD + "[broker]\nhost = 5\n", "broker.host = 5 is a whole number, not a string"),
     ("", "is empty; restore it, or copy config/bridge.sample.toml there"),
@@ -70,3 +71,12 @@ def test_a_short_organiser_password_is_refused_without_showing_it() -> None:
     with pytest.raises(SettingsError) as caught:
         load_board(None, club="lyon", organiser_password="abc123")
     assert "at least 10 characters" in str(caught.value) and "abc123" not in str(caught.value)
+
+
+@pytest.mark.parametrize("written", ["fr", "FR", "fr_FR.UTF-8", "French", "français"])
+def test_the_club_takes_a_language_as_the_referee_does(tmp_path: Path, written: str) -> None:
+    """Issue 29, item 6, for the club: `language = "French"` or `"FR"` is French, as in the table's config."""
+    assert load_bridge(_write(tmp_path, GOOD + f"language = '{written}'\n")).language == "fr"
+    board = tmp_path / "club.toml"
+    board.write_text(f"[club]\nclub = 'lyon'\nlanguage = '{written}'\n")
+    assert load_board(str(board)).language == "fr"

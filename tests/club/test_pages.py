@@ -89,7 +89,8 @@ def test_english_by_default_and_empty_pages_say_so(board: Board) -> None:
 
 
 def test_unknown_language_is_one_line() -> None:
-    with pytest.raises(SettingsError, match=r'^club settings: club\.language = "de" is not one of en, fr$'):
+    with pytest.raises(SettingsError, match=r'^club settings: club\.language = "de" is not a language the club speaks; '
+                                                r'choose en \(English\) or fr \(Français\)$'):
         load_board(None, club="lyon", language="de")
 
 

@@ -213,7 +213,7 @@ def memory_rows(sizes: Sizes) -> list[Row]:
 
 
 def simulate_part(sizes: Sizes) -> list[Row]:
-    return simulate_rows(sizes.hands)
+    return simulate_rows(sizes.hands, sizes.rounds)
 
 
 def baseline_part(sizes: Sizes) -> list[Row]:
@@ -332,17 +332,32 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
 }
 
 
-def simulate_rows(hands: int) -> list[Row]:
+#: Issue 6 asked 500 hands per CPU second of a 4-player `bornes simulate` on the development machine
+#: of the time (an AMD EPYC), where the November baseline f83ad17 made 368 (issue 22, its lowest
+#: figure there). This machine is slower at it (f83ad17 makes about 150 here), so the budget is that
+#: bar stated against f83ad17 measured alternately in the same run: 500 / 368.
+SIMULATE_BUDGET = 500 / 368
+
+
+def simulate_rows(hands: int, rounds: int = 1) -> list[Row]:
     """`bornes simulate` and the engine alone: hands per second, and where one action's time goes."""
     from bench import figures
+    from bench.baseline import BASELINE, side_by_side
 
     rows: list[Row] = []
     for players in (2, 4, 6):
         wall, cpu = figures.simulate_rate(players, hands)
-        budgeted = players == 4
         rows.append(Row(f"`bornes simulate`, {players} players, {hands} hands (per CPU second; wall clock)",
-                        f"{cpu:.0f} hands/s; {wall:.0f}", "≥ 500 hands/s" if budgeted else "—",
-                        cpu >= 500 if budgeted else None))
+                        f"{cpu:.0f} hands/s; {wall:.0f}"))
+    run = side_by_side([BASELINE], players=4, hands=hands, rounds=rounds, compiled=False)
+    today, november = run.python.simulate_median, run.commit(BASELINE).simulate_median
+    failures = sum(subject.failures for subject in run.subjects)
+    plural = "s" if rounds != 1 else ""
+    rows.append(Row(f"  4 players as Python vs {BASELINE}, {rounds} interleaved round{plural} of {hands} hands "
+                    f"(per CPU second, medians; issue 6's 500 hands/s where {BASELINE} made 368)",
+                    f"{today:.0f} vs {november:.0f} = {today / november:.2f}×"
+                    + (f"; {failures} invariant failures" if failures else ""),
+                    f"≥ {SIMULATE_BUDGET:.2f}×", today / november >= SIMULATE_BUDGET and not failures))
     for players in (2, 4, 6):
         rate = figures.engine_replay_rate(players, hands)
         budgeted = players == 4

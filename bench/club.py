@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.driver import bornes_command
 from bornes.drivers.events import ButtonPressed
 from bornes.drivers.readers.resolver import CardResolver
 from bornes.engine.options import EDITIONS
@@ -52,11 +53,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def bornes_command() -> list[str]:
-    script = REPO / ".venv" / "bin" / "bornes"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bornes.firmware.cli"]
 
 
 def wait_port(port: int, timeout: float = 60.0) -> None:

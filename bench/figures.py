@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,9 @@ def idle_cpu(seconds: float, settle: float = 2.0) -> float:
     return 100.0 * used / elapsed
 
 
-def start_to_ready(runs: int) -> list[float]:
-    """Seconds from Popen to the READY=1 datagram on a fake $NOTIFY_SOCKET, once per run."""
+def start_to_ready(runs: int, command: Sequence[str] | None = None) -> list[float]:
+    """Seconds from Popen to the READY=1 datagram on a fake $NOTIFY_SOCKET, once per run; ``command``
+    starts another tree's ``bornes`` (``bench.driver.tree_command``), by default this venv's."""
     times = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="bornes-ready-") as scratch:
@@ -59,7 +61,7 @@ def start_to_ready(runs: int) -> list[float]:
             listener.settimeout(15)
             pty = Pty(where / "reader")
             config = write_config(where, pty.link)
-            daemon = Daemon(config, env={"NOTIFY_SOCKET": str(sock_path)})
+            daemon = Daemon(config, env={"NOTIFY_SOCKET": str(sock_path)}, command=command, cwd=where)
             try:
                 while True:
                     message = listener.recv(4096).decode()

@@ -1,10 +1,16 @@
 """``python -m bench.startup``: how long short commands and the daemon take to start.
 
-Start-up on a Pi Zero 2 W is mostly imports, about ten times slower than here, so the
-budgets are set against a bare interpreter on the same machine, measured in the same run:
-``bornes replay`` of one hand within 4x ``python3 -c pass``, and start to READY (the
-sd_notify datagram systemd waits for) within 0.25 s. Each command runs alternately with
-the bare interpreter, so a drift in the machine's speed moves both.
+Start-up on a Pi Zero 2 W is mostly imports, about ten times slower than here, so no budget here
+is an absolute time: each is set against a reference measured in the same run, alternately with
+the command, so a drift in the machine's speed moves both:
+
+* ``bornes replay`` of one hand within 4x ``python3 -c pass`` (issue 12);
+* start to READY (the sd_notify datagram systemd waits for) within 1.39x the start of 78a41e5, the
+  tree issue 12's budget was set on: it said 0.25 s, on a machine where that tree started in
+  0.180 s (0.25 / 0.180 = 1.39). The bench ran on another machine since (an Intel Xeon where the
+  budget's was an AMD EPYC) on which the same tree starts in about 0.26 s, so the absolute 0.25 s
+  judged the machine, not the referee. The tree is unpacked from this repository's history, like
+  bench/baseline.py's, and both start from bytecode written beforehand, as an installed referee has.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from pathlib import Path
 from bench import figures
 
 REPLAY_BUDGET = 4.0  # x a bare interpreter
-READY_BUDGET = 0.25  # seconds
+#: The tree whose start issue 12 budgeted: 0.180 s at 78a41e5 against the issue's 0.25 s.
+READY_REFERENCE = "78a41e5"
+READY_BUDGET = 0.25 / 0.180  # x that tree's start to READY, measured alternately in the same run
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "engine" / "records" / "winning-moves-2p.record"
 
 
@@ -55,6 +63,9 @@ def paired(command: Sequence[str], runs: int) -> tuple[float, float]:
 
 def startup_rows(runs: int) -> list[tuple[str, str, str, bool | None]]:
     """(figure, measured, budget, met) for the bench table."""
+    from bench.driver import REPO, compile_bytecode
+
+    compile_bytecode(REPO)  # as an installed referee has it
     bornes = [sys.executable, "-m", "bornes.firmware.cli"]
     rows: list[tuple[str, str, str, bool | None]] = []
     with tempfile.TemporaryDirectory(prefix="bornes-startup-") as scratch:
@@ -66,11 +77,34 @@ def startup_rows(runs: int) -> list[tuple[str, str, str, bool | None]]:
             rows.append((f"{label} vs `python -c pass` ({base * 1000:.0f} ms), median of {runs}",
                          f"{mine * 1000:.0f} ms = {ratio:.1f}x", f"≤ {budget:g}x" if budget else "—",
                          ratio <= budget if budget else None))
-    times = figures.start_to_ready(runs)
-    worst = max(times)
-    rows.append((f"start to READY (`bornes run`, mock pins, pty reader), median / max of {runs}",
-                 f"{figures.median(times):.3f} s / {worst:.3f} s", f"≤ {READY_BUDGET:g} s", worst <= READY_BUDGET))
+    today, reference = ready_side_by_side(runs)
+    ratio = statistics.median(today) / statistics.median(reference)
+    rows.append((f"start to READY (`bornes run`, mock pins, pty reader) vs {READY_REFERENCE} (issue 12's tree: "
+                 f"0.180 s where its budget said 0.25 s), alternately, median of {runs} (today's max)",
+                 f"{statistics.median(today):.3f} s vs {statistics.median(reference):.3f} s = {ratio:.2f}x "
+                 f"({max(today):.3f} s)", f"≤ {READY_BUDGET:.2f}x", ratio <= READY_BUDGET))
     return rows
+
+
+def ready_side_by_side(runs: int) -> tuple[list[float], list[float]]:
+    """Seconds to READY of this tree and of :data:`READY_REFERENCE`, ``runs`` each, taking turns
+    (after one start of each that is not counted), both started by :func:`bench.driver.tree_command`."""
+    from bench.baseline import materialise
+    from bench.driver import REPO, compile_bytecode, tree_command
+
+    compile_bytecode(REPO)
+    with tempfile.TemporaryDirectory(prefix="bornes-ready-reference-") as scratch:
+        folder = Path(scratch) / READY_REFERENCE
+        folder.mkdir()
+        root = Path(materialise(READY_REFERENCE, folder).root)
+        compile_bytecode(folder)
+        commands = (tree_command(), tree_command(root))
+        figures.start_to_ready(1, commands[0]), figures.start_to_ready(1, commands[1])
+        times: tuple[list[float], list[float]] = ([], [])
+        for turn in range(runs):
+            for which in ((0, 1) if turn % 2 == 0 else (1, 0)):
+                times[which].extend(figures.start_to_ready(1, commands[which]))
+    return times
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -274,45 +274,27 @@ def strace_syncs(cards: int, commit: str | None = None, pause: float = 0.5) -> t
     """``strace -f -c -e trace=fsync,fdatasync`` around the real daemon (``bornes run`` of this tree, or of
     ``commit``) while ``cards`` scripted cards are tapped on its pty, ``pause`` seconds apart (the referee's
     upkeep runs when the table is quiet): (cards, calls by name), start-up and the new game included."""
-    import queue
     import re
     import signal
-    import threading
     import time
 
-    from bench.driver import Daemon, Pty, script_games, write_config
+    from bench.driver import Daemon, Pty, script_games, tree_command, write_config
 
     if shutil.which("strace") is None:
         raise ShimError("no strace (apt install strace)")
     script = script_games(players=2, seed=3, games=max(1, cards // 60 + 1))
     with tempfile.TemporaryDirectory(prefix="bornes-strace-") as scratch:
         where = Path(scratch)
-        tree = ""
+        tree = None
         if commit is not None:
             from bench.baseline import materialise
 
-            tree = materialise(commit, where / "tree").root
+            tree = Path(materialise(commit, where / "tree").root)
         pty = Pty(where / "reader")
         report = where / "strace.txt"
-        code = (f"import sys; sys.path[:0] = [p for p in ({tree!r},) if p]; "
-                "from bornes.firmware.cli import main; sys.exit(main())")
-
-        class Traced(Daemon):
-            """``bornes run`` under strace; its log is read as Daemon reads it."""
-
-            def __init__(self, config: Path) -> None:
-                self.started = time.perf_counter()
-                self.process = subprocess.Popen(
-                    ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(report), sys.executable, "-c",
-                     code, "run", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    text=True, cwd=tempfile.gettempdir())
-                Daemon.running.append(self.process)
-                self.lines: queue.Queue[str | None] = queue.Queue()
-                self.log: list[str] = []
-                self._reader = threading.Thread(target=self._pump, daemon=True)
-                self._reader.start()
-
-        daemon = Traced(write_config(where, pty.link, players=2, state=where / "state"))
+        traced = ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(report), *tree_command(tree)]
+        daemon = Daemon(write_config(where, pty.link, players=2, state=where / "state"), command=traced,
+                        cwd=Path(tempfile.gettempdir()))
         try:
             daemon.wait_up()
             if not any("reader back" in text for text in daemon.log):

@@ -44,12 +44,13 @@ from bornes.drivers.camera.wire import (
     teach_command,
 )
 from bornes.drivers.events import CameraTeaching, KindShown, ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.readers.running import RunningReader
 from bornes.engine.cards import CardKind
 
 log = logging.getLogger("bornes.camera")
 
 
-class CameraReader:
+class CameraReader(RunningReader):
     """Runs one camera's process; ``start()`` in a daemon thread, ``close()`` stops both (safe twice)."""
 
     def __init__(
@@ -63,9 +64,9 @@ class CameraReader:
         max_backoff: float = 10.0,
         unusable_wait: float = 60.0,
     ) -> None:
+        super().__init__(name)
         self.settings = settings
         self.events = events
-        self.name = name
         self.program = program
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
@@ -74,33 +75,16 @@ class CameraReader:
         self.restarts = 0  # processes started after the first
         self.reads = 0
         self._lost_said: str | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
     # -- life cycle -------------------------------------------------------------------------------------
 
-    def start(self) -> CameraReader:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name=f"bornes-{self.name}", daemon=True)
-            self._thread.start()
-        return self
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Stop the camera's process (its input closes: it lets the camera go and ends) and the thread."""
-        self._stop.set()
+    def _interrupt(self, timeout: float) -> None:
+        """Stop the camera's process (its input closes: it lets the camera go and ends)."""
         child = self._child
         if child is not None:
             _stop_child(child, timeout)
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    def __enter__(self) -> CameraReader:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def pid(self) -> int | None:

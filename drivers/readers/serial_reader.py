@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
 from bornes.drivers.readers.presence import DoubleReadFilter, PresenceTracker
 from bornes.drivers.readers.resolver import CardResolver
+from bornes.drivers.readers.running import RunningReader
 
 SerialFactory = Callable[[str, int, float], Any]
 
@@ -161,7 +161,7 @@ class ReaderStats:
     reconnects: int = 0
 
 
-class SerialReader:
+class SerialReader(RunningReader):
     """Owns one serial reader; start() runs it in a daemon thread, close() stops and joins it."""
 
     def __init__(
@@ -182,11 +182,11 @@ class SerialReader:
         monotonic: Callable[[], float] = time.monotonic,
         serial_factory: SerialFactory = open_serial,
     ) -> None:
+        super().__init__(name)
         self.port_name = port
         self.events = events
         self.link = link
         self.baudrate = baudrate
-        self.name = name
         self.resolver = resolver if resolver is not None else CardResolver(reader=name)
         self.double_reads = double_reads if double_reads is not None else DoubleReadFilter(double_read_window)
         self.min_backoff = min_backoff
@@ -197,35 +197,17 @@ class SerialReader:
         self.serial_factory = serial_factory
         self.reconnects = 0
         self.connected = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._port: Any = None
         self._reported = DecoderStats()
         self._last_problem: dict[str, float] = {}
 
     # -- life cycle -----------------------------------------------------------------------
 
-    def start(self) -> SerialReader:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name=f"bornes-{self.name}", daemon=True)
-            self._thread.start()
-        return self
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Stop the thread and release the port; safe to call twice or before start()."""
-        self._stop.set()
+    def _interrupt(self, timeout: float) -> None:
         port = self._port
         if port is not None:
             with contextlib.suppress(Exception):
                 port.cancel_read()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    def __enter__(self) -> SerialReader:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def stats(self) -> ReaderStats:

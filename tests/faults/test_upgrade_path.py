@@ -13,19 +13,14 @@ those are counted apart.
 from __future__ import annotations
 
 import hashlib
-import queue
 import random
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bench.driver import Daemon, Pty, script_games, write_config
+from bench.driver import Daemon, Pty, script_games, tree_command, write_config
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalError
 from bornes.firmware.storage.wal import FRAME_HEADER_SIZE, HEADER_SIZE, walk
 from tests.faults.unsaved import CI, Snapshot, Sweep, in_memory
@@ -33,22 +28,6 @@ from tests.faults.unsaved import CI, Snapshot, Sweep, in_memory
 OLD = "44cd1eb"  # before checkpoint-every-write (issue 19): the WAL held the acknowledged cards
 WAL = f"{FILENAME}-wal"
 CARDS = 50
-
-
-class OldDaemon(Daemon):
-    """``bornes run`` of an older tree, unpacked from this repository's history."""
-
-    def __init__(self, config: Path, tree: Path) -> None:  # a Daemon, started with the old tree's CLI
-        self.started = time.perf_counter()
-        code = f"import sys; sys.path.insert(0, {str(tree)!r}); from bornes.firmware.cli import main; sys.exit(main())"
-        self.process = subprocess.Popen([sys.executable, "-I", "-c", code, "run", "--config", str(config)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        cwd=config.parent)
-        Daemon.running.append(self.process)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.log: list[str] = []
-        self._reader = threading.Thread(target=self._pump, daemon=True)
-        self._reader.start()
 
 
 @dataclass(frozen=True)
@@ -71,7 +50,8 @@ def upgrade(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Upgrade]:
     script = script_games(players=2, seed=3, games=1)
     state = where / "state"
     pty = Pty(where / "reader")
-    daemon = OldDaemon(write_config(where, pty.link, players=2, state=state), tree)
+    config = write_config(where, pty.link, players=2, state=state)
+    daemon = Daemon(config, command=tree_command(tree), cwd=where)  # 44cd1eb's own referee
     try:
         daemon.wait_up()
         if not any("reader back" in text for text in daemon.log):

@@ -177,10 +177,19 @@ def wait_reading_stdin(pid: int, timeout: float = 60) -> None:
     raise TimeoutError(f"process {pid} never read its standard input")
 
 
+def _ctrl_c_as_a_terminal_sends_it() -> None:
+    """The child's SIGINT back to its default, as a shell in a terminal starts a command. A suite started as a
+    background job of a non-interactive shell (``pytest &`` in a script, CI's runners) inherits SIGINT
+    *ignored*, as POSIX says such a job must; Python then leaves it ignored and installs no KeyboardInterrupt,
+    so the Ctrl-C under test would never arrive. The product is not changed for this: a program that was
+    started with Ctrl-C ignored is meant to keep ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(command: list[str], stdin_open: bool = True) -> int:
     """``command`` reading from a pipe that stays open, interrupted by SIGINT (Ctrl-C) once it runs."""
     child = subprocess.Popen([*bornes_command(), *command], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, cwd=REPO)
+                             stderr=subprocess.PIPE, text=True, cwd=REPO, preexec_fn=_ctrl_c_as_a_terminal_sends_it)
     wait_reading_stdin(child.pid)  # a Ctrl-C while Python itself starts is Python's, not bornes'
     child.send_signal(signal.SIGINT)
     code = child.wait(30)

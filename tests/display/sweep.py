@@ -1,0 +1,36 @@
+"""The tables the screen sweeps play (every edition at every size it is played at, alone or in partnerships),
+and which of them the fast tier keeps.
+
+A table's sweep plays a whole game and a whole hand and draws every screen at both panel sizes: about a second
+a table, 26 tables, in two modules. The fast tier keeps one table of each edition, chosen so that together they
+show every number of sides a screen must fit (2 to 6, partnerships of 2 and 3 tables of 4 sides); the whole
+suite plays them all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bornes.engine.options import EDITIONS
+
+TABLES = [
+    (name, players, teams)
+    for name, edition in EDITIONS.items()
+    for players in edition.seat_counts
+    for teams in (False, True)
+    if players in (edition.team_seats if teams else edition.solo_seats)
+]
+#: One table of each edition: sides 3 (alone), 3 (partnerships of 2), 6, 4 (partnerships of 2 at 8), 2.
+FAST_TABLES = {("winning-moves", 3, False), ("parker-1988", 6, True), ("hasbro-2016", 6, False),
+               ("dujardin", 8, True), ("1000-bornes", 2, False)}
+
+
+def table_id(table: tuple[str, int, bool]) -> str:
+    edition, players, teams = table
+    return f"{edition}-{players}{'-teams' if teams else ''}"
+
+
+def swept_tables() -> list[object]:
+    """``TABLES`` as parameters: the fast tier's sample plain, the rest marked slow."""
+    return [pytest.param(*table, id=table_id(table),
+                         marks=() if table in FAST_TABLES else pytest.mark.slow) for table in TABLES]

@@ -194,12 +194,16 @@ def _table(c: Canvas, view: TableView) -> None:
 
 
 def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
-    """A refused play: the reason in the largest type that fits; it stays until the next input."""
+    """A refused input: the reason in the largest type that fits; it stays until the next input. A refused
+    card asks for the card back; a refused button (a hand the engine would not end) does not."""
     c.box((0, 0, c.width - 1, 12))
     c.text_center(0, _("REFUSED"), "bold7", fill=BLACK)
     text = message.text
     if message.short and not all(c.fits(word, "small", c.width - 2 * MARGIN) for word in text.split()):
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
+    if not message.card:  # a button or a reader's trouble: nothing to take back, the reason has the room
+        _paragraph(c, text, 14, c.height - 1)
+        return
     _paragraph(c, text, 14, c.height - HINT_H - 1)
     if view.turn_name:
         _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back"),

@@ -244,6 +244,9 @@ class FlowState:
     message: str | None = None
     short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
+    #: The input was a card (read, shown to the camera, typed): a refusal asks for it back, a refused
+    #: button never does.
+    card: bool = False
     status: str | None = None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from PIL import Image
 
 from bornes.firmware.language import names as naming
+from bornes.firmware.language.buttons import keyed, legend_words
 from bornes.firmware.language.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
@@ -88,8 +89,10 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
 
 
 def _hint(c: Canvas, text: str | Sequence[str]) -> None:
-    """The buttons this screen waits for, on the last line, in the longest phrasing that fits."""
-    c.text_center(c.height - HINT_H, c.choose(text, HINT_FONT, c.width - 2 * MARGIN), HINT_FONT,
+    """The buttons this screen waits for, on the last line, in the longest phrasing that fits; on a
+    keypad table, named by their keys ("+ more   Enter back": ``language/buttons.py``)."""
+    phrasings = [keyed(text)] if isinstance(text, str) else [keyed(option) for option in text]
+    c.text_center(c.height - HINT_H, c.choose(phrasings, HINT_FONT, c.width - 2 * MARGIN), HINT_FONT,
                   left=MARGIN, right=c.width - MARGIN)
 
 
@@ -501,8 +504,8 @@ def _status(c: Canvas, view: StatusView) -> None:
     c.box((0, 0, c.width - 1, 14))
     title, font = c.choose_font(f"! {view.title}", ("bold7", "text", "small"), c.width - 2 * MARGIN)
     c.text_center(1, title, font, fill=BLACK)
-    if view.detail:
-        _paragraph(c, view.detail, 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
+    if view.detail:  # "OK ends, BACK plays on": by their keys on a keypad table
+        _paragraph(c, keyed(view.detail), 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
 
 
 _LEGEND_ROW = 12
@@ -555,7 +558,9 @@ def _legend(c: Canvas, view: LegendView) -> None:
 
 
 def _legend_keys(c: Canvas, keys: Sequence[tuple[str, str]], page: int) -> None:
-    """A keycap with what is printed on it, and the button that key is."""
+    """A keycap with what is printed on it, and the button that key is, both in the table's language
+    ("Entrée", "DÉFAUSSE")."""
+    keys = legend_words(keys)
     columns = _legend_columns((c.width, c.height))
     rows = _key_rows((c.width, c.height))
     per_page = rows * columns

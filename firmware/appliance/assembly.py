@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir, tv_file
+from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, control_path, ensure_state_dir, tv_file
 from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
 from bornes.firmware.language.i18n import N_, Phrase, _
@@ -38,15 +38,6 @@ def desktop_panel() -> str:
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return "pygame"
     return "terminal" if sys.stdout.isatty() else "dummy"
-
-
-def control_path(config: Config, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
-    """The control socket's path; under ``--emulate``, the state folder's (a laptop has no /run/bornes of ours)."""
-    from bornes.firmware.appliance.config import ControlConfig
-
-    if emulate and config.control.socket == ControlConfig().socket:
-        return os.path.join(state_dir, "control.sock")
-    return config.control.socket
 
 
 def held_buttons(config: Config, pin_map: Any, events: queue.Queue[Any], pin_factory: Any,

@@ -369,8 +369,8 @@ def _hold_ok(
     """
     from bornes.drivers.pins import make_pin_factory
     from bornes.firmware.appliance import notify
-    from bornes.firmware.appliance.assembly import control_path, desktop_panel, held_buttons, open_display_from_config
-    from bornes.firmware.appliance.config import tv_file
+    from bornes.firmware.appliance.assembly import desktop_panel, held_buttons, open_display_from_config
+    from bornes.firmware.appliance.config import control_path, tv_file
     from bornes.firmware.appliance.referee import wait_for_long_ok
     from bornes.firmware.screens.model import StatusView
     from bornes.firmware.screens.render import render

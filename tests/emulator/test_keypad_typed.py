@@ -156,3 +156,19 @@ def test_a_keypad_table_on_a_laptop(tmp_path: Path) -> None:
     assert f"refusé{nbsp}: La manche continue{nbsp}: la pioche n'est pas vide" in logged  # held "-": not ended
     for wrong in ("Ni carte ni bouton", "lecteur", "buttons:", "keypad "):
         assert not any(wrong in line for line in logged), (wrong, logged)
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_screen_fits_with_the_keys_named(language: str) -> None:
+    """"Entrée" is longer than "OK": named by its keys, every footer still fits (a shorter phrasing)."""
+    from bornes.firmware.screens import SMALL, WIDE
+    from bornes.firmware.screens.render import layout_problems
+    from bornes.firmware.screens.samples import sample_screens
+
+    failures = []
+    for keymap in KEYMAPS.values():
+        with speaking(language), using_keys(keymap.labels()):
+            for name, view in sample_screens().items():
+                for size in (SMALL, WIDE):
+                    failures += [f"{name} {size}: {problem}" for problem in layout_problems(view, size)]
+    assert failures == []

@@ -209,3 +209,19 @@ def test_a_blocked_hand_is_one_nobody_can_play_on() -> None:
         assert isinstance(view, StatusView)
         assert view.detail.startswith("Personne ne peut plus jouer") and "roule" not in view.detail
         assert words.action_words(game.state.setup, EndHand(), "fr")[0].endswith("personne ne peut plus jouer")
+
+
+def test_the_sheets_a_person_reads_are_in_the_tables_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: ``feed`` printed each hand's sheet as JSON with English keys ("Milestones") on a French
+    table. A person reads the text output: the sheet as the table names its rows. ``--json`` is an API:
+    its keys stay the rows' stable names, and ``labels`` says how the table names them."""
+    capsys.readouterr()
+    main(["feed", str(SCRIPT)])
+    out = capsys.readouterr().out.splitlines()
+    sheet = out[out.index(next(line for line in out if line.startswith("Manche 1"))):]
+    assert sheet[0].split() == ["Manche", "1", "Anaïs", "Jérôme"]
+    assert [line.rsplit(None, 2)[0] for line in sheet[1:]] == ["Kilomètres", "Total manche", "Report", "Total cumulé"]
+    assert not any(line.startswith("{") for line in out) and "Milestones" not in "\n".join(out)
+    main(["feed", str(SCRIPT), "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert "Milestones" in document["sheets"][0]["sides"]["Anaïs"] and document["labels"]["Milestones"] == "Kilomètres"

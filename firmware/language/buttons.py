@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from bornes.firmware.language.i18n import N_, catalogue
+from bornes.firmware.language.i18n import NC_, catalogue
 
 #: The buttons a text names by their printed names ("OK / BACK", "NEXT/BACK", "or press CF"), where
 #: they stand alone: never inside a word or a control card's code ("MB-CMD-OK").
@@ -25,12 +25,14 @@ _NAMED = re.compile(r"(?<![\w-])(OK|NEXT|BACK|CF)(?![\w-])")
 _SEATS = re.compile(r"SEAT(\d)")
 
 #: The buttons as the legend of a keypad table names them, for the catalogue (context "button").
-BUTTON_WORDS = (N_("CF"), N_("DISCARD"), N_("UNDO"), N_("OK"), N_("NEXT"), N_("BACK"), N_("SEAT{n}"))
+BUTTON_WORDS = (NC_("button", "CF"), NC_("button", "DISCARD"), NC_("button", "UNDO"), NC_("button", "OK"),
+                NC_("button", "NEXT"), NC_("button", "BACK"), NC_("button", "SEAT{n}"))
 #: Key labels that are words (drivers/keys.py), for the catalogue (context "key"); the others
 #: ("+", "0", "F13") are printed alike in every language.
-KEY_WORDS = (N_("Enter"), N_("Space"), N_("Backspace"), N_("Tab"), N_("Esc"), N_("Del"), N_("Ins"), N_("Home"),
-             N_("End"), N_("Up"), N_("Down"), N_("Left"), N_("Right"), N_("Mute"), N_("Play"), N_("Next"),
-             N_("Prev"), N_("Shift"), N_("Ctrl"), N_("Caps"))
+KEY_WORDS = (NC_("key", "Enter"), NC_("key", "Space"), NC_("key", "Backspace"), NC_("key", "Tab"), NC_("key", "Esc"),
+             NC_("key", "Del"), NC_("key", "Ins"), NC_("key", "Home"), NC_("key", "End"), NC_("key", "Up"),
+             NC_("key", "Down"), NC_("key", "Left"), NC_("key", "Right"), NC_("key", "Mute"), NC_("key", "Play"),
+             NC_("key", "Next"), NC_("key", "Prev"), NC_("key", "Shift"), NC_("key", "Ctrl"), NC_("key", "Caps"))
 
 _in_use: list[Mapping[str, str]] = [{}]
 
@@ -54,6 +56,11 @@ def key_word(label: str, words: gettext.NullTranslations | None = None) -> str:
 def button_word(button: str, words: gettext.NullTranslations | None = None) -> str:
     """A button as the legend of a keypad table names it, in the table's language: ``DISCARD`` is
     "DÉFAUSSE" in French, ``SEAT1-SEAT8`` "PLACE1-PLACE8"."""
+    return button_phrasings(button, words)[0]
+
+
+def button_phrasings(button: str, words: gettext.NullTranslations | None = None) -> tuple[str, ...]:
+    """:func:`button_word`, then a shorter phrasing where there is one: a range of seats as "PLACE1-8"."""
     said = words or catalogue()
 
     def one(name: str) -> str:
@@ -62,7 +69,12 @@ def button_word(button: str, words: gettext.NullTranslations | None = None) -> s
             return said.pgettext("button", "SEAT{n}").format(n=seat.group(1))
         return said.pgettext("button", name)
 
-    return "-".join(one(name) for name in button.split("-"))
+    names = button.split("-")
+    whole = "-".join(one(name) for name in names)
+    last = _SEATS.fullmatch(names[-1])
+    if len(names) == 2 and last and _SEATS.fullmatch(names[0]):
+        return whole, f"{one(names[0])}-{last.group(1)}"
+    return (whole,)
 
 
 def keyed(text: str, keys: Mapping[str, str] | None = None) -> str:

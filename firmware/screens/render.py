@@ -12,7 +12,7 @@ from typing import Any
 from PIL import Image
 
 from bornes.firmware.language import names as naming
-from bornes.firmware.language.buttons import keyed, legend_words
+from bornes.firmware.language.buttons import button_phrasings, key_word, keyed
 from bornes.firmware.language.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
@@ -560,20 +560,20 @@ def _legend(c: Canvas, view: LegendView) -> None:
 def _legend_keys(c: Canvas, keys: Sequence[tuple[str, str]], page: int) -> None:
     """A keycap with what is printed on it, and the button that key is, both in the table's language
     ("Entrée", "DÉFAUSSE")."""
-    keys = legend_words(keys)
+    worded = [(key_word(label), button_phrasings(button)) for label, button in keys]
     columns = _legend_columns((c.width, c.height))
     rows = _key_rows((c.width, c.height))
     per_page = rows * columns
     col_w = (c.width - 2 * MARGIN) // columns
-    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in keys)))
-    for place, (label, button) in enumerate(keys[page * per_page:(page + 1) * per_page]):
+    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in worded)))
+    for place, (label, button) in enumerate(worded[page * per_page:(page + 1) * per_page]):
         column, row = divmod(place, rows)
         x = MARGIN + column * col_w
         y = TITLE_H + 1 + row * _KEY_ROW
         cap, font = c.choose_font((label,), ("small", "tiny"), cap_w - 4)
         c.box((x, y, x + cap_w - 1, y + _KEY_ROW - 2))  # the key, lit: what is printed on it in black
         c.text_center(y + (1 if font == "small" else 3), cap, font, fill=BLACK, left=x, right=x + cap_w)
-        said, font = c.choose_font((button,), ("small", "tiny"), col_w - cap_w - 6)
+        said, font = c.choose_font(button, ("small", "tiny"), col_w - cap_w - 6)  # "PLACE1-PLACE8", "PLACE1-8"
         c.text((x + cap_w + 4, y + (1 if font == "small" else 3)), said, font)
 
 

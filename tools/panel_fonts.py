@@ -84,16 +84,17 @@ GLYPHS: dict[str, dict[str, str]] = {
         # three rows; two pixels each, never a dot ("Léa" read "Lėa"), told apart by where they are: the
         # grave over the left two columns, the circumflex the middle two, the acute the right two (é a
         # column wider for it, so that it clears the next letter), the diaeresis the two sides (ë read
-        # "x" when its dots touched the e). É, È, Ê and Ë on an E four columns wide, as Ô and Ü are, so
-        # that they differ from Î and Ï; î and ï on a bare stem, so that they differ from i, Î and Ï.
+        # "x" when its dots touched the e). É, È, Ê and Ë on an E four columns wide, as Ô and Ü are (its
+        # middle bar two, so that it reads as an E, not a block), so that they differ from Î and Ï; î
+        # and ï on a bare stem, so that they differ from i, Î and Ï.
         "è": "##..|....|#.#.|##..|.##.|....",
         "é": "..##.|.....|#.#..|##...|.##..|.....",
         "ê": ".##.|....|#.#.|##..|.##.|....",
         "ë": "#.#.|....|#.#.|##..|.##.|....",
-        "È": "##...|.....|####.|###..|####.|.....",
-        "É": "..##.|.....|####.|###..|####.|.....",
-        "Ê": ".##..|.....|####.|###..|####.|.....",
-        "Ë": "#..#.|.....|####.|###..|####.|.....",
+        "È": "##...|.....|####.|##...|####.|.....",
+        "É": "..##.|.....|####.|##...|####.|.....",
+        "Ê": ".##..|.....|####.|##...|####.|.....",
+        "Ë": "#..#.|.....|####.|##...|####.|.....",
         "à": "##..|....|.##.|#.#.|.##.|....",
         "â": ".##.|....|.##.|#.#.|.##.|....",
         "À": "##..|....|.#..|###.|#.#.|....",

@@ -320,6 +320,13 @@ SECTIONS: dict[str, type[Any]] = {
     "web": WebConfig,
 }
 
+def control_path(config: Config, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
+    """The control socket's path; under ``--emulate``, the state folder's (a laptop has no /run/bornes of ours)."""
+    if emulate and config.control.socket == ControlConfig().socket:
+        return os.path.join(state_dir, "control.sock")
+    return config.control.socket
+
+
 def tv_file(config: Config, control_socket: str | os.PathLike[str]) -> Path:
     """Where the referee keeps its screen for the TV page (``[display] panel = "tv"``): ``[display]
     tv_file``, else ``tv.json`` beside the control socket in use (the referee's runtime folder, which

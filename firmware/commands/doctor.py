@@ -123,14 +123,17 @@ def check_engine(config: Config) -> Iterable[Finding]:
     yield Finding(OK, "engine", f"{build}: {ENGINE_BUILDS.get(build, 'unknown build')}")
 
 
-def _describe_ports() -> dict[str, str]:
-    """pyserial's description of each port it knows (USB vendor:product, product name)."""
+def _describe_ports(usb_only: bool = False) -> dict[str, str]:
+    """pyserial's description of each port it knows (USB vendor:product, product name); with
+    ``usb_only``, the USB ones alone (a laptop's built-in ttyS0 is no reader)."""
     try:
         from serial.tools import list_ports
     except ImportError:
         return {}
     found = {}
     for port in list_ports.comports():
+        if usb_only and (port.vid is None or port.pid is None):
+            continue
         detail = port.description if port.description and port.description != "n/a" else ""
         if port.vid is not None and port.pid is not None:
             detail = f"{detail} [{port.vid:04x}:{port.pid:04x}]".strip()
@@ -139,9 +142,12 @@ def _describe_ports() -> dict[str, str]:
 
 
 def check_serial(config: Config) -> Iterable[Finding]:
-    described = _describe_ports()
+    """The serial ports a reader could be on. On a desktop only USB ones: a laptop's built-in ttyS0 is
+    never a card reader, and "OK serial: found /dev/ttyS0" read as if one were there (issue 40)."""
+    desktop = is_desktop(config)
+    described = _describe_ports(usb_only=desktop)
     found: dict[str, str] = {}  # name -> the device it resolves to
-    for pattern in SERIAL_PATTERNS:
+    for pattern in SERIAL_PATTERNS if not desktop else ("/dev/serial/by-id/*", "/dev/ttyUSB*", "/dev/ttyACM*"):
         for name in sorted(glob.glob(pattern)):
             found.setdefault(name, os.path.realpath(name))
     for real in sorted(described):
@@ -149,8 +155,8 @@ def check_serial(config: Config) -> Iterable[Finding]:
             found[real] = real
     for name, real in found.items():
         arrow = f" -> {real}" if real != name else ""
-        yield Finding(OK, "serial", f"found {name}{arrow} {described.get(real, '')}")
-    desktop = is_desktop(config)
+        said = f" (bornes run --emulate --port {name} reads it)" if desktop else ""
+        yield Finding(OK, "serial", f"found {name}{arrow} {described.get(real, '')}{said}")
     if not found and not desktop:
         yield Finding(WARN, "serial", "no serial ports found (is the reader plugged in?)")
     if not config.table_reader:  # pads only: each is checked by check_readers
@@ -489,10 +495,12 @@ def check_buttons(config: Config) -> Iterable[Finding]:
     keymap = b.key_map
     try:
         path = resolve_device(b.port, keymap.accepts)
-    except FileNotFoundError:
-        level = OK if is_desktop(config) else FAIL
-        yield Finding(level, topic, "no such keypad; plug it in, or see bornes scan-test --devices "
-                                    "(control cards work meanwhile)")
+    except FileNotFoundError:  # missing is never OK; a laptop trying a key map types its keys instead
+        desktop = is_desktop(config)
+        hint = ("; bornes run --emulate types its keys meanwhile (docs/keypad.md)" if desktop
+                else " (control cards work meanwhile)")
+        yield Finding(_unplugged(desktop), topic,
+                      f"no such keypad; plug it in, or see bornes scan-test --devices{hint}")
         return
     readers = [config.reader.port] if config.table_reader and config.reader.protocol == "hid" else []
     readers += [pad.reader.port for pad in config.pads if pad.reader.protocol == "hid"]
@@ -539,14 +547,19 @@ def check_screen(config: Config) -> Iterable[Finding]:
     """``[display] panel = "tv"``: where the screen goes, and what shows it."""
     if config.display.panel != "tv":
         return
-    from bornes.firmware.appliance.config import tv_file
+    from bornes.firmware.appliance.config import control_path, tv_file
 
-    where = tv_file(config, config.control.socket)
+    # Where the referee keeps it: on a desktop, run --emulate's state folder (and bornes web looks there).
+    where = tv_file(config, control_path(config, is_desktop(config), config.state.dir))
     try:
         import starlette  # noqa: F401  the web extra: bornes web serves the TV page
     except ImportError:
         yield Finding(FAIL, "tv", "the TV page needs bornes web: sudo systemd/install.sh --tv (or pip install "
                                   "'bornes[web]')")
+        return
+    if is_desktop(config):  # the very file bornes run --emulate writes and bornes web beside it reads
+        yield Finding(OK, "tv", f"bornes run --emulate keeps the panel's screens in {where}; bornes web beside it "
+                                f"shows them at http://localhost:{config.web.port}/tv")
         return
     host = "<this Pi>" if config.web.host in ("0.0.0.0", "::", "") else config.web.host
     yield Finding(OK, "tv", f"the panel's screens go to {where}; the TV page is http://{host}:{config.web.port}/tv "

@@ -86,6 +86,13 @@ _CAMERA_FAULTS = {
 }
 
 
+def _typed_card(text: str) -> bool:
+    """A line typed on the emulated table names a card (``MB-STOP-01``, ``@B MB-STOP-01``), not a button."""
+    words = text.strip().split()
+    word = words[-1].upper() if words else ""
+    return word.startswith("MB-") and not word.startswith("MB-CMD-")
+
+
 class TableFlow(TableCore):
     """One table: the setup menus, then the game, one input at a time."""
 
@@ -133,6 +140,8 @@ class TableFlow(TableCore):
     def handle(self, event: InputEvent) -> Outcome:
         """Apply one input. Refusals change nothing but the message on screen."""
         self.ui.message = None  # feedback stays until the next input, and no longer
+        self.ui.card = isinstance(event, CardScanned | KindShown | UnknownScanned) or (
+            isinstance(event, KeyTyped) and _typed_card(event.text))
         self._pad = event.pad if isinstance(event, CardScanned) else None  # journalled with the play
         if isinstance(event, KeyTyped):
             return self._typed(event.text)

@@ -104,6 +104,22 @@ def _partner_and_name_messages() -> list[FeedbackView]:
         names.handle(ButtonPressed(button))
         if names.ui.message:
             found.append(FeedbackView(names.ui.message, names.ui.refused, names.ui.short))
+    found += _blocked_hand_messages()
+    return found
+
+
+def _blocked_hand_messages() -> list[FeedbackView]:
+    """A hand nobody can finish (the draw pile spent): held BACK asks to end it, BACK plays on."""
+    from tests.engine.helpers import new_game, run_down
+
+    game = new_game("winning-moves", 2)
+    run_down(game, 0)
+    flow = TableFlow(game=game)
+    found = []
+    for event in (ButtonPressed("BACK", long=True), ButtonPressed("BACK")):
+        flow.handle(event)
+        if flow.ui.message:
+            found.append(FeedbackView(flow.ui.message, flow.ui.refused, flow.ui.short))
     return found
 
 
@@ -128,6 +144,7 @@ def test_every_kind_of_message_is_met(messages: list[FeedbackView]) -> None:
     texts = " | ".join(m.text for m in messages)
     for kind in ("New game", "Undone", "Coup fourré", "Reader lost", "Unknown card", "scan it again",
                  "Scan the card to discard", "chosen", "Nothing to undo", "End this blocked hand", "Swap",
+                 "The hand goes on: the draw pile has cards",
                  "Game resumed: hand 1", "Who called it? OK: Ann, NEXT: Cid", "Name: "):
         assert kind in texts, kind
     assert any(m.refused for m in messages) and any(not m.refused for m in messages)

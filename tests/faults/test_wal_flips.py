@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,7 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path:
         heads = [WAL_HEADER + k * (FRAME_HEADER + page) + d for k in range(frames) for d in range(FRAME_HEADER)]
         # CI: every bit of every header, one bit of every third page byte (tests/appliance/test_wal_walker.py
         # flips every header bit of SQLite's own WALs without opening them, in a tenth of the time)
+        targets: Iterable[tuple[int, int]]
         if whole:
             targets = flips(len(wal), random.Random(19), 3 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
         else:  # the fast tier: one bit of every 127th byte, and of every 4th byte of the headers

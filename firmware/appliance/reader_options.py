@@ -18,6 +18,7 @@ from typing import Any
 
 from bornes.drivers.errors import EX_DATAERR, EX_USAGE, UserError
 from bornes.drivers.parts import HID_LAYOUTS
+from bornes.drivers.readers.rc522 import POLL_INTERVAL
 from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
@@ -68,6 +69,8 @@ class ReaderChoice:
         return bindings_path(self.state_dir)
 
     def describe(self) -> str:
+        if self.protocol == "rc522":
+            return f"{self.port} (an RC522 on SPI, polled {1 / POLL_INTERVAL:.0f} times a second)"
         if self.protocol == "hid":
             return f"{self.port} (keyboard mode, layout {self.reader.layout})"
         return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"

@@ -37,7 +37,9 @@ START_SEND, FLUSH = 0x80, 0x80
 ANTENNA = 0x03  # TxControlReg: Tx1RFEn and Tx2RFEn
 
 #: VersionReg (datasheet §9.3.4.8) and what the clone boards answer instead.
-CHIPS = {0x91: "MFRC522 v1.0", 0x92: "MFRC522 v2.0", 0x88: "FM17522 (a clone)", 0xB2: "FM17522E (a clone)"}
+CHIPS = {0x91: "MFRC522 v1.0", 0x92: "MFRC522 v2.0", 0x88: "FM17522", 0xB2: "FM17522E"}
+#: Of those, Fudan's clones (sold on most cheap "RC522" boards): they read the same cards.
+CLONES = (0x88, 0xB2)
 #: What a reader with nothing on its MISO line reads: all zeros (pulled low) or all ones (floating high).
 NOTHING = (0x00, 0xFF)
 #: RFCfgReg's RxGain (bits 6-4), in dB (datasheet table 98).
@@ -52,10 +54,10 @@ NTAG_READ = 0x30
 
 #: The timer ticks every 2 · 169 + 1 = 339 periods of 13.56 MHz: 25 µs (TPrescaler = 0A9h).
 TICK = 339 / 13.56e6
-#: Longest wait for a card's answer, in ticks: the short frames and the anticollision answer within
-#: about half a millisecond (ISO 14443-3's frame delay and a 5-byte answer at 106 kbit/s), a READ's
-#: 18 bytes within two; these leave room on top.
-SHORT_WAIT, LONG_WAIT = 40, 200  # 1 ms, 5 ms
+#: Longest wait for a card's answer to begin, in ticks (the timer stops at an answer's first bits):
+#: WUPA, anticollision and SELECT answers begin a fixed 91 µs after the reader's last bit (ISO 14443-3's
+#: frame delay); a READ may take longer to start. An empty field costs the short wait once a poll.
+SHORT_WAIT, LONG_WAIT = 24, 200  # 0.6 ms, 5 ms
 #: One bit on air at 106 kbit/s, and the frame delay before an answer (ISO 14443-3: 1236/fc).
 BIT_SECONDS, FRAME_DELAY = 128 / 13.56e6, 1236 / 13.56e6
 
@@ -188,7 +190,7 @@ class Mfrc522:
         self.write(*frames)
         on_air = (len(data) * 9 - (8 - bits if bits else 0)) * BIT_SECONDS + FRAME_DELAY
         deadline = self.now() + 0.05 + wait * TICK
-        self.sleep(on_air + min(wait * TICK, 0.0006))
+        self.sleep(on_air + min(wait * TICK, 0.0007) + 0.00005)  # an empty field is decided by then
         while True:
             irq, error, level, antenna, version = self.read(COM_IRQ, ERROR, FIFO_LEVEL, TX_CONTROL, VERSION)
             if version in NOTHING:

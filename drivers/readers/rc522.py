@@ -9,8 +9,8 @@ thread, its lost/back events and backoff are every reader's), on an open ``/dev/
 * a card gone for longer than ``quiet_gap`` and laid again is a new laying; one flickering in and out
   at the edge of the field for less than that is still the same one;
 * two cards or more at once (a collision in the anticollision) are refused, "one card at a time",
-  once; neither is read, and a card that came with them is not read when the others leave: lift it
-  and lay it again. A card that was already lying there stays what it was.
+  once; neither is read, and until the reader has been seen empty a card left alone is not read
+  either: lift it and lay it again. A card that was already lying there stays what it was.
 
 What a laying reads is what the PN532 reads (serial_reader.Pn532Link): an NTAG's ``MB-…`` text if
 ``bornes tags write`` put one there, else the tag's UID, the same hex the PN532 gives, so the binding
@@ -19,6 +19,7 @@ table of a deck enrolled on either reader serves both.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bornes.drivers.readers.base import DecoderStats, Reading
@@ -38,43 +39,57 @@ def spidev_path(bus: int, device: int) -> str:
 
 
 class Stays:
-    """Which cards lie on one reader, from the polls that saw them; the clock is passed in."""
+    """Which cards lie on one reader, from the polls that saw them; the clock is passed in.
+
+    A card is gone once a poll has seen the field without it and ``quiet_gap`` seconds have passed since
+    it was last seen: both, so a slow poll (a loaded machine) never ends a stay by itself. A crowd (several
+    cards at once) lasts until a poll sees the field empty: a card left alone before that came with it.
+    """
 
     def __init__(self, quiet_gap: float) -> None:
         self.quiet_gap = quiet_gap
         self._seen: dict[str, float] = {}
-        self._crowd: float | None = None  # when several cards were last seen at once
+        self._missed: set[str] = set()  # cards a poll has seen the field without, since their last sighting
+        self._crowd = False
 
     def clear(self) -> None:
         self._seen.clear()
-        self._crowd = None
+        self._missed.clear()
+        self._crowd = False
 
-    def _expire(self, now: float) -> None:
-        for uid in [u for u, t in self._seen.items() if now - t > self.quiet_gap]:
+    def _poll(self, now: float, present: str | None) -> None:
+        """A poll that concluded: every card but ``present`` was missed by it; the gone ones are forgotten."""
+        self._missed.update(uid for uid in self._seen if uid != present)
+        for uid in [u for u in self._missed if now - self._seen[u] > self.quiet_gap]:
             del self._seen[uid]
+            self._missed.discard(uid)
 
     def single(self, uid: str, now: float) -> bool:
         """One card, ``uid``, seen alone: True if it is a laying to read."""
-        self._expire(now)
+        self._poll(now, uid)
         known = uid in self._seen
         self._seen[uid] = now
-        if known:
-            return False
-        # A card that was not there before a crowd, seen alone as it breaks up, came with it: not read.
-        return self._crowd is None or now - self._crowd > self.quiet_gap
+        self._missed.discard(uid)
+        return not known and not self._crowd  # a card left alone by a crowd came with it: not read
 
     def crowd(self, now: float) -> bool:
         """Several cards at once: True if it is a new crowd to refuse (said once, however long it lasts)."""
-        self._expire(now)
-        for uid in self._seen:  # the cards that lay there before it are still there (we cannot tell): kept
+        self._poll(now, None)
+        for uid in self._seen:  # the cards that lay there before it may be there still (we cannot tell)
             self._seen[uid] = now
-        fresh = self._crowd is None or now - self._crowd > self.quiet_gap
-        self._crowd = now
+        self._missed.clear()
+        fresh, self._crowd = not self._crowd, True
         return fresh
+
+    def empty(self, now: float) -> None:
+        """Nothing answered: every card was missed, and a crowd is over."""
+        self._poll(now, None)
+        self._crowd = False
 
     def forget(self, uid: str) -> None:
         """The card left before it was read: its next sighting is a laying again."""
         self._seen.pop(uid, None)
+        self._missed.discard(uid)
 
 
 class Rc522Link:
@@ -116,6 +131,8 @@ class Rc522Link:
         now = sink.now()
         if found.unsure:
             self.unsure += 1
+        elif found.cards == 0:
+            self.stays.empty(now)
         elif found.cards > 1:
             if self.stays.crowd(now):
                 sink.problem("one-card-at-a-time", "two or more tags in the field: tap one card at a time")
@@ -144,3 +161,20 @@ class Rc522Link:
         if text is not None and text.strip().upper().startswith("MB-"):
             return Reading(text.strip())
         return Reading(found.uid_hex, is_uid=True)
+
+
+class ResetLine:
+    """The RC522s' shared RST pin (wiring/pins.toml ``[reader] reset``): pulsed low once at start, so every
+    chip starts from its reset state, then held high for the table's life (low is the chip's power-down,
+    datasheet §8.8.1). A chip that restarts later on its own is set up again by its reader."""
+
+    def __init__(self, pin: int, pin_factory: Any = None) -> None:
+        from gpiozero import DigitalOutputDevice
+
+        self.device = DigitalOutputDevice(pin, initial_value=False, pin_factory=pin_factory)
+        time.sleep(0.001)  # 100 ns is the datasheet's shortest reset pulse
+        self.device.on()
+        time.sleep(0.05)  # the oscillator's start-up, with room (§8.8.2)
+
+    def close(self) -> None:
+        self.device.close()

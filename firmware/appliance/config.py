@@ -309,7 +309,9 @@ class Config:
         loader the referee, ``bornes doctor`` and the wiring documents use."""
         from bornes.drivers.pins import load
 
-        return load(self.pins.map, display=self.display if self.display.is_hardware else None)
+        readers = ([self.reader] if self.table_reader else []) + [pad.reader for pad in self.pads]
+        rc522 = tuple((r.bus, r.device) for r in readers if r.protocol in SPI_PROTOCOLS)
+        return load(self.pins.map, display=self.display if self.display.is_hardware else None, rc522=rc522)
 
 
 SECTIONS: dict[str, type[Any]] = {

@@ -41,15 +41,16 @@ def spidev_path(bus: int, device: int) -> str:
 class Stays:
     """Which cards lie on one reader, from the polls that saw them; the clock is passed in.
 
-    A card is gone once a poll has seen the field without it and ``quiet_gap`` seconds have passed since
-    it was last seen: both, so a slow poll (a loaded machine) never ends a stay by itself. A crowd (several
+    A card is gone once the polls have seen the field without it for longer than ``quiet_gap``: from the
+    first poll that missed it to one that misses it still. Measured between misses, never from its last
+    sighting, so a slow poll (a loaded machine) cannot stretch a flicker into two plays. A crowd (several
     cards at once) lasts until a poll sees the field empty: a card left alone before that came with it.
     """
 
     def __init__(self, quiet_gap: float) -> None:
         self.quiet_gap = quiet_gap
-        self._seen: dict[str, float] = {}
-        self._missed: set[str] = set()  # cards a poll has seen the field without, since their last sighting
+        self._seen: set[str] = set()
+        self._missed: dict[str, float] = {}  # card -> the first poll that saw the field without it, since
         self._crowd = False
 
     def clear(self) -> None:
@@ -59,25 +60,22 @@ class Stays:
 
     def _poll(self, now: float, present: str | None) -> None:
         """A poll that concluded: every card but ``present`` was missed by it; the gone ones are forgotten."""
-        self._missed.update(uid for uid in self._seen if uid != present)
-        for uid in [u for u in self._missed if now - self._seen[u] > self.quiet_gap]:
-            del self._seen[uid]
-            self._missed.discard(uid)
+        for uid in list(self._seen):
+            if uid != present and now - self._missed.setdefault(uid, now) > self.quiet_gap:
+                self._seen.discard(uid)
+                del self._missed[uid]
 
     def single(self, uid: str, now: float) -> bool:
         """One card, ``uid``, seen alone: True if it is a laying to read."""
         self._poll(now, uid)
         known = uid in self._seen
-        self._seen[uid] = now
-        self._missed.discard(uid)
+        self._seen.add(uid)
+        self._missed.pop(uid, None)
         return not known and not self._crowd  # a card left alone by a crowd came with it: not read
 
     def crowd(self, now: float) -> bool:
         """Several cards at once: True if it is a new crowd to refuse (said once, however long it lasts)."""
-        self._poll(now, None)
-        for uid in self._seen:  # the cards that lay there before it may be there still (we cannot tell)
-            self._seen[uid] = now
-        self._missed.clear()
+        self._missed.clear()  # the cards that lay there before it may be there still (we cannot tell)
         fresh, self._crowd = not self._crowd, True
         return fresh
 
@@ -88,8 +86,8 @@ class Stays:
 
     def forget(self, uid: str) -> None:
         """The card left before it was read: its next sighting is a laying again."""
-        self._seen.pop(uid, None)
-        self._missed.discard(uid)
+        self._seen.discard(uid)
+        self._missed.pop(uid, None)
 
 
 class Rc522Link:

@@ -208,14 +208,16 @@ def test_stays_alone() -> None:
     stays = Stays(quiet_gap=0.5)
     assert stays.single("A", 0.0) and not stays.single("A", 0.3) and not stays.single("A", 2.0)  # slow polls
     stays.empty(2.1)
-    assert not stays.single("A", 2.4)  # out of the field for less than quiet_gap: the same laying
-    stays.empty(2.5)
-    assert stays.single("A", 3.0)  # gone longer than that: a new one
-    assert stays.crowd(3.1) and not stays.crowd(3.2)  # one refusal per crowd
-    assert not stays.single("B", 3.3)  # came with the crowd
-    assert not stays.single("A", 3.3)  # A lay there before it: still the same laying
-    stays.empty(3.4)
-    assert stays.single("C", 3.5)
+    stays.empty(2.4)
+    assert not stays.single("A", 2.9)  # missed by polls 0.3 s apart, seen 0.8 s after: still the same laying
+    stays.empty(3.0)
+    stays.empty(3.6)  # missed for longer than quiet_gap: gone
+    assert stays.single("A", 3.7)  # a new laying
+    assert stays.crowd(3.8) and not stays.crowd(3.9)  # one refusal per crowd
+    assert not stays.single("B", 4.0)  # came with the crowd
+    assert not stays.single("A", 4.0)  # A lay there before it: still the same laying
+    stays.empty(4.1)
+    assert stays.single("C", 4.2)
 
 
 # -- the real thread, the resolver and the PN532's keys -----------------------------------------------------

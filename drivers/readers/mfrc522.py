@@ -84,6 +84,11 @@ def read_frame(*registers: int) -> bytes:
     return bytes([0x80 | ((r << 1) & 0x7E) for r in registers]) + b"\x00"
 
 
+#: The registers read after a command, in one frame: its IRQs, errors, FIFO level, and two that show a
+#: chip gone (VersionReg reading 00h/FFh) or restarted behind our back (its antenna off).
+STATUS = [read_frame(COM_IRQ, ERROR, FIFO_LEVEL, TX_CONTROL, VERSION)]
+
+
 def crc_a(data: bytes, preset: int = 0x6363) -> bytes:
     """ISO 14443-3 CRC_A (annex B): CRC-16/CCITT reflected, from 6363h, sent low byte first."""
     crc = preset
@@ -120,6 +125,7 @@ class Mfrc522:
         self.now = now
         self.sleep = sleep
         self._reload = -1
+        self._starts: dict[tuple[bytes, int, int], tuple[bytes, ...]] = {}
         self.transfers = 0  # SPI messages sent: what a poll costs
 
     # -- registers ----------------------------------------------------------------------------
@@ -181,18 +187,25 @@ class Mfrc522:
     def transceive(self, data: bytes, *, bits: int = 0, wait: int = SHORT_WAIT) -> Reply:
         """Send ``data`` (its last byte ``bits`` bits long, 0: whole) and take the answer, or time out after
         ``wait`` timer ticks. Three SPI messages when a card answers (start, status, FIFO), two when not."""
-        frames = [write_frame(COMMAND, IDLE), write_frame(COM_IRQ, 0x7F), write_frame(FIFO_LEVEL, FLUSH),
-                  write_frame(FIFO_DATA, *data), write_frame(BIT_FRAMING, bits)]
-        if wait != self._reload:
-            frames += [write_frame(T_RELOAD_H, wait >> 8), write_frame(T_RELOAD_L, wait & 0xFF)]
-            self._reload = wait
-        frames += [write_frame(COMMAND, TRANSCEIVE), write_frame(BIT_FRAMING, START_SEND | bits)]
-        self.write(*frames)
-        on_air = (len(data) * 9 - (8 - bits if bits else 0)) * BIT_SECONDS + FRAME_DELAY
+        start = self._starts.get((data, bits, wait))
+        if start is None:
+            frames = (write_frame(COMMAND, IDLE), write_frame(COM_IRQ, 0x7F), write_frame(FIFO_LEVEL, FLUSH),
+                      write_frame(FIFO_DATA, *data), write_frame(T_RELOAD_H, wait >> 8),
+                      write_frame(T_RELOAD_L, wait & 0xFF), write_frame(COMMAND, TRANSCEIVE),
+                      write_frame(BIT_FRAMING, START_SEND | bits))
+            on_air = (len(data) * 9 - (8 - bits if bits else 0)) * BIT_SECONDS + FRAME_DELAY
+            start = (list(frames), list(frames[:4] + frames[6:]), on_air + min(wait * TICK, 0.0007) + 0.00005)
+            if len(self._starts) < 32:  # the poll's few commands (WUPA, HLTA…) are made once
+                self._starts[(data, bits, wait)] = start
+        # When the timer's reload is already that, two frames fewer.
+        self.transfers += 1
+        self.port.transfer(start[1] if wait == self._reload else start[0])
+        self._reload = wait
         deadline = self.now() + 0.05 + wait * TICK
-        self.sleep(on_air + min(wait * TICK, 0.0007) + 0.00005)  # an empty field is decided by then
+        self.sleep(start[2])  # an empty field is decided by then
         while True:
-            irq, error, level, antenna, version = self.read(COM_IRQ, ERROR, FIFO_LEVEL, TX_CONTROL, VERSION)
+            self.transfers += 1
+            irq, error, level, antenna, version = self.port.transfer(STATUS)[0][1:]
             if version in NOTHING:
                 raise Rc522Error(f"nothing answers any more (VersionReg 0x{version:02X}): check the wiring")
             if antenna & ANTENNA != ANTENNA:

@@ -28,7 +28,7 @@ from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
 #: Seconds between two polls: a card laid is seen within this (the issue's 100 ms, with room for the
 #: read), and an idle poll (one WUPA, two SPI messages) costs little enough to do 20 a second.
-POLL_INTERVAL = 0.05
+POLL_INTERVAL = 0.08
 #: The SPI clock: well within the MFRC522's 10 Mbit/s, and slow enough for the jumper wires of a kit.
 SPI_SPEED_HZ = 1_000_000
 
@@ -41,10 +41,11 @@ def spidev_path(bus: int, device: int) -> str:
 class Stays:
     """Which cards lie on one reader, from the polls that saw them; the clock is passed in.
 
-    A card is gone once the polls have seen the field without it for longer than ``quiet_gap``: from the
-    first poll that missed it to one that misses it still. Measured between misses, never from its last
-    sighting, so a slow poll (a loaded machine) cannot stretch a flicker into two plays. A crowd (several
-    cards at once) lasts until a poll sees the field empty: a card left alone before that came with it.
+    A card is gone once another card is seen alone, or once the polls have seen the field empty for longer
+    than ``quiet_gap``: from the first poll that missed it to one that misses it still. Measured between
+    misses, never from its last sighting, so a slow poll (a loaded machine) cannot stretch a flicker into
+    two plays. A crowd (several cards at once) lasts until a poll sees the field empty: a card left alone
+    before that came with it.
     """
 
     def __init__(self, quiet_gap: float) -> None:
@@ -66,11 +67,11 @@ class Stays:
                 del self._missed[uid]
 
     def single(self, uid: str, now: float) -> bool:
-        """One card, ``uid``, seen alone: True if it is a laying to read."""
-        self._poll(now, uid)
+        """One card, ``uid``, seen alone: True if it is a laying to read. Every other card is gone for sure (in
+        the field, it would have answered the wake-up too: a collision), so its next sighting is a laying."""
         known = uid in self._seen
-        self._seen.add(uid)
-        self._missed.pop(uid, None)
+        self._seen = {uid}
+        self._missed.clear()
         return not known and not self._crowd  # a card left alone by a crowd came with it: not read
 
     def crowd(self, now: float) -> bool:

@@ -68,8 +68,11 @@ def table() -> Iterator[SpiTable]:
                        f'device = {device[2]}\ndouble_read_window = 0\nmax_backoff = 0.5\n'
                        for seat, device in PADS.items())
         enrolled = {uid: code for code, (_, uid, written) in TAGS.items() if not written}
-        result.configure(reader_config("", players=3, names=("Ann", "Bob", "Cid"), extra="dealer = 2\n") + pads,
-                         bindings=enrolled)
+        # The pads take SPI1's pins, where wiring/pins.toml has buttons: the four-pad pin map (its RST pin too).
+        config = reader_config("", players=3, names=("Ann", "Bob", "Cid"), extra="dealer = 2\n").replace(
+            '[pins]\nfactory = "mock"\n', '[pins]\nfactory = "mock"\nmap = "/opt/bornes/src/wiring/pins-rc522.toml"\n')
+        assert "pins-rc522.toml" in config
+        result.configure(config + pads, bindings=enrolled)
         result.wait("the four pads", lambda: result.count("reader back on /dev/spidev") >= 4, timeout=120)
         yield result
     finally:

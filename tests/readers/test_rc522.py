@@ -190,8 +190,8 @@ def test_an_idle_poll_is_one_wake_up_in_two_spi_messages() -> None:
     polls = bench.link.polls
     assert 1 / POLL_INTERVAL * 0.8 <= polls <= 1 / POLL_INTERVAL + 1
     assert bench.link.chip.transfers - before == 2 * polls
-    # eight chip-select frames: Idle, clear the IRQs, flush, WUPA, 7 bits, Transceive, StartSend, the status
-    assert bench.model.transceives == polls and bench.model.frames - frames == 8 * polls + 2  # + the timer once
+    # seven chip-select frames: Idle, clear the IRQs, flush, WUPA, Transceive, StartSend with 7 bits, the status
+    assert bench.model.transceives == polls and bench.model.frames - frames == 7 * polls + 2  # + the timer once
 
 
 def test_a_chip_that_restarts_by_itself_is_noticed_and_set_up_again() -> None:
@@ -218,6 +218,7 @@ def test_stays_alone() -> None:
     assert not stays.single("A", 4.0)  # A lay there before it: still the same laying
     stays.empty(4.1)
     assert stays.single("C", 4.2)
+    assert stays.single("A", 4.3)  # C seen alone: A was gone, however short the time
 
 
 # -- the real thread, the resolver and the PN532's keys -----------------------------------------------------

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +58,7 @@ class TimedModel:
         self.model = model
         self.cpu_ns = 0
 
-    def transfer(self, frames: list[bytes]) -> list[bytes]:
+    def transfer(self, frames: Sequence[bytes]) -> list[bytes]:
         started = time.thread_time_ns()
         try:
             return self.model.transfer(frames)
@@ -67,6 +67,11 @@ class TimedModel:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _port(port: object) -> Callable[[str, int, float], object]:
+    """The reader thread's factory (serial_reader.SerialFactory) handing it ``port``, at every (re)connection."""
+    return lambda path, speed, timeout: port
 
 
 def uid_of(code: str) -> str:
@@ -143,7 +148,7 @@ def laid_to_acknowledged(plays: int, seed: int = 5) -> Latency:
                     try:
                         event, outcome, acknowledged = done.get(timeout=10)
                     except queue.Empty:
-                        raise RuntimeError(f"{code} laid (tap {len(result.seconds) + 1}): no answer from the referee in 10 s") from None
+                        raise RuntimeError(f"{code} laid (tap {len(result.seconds) + 1}): no answer in 10 s") from None
                     code_read = event.card.code() if isinstance(event, CardScanned) else \
                         f"MB-CMD-{event.name}" if isinstance(event, ControlScanned) else str(event)
                     if code_read != code or outcome.refused:
@@ -201,7 +206,7 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
     models = {pad: Mfrc522Model(clock=time.monotonic, seed=n) for n, pad in enumerate(PADS)}
     bindings = BindingTable({uid_of(code): code for code in deck})
     readers = [open_reader("rc522", f"/dev/spidev{n // 2}.{n % 2}", events, bindings=bindings, name=f"pad {pad}",
-                           pad=pad, double_reads=shared, serial_factory=lambda p, s, t, m=models[pad]: m)
+                           pad=pad, double_reads=shared, serial_factory=_port(models[pad]))
                for n, pad in enumerate(PADS)]
     per_pad: dict[str, queue.Queue[Any]] = {pad: queue.Queue() for pad in PADS}
     running = threading.Event()
@@ -282,12 +287,32 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
 # -- idle CPU -----------------------------------------------------------------------------------------------
 
 
+def bare_waits(seconds: float) -> float:
+    """A thread doing nothing but an idle poll's two waits (the poll's interval, then a Transceive's 0.8 ms):
+    its CPU share is what the machine's load makes wake-ups cost now, the floor under the readers' figure."""
+    stop = threading.Event()
+    spent: list[float] = []
+
+    def loop() -> None:
+        started, clock = time.monotonic(), time.thread_time()
+        while not stop.wait(POLL_INTERVAL):
+            time.sleep(0.0008)
+        spent.append((time.thread_time() - clock) / (time.monotonic() - started))
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    time.sleep(seconds)
+    stop.set()
+    thread.join()
+    return spent[0]
+
+
 def idle_cpu(seconds: float) -> tuple[list[float], float]:
     """Four readers on empty fields: each reader thread's CPU share (model left out), and polls a second."""
     events: queue.Queue[Any] = queue.Queue()
     ports = [TimedModel(Mfrc522Model(clock=time.monotonic, seed=n)) for n in range(len(PADS))]
     readers = [open_reader("rc522", f"/dev/spidev{n // 2}.{n % 2}", events, name=f"pad {pad}", pad=pad,
-                           serial_factory=lambda p, s, t, m=ports[n]: m) for n, pad in enumerate(PADS)]
+                           serial_factory=_port(ports[n])) for n, pad in enumerate(PADS)]
     try:
         deadline = time.monotonic() + 10
         while not all(reader.connected for reader in readers) and time.monotonic() < deadline:
@@ -344,6 +369,9 @@ def rows(plays: int = 1000, cycle_count: int = 1000, idle_s: float = 30.0) -> li
                 "< 1 % of a Pi Zero 2 W core", worst * PI_FACTOR < 1.0))
     out.append(("  the four together, ×10 for a Pi Zero 2 W", f"{sum(shares) * 100 * PI_FACTOR:.2f} % of its core",
                 "—", None))
+    floor = bare_waits(min(idle_s, 10.0)) * 100
+    out.append((f"  of which the wake-ups alone: a bare thread with the same two waits (load {os.getloadavg()[0]:.1f})",
+                f"{floor:.3f} % of a core here", "—", None))
     return out
 
 

@@ -125,7 +125,7 @@ class Mfrc522:
         self.now = now
         self.sleep = sleep
         self._reload = -1
-        self._starts: dict[tuple[bytes, int, int], tuple[bytes, ...]] = {}
+        self._starts: dict[tuple[bytes, int, int], tuple[list[bytes], list[bytes], float]] = {}
         self.transfers = 0  # SPI messages sent: what a poll costs
 
     # -- registers ----------------------------------------------------------------------------

@@ -26,9 +26,10 @@ from bornes.drivers.readers.base import DecoderStats, Reading
 from bornes.drivers.readers.mfrc522 import CHIPS, NOTHING, Found, Mfrc522, Pcd, Rc522Error
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
-#: Seconds between two polls: a card laid is seen within this (the issue's 100 ms, with room for the
-#: read), and an idle poll (one WUPA, two SPI messages) costs little enough to do 20 a second.
-POLL_INTERVAL = 0.08
+#: Seconds between two polls: a card laid is seen within this and read within about 80 ms (the issue
+#: asks 100), and an idle poll (one WUPA: two SPI messages, two wake-ups) costs, 17 times a second, about
+#: 0.05 % of a core here on a quiet machine (python -m bench --only rc522; docs/readers.md, RC522).
+POLL_INTERVAL = 0.06
 #: The SPI clock: well within the MFRC522's 10 Mbit/s, and slow enough for the jumper wires of a kit.
 SPI_SPEED_HZ = 1_000_000
 

@@ -30,9 +30,9 @@ from bornes.drivers.parts import (
     KEYMAP_NAMES,
     PROTOCOLS,
     SCREENS,
+    SOUNDS,
     SPI_CHIP_SELECTS,
     SPI_PROTOCOLS,
-    SOUNDS,
 )
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names

@@ -18,7 +18,6 @@ from typing import Any
 
 from bornes.drivers.errors import EX_DATAERR, EX_USAGE, UserError
 from bornes.drivers.parts import HID_LAYOUTS
-from bornes.drivers.readers.rc522 import POLL_INTERVAL
 from bornes.drivers.readers import (
     PROTOCOLS,
     BindingError,
@@ -28,6 +27,7 @@ from bornes.drivers.readers import (
     bindings_path,
     open_reader,
 )
+from bornes.drivers.readers.rc522 import POLL_INTERVAL
 from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, load_config
 
 

@@ -498,7 +498,8 @@ def rc522_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) ->
     topic = f"{topic} {path}"
     if not os.path.exists(path):
         if not glob.glob(f"/dev/spidev{reader.bus}.*"):
-            return Finding(_unplugged(desktop), topic, f"SPI{reader.bus} is off: {SPI_FIX.get(reader.bus, 'turn it on')}")
+            fix = SPI_FIX.get(reader.bus, "turn it on")
+            return Finding(_unplugged(desktop), topic, f"SPI{reader.bus} is off: {fix}")
         return Finding(_unplugged(desktop), topic, f"SPI{reader.bus} has no chip select {reader.device}: set the "
                                                    f"reader's device (ls /dev/spidev{reader.bus}.*)")
     try:

@@ -29,7 +29,8 @@ from bornes.drivers.readers.spidev import (
     spi_ioc_message,
 )
 from tests.readers.fakes import FakePn532, FakeTag, wait_for
-from tools.kernel.guest.mfrc522_model import Card, Mfrc522Model, crc_a as model_crc
+from tools.kernel.guest.mfrc522_model import Card, Mfrc522Model
+from tools.kernel.guest.mfrc522_model import crc_a as model_crc
 
 
 class Clock:

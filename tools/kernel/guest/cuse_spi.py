@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mfrc522_model import Card, Mfrc522Model, build  # noqa: E402 - beside this file in the guest
+from mfrc522_model import Card, Mfrc522Model, build
 
 IN_HEADER = struct.Struct("<IIQQIIIHH")  # fuse_in_header: len, opcode, unique, nodeid, uid, gid, pid, extlen, pad
 OUT_HEADER = struct.Struct("<IiQ")  # fuse_out_header: len, error, unique
@@ -91,11 +91,11 @@ class SpiDevice:
             if opcode == FUSE_INTERRUPT:
                 continue  # no reply to an interrupt; every request here is answered at once anyway
             try:
-                error, payload = self._answer(opcode, body)
+                status, payload = self._answer(opcode, body)
             except Exception as failure:  # a bug here must not hang the referee's ioctl: say EIO
                 print(f"cuse_spi {self.name}: {type(failure).__name__}: {failure}", file=sys.stderr, flush=True)
-                error, payload = -errno.EIO, b""
-            reply = OUT_HEADER.pack(OUT_HEADER.size + len(payload), error, unique) + payload
+                status, payload = -errno.EIO, b""
+            reply = OUT_HEADER.pack(OUT_HEADER.size + len(payload), status, unique) + payload
             try:
                 os.write(self.fd, reply)
             except OSError as failure:
@@ -177,6 +177,10 @@ class SpiDevice:
         return 0, IOCTL_OUT.pack(total, 0, 0, 0) + b"".join(received)
 
 
+def _seconds(value: object, default: float) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
 def _retry(inward: list[tuple[int, int]], outward: list[tuple[int, int]]) -> bytes:
     return IOCTL_OUT.pack(0, FUSE_IOCTL_RETRY, len(inward), len(outward)) + \
         b"".join(IOVEC.pack(address, length) for address, length in inward + outward)
@@ -217,9 +221,11 @@ class Server:
             key = f"{request['reader']}/{spec['uid']}"
             card = self.cards.get(key) or build(spec)
             self.cards[key] = card
-            at = now + float(request.get("at") or 0.0)  # type: ignore[arg-type]
-            until = now + float(request["until"]) if request.get("until") is not None else float("inf")  # type: ignore[arg-type]
-            gaps = [(now + float(start), float(length)) for start, length in request.get("gaps") or []]  # type: ignore[union-attr]
+            at = now + _seconds(request.get("at"), 0.0)
+            until = now + _seconds(request.get("until"), float("inf"))
+            spans = request.get("gaps") or []
+            gaps = [(now + _seconds(span[0], 0.0), _seconds(span[1], 0.0)) for span in spans] \
+                if isinstance(spans, list) else []
             if gaps:
                 model.field.flicker(card, at, gaps, until)
             else:
@@ -233,7 +239,8 @@ class Server:
             model.miso_stuck = stuck if isinstance(stuck, int) else None
             return {"stuck": model.miso_stuck}
         if op == "version":
-            model.version = int(request["value"])  # type: ignore[call-overload]
+            value = request.get("value")
+            model.version = value if isinstance(value, int) else 0x92
             model.regs[0x37] = model.version
             return {"version": model.version}
         return {"error": f"unknown op {op!r}"}

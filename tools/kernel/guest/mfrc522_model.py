@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 FC = 13.56e6
@@ -322,7 +322,7 @@ class Mfrc522Model:
                 self.write(address, byte)
             return bytes(len(mosi))
 
-    def transfer(self, frames: list[bytes]) -> list[bytes]:
+    def transfer(self, frames: Sequence[bytes]) -> list[bytes]:
         """The driver's SpiPort: a message of frames, each under its own chip select."""
         return [self.spi_frame(frame) for frame in frames]
 
@@ -508,8 +508,8 @@ class Mfrc522Model:
 
 def build(spec: dict[str, object]) -> Card:
     """A card from a JSON description: ``{"kind": "ntag213", "uid": "04A1…", "text": "MB-…", "noisy": 0.3}``."""
-    card = Card.tag(str(spec["kind"]), str(spec["uid"]), spec.get("text") if isinstance(spec.get("text"), str)
-                    else None)
+    text = spec.get("text")
+    card = Card.tag(str(spec["kind"]), str(spec["uid"]), text if isinstance(text, str) else None)
     noisy = spec.get("noisy")
     card.noisy = float(noisy) if isinstance(noisy, int | float) else 0.0
     return card

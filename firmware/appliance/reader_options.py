@@ -27,7 +27,7 @@ from bornes.drivers.readers import (
     bindings_path,
     open_reader,
 )
-from bornes.drivers.readers.rc522 import POLL_INTERVAL
+from bornes.drivers.readers.rc522 import POLL_INTERVAL, spidev_path
 from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, load_config
 
 
@@ -86,8 +86,11 @@ def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> R
         base = pads[args.pad]
     chosen = protocol or getattr(args, "protocol", None) or base.protocol
     baud = args.baudrate or (base.baudrate if chosen == base.protocol else None)
+    port = args.port or base.port
+    if chosen == "rc522" and not args.port and base.protocol != "rc522":  # --protocol rc522: SPI0 CE0's device
+        port = spidev_path(base.bus, base.device)
     return ReaderChoice(
-        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud,
+        reader=dataclasses.replace(base, protocol=chosen, port=port, baudrate=baud,
                                    layout=getattr(args, "layout", None) or base.layout),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),

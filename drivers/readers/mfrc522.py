@@ -256,38 +256,38 @@ class Pcd:
         if atqa.timeout:
             return Found(0)
         if atqa.collision:  # two kinds of card: their ATQAs differ
-            self._halt()
+            self.halt()
             return Found(2)
         if not atqa.good or len(atqa.data) != 2:
-            self._halt()
+            self.halt()
             return Found(0, unsure="wake-up")
         uid = bytearray()
         for select in SELECTS:
             answer = self.chip.transceive(bytes([select, 0x20]))
             if answer.collision:
-                self._halt()  # cards left in READY go back to rest, so the next WUPA wakes them
+                self.halt()  # cards left in READY go back to rest, so the next WUPA wakes them
                 return Found(2)
             part = answer.data
             if not answer.good or len(part) != 5 or part[0] ^ part[1] ^ part[2] ^ part[3] != part[4]:
-                self._halt()
+                self.halt()
                 return Found(0, unsure="anticollision")
             frame = bytes([select, 0x70]) + part
             sak = self.chip.transceive(frame + crc_a(frame))
             if sak.collision:  # two cards with the same bytes at this level, different SAKs
-                self._halt()
+                self.halt()
                 return Found(2)
             if not sak.good or len(sak.data) != 3 or crc_a(sak.data[:1]) != sak.data[1:]:
-                self._halt()
+                self.halt()
                 return Found(0, unsure="select")
             if sak.data[0] & SAK_CASCADE:
                 if part[0] != CASCADE_TAG:
-                    self._halt()
+                    self.halt()
                     return Found(0, unsure="cascade")
                 uid += part[1:4]
                 continue
             uid += part[:4]
             return Found(1, bytes(uid), sak.data[0])
-        self._halt()
+        self.halt()
         return Found(0, unsure="cascade")
 
     def read_pages(self, page: int) -> bytes | None:
@@ -300,9 +300,6 @@ class Pcd:
         return data[:16]
 
     def halt(self) -> None:
-        self._halt()
-
-    def _halt(self) -> None:
         """HLTA: the selected card goes to rest (HALT); cards still in READY take it as a wrong frame and go
         back to IDLE or HALT: either way the next WUPA wakes them (ISO 14443-3's state diagram)."""
         frame = bytes([HLTA, 0x00])

@@ -8,10 +8,11 @@ on a Pi. Three measures:
   code and enrolled MIFARE Classic cards, taking turns), each at a random moment of the poll, into the
   real referee (table flow, engine, SQLite journal with its durable write): the time from the card
   entering the field to the referee's acknowledgement, and the process's CPU per play;
-* **lay/lift cycles**: four readers at once (the seats' pads, one queue, one double-read filter, as a
-  table opens them), each laying and lifting cards: plain, resting, flickering at the edge of the field
-  (in and out within 0.3 s), and two at once; counted against what was laid: doubled, missed, wrong (a
-  card read that was not laid alone), and the two-at-once refusals;
+* **lay/lift cycles**: four readers at once (the seats' pads, sharing one double-read filter as a table's
+  readers do; a queue each, to count each pad's reads), each laying and lifting cards: plain (a person's
+  half second), resting, flickering at the edge of the field (in and out within 0.3 s), and two at once;
+  counted against what was laid: doubled, missed, wrong (a card read that was not laid alone), and the
+  two-at-once refusals;
 * **idle CPU**: the four readers polling empty fields: each reader thread's CPU time (its own clock,
   ``pthread_getcpuclockid``) less what the model took inside its calls, as a share of one core here, and
   ×10 for a Pi Zero 2 W (the bench's rule of thumb, README *Performance*). What a Pi's kernel spends on the
@@ -39,7 +40,7 @@ from typing import Any
 
 from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderProblem
 from bornes.drivers.readers import BindingTable, DoubleReadFilter, open_reader
-from bornes.drivers.readers.rc522 import POLL_INTERVAL
+from bornes.drivers.readers.rc522 import POLL_INTERVAL, Rc522Link
 from tools.kernel.guest.mfrc522_model import Card, Mfrc522Model
 
 BenchRow = tuple[str, str, str, bool | None]
@@ -197,38 +198,26 @@ class Tally:
 
 
 def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
-    """``count`` cycles on each of four readers at once; the tally per pad and the seconds it took."""
+    """``count`` cycles on each of four readers at once; the tally per pad and the seconds it took.
+
+    A cycle's reads are counted once its reader has polled twice after the lifting: every reading of a poll
+    that began before it is on the queue by then, however late a loaded machine runs the reader's thread."""
     from bornes.engine.cards import full_deck
 
     deck = [card.code() for card in full_deck()]
-    events: queue.Queue[Any] = queue.Queue()
     shared = DoubleReadFilter(1.5)  # a table's readers share one (reader_options.open_table_readers)
     models = {pad: Mfrc522Model(clock=time.monotonic, seed=n) for n, pad in enumerate(PADS)}
     bindings = BindingTable({uid_of(code): code for code in deck})
-    readers = [open_reader("rc522", f"/dev/spidev{n // 2}.{n % 2}", events, bindings=bindings, name=f"pad {pad}",
-                           pad=pad, double_reads=shared, serial_factory=_port(models[pad]))
-               for n, pad in enumerate(PADS)]
-    per_pad: dict[str, queue.Queue[Any]] = {pad: queue.Queue() for pad in PADS}
-    running = threading.Event()
-    running.set()
-
-    def sort() -> None:
-        while running.is_set():
-            try:
-                event = events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            pad = getattr(event, "pad", None) or str(getattr(event, "reader", "")).removeprefix("pad ")
-            if pad in per_pad:
-                per_pad[pad].put(event)
-
-    threading.Thread(target=sort, daemon=True).start()
+    inboxes: dict[str, queue.Queue[Any]] = {pad: queue.Queue() for pad in PADS}  # one each: counted per pad
+    readers = {pad: open_reader("rc522", f"/dev/spidev{n // 2}.{n % 2}", inboxes[pad], bindings=bindings,
+                                name=f"pad {pad}", pad=pad, double_reads=shared, serial_factory=_port(models[pad]))
+               for n, pad in enumerate(PADS)}
     tallies = {pad: Tally() for pad in PADS}
     started = time.monotonic()
 
     def drive(n: int, pad: str) -> None:
         rng = random.Random(seed * 100 + n)
-        model, tally, inbox = models[pad], tallies[pad], per_pad[pad]
+        model, tally, inbox, reader = models[pad], tallies[pad], inboxes[pad], readers[pad]
         own = deck[n::4]  # each pad its own cards: a card seen again comes back after 26 cycles
         while not isinstance(inbox.get(timeout=10), ReaderBack):
             pass
@@ -238,8 +227,8 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
             kind = rng.choices(("plain", "resting", "edge", "pair"), (6, 1, 2, 1))[0]
             tally.kinds[kind] = tally.kinds.get(kind, 0) + 1
             card = Card.tag("classic1k", uid_of(code))
-            if kind == "plain":
-                held = rng.uniform(0.15, 0.4)
+            if kind == "plain":  # laid, read, picked up: a person's half second
+                held = rng.uniform(0.3, 0.6)
                 model.field.lay(card, now, now + held)
             elif kind == "resting":
                 held = rng.uniform(1.0, 2.0)
@@ -249,10 +238,15 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
                 gaps = [(now + 0.2 + i * 0.25 + rng.uniform(0, 0.05), rng.uniform(0.03, 0.12)) for i in range(2)]
                 model.field.flicker(card, now, gaps, now + held)
             else:
-                held = rng.uniform(0.3, 0.5)
+                held = rng.uniform(0.3, 0.6)
                 model.field.lay(card, now, now + held)
                 model.field.lay(Card.tag("classic1k", uid_of(other)), now, now + held)
-            time.sleep(held + 0.15)  # lifted, and the field seen empty a few polls
+            time.sleep(held)
+            link = reader.link
+            assert isinstance(link, Rc522Link)
+            lifted = link.polls
+            while link.polls < lifted + 3:  # the poll under way at the lifting, and two that see it empty
+                time.sleep(POLL_INTERVAL / 2)
             seen: list[Any] = []
             while True:
                 try:
@@ -278,8 +272,7 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
     for thread in drivers:
         thread.join()
     seconds = time.monotonic() - started
-    running.clear()
-    for reader in readers:
+    for reader in readers.values():
         reader.close()
     return tallies, seconds
 

@@ -72,7 +72,13 @@ def table() -> Iterator[SpiTable]:
         config = reader_config("", players=3, names=("Ann", "Bob", "Cid"), extra="dealer = 2\n").replace(
             '[pins]\nfactory = "mock"\n', '[pins]\nfactory = "mock"\nmap = "/opt/bornes/src/wiring/pins-rc522.toml"\n')
         assert "pins-rc522.toml" in config
+        # The chips answer nothing while the referee starts (four readers polling through CUSE from its first
+        # second would take the guest's CPU from its start-up, past the unit's 60 s under a loaded host) ...
+        for device in PADS.values():
+            result.spi.wiring(device, 0xFF)
         result.configure(config + pads, bindings=enrolled)
+        for device in PADS.values():  # ... and are wired once it is up: each reader is back within its backoff
+            result.spi.wiring(device, None)
         result.wait("the four pads", lambda: result.count("reader back on /dev/spidev") >= 4, timeout=120)
         yield result
     finally:

@@ -57,7 +57,7 @@ def table() -> Iterator[SpiTable]:
         pytest.skip(reason)
     started = time.monotonic()
     try:
-        result = open_table(SpiTable)
+        result = open_table(SpiTable, boot_timeout=600.0)  # a host shared with other VMs boots slowly under TCG
     except CannotBoot as error:
         if IN_CI:
             raise

@@ -12,8 +12,8 @@ on a Pi. Three measures:
   readers do; a queue each, to count each pad's reads), each laying and lifting cards: plain (a person's
   half second), resting, flickering at the edge of the field (in and out within 0.3 s), and two at once;
   counted against what was laid: doubled, missed, wrong (a card read that was not laid alone), and the
-  two-at-once refusals; a missed laying during which the reader's thread did not even finish two polls
-  (a machine too loaded to run it) is told apart from one it polled and still missed;
+  two-at-once refusals; a missed laying the reader never selected (its thread did not get to poll while
+  the card lay there: a machine too loaded to run it) is told apart from one it selected and still missed;
 * **idle CPU**: the four readers polling empty fields: each reader thread's CPU time (its own clock,
   ``pthread_getcpuclockid``) less what the model took inside its calls, as a share of one core here, and
   ×10 for a Pi Zero 2 W (the bench's rule of thumb, README *Performance*). What a Pi's kernel spends on the
@@ -195,7 +195,7 @@ class Tally:
     missed: int = 0
     wrong: int = 0
     refusals: int = 0
-    starved: int = 0  # of the missed, layings during which the reader's thread did not finish two polls
+    starved: int = 0  # of the missed, layings the reader never selected (its thread did not get to poll them)
     kinds: dict[str, int] = field(default_factory=dict)
 
 
@@ -245,7 +245,6 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
                 model.field.lay(Card.tag("classic1k", uid_of(other)), now, now + held)
             link = reader.link
             assert isinstance(link, Rc522Link)
-            laid = link.polls
             time.sleep(held)
             lifted = link.polls
             while link.polls < lifted + 3:  # the poll under way at the lifting, and two that see it empty
@@ -267,7 +266,7 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
             tally.read += min(mine, 1)
             tally.doubled += max(0, mine - 1)
             tally.missed += mine == 0
-            tally.starved += mine == 0 and lifted - laid < 2
+            tally.starved += mine == 0 and card.selected == 0
             tally.wrong += len(reads) - mine
 
     drivers = [threading.Thread(target=drive, args=(n, pad), daemon=True) for n, pad in enumerate(PADS)]
@@ -382,7 +381,7 @@ def rows(plays: int = 1000, cycle_count: int = 1000, idle_s: float = 30.0) -> li
         out.append((f"RC522 pad {pad}: {cycle_count} lay/lift cycles, four readers at once ({kinds}): "
                     "doubled / missed / wrong",
                     f"{tally.doubled} / {tally.missed} / {tally.wrong} ({tally.read} of {tally.layings} layings read, "
-                    f"{tally.missed - tally.starved} missed while polled; {tally.refusals} refusals for {tally.pairs} "
+                    f"{tally.missed - tally.starved} of the missed selected; {tally.refusals} refusals for {tally.pairs} "
                     "pairs)",
                     "0 / 0 / 0", tally.doubled == tally.missed == tally.wrong == 0 and tally.refusals == tally.pairs))
     out.append(("  the four readers' cycles took", f"{seconds:.0f} s", "—", None))

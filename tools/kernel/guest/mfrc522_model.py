@@ -110,6 +110,7 @@ class Card:
     star: bool = False  # woken from HALT: READY*/ACTIVE*
     level: int = 0
     noisy: float = 0.0  # chance that an answer of this card is garbled (held at the edge of the field)
+    selected: int = 0  # times a reader completed its SELECT (it knew the whole UID): for the bench's counts
 
     def __post_init__(self) -> None:
         if len(self.uid) not in (4, 7, 10):
@@ -194,6 +195,7 @@ class Card:
                 self.level += 1
                 return bits_of(with_crc(bytes([0x04])))
             self.state = "ACTIVE"
+            self.selected += 1
             return bits_of(with_crc(bytes([KINDS[self.kind][1]])))
         known = (nvb >> 4) * 8 + (nvb & 0x0F) - 16
         if not 0 <= known < 40 or len(bits) != 16 + known:

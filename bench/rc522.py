@@ -381,8 +381,8 @@ def rows(plays: int = 1000, cycle_count: int = 1000, idle_s: float = 30.0) -> li
         out.append((f"RC522 pad {pad}: {cycle_count} lay/lift cycles, four readers at once ({kinds}): "
                     "doubled / missed / wrong",
                     f"{tally.doubled} / {tally.missed} / {tally.wrong} ({tally.read} of {tally.layings} layings read, "
-                    f"{tally.missed - tally.starved} of the missed selected; {tally.refusals} refusals for {tally.pairs} "
-                    "pairs)",
+                    f"{tally.missed - tally.starved} of the missed selected; {tally.refusals} refusals for "
+                    f"{tally.pairs} pairs)",
                     "0 / 0 / 0", tally.doubled == tally.missed == tally.wrong == 0 and tally.refusals == tally.pairs))
     out.append(("  the four readers' cycles took", f"{seconds:.0f} s", "—", None))
     shares, polls = idle_cpu(idle_s)

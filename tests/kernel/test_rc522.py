@@ -166,7 +166,10 @@ def test_one_play_per_card_laid_down_resting_lifted_flickering_two_at_once(table
     rest, edge, pair = "04EE0000000001", "CAFEF00D", ("04EE0000000002", "04EE0000000003")
     problems = _lines_with(table, "one-card-at-a-time")
     table.spi.lay(PADS["C"], "ntag213", rest, until=4.0)  # resting four seconds: one line
-    relaid = table.spi.lay(PADS["C"], "ntag213", rest, at=5.5, until=8.5)  # lifted 1.5 s, laid again: a new play
+    # Lifted three seconds, laid again: a new play. A stay ends once the polls have seen the field empty for more
+    # than quiet_gap (0.5 s), from one empty poll to another; a Pi polls every 60 ms, a loaded TCG guest's four
+    # pads about once a second each: the lifting must span two empty polls here.
+    relaid = table.spi.lay(PADS["C"], "ntag213", rest, at=7.0, until=10.0)
     table.spi.lay(PADS["A"], "classic1k", edge, at=0.5, until=5.0,
                   gaps=[(1.5, 0.2), (2.5, 0.15), (3.5, 0.25)])  # flickering at the edge of the field: one play
     for uid in pair:

@@ -333,6 +333,16 @@ def camera_part(sizes: Sizes) -> list[Row]:  # docs/camera.md: generated plays, 
     return [Row(*row) for row in camera_rows(sizes.camera_plays, smoke=sizes.smoke)]
 
 
+def rc522_part(sizes: Sizes) -> list[Row]:  # docs/readers.md, RC522: the driver over the chip's model, four pads
+    from bench.rc522 import rows as rc522_rows
+
+    if sizes.smoke:
+        return [Row(*row) for row in rc522_rows(plays=12, cycle_count=6, idle_s=0.5)]
+    quick = sizes.scans < 1000
+    return [Row(*row) for row in rc522_rows(plays=sizes.scans, cycle_count=200 if quick else 1000,
+                                            idle_s=sizes.idle_s)]
+
+
 def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a USB gadget, Debian's kernel in qemu
     from bench.kernel import rows as kernel_rows
 
@@ -345,7 +355,8 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
-    "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "kernel": kernel_part,
+    "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "rc522": rc522_part,
+    "kernel": kernel_part,
 }
 
 

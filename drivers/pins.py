@@ -38,6 +38,12 @@ I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
 UART_PINS = {14: "UART TXD", 15: "UART RXD"}
 SPI_BUS_PINS = {10: "SPI MOSI", 9: "SPI MISO", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
+#: The RC522's buses (config.toml's reader.bus/device): MOSI, MISO, SCLK and each chip select's GPIO.
+#: SPI1 is the auxiliary SPI with three chip selects (dtoverlay=spi1-3cs): CE0-CE2 on GPIO18, 17, 16.
+RC522_BUSES: dict[int, tuple[tuple[int, int, int], dict[int, int]]] = {
+    0: ((10, 9, 11), {0: 8, 1: 7}),
+    1: ((20, 19, 21), {0: 18, 1: 17, 2: 16}),
+}
 
 SEAT_NAMES = tuple(f"SEAT{n}" for n in range(1, 9))
 BUTTON_NAMES = (*CONTROL_NAMES, *SEAT_NAMES)
@@ -84,6 +90,8 @@ class ReaderPins:
     uart_tx: int = 14
     uart_rx: int = 15
     spi_device: int = 1
+    #: The RST line of the RC522(s), one GPIO for all of them (None: RST tied to 3.3 V).
+    reset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,8 @@ class PinMap:
     buzzer: BuzzerPin | None
     leds: LedPins | None
     debounce: float = 0.02
+    #: The RC522s config.toml names, as (bus, device): their chip selects and buses are taken.
+    rc522: tuple[tuple[int, int], ...] = ()
 
     def button(self, name: str) -> ButtonPin | None:
         return next((b for b in self.buttons if b.name == name), None)
@@ -130,9 +140,17 @@ class PinMap:
             found += [(r.uart_tx, "Reader", "RX (Pi TXD)"), (r.uart_rx, "Reader", "TX (Pi RXD)")]
         elif r.interface == "i2c":
             found += [(2, "Reader", "SDA (shared bus)"), (3, "Reader", "SCL (shared bus)")]
-        elif r.interface == "spi":
+        elif r.interface == "spi" and not self.rc522:
             found += [(10, "Reader", "MOSI"), (9, "Reader", "MISO"), (11, "Reader", "SCK"),
                       (SPI_CE[r.spi_device], "Reader", "SS")]
+        for bus in sorted({bus for bus, _ in self.rc522}):
+            (mosi, miso, sclk), _ = RC522_BUSES[bus]
+            found += [(mosi, "RC522", f"MOSI (SPI{bus})"), (miso, "RC522", f"MISO (SPI{bus})"),
+                      (sclk, "RC522", f"SCK (SPI{bus})")]
+        for bus, device in self.rc522:
+            found.append((RC522_BUSES[bus][1][device], f"RC522 {bus}.{device}", "SDA (chip select)"))
+        if self.rc522 and r.reset is not None:
+            found.append((r.reset, "RC522", "RST (all of them)"))
         for b in self.buttons:
             found.append((b.pin, f"Button {b.name}", "to GND"))
         if self.buzzer is not None:
@@ -167,9 +185,10 @@ def _gpio(value: Any, where: str) -> int:
     return value
 
 
-def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinMap:
+def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
+          rc522: tuple[tuple[int, int], ...] = ()) -> PinMap:
     """Build and check a pin map from parsed TOML, with the display config.toml describes
-    (None for a desktop twin); raises :class:`PinMapError` with one line."""
+    (None for a desktop twin) and its RC522 readers (bus, device); raises :class:`PinMapError` with one line."""
     known = {"reader", "buttons", "buzzer", "leds", "debounce"}
     for key in data:
         if key == "display":
@@ -195,7 +214,11 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinM
         uart_tx=_gpio(raw_reader.get("uart_tx", 14), "reader.uart_tx"),
         uart_rx=_gpio(raw_reader.get("uart_rx", 15), "reader.uart_rx"),
         spi_device=_get(raw_reader, "spi_device", int, 1, "reader"),
+        reset=_gpio(raw_reader["reset"], "reader.reset") if "reset" in raw_reader else None,
     )
+    for bus, device in rc522:
+        if device not in RC522_BUSES.get(bus, ((0, 0, 0), {}))[1]:
+            raise PinMapError(f"pin map: no RC522 can sit on SPI{bus} chip select {device}")
     if reader_if == "uart" and (reader.uart_tx, reader.uart_rx) != (14, 15):
         raise PinMapError("pin map: the UART reader must use GPIO14 (TXD) and GPIO15 (RXD)")
 
@@ -238,7 +261,7 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinM
     if not 0.001 <= debounce <= 0.2:
         raise PinMapError(f"pin map: debounce.seconds {debounce} should be between 0.001 and 0.2")
 
-    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce)
+    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce, tuple(rc522))
     _check_conflicts(pin_map)
     return pin_map
 
@@ -254,9 +277,18 @@ def _check_conflicts(pin_map: PinMap) -> None:
         bus.update({pin: f"{signal}, used by the reader" for pin, signal in UART_PINS.items()})
     if display_bus == "spi" or pin_map.reader.interface == "spi":
         bus.update({pin: f"{signal}, used by SPI" for pin, signal in SPI_BUS_PINS.items()})
+    for spi in sorted({b for b, _ in pin_map.rc522}):
+        (mosi, miso, sclk), selects = RC522_BUSES[spi]
+        bus.update({mosi: f"SPI{spi} MOSI, used by the RC522", miso: f"SPI{spi} MISO, used by the RC522",
+                    sclk: f"SPI{spi} SCLK, used by the RC522"})
+        bus.update({selects[d]: f"SPI{spi} CE{d}, the RC522 {spi}.{d}'s chip select"
+                    for b, d in pin_map.rc522 if b == spi})
     for b in pin_map.buttons:
         if b.pin in bus:
             raise PinMapError(f"pin map: button {b.name} is on GPIO{b.pin}, which is {bus[b.pin]}; move the button")
+    if pin_map.display is not None and display_bus == "spi" and (0, pin_map.display.spi_device) in pin_map.rc522:
+        raise PinMapError(f"pin map: the display and an RC522 both use SPI0 chip select {pin_map.display.spi_device}; "
+                          "give the reader another device")
     if pin_map.display is not None and display_bus == "spi" and pin_map.reader.interface == "spi" \
             and pin_map.display.spi_device == pin_map.reader.spi_device:
         raise PinMapError("pin map: the display and the reader use the same SPI chip select; "
@@ -264,7 +296,7 @@ def _check_conflicts(pin_map: PinMap) -> None:
 
     seen: dict[int, str] = {}
     shared_ok = {(2, "OLED", "Reader"), (3, "OLED", "Reader"), (9, "OLED", "Reader"), (10, "OLED", "Reader"),
-                 (11, "OLED", "Reader")}
+                 (11, "OLED", "Reader"), (9, "OLED", "RC522"), (10, "OLED", "RC522"), (11, "OLED", "RC522")}
     owners: dict[int, str] = {}
     for gpio, part, signal in pin_map.uses():
         label = f"{part} {signal}".strip()
@@ -276,15 +308,17 @@ def _check_conflicts(pin_map: PinMap) -> None:
         owners[gpio] = part
 
 
-def load(path: str | Path | None = None, display: DisplayWiring | None = None) -> PinMap:
+def load(path: str | Path | None = None, display: DisplayWiring | None = None,
+         rc522: tuple[tuple[int, int], ...] = ()) -> PinMap:
     """Read and check a pin map file (default ``wiring/pins.toml``) against the display in use
-    (config.toml's ``[display]``; None for a desktop twin, which uses no header pins)."""
+    (config.toml's ``[display]``; None for a desktop twin, which uses no header pins) and the RC522
+    readers config.toml names (bus, device)."""
     from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
         data = tomllib.loads(read_text_bounded(path, MIB))
-        return parse(data, display)
+        return parse(data, display, rc522)
     except FileNotFoundError:
         raise PinMapError(f"pin map: {path} not found") from None
     except UnreadableFile as error:  # a directory, FIFO, device, loop, too big, not UTF-8: never opened blind

@@ -292,6 +292,10 @@ class Appliance:
             panel = desktop_panel()
         self.display = open_display_from_config(config, panel, tv=tv)
         self._closers.append(self.display)
+        if with_reader and pin_map.rc522 and pin_map.reader.reset is not None:
+            from bornes.drivers.readers.rc522 import ResetLine
+
+            self._closers.append(ResetLine(pin_map.reader.reset, factory))  # every RC522 from its reset state
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
             from bornes.firmware.appliance.reader_options import open_table_readers

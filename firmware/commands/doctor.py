@@ -165,7 +165,9 @@ def check_serial(config: Config) -> Iterable[Finding]:
         yield Finding(OK, f"reader {config.reader.port}", "not expected on a desktop: run --emulate takes typed "
                                                           f"cards, or a USB scanner ({SCANNER_HINT})")
         return
-    if config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
+    if config.reader.protocol == "rc522":
+        yield rc522_finding("reader", config.reader, desktop=desktop)
+    elif config.reader.protocol != "hid":  # keyboard mode and pads: check_readers
         yield _open_reader(config, desktop=desktop)
 
 
@@ -409,7 +411,7 @@ def check_groups(config: Config) -> Iterable[Finding]:
         return
     user = pwd.getpwuid(os.geteuid()).pw_name
     mine = set(os.getgroups()) | {os.getegid()}
-    for name in GROUPS:
+    for name in (*GROUPS, *(("spi",) if _rc522_readers(config) else ())):
         try:
             gid = grp.getgrnam(name).gr_gid
         except KeyError:
@@ -437,6 +439,8 @@ def _reader_findings(config: Config) -> Iterable[Finding]:
     for topic, reader in readers:
         if reader.protocol == "hid":
             yield hid_finding(f"{topic} {reader.port}", reader, desktop=is_desktop(config))
+        elif reader.protocol == "rc522":
+            yield rc522_finding(topic, reader, desktop=is_desktop(config))
         else:
             found = _open_reader(dataclasses.replace(config, reader=reader), desktop=is_desktop(config))
             key = f"pads.{topic.split()[1]}.port" if topic.startswith("pad ") else "reader.port"
@@ -474,6 +478,59 @@ def hid_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> F
     finally:
         device.close()
     return Finding(OK, topic, f"{name} [{ids}] on {path}, readable and free (keyboard layout {reader.layout})")
+
+
+# -- RC522 readers on SPI -------------------------------------------------------------------------
+# The device node must be there (SPI turned on), open for this user (group spi), and a chip must answer
+# on it: VersionReg tells a genuine MFRC522 (0x91, 0x92) or a known clone (0x88, 0xB2) from nothing at all
+# (0x00: MISO held low; 0xFF: floating). Reads only: the referee may be polling the same chip.
+
+
+def _rc522_readers(config: Config) -> list[ReaderConfig]:
+    found = [config.reader] if config.table_reader and config.reader.protocol == "rc522" else []
+    return found + [pad.reader for pad in config.pads if pad.reader.protocol == "rc522"]
+
+
+#: How SPI bus N is turned on, in the words of install.sh and of /boot/firmware/config.txt.
+SPI_FIX = {0: "sudo systemd/install.sh --spi (dtparam=spi=on), then reboot",
+           1: "sudo systemd/install.sh --spi1 (dtoverlay=spi1-3cs), then reboot"}
+
+
+def rc522_finding(topic: str, reader: ReaderConfig, *, desktop: bool = False) -> Finding:
+    from bornes.drivers.readers.mfrc522 import CHIPS, CLONES, GAINS, NOTHING, RF_CFG, TX_CONTROL, VERSION, read_frame
+    from bornes.drivers.readers.spidev import Spidev
+
+    path = reader.port
+    topic = f"{topic} {path}"
+    if not os.path.exists(path):
+        if not glob.glob(f"/dev/spidev{reader.bus}.*"):
+            fix = SPI_FIX.get(reader.bus, "turn it on")
+            return Finding(_unplugged(desktop), topic, f"SPI{reader.bus} is off: {fix}")
+        return Finding(_unplugged(desktop), topic, f"SPI{reader.bus} has no chip select {reader.device}: set the "
+                                                   f"reader's device (ls /dev/spidev{reader.bus}.*)")
+    try:
+        spi = Spidev(path)
+    except PermissionError:
+        return Finding(FAIL, topic, "permission denied: the service's user needs group spi "
+                                    "(sudo systemd/install.sh --spi)")
+    except OSError as error:
+        return Finding(FAIL, topic, f"cannot be opened: {error.strerror or error}")
+    try:
+        version, gain, antenna = spi.transfer([read_frame(VERSION, RF_CFG, TX_CONTROL)])[0][1:]
+    except OSError as error:
+        return Finding(FAIL, topic, f"SPI transfer failed: {error.strerror or error}")
+    finally:
+        spi.close()
+    if version in NOTHING:
+        return Finding(FAIL, topic, f"nothing answers (VersionReg 0x{version:02X}): check the wiring (SDA to the "
+                                    "chip select, SCK, MOSI, MISO, 3.3 V, GND) and the bus and device")
+    running = "on: the referee is polling it" if antenna & 0x03 == 0x03 else "off: nothing polls it now"
+    said = f"antenna gain {GAINS[(gain >> 4) & 0x07]} dB, antenna {running}"
+    if version not in CHIPS:
+        return Finding(WARN, topic, f"answers VersionReg 0x{version:02X}: no MFRC522 bornes knows (0x91, 0x92) nor a "
+                                    f"known clone (0x88, 0xB2); it may still read; {said}")
+    kind = "a known clone" if version in CLONES else "a genuine chip"
+    return Finding(OK, topic, f"{CHIPS[version]} (VersionReg 0x{version:02X}, {kind}); {said}")
 
 
 # -- a table without a soldering iron: the USB keypad, the TV page, the chirps through the Pi's audio ---

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.__main__ import PARTS
+from tests.tiers import tiered
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a part needs from the machine; under CI=true .ci/run installs it, elsewhere the part is skipped.
@@ -33,8 +34,7 @@ def _missing(part: str) -> list[str]:
 FAST_PARTS = {"tap"}
 
 
-@pytest.mark.parametrize("part", [part if part in FAST_PARTS else pytest.param(part, marks=pytest.mark.slow)
-                                  for part in PARTS])
+@pytest.mark.parametrize("part", tiered(PARTS, FAST_PARTS))
 def test_the_part_runs_to_its_end(part: str) -> None:
     missing = _missing(part)
     if missing and os.environ.get("CI") != "true":

@@ -9,9 +9,8 @@ suite plays them all.
 
 from __future__ import annotations
 
-import pytest
-
 from bornes.engine.options import EDITIONS
+from tests.tiers import tiered
 
 TABLES = [
     (name, players, teams)
@@ -32,5 +31,4 @@ def table_id(table: tuple[str, int, bool]) -> str:
 
 def swept_tables() -> list[object]:
     """``TABLES`` as parameters: the fast tier's sample plain, the rest marked slow."""
-    return [pytest.param(*table, id=table_id(table),
-                         marks=() if table in FAST_TABLES else pytest.mark.slow) for table in TABLES]
+    return tiered(TABLES, {table_id(table) for table in FAST_TABLES}, ids=[table_id(table) for table in TABLES])

@@ -83,6 +83,8 @@ def test_each_page_loads_and_fits_a_phone(site: tuple[Web, Table], browser: Any)
 
 #: The narrowest phones still sold (360 CSS pixels) and the common one (390).
 PHONE_WIDTHS = (360, 390)
+#: The fast tier's widths: the narrowest phone; the whole suite tries each (a page load in Chromium per page).
+FAST_WIDTHS = [360, *(pytest.param(w, marks=pytest.mark.slow) for w in PHONE_WIDTHS if w != 360)]
 
 
 def _viewport(browser: Any, width: int) -> int:
@@ -97,7 +99,7 @@ def _viewport(browser: Any, width: int) -> int:
     return int(inner)
 
 
-@pytest.mark.parametrize("width", PHONE_WIDTHS)
+@pytest.mark.parametrize("width", FAST_WIDTHS)
 def test_no_page_is_wider_than_a_phone(site: tuple[Web, Table], browser: Any, width: int) -> None:
     """Every page at 360 and 390 px: nothing sticks out past the screen's right edge, scrolled or not (issue 29)."""
     web, _table = site
@@ -119,7 +121,7 @@ def test_no_page_is_wider_than_a_phone(site: tuple[Web, Table], browser: Any, wi
         browser.set_window_size(*PHONE)
 
 
-@pytest.mark.parametrize("width", PHONE_WIDTHS)
+@pytest.mark.parametrize("width", FAST_WIDTHS)
 def test_the_statistics_read_on_a_phone_each_figure_beside_its_name(
         site: tuple[Web, Table], browser: Any, width: int) -> None:
     """The statistics table (8 columns) on a phone: each player's figures stacked under their name, each

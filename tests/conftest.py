@@ -8,6 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
+# Bytecode as Python writes it by default, whatever the developer's environment says. Where PYTHONDONTWRITEBYTECODE
+# is set (this project's development machines set it), every xdist worker compiled and assertion-rewrote all three
+# hundred test modules from source at every run (8.6 s of CPU a worker against 3.4 s from the cache), and every
+# child Python the tests start compiled the bench's and tools' modules again. The product is not changed by this:
+# an installed referee has its bytecode from pip, and bench.driver.compile_bytecode writes the checkout's.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """``BORNES_EXPECT_ENGINE=mypyc`` (or ``python``): the session stops before any test unless the

@@ -176,7 +176,7 @@ class TableFlow(TableCore):
             self.lost_readers.add(event.reader)
             self.ui.status = self._lost_status()
             why = failure_words(event.detail)  # "05a4:9840 introuvable (branché ?)", never the system's English
-            plug = isinstance(event.detail, DeviceFailure) and event.detail.kind in PLUG_IT_IN
+            plug = not isinstance(event.detail, DeviceFailure) or event.detail.kind in PLUG_IT_IN
             if keypad and plug:
                 return self.say(Verdict.IGNORED, _("Keypad lost: plug it back in (control cards work meanwhile)"),
                                 Sound.ATTENTION, short=(_("Keypad lost: plug it back in"), _("Keypad lost")))

@@ -162,3 +162,20 @@ def test_a_system_error_is_said_in_our_words(tmp_path: Path, capsys: pytest.Capt
     assert f"FAIL état /proc/nope{NBSP}: n'existe pas et ne peut être créé{NBSP}: introuvable{NBSP}; réglez " \
            "state.dir sur un dossier où le service peut écrire" in out.splitlines(), out
     assert "No such file" not in out
+
+
+def test_every_line_has_a_french_form(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same sweep in English and in French: line for line, the French says something else (not only a
+    no-break space), and never the English words of a line."""
+    said: dict[str, list[str]] = {}
+    for language in ("en", "fr"):
+        (tmp_path / language).mkdir()
+        for path in _sweep(tmp_path / language):
+            with speaking(language):
+                doctor._checked(load_config(str(path)))
+        said[language] = capsys.readouterr().out.replace(str(tmp_path / language), "<tmp>").splitlines()
+    assert len(said["en"]) == len(said["fr"]) > 70
+    for english, french in zip(said["en"], said["fr"], strict=True):
+        assert english.split()[0] == french.split()[0]  # the same verdict, as it is
+        told, dit = english.split(": ", 1)[1], french.split(f"{NBSP}: ", 1)[1]  # what follows the topic
+        assert dit.replace(NBSP, " ").replace(" : ", ": ") != told, (english, french)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bornes.drivers.errors import en_
+from bornes.drivers.events import DeviceFailure
 from bornes.drivers.parts import (
     BUTTON_SOURCES,
     CAMERA_SOURCES,
@@ -405,24 +407,26 @@ def ensure_state_dir(config: Config) -> Path:
 
 
 def state_dir_problem(where: Path) -> str | None:
-    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
+    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes.
+    English, and a :class:`~bornes.drivers.errors.Said` ``bornes doctor`` says in the table's language."""
     made: list[Path] = []
     missing = where
     while not missing.exists() and missing != missing.parent:
         made.insert(0, missing)
         missing = missing.parent
     if missing == where and not where.is_dir():
-        return "is not a folder"
+        return en_("is not a folder")
     try:
         if not missing.is_dir():
-            raise NotADirectoryError(f"{missing} is not a folder")
+            return en_("does not exist and cannot be created: {folder} is not a folder", folder=missing)
         for folder in made:
             folder.mkdir()
         with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
             pass
     except OSError as error:
-        reason = error.strerror if error.strerror and error.errno else str(error)
-        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
+        reason = DeviceFailure.of(error, str(error.filename or where))  # "… permission denied", in the table's words
+        return en_("does not exist and cannot be created: {reason}", reason=reason) if made else \
+            en_("not writable: {reason}", reason=reason)
     finally:
         for folder in reversed(made):
             with contextlib.suppress(OSError):

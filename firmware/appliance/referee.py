@@ -40,6 +40,7 @@ from bornes.firmware.appliance.control import (
 )
 from bornes.firmware.appliance.control_client import BUSY, forget_phones
 from bornes.firmware.language.buttons import using_keys
+from bornes.firmware.language.devices import failure_phrase, failure_words
 from bornes.firmware.language.i18n import N_, Phrase, _
 from bornes.firmware.screens.model import TableView
 from bornes.firmware.screens.render import render
@@ -252,8 +253,9 @@ class Referee:
         outcome = self._guarded(self.flow.handle, event)
         self.timings.flow = time.perf_counter() - started
         if isinstance(event, ReaderLost | ReaderBack):
-            said = _reader_news(event)
-            log.warning("%s", event.describe(), extra={"said": said})  # journald shows when the reader came and went
+            # journald shows when the reader came and went, in English (tools/kernel/table.py reads "reader lost"),
+            # the cause in our words ("05a4:9840 not found (plugged in?)"); the console says it in the table's.
+            log.warning("%s", _journal_news(event), extra={"said": _reader_news(event)})
         elif isinstance(event, ReaderProblem) and event.kind == "layout":
             log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:
@@ -406,8 +408,17 @@ def _reader_news(event: ReaderLost | ReaderBack) -> Phrase:
     ("pavé perdu", never "lecteur perdu": the table's buttons are no reader)."""
     if event.reader == KEYPAD:
         if isinstance(event, ReaderLost):
-            return Phrase(N_("keypad lost: {detail}"), detail=event.detail)
+            return Phrase(N_("keypad lost: {detail}"), detail=failure_phrase(event.detail))
         return Phrase(N_("keypad back on {port}"), port=event.port)
     if isinstance(event, ReaderLost):
-        return Phrase(N_("reader lost: {detail}"), detail=event.detail)
+        return Phrase(N_("reader lost: {detail}"), detail=failure_phrase(event.detail))
     return Phrase(N_("reader back on {port}"), port=event.port)
+
+
+def _journal_news(event: ReaderLost | ReaderBack) -> str:
+    """The journal's line for a reader or the keypad lost or back: English whatever the table speaks
+    (docs/languages.md), starting as the kernel tier reads it ("keypad lost: ", "reader back on ");
+    the cause in the words an English table says, the system's own text at debug level only."""
+    if isinstance(event, ReaderLost):
+        return f"{'keypad' if event.reader == KEYPAD else 'reader'} lost: {failure_words(event.detail, 'en')}"
+    return event.describe()

@@ -83,7 +83,7 @@ def test_doctor_all_good(tmp_path: Path, pty_port: str, capsys: pytest.CaptureFi
     assert ("WARN", "display /dev/i2c-99: does not exist; enable I2C: sudo raspi-config nonint do_i2c 0") in found
     assert any(level == "OK" and text.startswith(f"pins {tmp_path / 'pins.toml'}: ") for level, text in found)
     assert ("OK", f"state {tmp_path / 'state'}: exists and is writable") in found
-    assert ("OK", f"journal {tmp_path / 'state' / FILENAME}: 2 games; game 2 in progress (1 actions)") in found
+    assert ("OK", f"journal {tmp_path / 'state' / FILENAME}: 2 games; game 2 in progress (1 action)") in found
     assert any(text.startswith("groups:") for _, text in found)
     assert status == 0 and not any(level == "FAIL" for level, _ in found)
 

@@ -38,7 +38,7 @@ from bornes.firmware.screens.model import (
 )
 from bornes.firmware.screens.render import draw
 from bornes.firmware.screens.samples import sample_screens
-from tests.display.sweep import TABLES, swept_tables
+from tests.display.sweep import PSEUDO_FAST_TABLES, TABLES, swept_tables
 from tests.i18n import pseudo
 
 SIZES = (SMALL, WIDE)
@@ -137,7 +137,7 @@ def test_sample_screens_in_the_pseudo_locale(pseudo_locale: str) -> None:
     assert _failures(sample_screens(), translated=True) == []
 
 
-@pytest.mark.parametrize(("edition", "players", "teams"), swept_tables())
+@pytest.mark.parametrize(("edition", "players", "teams"), swept_tables(PSEUDO_FAST_TABLES))
 def test_game_screens_in_the_pseudo_locale(pseudo_locale: str, edition: str, players: int, teams: bool) -> None:
     views = {**game_screens(1, edition, players, teams), **game_screens(2, edition, players, teams, every=True,
                                                                           hands=1)}

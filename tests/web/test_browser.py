@@ -115,7 +115,8 @@ def _viewport(browser: Any, width: int) -> int:
     return inner
 
 
-@pytest.mark.parametrize("width", FAST_WIDTHS)
+@pytest.mark.slow  # the fast tier's page tour above measures every page at 360 px
+@pytest.mark.parametrize("width", PHONE_WIDTHS)
 def test_no_page_is_wider_than_a_phone(site: tuple[Web, Table], browser: Any, width: int) -> None:
     """Every page at 360 and 390 px: nothing sticks out past the screen's right edge, scrolled or not (issue 29)."""
     web, _table = site

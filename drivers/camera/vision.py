@@ -534,39 +534,21 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
 
 
 def fit_homography(source: Points, target: Points, threshold: float) -> NDArray[np.float64] | None:
-    """The homography (3 x 3) through matches already known to agree, by least squares (normalised DLT),
-    refitted once without those further than ``threshold`` pixels. No RANSAC: the similarity chose them."""
+    """The homography (3 x 3) through matches already known to agree, refitted once without those further than
+    ``threshold`` pixels. No RANSAC: the similarity chose them. OpenCV's ``findHomography`` with method 0
+    is the fit wanted: least squares through every point given, then a Levenberg-Marquardt refinement of
+    the reprojection error."""
     keep = np.ones(len(source), bool)
     matrix: NDArray[np.float64] | None = None
     for _ in range(2):
         if keep.sum() < 6:
             return matrix
-        matrix = _dlt(source[keep], target[keep])
-        if matrix is None:
+        found, _ = cv2.findHomography(source[keep], target[keep], 0)
+        if found is None or abs(float(found[2, 2])) < 1e-12:
             return None
+        matrix = np.asarray(found / found[2, 2], np.float64)
         keep = np.linalg.norm(project(matrix, source) - target, axis=1) <= threshold
     return matrix
-
-
-def _dlt(source: Points, target: Points) -> NDArray[np.float64] | None:
-    def normalising(points: NDArray[np.float64]) -> NDArray[np.float64]:
-        centre = points.mean(axis=0)
-        scale = np.sqrt(2) / max(float(np.linalg.norm(points - centre, axis=1).mean()), 1e-9)
-        return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
-
-    p, q = source.astype(np.float64), target.astype(np.float64)
-    tp, tq = normalising(p), normalising(q)
-    pn = p @ tp[:2, :2].T + tp[:2, 2]
-    qn = q @ tq[:2, :2].T + tq[:2, 2]
-    x, y, u, v = pn[:, 0], pn[:, 1], qn[:, 0], qn[:, 1]
-    one, zero = np.ones_like(x), np.zeros_like(x)
-    rows = np.concatenate([np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=1),
-                           np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=1)])
-    normalised = np.linalg.svd(rows)[2][-1].reshape(3, 3)
-    matrix = np.linalg.inv(tq) @ normalised @ tp
-    if abs(matrix[2, 2]) < 1e-12:
-        return None
-    return np.asarray(matrix / matrix[2, 2], np.float64)
 
 
 def project(matrix: NDArray[np.float64], points: Points) -> Points:

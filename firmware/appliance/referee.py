@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bornes.drivers.events import (
     ButtonPressed,
+    CameraBlind,
+    CameraSees,
     CardScanned,
     ControlScanned,
     InputEvent,
@@ -252,6 +254,10 @@ class Referee:
             said = (Phrase(N_("reader lost: {detail}"), detail=event.detail) if isinstance(event, ReaderLost)
                     else Phrase(N_("reader back on {port}"), port=event.port))
             log.warning("%s", event.describe(), extra={"said": said})  # journald shows when the reader came and went
+        elif isinstance(event, CameraBlind | CameraSees):
+            said = (Phrase(N_("camera cannot see: {detail}"), detail=event.detail) if isinstance(event, CameraBlind)
+                    else Phrase(N_("camera sees again")))
+            log.warning("%s", event.describe(), extra={"said": said})  # journald shows when it could not see
         elif isinstance(event, ReaderProblem) and event.kind == "layout":
             log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:

@@ -587,14 +587,16 @@ class Scene:
 
 
 def random_pose(rng: np.random.Generator, *, flat: bool = False, height: float = 220.0) -> Pose:
-    """A card lying anywhere in the picture (inside it but for a corner), about ``height`` pixels tall."""
+    """A card lying anywhere in the picture, about ``height`` pixels tall, turned any way: inside the picture
+    but for a sliver (a corner may poke out by up to 4 % of its height, as a card laid carelessly does)."""
     height = float(np.clip(height * rng.uniform(0.92, 1.08), CARD_HEIGHTS[0], CARD_HEIGHTS[1]))
-    half = math.hypot(height, height * WIDTH / HEIGHT) / 2
-    margin_x = min(half * 0.95, FRAME_W / 2 - 1)
-    margin_y = min(half * 0.8, FRAME_H / 2 - 1)
+    angle = float(rng.uniform(0, 360))
     tilt = tuple(rng.uniform(-0.05, 0.05, 8)) if not flat else tuple(rng.uniform(-0.02, 0.02, 8))
-    return Pose(rng.uniform(margin_x, FRAME_W - margin_x), rng.uniform(margin_y, FRAME_H - margin_y),
-                rng.uniform(0, 360), height, tilt)
+    corners = Pose(0.0, 0.0, angle, height, tilt).corners()
+    low, high = corners.min(axis=0) + 0.04 * height, corners.max(axis=0) - 0.04 * height
+    x = rng.uniform(-low[0], FRAME_W - high[0]) if FRAME_W - high[0] > -low[0] else FRAME_W / 2
+    y = rng.uniform(-low[1], FRAME_H - high[1]) if FRAME_H - high[1] > -low[1] else FRAME_H / 2
+    return Pose(float(x), float(y), angle, height, tilt)
 
 
 def _away(rng: np.random.Generator, pose: Pose) -> tuple[float, float]:

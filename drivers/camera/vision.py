@@ -264,7 +264,7 @@ class Template:
     descriptors: Image  # N x 32 uint8
 
 
-_ORB_CACHE: dict[tuple[int, int, int], cv2.ORB] = {}
+_ORB_CACHE: dict[tuple[int, int, int, int], cv2.ORB] = {}
 
 
 def orb(features: int, fast: int = 10, levels: int = 4, first: int = 0) -> cv2.ORB:

@@ -41,6 +41,7 @@ import enum
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -49,6 +50,7 @@ from numpy.typing import NDArray
 from bornes.drivers.camera.light import Picture, blend, compare, picture
 from bornes.drivers.camera.vision import CARD_ASPECT, Deck, Image, Sighting, Verdict, as_image
 
+T = TypeVar("T")
 SMALL_W, SMALL_H = 160, 120
 PIXELS = SMALL_W * SMALL_H
 #: The rate a watcher assumes when it is not told each frame's moment (the camera's default).
@@ -223,7 +225,7 @@ class PlayWatcher:
         """The three questions (see the module's doc); whether the picture was unsteady, and what was decided."""
         t = self.tuning
         previous = self._history[-1] if self._history else None
-        window = [(at, seen) for at, seen in self._history if moment - at <= t.still_s + EPSILON]
+        window = _reaching(self._history, moment, t.still_s)
         self._history = [*window[-8:], (moment, now)]
         if previous is None:
             return False, []
@@ -243,8 +245,7 @@ class PlayWatcher:
                 self._empty = self._reference = now
             return unsteady, []
         changed = compare(self._empty, now, t.changed_level).differs
-        self._changed = [*((at, mask) for at, mask in self._changed if moment - at <= t.still_s + EPSILON),
-                         (moment, changed)]
+        self._changed = [*_reaching(self._changed, moment, t.still_s), (moment, changed)]
         if _count(changed) <= t.empty_fraction * PIXELS:
             if still:  # follow the lamp
                 self._empty = blend(self._empty, now, 1 - math.exp(-(moment - previous[0]) / t.follow_s))
@@ -432,6 +433,16 @@ class PlayWatcher:
         if float((probe.min(axis=2) > 245).mean()) > 0.5:
             return FrameFault.BLINDING, _BLIND_DETAIL[FrameFault.BLINDING.value]
         return None
+
+
+def _reaching(timed: list[tuple[float, T]], moment: float, span: float) -> list[tuple[float, T]]:
+    """The items of the last ``span`` seconds before ``moment``, and the newest one older (so that they reach
+    ``span`` back at any frame rate: at 7.5 frames a second, 0.2 s back is the frame before the last)."""
+    inside = [item for item in timed if moment - item[0] <= span + EPSILON]
+    if inside and moment - inside[0][0] >= span - EPSILON:
+        return inside
+    older = [item for item in timed if moment - item[0] > span + EPSILON]
+    return [*older[-1:], *inside]
 
 
 def _count(mask: NDArray[np.bool_]) -> int:

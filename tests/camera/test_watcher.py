@@ -192,6 +192,22 @@ def test_a_card_lying_still_that_cannot_be_placed_is_refused_aloud_within_a_seco
     assert said[0][0] - laid <= 16  # 1.5 s from the first frame that shows it has not moved (one after it lands)
 
 
+@pytest.mark.parametrize("fps", [5.0, 7.5, 15.0])
+def test_a_card_laid_carefully_is_read_at_any_rate_the_camera_delivers(fps: float) -> None:
+    """The fast check of the family below: the same frames, taken at 5, 7.5 or 15 a second, read the same. At 7.5
+    a second no frame lies exactly 0.2 s back: the watcher reaches for the one before (it once never looked)."""
+    watcher = PlayWatcher(taught().deck(), fps=fps)
+    said = [o for n, frame in enumerate(careful_frames()) for o in watcher.feed(frame, str(n), n / fps)]
+    assert [o.kind if isinstance(o, Read) else type(o).__name__ for o in said] == ["ROLL", "D25"], said
+
+
+@functools.cache
+def careful_frames() -> list[NDArray[np.uint8]]:
+    from tests.camera.live import careful_plays
+
+    return careful_plays(["ROLL", "D25"], seed=46)
+
+
 @pytest.mark.slow
 def test_the_same_plays_read_the_same_at_5_7_5_10_and_15_frames_a_second() -> None:
     """Every rule is in seconds: the same scenes, under a room's light, sampled at four rates, read the same."""

@@ -22,7 +22,9 @@ full-colour faces with stripes):
    was *blind* if the camera's "cannot see" status was up while it lay there, else *missed* (nothing
    said: the budget is none). ``steady`` and ``room`` have the budgets; ``failing`` (each frame its own
    exposure, ±15 %) is reported; ``stress`` (each frame its own light, in patches) must leave no play
-   missed. The confusion matrix of ``room`` is printed.
+   missed. The confusion matrix of ``room`` is printed. Under each light, the plays read by kind of scene
+   (how tall a card is in the picture, a lens in focus or slightly out of it, glossy cards with a glare
+   spot or matt ones): the recall must hold across them, not only on average.
 3. **Seconds, not frames**: the same plays (their own seed) under the room's light sampled at 5, 7.5,
    10 and 15 frames a second: a row each, and how many plays came out otherwise than at 10.
 4. **Cards it was not taught**: plays of the third edition's faces (``night``) shown to the road deck:
@@ -115,6 +117,7 @@ class Tally:
     confusion: Counter[tuple[str, str]] = field(default_factory=Counter)
     cpu: list[float] = field(default_factory=list)
     outcomes: list[str] = field(default_factory=list)  # each play's: its first read's kind, refused, blind, missed
+    scenes: Counter[tuple[str, bool]] = field(default_factory=Counter)  # (a kind of scene, read?): plays
     wall: float = 0.0
 
     def not_read(self) -> int:
@@ -162,7 +165,7 @@ def watch(edition: str, plays: int, seed: int, deck: Any, kinds: Sequence[str] |
     started = time.perf_counter()
     kept = 0
     chosen = [kinds[i % len(kinds)] for i in range(plays)] if kinds else None
-    for chunk, _table in play_sequence(seed, edition, plays, kinds=chosen, fps=fps, light=light, mount=True):
+    for chunk, table in play_sequence(seed, edition, plays, kinds=chosen, fps=fps, light=light, mount=True):
         watcher = PlayWatcher(deck, fps=fps)
         keeping = keep is not None and tally.plays < keep_plays  # whole tables: a play's frames need the ones before
         said: list[tuple[float, str | None]] = []  # moment, kind (None: refused)
@@ -192,7 +195,7 @@ def watch(edition: str, plays: int, seed: int, deck: Any, kinds: Sequence[str] |
         tally.blind_spells += len(blind)
         tally.blind_s += sum(min(stop, end) - start for start, stop in blind)
         tally.kept_plays += len(chunk.plays) if keeping else 0
-        _score(tally, chunk.plays, said, blind)
+        _score(tally, chunk.plays, said, blind, scene_kinds(table))
         if plays >= 500 and tally.plays % 250 == 0:  # a long run says where it is (the table comes at the end)
             print(f"camera, {edition}, {light} light at {fps:g} frames/s: {tally.plays} of {plays} plays, "
                   f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
@@ -200,8 +203,21 @@ def watch(edition: str, plays: int, seed: int, deck: Any, kinds: Sequence[str] |
     return tally
 
 
+def scene_kinds(table: Any) -> tuple[str, ...]:
+    """What kinds of scene a table's plays are (issue 41: the recall must hold across them): how tall a card is in
+    its camera's pictures, whether the lens is slightly out of focus, whether its cards are glossy (a glare spot
+    where they pass under the lamp)."""
+    from tools.camera_scenes import FRAME_H
+
+    share = table.card_height / FRAME_H
+    size = "cards a fifth to a third of the picture's height" if share < 1 / 3 else \
+        "a third to a half" if share < 1 / 2 else "a half to two thirds"
+    return (size, "out of focus" if table.blur >= 1.2 else "in focus",
+            "glossy (a glare spot)" if table.glare is not None else "matt")
+
+
 def _score(tally: Tally, plays: Sequence[Any], said: list[tuple[float, str | None]],
-           blind: list[tuple[float, float]]) -> None:
+           blind: list[tuple[float, float]], scenes: Sequence[str] = ()) -> None:
     heard: dict[int, list[str | None]] = {}
     for moment, kind in said:
         play = next((n for n, p in enumerate(plays) if p.start_s - EPSILON <= moment <= p.end_s + AFTER_S), None)
@@ -215,6 +231,8 @@ def _score(tally: Tally, plays: Sequence[Any], said: list[tuple[float, str | Non
     for n, play in enumerate(plays):
         tally.plays += 1
         reads = [kind for kind in heard.get(n, []) if kind is not None]
+        for scene in scenes:
+            tally.scenes[scene, bool(reads)] += 1
         if not reads:
             unseen = any(start <= play.end_s and stop >= play.still_s for start, stop in blind)
             outcome = "refused" if heard.get(n) else "blind" if unseen else "missed"
@@ -395,7 +413,7 @@ def print_confusion(edition: str, tally: Tally) -> None:
 
 
 def rows(plays: int, *, smoke: bool = False, editions: Sequence[str] = EDITIONS, lights: Sequence[str] | None = None,
-         rates: Sequence[float] = RATES, speed: bool = True) -> Rows:
+         rates: Sequence[float] = RATES, speed: bool = True, foreign: bool = True) -> Rows:
     """The bench table's rows for ``plays`` plays in each edition under each budgeted light model (a tenth of
     that under the others and at each frame rate; smoke: three kinds, its own seeds, one edition)."""
     import cv2
@@ -437,7 +455,7 @@ def rows(plays: int, *, smoke: bool = False, editions: Sequence[str] = EDITIONS,
                     print_confusion(edition, tally)
             if rates:
                 out += _rate_rows(edition, deck, few, RATES_SEED if not smoke else seed, chosen, rates)
-            if edition == "road":
+            if edition == "road" and foreign:
                 out += _foreign_rows(deck, few, seed, chosen)
             if speed and kept:
                 out += _speed_rows(edition, state, frames, kinds, kept, SMOKE_LIVE_FRAMES if smoke else LIVE_FRAMES)
@@ -471,7 +489,20 @@ def _accuracy_rows(edition: str, light: str, tally: Tally, seed: int) -> Rows:
          f"{tally.looked} of {tally.frames}; {ms(statistics.fmean(tally.cpu))} / {ms(_quantile(tally.cpu, 0.99))}",
          "—", None),
     ]
+    kinds = list(dict.fromkeys(scene for scene, _ in tally.scenes))
+    if kinds:
+        read = {kind: (tally.scenes[kind, True], tally.scenes[kind, True] + tally.scenes[kind, False])
+                for kind in kinds}
+        out.append((f"  {edition}, {light}: plays read, by kind of scene (read of played)",
+                    "; ".join(f"{kind} {got} of {total} ({100 * got / max(1, total):.1f} %)"
+                              for kind, (got, total) in sorted(read.items(), key=lambda item: _scene_order(item[0]))),
+                    "—", None))
     return out
+
+
+def _scene_order(kind: str) -> int:
+    order = ("cards a fifth", "a third to", "a half to", "in focus", "out of focus", "matt", "glossy")
+    return next((n for n, start in enumerate(order) if kind.startswith(start)), len(order))
 
 
 def _rate_rows(edition: str, deck: Any, plays: int, seed: int, kinds: Sequence[str] | None,
@@ -551,9 +582,11 @@ def main(argv: list[str] | None = None) -> int:  # python -m bench.camera [--pla
     parser.add_argument("--rate", action="append", type=float, help="only these frame rates (default: 5, 7.5, 10, 15)")
     parser.add_argument("--no-rates", action="store_true", help="no frame-rate rows")
     parser.add_argument("--no-speed", action="store_true", help="no speed and memory rows")
+    parser.add_argument("--no-foreign", action="store_true", help="no row of cards it was not taught")
     args = parser.parse_args(argv)
     found = rows(args.plays, smoke=args.smoke, editions=args.edition or EDITIONS, lights=args.light,
-                 rates=() if args.no_rates else tuple(args.rate or RATES), speed=not args.no_speed)
+                 rates=() if args.no_rates else tuple(args.rate or RATES), speed=not args.no_speed,
+                 foreign=not args.no_foreign)
     for figure, measured, budget, met in found:
         print(f"| {figure} | {measured} | {budget} | {'' if met is None else ('yes' if met else 'NO')} |")
     return 0

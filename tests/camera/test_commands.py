@@ -103,6 +103,7 @@ def test_teaching_a_few_kinds_again_from_the_live_camera_says_each_step(tmp_path
     assert listed.returncode == 0 and "STOP           Stop" in listed.stdout, listed.stdout
 
 
+@pytest.mark.slow  # the fast tier teaches from the live camera above; the panel's French teaching is a picture test
 def test_teaching_in_french_speaks_french(tmp_path: Path) -> None:
     pytest.importorskip("cv2")
     from tests.camera.live import Twin, careful_teaching

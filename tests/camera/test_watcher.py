@@ -38,7 +38,8 @@ def plays() -> tuple[list[NDArray[np.uint8]], list[tuple[str, int, int]]]:
     return chunk.frames, [(p.kind, p.first, p.last) for p in chunk.plays]
 
 
-def outcomes(frames: list[NDArray[np.uint8] | None]) -> list[tuple[int, str]]:
+def outcomes(frames: list[NDArray[np.uint8] | None], dropped: list[Dropped] | None = None) -> list[tuple[int, str]]:
+    """The reads and refusals of one watcher fed ``frames`` (the dropped frames' lines go to ``dropped``)."""
     watcher = PlayWatcher(taught().deck())
     found = []
     for index, frame in enumerate(frames):
@@ -47,7 +48,15 @@ def outcomes(frames: list[NDArray[np.uint8] | None]) -> list[tuple[int, str]]:
                 found.append((index, outcome.kind))
             elif isinstance(outcome, Refusal):
                 found.append((index, "refused"))
+            elif isinstance(outcome, Dropped) and dropped is not None:
+                dropped.append(outcome)
     return found
+
+
+@functools.cache
+def clean_outcomes() -> list[tuple[int, str]]:
+    """The plays' reads and refusals, once for the module (a watcher over them costs seconds)."""
+    return outcomes(list(plays()[0]))
 
 
 def test_enrolment_reads_every_kind_back() -> None:
@@ -55,8 +64,8 @@ def test_enrolment_reads_every_kind_back() -> None:
 
 
 def test_each_read_is_a_card_played_never_a_wrong_kind_twice_or_out_of_nothing() -> None:
-    frames, truth = plays()
-    reads = outcomes(list(frames))
+    _, truth = plays()
+    reads = clean_outcomes()
     matched: set[int] = set()
     for index, kind in reads:
         play = next((n for n, (_, first, last) in enumerate(truth) if first <= index <= last + 1), None)
@@ -71,7 +80,6 @@ def test_each_read_is_a_card_played_never_a_wrong_kind_twice_or_out_of_nothing()
 
 def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
     frames, _ = plays()
-    clean = outcomes(list(frames))
     black = np.zeros_like(frames[0])
     white = np.full_like(frames[0], 255)
     other = cv2.resize(frames[0], (320, 240))
@@ -83,15 +91,15 @@ def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
             if index in (5, 30, 31):
                 continue
         spoilt.append(frame)
-    watcher = PlayWatcher(taught().deck())
-    dropped = [o for i, f in enumerate(spoilt) for o in watcher.feed(f, str(i)) if isinstance(o, Dropped)]
+    dropped: list[Dropped] = []
+    spoilt_outcomes = outcomes(spoilt, dropped)
     assert [d.fault for d in dropped] == [FrameFault.BLACK, FrameFault.BLINDING, FrameFault.SIZE,
                                           FrameFault.UNREADABLE]
     assert all("\n" not in d.detail for d in dropped)
-    assert [kind for _, kind in outcomes(spoilt)] == [kind for _, kind in clean]
+    assert [kind for _, kind in spoilt_outcomes] == [kind for _, kind in clean_outcomes()]
 
 
-@pytest.mark.parametrize("where", [(170.0, 150.0), (470.0, 330.0)])
+@pytest.mark.parametrize("where", [(170.0, 150.0), pytest.param((470.0, 330.0), marks=pytest.mark.slow)])
 def test_a_card_found_in_the_changed_part_is_placed_where_it_lies_in_the_frame(where: tuple[float, float]) -> None:
     """The recognizer looks only inside the changed part's box: its corners must come back in the frame's
     coordinates (once they came back in the box's own, and every masked frame was flattened from elsewhere)."""
@@ -192,7 +200,8 @@ def test_a_card_lying_still_that_cannot_be_placed_is_refused_aloud_within_a_seco
     assert said[0][0] - laid <= 16  # 1.5 s from the first frame that shows it has not moved (one after it lands)
 
 
-@pytest.mark.parametrize("fps", [5.0, 7.5, 15.0])
+@pytest.mark.parametrize("fps", [pytest.param(5.0, marks=pytest.mark.slow), 7.5,
+                                 pytest.param(15.0, marks=pytest.mark.slow)])
 def test_a_card_laid_carefully_is_read_at_any_rate_the_camera_delivers(fps: float) -> None:
     """The fast check of the family below: the same frames, taken at 5, 7.5 or 15 a second, read the same. At 7.5
     a second no frame lies exactly 0.2 s back: the watcher reaches for the one before (it once never looked)."""

@@ -226,7 +226,7 @@ class PlayWatcher:
         t = self.tuning
         previous = self._history[-1] if self._history else None
         window = _reaching(self._history, moment, t.still_s)
-        self._history = [*window[-8:], (moment, now)]
+        self._history = [*window, (moment, now)]  # still_s back and one more: a few frames at any rate
         if previous is None:
             return False, []
         step = compare(previous[1], now, t.moving_level)

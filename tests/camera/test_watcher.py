@@ -23,7 +23,7 @@ KINDS = ("STOP", "STOP", "ROLL", "D100", "D25", "GASOLINE")
 @functools.cache
 def taught() -> Taught:
     """An owner's enrolment, on its own table and seed: the plays below are never seen in it."""
-    frames, _ = enrolment_sequence(11, "road", kinds=sorted(set(KINDS)))
+    frames, _ = enrolment_sequence(11, "road", kinds=sorted(set(KINDS)), find_s=(0.5, 1.0))  # a quick owner
     enroller = Enroller(kinds=sorted(set(KINDS)))
     for frame in frames.frames:
         for news in enroller.feed(frame):

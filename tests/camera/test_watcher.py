@@ -15,6 +15,7 @@ from bornes.drivers.camera.enrol import AllTaught, Enroller  # noqa: E402
 from bornes.drivers.camera.templates import Taught  # noqa: E402
 from bornes.drivers.camera.vision import Verdict  # noqa: E402
 from bornes.drivers.camera.watch import Dropped, FrameFault, PlayWatcher, Read, Refusal  # noqa: E402
+from tests.tiers import tiered  # noqa: E402
 from tools.camera_scenes import enrolment_sequence, play_sequence  # noqa: E402
 
 KINDS = ("STOP", "STOP", "ROLL", "D100", "D25", "GASOLINE")
@@ -99,7 +100,8 @@ def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
     assert [kind for _, kind in spoilt_outcomes] == [kind for _, kind in clean_outcomes()]
 
 
-@pytest.mark.parametrize("where", [(170.0, 150.0), pytest.param((470.0, 330.0), marks=pytest.mark.slow)])
+@pytest.mark.parametrize("where", tiered([((170.0, 150.0),), ((470.0, 330.0),)], {"top-left"},
+                                          ids=["top-left", "bottom-right"]))
 def test_a_card_found_in_the_changed_part_is_placed_where_it_lies_in_the_frame(where: tuple[float, float]) -> None:
     """The recognizer looks only inside the changed part's box: its corners must come back in the frame's
     coordinates (once they came back in the box's own, and every masked frame was flattened from elsewhere)."""
@@ -181,8 +183,8 @@ def test_a_camera_that_cannot_see_a_steady_picture_says_so_once_and_then_that_it
     assert isinstance(outcomes[1], Blind) and outcomes[1].reason == "black"
 
 
-@pytest.mark.parametrize(("card", "focus"), [
-    (("STOP", "night"), 0.0), pytest.param(("D25", "road"), 5.0, marks=pytest.mark.slow)], ids=["untaught", "blurred"])
+@pytest.mark.parametrize(("card", "focus"), tiered([(("STOP", "night"), 0.0), (("D25", "road"), 5.0)], {"untaught"},
+                                                    ids=["untaught", "blurred"]))
 def test_a_card_lying_still_that_cannot_be_read_is_refused_aloud_within_a_second_and_a_half(
         card: tuple[str, str], focus: float) -> None:
     """A card laid and left that the recognizer cannot read: one of a deck it was never taught (the night
@@ -207,8 +209,7 @@ def test_a_card_lying_still_that_cannot_be_read_is_refused_aloud_within_a_second
     assert said[0][0] - laid <= 16  # 1.5 s from the first frame that shows it has not moved (one after it lands)
 
 
-@pytest.mark.parametrize("fps", [pytest.param(5.0, marks=pytest.mark.slow), 7.5,
-                                 pytest.param(15.0, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("fps", tiered([5.0, 7.5, 15.0], {"7.5"}))
 def test_a_card_laid_carefully_is_read_at_any_rate_the_camera_delivers(fps: float) -> None:
     """The fast check of the family below: the same frames, taken at 5, 7.5 or 15 a second, read the same. At 7.5
     a second no frame lies exactly 0.2 s back: the watcher reaches for the one before (it once never looked)."""

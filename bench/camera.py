@@ -397,14 +397,15 @@ def ms(seconds: float) -> str:
 
 
 def print_confusion(edition: str, tally: Tally) -> None:
-    """Played kind by row, what the watcher said by column (a kind, refused, or missed: nothing)."""
+    """Played kind by row, what the watcher said by column (a kind, refused, blind: nothing said while the camera
+    said it could not see, or missed: nothing said at all)."""
     from bornes.drivers.camera.index import KINDS
 
     played = [kind for kind in KINDS if any(p == kind for p, _ in tally.confusion)]
-    said = [kind for kind in KINDS if any(s == kind for _, s in tally.confusion)] + ["refused", "missed"]
+    said = [kind for kind in KINDS if any(s == kind for _, s in tally.confusion)] + ["refused", "blind", "missed"]
     short = {kind: kind[:5] for kind in said}
     print(f"\ncamera, {edition} faces: confusion matrix of {tally.plays} plays (rows: played; columns: first read, "
-          "or refused, or missed)\n")
+          "or refused, blind, missed)\n")
     print("| played | " + " | ".join(short[kind] for kind in said) + " |")
     print("|---|" + "---:|" * len(said))
     for kind in played:

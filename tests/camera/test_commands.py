@@ -80,6 +80,7 @@ def test_the_settings_make_the_camera_process_command() -> None:
 # -- bornes enroll --camera --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a live camera process taught; the watcher's enrolment stays in the fast tier
 def test_teaching_a_few_kinds_again_from_the_live_camera_says_each_step(tmp_path: Path) -> None:
     pytest.importorskip("cv2")
     from tests.camera.live import Twin, careful_teaching, teach_from_faces

@@ -79,6 +79,7 @@ def test_each_read_is_a_card_played_never_a_wrong_kind_twice_or_out_of_nothing()
     assert len(matched) >= len(truth) - 2, f"read {len(matched)} of {len(truth)}: {reads}"
 
 
+@pytest.mark.slow  # the fast tier keeps the watcher's plays, its enrolment, the light, the refusal and the blind camera
 def test_bad_frames_each_give_one_line_and_change_nothing() -> None:
     frames, _ = plays()
     black = np.zeros_like(frames[0])
@@ -240,6 +241,7 @@ def test_the_same_plays_read_the_same_at_5_7_5_10_and_15_frames_a_second() -> No
     assert read[5.0] == read[7.5] == read[10.0] == read[15.0], read
 
 
+@pytest.mark.slow  # the fast tier keeps the watcher's plays, its enrolment, the light, the refusal and the blind camera
 def test_a_card_a_fifth_of_the_pictures_height_is_placed_and_read() -> None:
     """A camera mounted high: cards about 100 pixels tall. ORB also looks at the frame enlarged (two levels of
     1.25); without them, most such cards gave too few corners to be placed at all."""

@@ -13,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from tools.kernel.gadgets import CATALOGUE, KEYPAD_KEYS, reports
@@ -26,7 +27,8 @@ SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key;
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
-           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product)
+           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product,
+           "--camera")  # the webcam's module (tests/kernel/test_webcam.py): numpy, OpenCV, the unit's camera drop-in
 KEY_HELD = 0.08  # seconds a person's finger holds a keypad key (under any hold time of wiring/pins.toml)
 TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
 
@@ -216,9 +218,12 @@ class KernelTable:
 T = TypeVar("T", bound="KernelTable")
 
 
-def open_table(kind: type[T]) -> T:
+def open_table(kind: type[T], shares: tuple[tuple[str, Path], ...] = (), tcg_cpu: str = "max",
+               prepare: Callable[[Image], None] | None = None) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report."""
+    step kept for the tier's report. ``shares`` and ``tcg_cpu``: the VM's (more host folders the guest may mount;
+    qemu's CPU under TCG); ``prepare(image)``: the module's own setup in the image before it boots (``image.nspawn``
+    runs at the host's speed)."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -228,7 +233,9 @@ def open_table(kind: type[T]) -> T:
     image = Image([layer, root], kernel)
     try:
         image.guest_files()
-        vm = VM(image)
+        if prepare is not None:
+            prepare(image)
+        vm = VM(image, shares=shares, tcg_cpu=tcg_cpu)
         vm.start()
     except BaseException:
         image.close()

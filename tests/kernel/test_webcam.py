@@ -1,0 +1,175 @@
+"""A real webcam through the kernel: a UVC camera on USB, ``uvcvideo``, ``/dev/video0``, the referee as installed.
+
+The camera (``tools/kernel/guest/webcam.py``) is a UVC 1.1 device in the VM's user space, plugged into
+``vhci-hcd`` over USB/IP; the VM's kernel enumerates it as any webcam (``uvcvideo``, udev's
+``/dev/v4l/by-id`` name, ``root:video 0660``) and it streams generated scenes (``tools/camera_scenes.py``,
+drawn on the host: ``tools/kernel/webcam.py``) as MJPEG, or YUYV, at the size and rate the host
+negotiates. Through it: ``bornes enroll --camera`` teaches three kinds as a person would (the card laid,
+nudged after each shot, taken away), and ``bornes.service`` as ``install.sh --camera`` installed it
+(its sandbox, the camera drop-in) reads a short game into its journal, the webcam unplugged twice
+mid-game: once with a card lying in the zone (not read again when it is back), once while the next
+card is laid (read when it is back).
+
+Enrolment and recognition are slow under TCG: three kinds and six plays here; ``python -m bench.kernel_webcam``
+runs the longer game. The tests share one VM and run in order. Skipped, with the reason, where the
+machine cannot boot the VM; under CI=true that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tools.kernel.table import IN_CI, UNIT, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.vm import TCG_CPU_NO_AVX
+from tools.kernel.webcam import (
+    BY_ID,
+    SHARE_TAG,
+    Scenes,
+    WebcamGame,
+    WebcamTable,
+    camera_config,
+    share,
+    taught_from_pictures,
+)
+
+pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/camera is the fast share
+REPORT = Path("/var/tmp/bornes-kernel-webcam-report.json")
+KINDS = ("ROLL", "D100", "D75")
+#: Anne (A, dealer = 1: she starts) and Bruno roll, then drive: six plays of the three kinds taught.
+PLAYS = ("ROLL", "ROLL", "D100", "D75", "D100", "D75")
+RECORD = ["A play MB-ROLL-01", "B play MB-ROLL-02", "A play MB-D100-01", "B play MB-D75-01", "A play MB-D100-02",
+          "B play MB-D75-02"]
+#: Teaching: the webcam by its by-id name, as docs/camera.md advises. The game: the default device, /dev/video0.
+ENROL_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config())
+GAME_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config(None))
+LOST, BACK = "bornes: reader lost: ", "bornes: reader back on webcam "
+DENIED = "bornes: camera still away: /dev/video0: permission denied"
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[WebcamTable]:
+    """One VM for the module (booted with a CPU TCG emulates rightly for numpy and OpenCV: vm.TCG_CPU_NO_AVX)."""
+    reason = why_not()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
+        pytest.skip(reason)
+    started = time.monotonic()
+    with share() as folder:
+        scenes = Scenes(folder, seed=41)
+        try:
+            # The 19 kinds taught from their flat faces as the image is made (at the host's speed): the deck the
+            # live teaching adds three kinds to, as an owner shows a few kinds again (docs/camera.md).
+            result = open_table(WebcamTable, shares=((SHARE_TAG, folder),), tcg_cpu=TCG_CPU_NO_AVX,
+                                prepare=taught_from_pictures(scenes, ENROL_CONFIG))
+        except CannotBoot as error:
+            if IN_CI:
+                raise
+            pytest.skip(str(error))
+        try:
+            result.start_webcam(scenes)
+            yield result
+        finally:
+            result.figures["whole module"] = time.monotonic() - started
+            result.figures["qemu CPU seconds"] = result.vm.cpu_seconds()
+            result.figures["load average at the end"] = os.getloadavg()[0]
+            REPORT.write_text(json.dumps({"figures": result.figures, "kvm_problem": result.vm.kvm_problem}, indent=1))
+            print(json.dumps(result.figures, indent=1))
+            result.close()
+
+
+def test_the_webcam_is_a_usb_camera_to_the_kernel_and_only_the_referees_user_opens_it(table: WebcamTable) -> None:
+    node = table.plug_webcam()
+    assert node == "/dev/video0", node
+    driver = table.vm.run("sh", "-c", "basename $(readlink /sys/class/video4linux/video0/device/driver)").stdout
+    assert driver.strip() == "uvcvideo", driver
+    assert table.vm.run("stat", "-c", "%G %a", node).stdout.strip() == "video 660"
+    probe = "import os, sys\ntry:\n    os.close(os.open(sys.argv[1], os.O_RDWR)); print('opened')\n" \
+            "except OSError as e:\n    print(e.strerror)"
+    as_bornes = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "python3", "-c", probe,
+                             BY_ID)
+    as_nobody = table.vm.run("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "python3", "-c", probe,
+                             BY_ID)
+    assert (as_bornes.stdout.strip(), as_nobody.stdout.strip()) == ("opened", "Permission denied")
+    table.figures["webcam: frames streamed before any reader"] = float(table.frames_sent())
+
+
+def test_bornes_enroll_camera_teaches_three_kinds_from_the_webcam(table: WebcamTable) -> None:
+    table.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=ENROL_CONFIG)
+    started = time.monotonic()
+    lines = table.enrol(KINDS)
+    table.figures["webcam: bornes enroll --camera, 3 kinds (s)"] = time.monotonic() - started
+    # The three kinds shown live read back with the shots held back (the other 16, taught from one flat picture
+    # each, have no shot to check with); no two kinds look alike.
+    assert "Taught: 3 of 19 kinds read back with the shots held back." in lines, lines
+    assert not [line for line in lines if "look alike" in line], lines
+    assert not [line for line in lines if "No card found" in line or "Traceback" in line], lines
+    listed = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "/opt/bornes/venv/bin/bornes",
+                          "enroll", "--camera", "--list", "--config", "/etc/bornes/config.toml").stdout
+    assert [kind for kind in KINDS if f"{kind} " in listed and "read back" in listed], listed
+    # What OpenCV's V4L2 backend asked of a camera whose default is YUYV 640x480 at 30 frames a second:
+    # MJPEG, 640x480, 10 a second (sources.V4l2Source).
+    commits = table.status()["commits"]
+    assert commits and commits[-1] == {"format": "MJPG", "width": 640, "height": 480, "fps": 10.0}, commits
+
+
+def test_the_referee_as_installed_reads_plays_from_the_webcam_into_its_journal(table: WebcamTable) -> None:
+    table.plug("scanner")  # the table's OK, scanned (pins are a mock here)
+    table.configure(GAME_CONFIG)
+    table.wait_count(BACK, 0, timeout=180)  # the camera's process: numpy and OpenCV imported, the webcam open
+    table.hold(20)  # it looks at the empty zone before the first card
+    game = WebcamGame(table, PLAYS)
+    table.game = game
+    game.start()
+    for _ in range(3):
+        game.lay()
+        game.take()
+    assert table.accepted()[-3:] == RECORD[:3], table.journal()[-10:]
+    assert table.stored() == RECORD[:3]
+    assert table.count("(camera, frame") == 3  # one read a card: the debug line of each input
+    unit = table.vm.run("systemctl", "show", UNIT, "-p", "MemoryDenyWriteExecute", "-p", "DevicePolicy", "-p",
+                        "SupplementaryGroups").stdout
+    assert "MemoryDenyWriteExecute=yes" in unit and "DevicePolicy=closed" in unit and "video" in unit, unit
+    table.figures["webcam: seconds from a card laid to its play, mean of 3"] = sum(game.latencies) / 3
+
+
+def test_the_webcam_unplugged_mid_game_is_reader_lost_then_back_no_play_lost_or_doubled(table: WebcamTable) -> None:
+    game = table.game
+    assert game is not None, "the game of the test before"
+    lost, back, denied = table.count(LOST), table.count(BACK), table.count(DENIED)
+    # Unplugged with a card lying in the zone: lost, back, and that card is not read a second time.
+    game.lay()  # B's 75
+    table.unplug_webcam()
+    table.wait_count(LOST, lost)
+    table.plug_webcam()
+    table.wait_count(BACK, back, timeout=120)
+    table.hold(20)  # it looks at the card still lying there ...
+    game.take()  # ... and at the zone emptied
+    assert table.stored() == RECORD[:4]
+    # Unplugged while the next card is laid, and plugged back while udev is slow to hand the new /dev/video0 to
+    # the video group (held here; measured at 2 to 9 s on a loaded VM): the camera's process finds the node root's
+    # alone, says so, and tries again until it is theirs: back within seconds, not after a minute and a restart.
+    table.unplug_webcam()
+    table.wait_count(LOST, lost + 1)
+    table.show(game.plays[game.done].lying)
+    table.vm.run("udevadm", "control", "--stop-exec-queue")
+    try:
+        table.camera("plug")
+        table.wait_count(DENIED, denied, timeout=90)
+    finally:
+        table.vm.run("udevadm", "control", "--start-exec-queue")
+    table.wait_count(BACK, back + 1, timeout=45)
+    game.lay(while_away=True)
+    game.take()
+    game.lay()
+    assert table.stored() == RECORD  # every card once: none lost, none doubled
+    assert table.count(LOST) == lost + 2 and table.count(BACK) == back + 2
+    journal = "\n".join(table.journal())
+    assert "Traceback" not in journal and "internal error" not in journal.lower(), journal[-3000:]
+    table.figures["webcam: frames streamed"] = float(table.frames_sent())

@@ -231,6 +231,7 @@ def open_table(kind: type[T], shares: tuple[tuple[str, Path], ...] = (), tcg_cpu
     layer = installed_layer(root, wheels, kernel, INSTALL, reader_config(CATALOGUE["scanner"].vendor_product))
     installed = time.monotonic()
     image = Image([layer, root], kernel)
+    vm: VM | None = None
     try:
         image.guest_files()
         if prepare is not None:
@@ -238,6 +239,8 @@ def open_table(kind: type[T], shares: tuple[tuple[str, Path], ...] = (), tcg_cpu
         vm = VM(image, shares=shares, tcg_cpu=tcg_cpu)
         vm.start()
     except BaseException:
+        if vm is not None:  # a boot given up on leaves no qemu behind (it went on running, the image unmounted)
+            vm.stop(timeout=5)
         image.close()
         raise
     table = kind(vm, image)

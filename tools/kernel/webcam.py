@@ -164,9 +164,10 @@ def taught_from_pictures(scenes: Scenes, config: str) -> Callable[[Image], None]
     def prepare(image: Image) -> None:
         scenes.faces(image.root / "var/cache/bornes-webcam-faces")
         (image.root / "etc/bornes/webcam-pictures.toml").write_text(config)
-        image.nspawn("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-m",
-                     "bornes.firmware.cli", "enroll", "--camera", "--config", "/etc/bornes/webcam-pictures.toml",
-                     "--pictures", "/var/cache/bornes-webcam-faces",
+        # The state folder is made by systemd as the service first starts (StateDirectory=): here, before any boot.
+        image.nspawn("sh", "-c", "install -d -o bornes -g bornes -m 0750 /var/lib/bornes && exec setpriv "
+                     f"--reuid=bornes --regid=bornes --init-groups {PYTHON} -m bornes.firmware.cli enroll --camera "
+                     "--config /etc/bornes/webcam-pictures.toml --pictures /var/cache/bornes-webcam-faces",
                      what="bornes enroll --camera --pictures in the image")
 
     return prepare

@@ -214,7 +214,7 @@ class WebcamTable(KernelTable):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the webcam streamed {sent} of {frames} frames in {timeout:.0f} s: "
                                      f"{self.status()}")
-            time.sleep(0.3)
+            time.sleep(0.5)
 
     def plug_webcam(self, timeout: float = 60.0) -> str:
         """Plug the camera in; wait for udev's by-id link to its capture node; return the node."""
@@ -247,8 +247,7 @@ class WebcamTable(KernelTable):
         reader.expect(f"of {len(kinds)}: lay it in the zone", timeout)
         # Its camera process opens the webcam (numpy and OpenCV imported: seconds under TCG) and learns the empty
         # zone from its first still frames: a person lays the first card once it is looking.
-        self.wait("the webcam streaming to bornes enroll", lambda: self.frames_sent() > 0, timeout)
-        self.hold(settle_frames)
+        self.hold(settle_frames, timeout)
         for number, kind in enumerate(kinds, 1):
             scene_in, *nudges, scene_out = steps[kind]
             if number > 1:

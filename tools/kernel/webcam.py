@@ -258,9 +258,11 @@ class WebcamTable(KernelTable):
                 self.show(nudge)
             reader.expect(f"shot {len(nudges) + 1} of {len(nudges) + 1}: take it away", timeout)
             self.show(scene_out)
-        reader.expect("Taught:", timeout)
+        # The check reads the held-back shots with the whole deck, built twice more as it is saved and loaded
+        # again: the longest wait of the teaching under TCG.
+        reader.expect("Taught:", 3 * timeout)
         self.wait("bornes enroll to end", lambda: self.vm.run("systemctl", "is-active", ENROL_UNIT,
-                                                              check=False).stdout.strip() != "active", 60)
+                                                              check=False).stdout.strip() != "active", timeout)
         return reader.lines
 
     def frames_sent(self) -> int:

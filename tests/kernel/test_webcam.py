@@ -74,6 +74,7 @@ def table() -> Iterator[WebcamTable]:
                 raise
             pytest.skip(str(error))
         try:
+            result.figures["boot: qemu CPU s"] = result.vm.cpu_seconds()
             result.start_webcam(scenes)
             yield result
         finally:
@@ -83,6 +84,16 @@ def table() -> Iterator[WebcamTable]:
             REPORT.write_text(json.dumps({"figures": result.figures, "kvm_problem": result.vm.kvm_problem}, indent=1))
             print(json.dumps(result.figures, indent=1))
             result.close()
+
+
+@pytest.fixture(autouse=True)
+def costs(request: pytest.FixtureRequest, table: WebcamTable) -> Iterator[None]:
+    """Each test's wall time and qemu CPU seconds, into the module's figures (docs/system.md quotes them)."""
+    cpu, started = table.vm.cpu_seconds(), time.monotonic()
+    yield
+    name = request.node.name.removeprefix("test_")[:48]
+    table.figures[f"{name}: seconds"] = time.monotonic() - started
+    table.figures[f"{name}: qemu CPU s"] = table.vm.cpu_seconds() - cpu
 
 
 def test_the_webcam_is_a_usb_camera_to_the_kernel_and_only_the_referees_user_opens_it(table: WebcamTable) -> None:
@@ -122,8 +133,11 @@ def test_bornes_enroll_camera_teaches_three_kinds_from_the_webcam(table: WebcamT
 
 def test_the_referee_as_installed_reads_plays_from_the_webcam_into_its_journal(table: WebcamTable) -> None:
     table.plug("scanner")  # the table's OK, scanned (pins are a mock here)
+    cpu, started = table.vm.cpu_seconds(), time.monotonic()
     table.configure(GAME_CONFIG)
     table.wait_count(BACK, 0, timeout=180)  # the camera's process: numpy and OpenCV imported, the webcam open
+    table.figures["the referee started to its webcam back: seconds"] = time.monotonic() - started
+    table.figures["the referee started to its webcam back: qemu CPU s"] = table.vm.cpu_seconds() - cpu
     table.hold(20)  # it looks at the empty zone before the first card
     game = WebcamGame(table, PLAYS)
     table.game = game

@@ -244,10 +244,12 @@ class WebcamTable(KernelTable):
         self.vm.run("systemd-run", f"--unit={ENROL_UNIT}", "--collect", "--quiet", "--setenv=LANG=C.UTF-8", "setpriv",
                     "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-m", "bornes.firmware.cli", "enroll",
                     "--camera", "--config", "/etc/bornes/config.toml", *(f"--kind={kind}" for kind in kinds))
+        marks = [(time.monotonic(), self.vm.cpu_seconds())]
         reader.expect(f"of {len(kinds)}: lay it in the zone", timeout)
         # Its camera process opens the webcam (numpy and OpenCV imported: seconds under TCG) and learns the empty
         # zone from its first still frames: a person lays the first card once it is looking.
         self.hold(settle_frames, timeout)
+        marks.append((time.monotonic(), self.vm.cpu_seconds()))
         for number, kind in enumerate(kinds, 1):
             scene_in, *nudges, scene_out = steps[kind]
             if number > 1:
@@ -258,11 +260,17 @@ class WebcamTable(KernelTable):
                 self.show(nudge)
             reader.expect(f"shot {len(nudges) + 1} of {len(nudges) + 1}: take it away", timeout)
             self.show(scene_out)
+        marks.append((time.monotonic(), self.vm.cpu_seconds()))
         # The check reads the held-back shots with the whole deck, built twice more as it is saved and loaded
         # again: the longest wait of the teaching under TCG.
         reader.expect("Taught:", 3 * timeout)
         self.wait("bornes enroll to end", lambda: self.vm.run("systemctl", "is-active", ENROL_UNIT,
                                                               check=False).stdout.strip() != "active", timeout)
+        marks.append((time.monotonic(), self.vm.cpu_seconds()))
+        for (begun, cpu), (ended, cpu_after), step in zip(marks, marks[1:], ("its camera open", "the shots",
+                                                                            "the check, saved"), strict=True):
+            self.figures[f"enrol, {step}: seconds"] = ended - begun
+            self.figures[f"enrol, {step}: qemu CPU s"] = cpu_after - cpu
         return reader.lines
 
     def frames_sent(self) -> int:

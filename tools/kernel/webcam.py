@@ -267,8 +267,8 @@ class WebcamTable(KernelTable):
         self.wait("bornes enroll to end", lambda: self.vm.run("systemctl", "is-active", ENROL_UNIT,
                                                               check=False).stdout.strip() != "active", timeout)
         marks.append((time.monotonic(), self.vm.cpu_seconds()))
-        for (begun, cpu), (ended, cpu_after), step in zip(marks, marks[1:], ("its camera open", "the shots",
-                                                                            "the check, saved"), strict=True):
+        for (begun, cpu), (ended, cpu_after), step in zip(marks[:-1], marks[1:], ("its camera open", "the shots",
+                                                                                 "the check, saved"), strict=True):
             self.figures[f"enrol, {step}: seconds"] = ended - begun
             self.figures[f"enrol, {step}: qemu CPU s"] = cpu_after - cpu
         return reader.lines

@@ -19,8 +19,9 @@ until the next one is asked for, as a person's hand waits for the next prompt. L
 uncompressed YUYV first (the default) and MJPEG, and several sizes: what the host negotiates is
 logged, and a format or size it has no scene for is streamed as a grey picture.
 
-Sources: the USB/IP protocol (the kernel's Documentation/usb/usbip_protocol.rst; vhci_rx.c, vhci_sysfs.c
-for ``attach``/``detach`` and the status table), the UVC 1.1 specification (descriptors, probe and commit
+USB/IP itself (the socket handed to ``attach``, the URBs, unlinks, standard requests) is the kernel
+tier's one device server, ``usbip.py``, shared with the I2C bridge: this file is the camera's
+descriptors, its class requests and its stream. Sources: the UVC 1.1 specification (descriptors, probe and commit
 controls, payload headers) and how uvcvideo reads them (drivers/media/usb/uvc: uvc_driver.c's parsing,
 uvc_video.c's probe, bulk decoding and end-of-payload rule). Written here; no code copied.
 
@@ -35,33 +36,35 @@ standard input, one line of JSON answered on standard output:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import socket
 import struct
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-SHARE = Path(sys.argv[1] if len(sys.argv) > 1 else "/run/bornes-webcam")
-VHCI = Path("/sys/devices/platform/vhci_hcd.0")
-SPEED_HIGH = 3  # enum usb_device_speed
-DEVID = (3 << 16) | 2  # busnum << 16 | devnum, as usbipd reports a remote device: any value will do
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# -- USB/IP ---------------------------------------------------------------------------------------------
+if TYPE_CHECKING or __package__:  # the checkout's tools.kernel.guest.*; in the VM, beside this file
+    from tools.kernel.guest.usbip import (
+        CLEAR_FEATURE,
+        PENDING,
+        SPEED_HIGH,
+        Device,
+        Link,
+        Setup,
+        Stall,
+        Urb,
+        _Pending,
+        attach,
+    )
+else:
+    from usbip import CLEAR_FEATURE, PENDING, SPEED_HIGH, Device, Link, Setup, Stall, Urb, attach
 
-CMD_SUBMIT, CMD_UNLINK, RET_SUBMIT, RET_UNLINK = 1, 2, 3, 4
-HEADER = struct.Struct(">IIIII")  # command, seqnum, devid, direction, ep
-SUBMIT = struct.Struct(">IiiiI8s")  # transfer_flags, transfer_buffer_length, start_frame, packets, interval, setup
-RET = struct.Struct(">iiiii8x")  # status, actual_length, start_frame, number_of_packets, error_count
-PDU = 48
-EPIPE, ECONNRESET = 32, 104
-DIR_IN = 1
+SHARE = Path(sys.argv[1] if len(sys.argv) > 1 and not __package__ else "/run/bornes-webcam")
 
 # -- the device -----------------------------------------------------------------------------------------
 
@@ -131,13 +134,6 @@ def config_descriptor() -> bytes:
     association = _descriptor(11, bytes([0, 2, 0x0E, 0x03, 0x00, 2]))
     body = association + video_control + streaming
     return _descriptor(2, struct.pack("<HBBBBB", 9 + len(body), 2, 1, 0, 0x80, 250)) + body
-
-
-def string_descriptor(index: int) -> bytes | None:
-    if index == 0:
-        return _descriptor(3, struct.pack("<H", 0x0409))
-    text = STRINGS.get(index)
-    return None if text is None else _descriptor(3, text.encode("utf-16-le"))
 
 
 # -- probe and commit ---------------------------------------------------------------------------------------
@@ -213,14 +209,41 @@ class Frames:
 # -- the camera ---------------------------------------------------------------------------------------------
 
 
+class Webcam(Device):
+    """The camera as a USB device (usbip.py serves it): its descriptors, its control requests, and its bulk
+    stream, each IN URB the host queues kept PENDING until a frame's bytes answer it."""
+
+    def __init__(self, camera: Camera) -> None:
+        super().__init__(descriptor=device_descriptor(), configuration=config_descriptor(), strings=STRINGS,
+                         speed=SPEED_HIGH)
+        self.camera = camera
+
+    def standard(self, setup: Setup) -> bytes:
+        if setup.request == CLEAR_FEATURE and setup.request_type == 0x02 and setup.index == STREAM_EP:
+            self.camera.stream_stopped()  # CLEAR_FEATURE(ENDPOINT_HALT): how uvcvideo stops a bulk stream
+        return super().standard(setup)
+
+    def control(self, setup: Setup, data: bytes) -> bytes:
+        return self.camera.control(setup, data)
+
+    def transfer(self, urb: Urb) -> bytes | _Pending:
+        if urb.endpoint == STREAM_EP & 0x0F and urb.direction_in:
+            self.camera.queued(urb.seqnum, urb.length)
+            return PENDING
+        raise Stall(f"endpoint {urb.endpoint} not handled")
+
+    def detached(self) -> None:
+        self.camera.gone()
+
+
 class Camera:
-    """The device end of one USB/IP connection, and what it streams."""
+    """What the webcam streams and how: the scene, the committed format, the host's queued URBs."""
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
-        self.sock: socket.socket | None = None
-        self.port: int | None = None
-        self.pending: deque[tuple[int, int]] = deque()  # the host's bulk IN URBs: (seqnum, length)
+        self.link: Link | None = None
+        #: The host's bulk IN URBs not answered yet, seqnum: length (usbip.py's Link holds the URBs themselves).
+        self.queue: dict[int, int] = {}
         self.probe = DEFAULT_PROBE
         self.commit = DEFAULT_PROBE
         self.commits: list[dict[str, Any]] = []
@@ -236,137 +259,72 @@ class Camera:
     # -- plugging ---------------------------------------------------------------------------------------------
 
     def plug(self) -> dict[str, Any]:
-        if self.sock is not None:
-            return {"port": self.port, "already": True}
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        port = free_port()
-        try:
-            (VHCI / "attach").write_text(f"{port} {theirs.fileno()} {DEVID} {SPEED_HIGH}")
-        finally:
-            theirs.close()  # vhci holds its own reference to that end now
+        if self.link is not None and self.link.alive:
+            return {"port": self.link.port, "already": True}
         with self.lock:
-            self.sock, self.port = ours, port
-            self.pending.clear()
+            self.queue.clear()
+            self.generation += 1
+        link = attach(Webcam(self))
+        with self.lock:
+            self.link = link
             self.stats["plugs"] += 1
-        threading.Thread(target=self._receive, args=(ours,), name="usbip", daemon=True).start()
-        return {"port": port}
+            self.lock.notify_all()
+        return {"port": link.port}
 
     def unplug(self) -> dict[str, Any]:
-        port = self.port
-        if port is None:
+        link = self.link
+        if link is None:
             return {"port": None}
-        with contextlib.suppress(OSError):
-            (VHCI / "detach").write_text(str(port))
-        self._gone()
-        return {"port": port}
+        link.detach()  # the host sees it leave; the stream stops mid-frame, as a cable pulled
+        if link.error:
+            self.errors.append(f"usbip: {link.error}")
+        self.gone()
+        return {"port": link.port}
 
-    def _gone(self) -> None:
+    def gone(self) -> None:
         with self.lock:
-            sock, self.sock, self.port = self.sock, None, None
-            self.pending.clear()
+            self.link = None
+            self.queue.clear()
+            self.generation += 1
             self.lock.notify_all()
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.close()
 
-    # -- USB/IP: the host's requests ------------------------------------------------------------------------
+    # -- the host's requests (usbip.py's thread) -----------------------------------------------------------------
 
-    def _receive(self, sock: socket.socket) -> None:
-        try:
-            while True:
-                pdu = _read(sock, PDU)
-                if pdu is None:
-                    break
-                command, seqnum, _devid, direction, ep = HEADER.unpack_from(pdu)
-                if command == CMD_SUBMIT:
-                    _flags, length, _start, _packets, _interval, setup = SUBMIT.unpack_from(pdu, HEADER.size)
-                    data = b""
-                    if direction != DIR_IN and length > 0:
-                        data = _read(sock, length) or b""
-                    self._submit(sock, seqnum, ep, direction, length, setup, data)
-                elif command == CMD_UNLINK:
-                    (victim,) = struct.unpack_from(">I", pdu, HEADER.size)
-                    self._unlink(sock, seqnum, victim)
-                else:
-                    self.errors.append(f"unknown USB/IP command {command}")
-                    break
-        except OSError as error:
-            self.errors.append(f"usbip: {error}")
-        finally:
-            if self.sock is sock:
-                self._gone()
-
-    def _reply(self, sock: socket.socket, seqnum: int, status: int, data: bytes = b"", done: int | None = None) -> None:
-        """RET_SUBMIT: ``data`` for an IN transfer; ``done`` bytes taken of an OUT one (the caller holds the
-        lock: a reply and an unlink never cross)."""
-        actual = len(data) if done is None else done
-        sock.sendall(HEADER.pack(RET_SUBMIT, seqnum, 0, 0, 0) + RET.pack(status, actual, 0, 0, 0) + data)
-
-    def _submit(self, sock: socket.socket, seqnum: int, ep: int, direction: int, length: int, setup: bytes,
-                data: bytes) -> None:
+    def queued(self, seqnum: int, length: int) -> None:
         with self.lock:
-            if ep == 0:
-                self.stats["control requests"] += 1
-                status, answer = self._control(setup, data)
-                if status:
-                    self.stats["stalled"] += 1
-                if direction == DIR_IN:
-                    self._reply(sock, seqnum, status, answer[:length])
-                else:
-                    self._reply(sock, seqnum, status, done=0 if status else len(data))
-            elif ep == STREAM_EP & 0x0F and direction == DIR_IN:
-                self.pending.append((seqnum, length))
-                self.stats["urbs"] += 1
-                self.lock.notify_all()
-            else:
-                self._reply(sock, seqnum, -EPIPE)
+            self.queue[seqnum] = length
+            self.stats["urbs"] += 1
+            self.lock.notify_all()
 
-    def _unlink(self, sock: socket.socket, seqnum: int, victim: int) -> None:
+    def stream_stopped(self) -> None:
+        """uvcvideo killed every URB of the stream (each unlinked, or answered) before it clears the halt."""
         with self.lock:
-            found = [entry for entry in self.pending if entry[0] == victim]
-            for entry in found:
-                self.pending.remove(entry)
-            self.stats["unlinked"] += len(found)
-            status = -ECONNRESET if found else 0  # 0: it was answered already
-            sock.sendall(HEADER.pack(RET_UNLINK, seqnum, 0, 0, 0) + struct.pack(">i24x", status))
-
-    # -- control requests ---------------------------------------------------------------------------------------
-
-    def _control(self, setup: bytes, data: bytes) -> tuple[int, bytes]:
-        """(status, data) for one control request: 0 and its answer, or -EPIPE (a stall) for what it does not do."""
-        request_type, request, value, index, _length = struct.unpack("<BBHHH", setup)
-        if request_type & 0x60 == 0:  # standard
-            return self._standard(request_type, request, value, index)
-        if request_type & 0x60 == 0x20 and index & 0xFF == 1:  # class, the streaming interface
-            return self._streaming(request_type, request, value >> 8, data)
-        if request_type & 0x60 == 0x20 and index & 0xFF == 0 and request == 0x81 and value >> 8 == 0x02:
-            return 0, b"\0"  # GET_CUR of the request error code: no error
-        return -EPIPE, b""
-
-    def _standard(self, request_type: int, request: int, value: int, index: int) -> tuple[int, bytes]:
-        if request == 6:  # GET_DESCRIPTOR
-            kind, number = value >> 8, value & 0xFF
-            found = device_descriptor() if kind == 1 else config_descriptor() if kind == 2 else \
-                string_descriptor(number) if kind == 3 else None
-            return (0, found) if found is not None else (-EPIPE, b"")
-        if request == 0:  # GET_STATUS
-            return 0, b"\0\0"
-        if request == 8:  # GET_CONFIGURATION
-            return 0, b"\x01"
-        if request == 10:  # GET_INTERFACE
-            return 0, b"\0"
-        if request == 1 and request_type == 0x02 and index == STREAM_EP:  # CLEAR_FEATURE(ENDPOINT_HALT)
-            self.stats["stream stops"] += 1  # how uvcvideo stops a bulk stream (uvc_video_stop_streaming)
+            self.stats["stream stops"] += 1
+            self.stats["unlinked"] += len(self.queue)
+            self.queue.clear()
             self.generation += 1  # a frame half sent is dropped: the next stream starts with a whole one
-            return 0, b""
-        if request in (1, 3, 9, 11):  # CLEAR_FEATURE, SET_FEATURE, SET_CONFIGURATION, SET_INTERFACE
-            return 0, b""
-        return -EPIPE, b""
+            self.lock.notify_all()
 
-    def _streaming(self, request_type: int, request: int, selector: int, data: bytes) -> tuple[int, bytes]:
+    def control(self, setup: Setup, data: bytes) -> bytes:
+        """A class request: the streaming interface's probe and commit, the control interface's error code."""
+        with self.lock:
+            self.stats["control requests"] += 1
+            try:
+                if setup.kind == 0x20 and setup.index & 0xFF == 1:  # the streaming interface
+                    return self._streaming(setup, data)
+                if setup.kind == 0x20 and setup.index & 0xFF == 0 and setup.request == 0x81 and \
+                        setup.value >> 8 == 0x02:
+                    return b"\0"  # GET_CUR of the request error code: no error
+                raise Stall(f"request {setup.request_type:#04x} {setup.request:#04x}")
+            except Stall:
+                self.stats["stalled"] += 1
+                raise
+
+    def _streaming(self, setup: Setup, data: bytes) -> bytes:
+        selector = setup.value >> 8
         if selector not in (1, 2):  # VS_PROBE_CONTROL, VS_COMMIT_CONTROL
-            return -EPIPE, b""
-        if request == 0x01 and not request_type & 0x80:  # SET_CUR
+            raise Stall(f"selector {selector}")
+        if setup.request == 0x01 and not setup.device_to_host:  # SET_CUR
             answer = negotiated(data)
             if selector == 1:
                 self.probe = answer
@@ -374,15 +332,15 @@ class Camera:
                 self.commit = answer
                 self.commits.append(describe(answer))
                 self.generation += 1
-            return 0, b""
-        if request == 0x85:  # GET_LEN
-            return 0, struct.pack("<H", PROBE.size)
-        if request == 0x86:  # GET_INFO: GET and SET supported
-            return 0, b"\x03"
-        if request in (0x81, 0x82, 0x83, 0x84, 0x87):  # GET_CUR, MIN, MAX, RES, DEF
+            return b""
+        if setup.request == 0x85:  # GET_LEN
+            return struct.pack("<H", PROBE.size)
+        if setup.request == 0x86:  # GET_INFO: GET and SET supported
+            return b"\x03"
+        if setup.request in (0x81, 0x82, 0x83, 0x84, 0x87):  # GET_CUR, MIN, MAX, RES, DEF
             current = self.probe if selector == 1 else self.commit
-            return 0, DEFAULT_PROBE if request == 0x87 else current
-        return -EPIPE, b""
+            return DEFAULT_PROBE if setup.request == 0x87 else current
+        raise Stall(f"request {setup.request:#04x}")
 
     # -- streaming ------------------------------------------------------------------------------------------------
 
@@ -391,7 +349,7 @@ class Camera:
         due = time.monotonic()
         while True:
             with self.lock:
-                while not self.pending:
+                while not self.queue:
                     self.lock.wait()
                 interval = PROBE.unpack(self.commit)[3] / 1e7
             now = time.monotonic()
@@ -413,21 +371,43 @@ class Camera:
         self.stats["grey frames"] += 1
         return self.frames.grey(control)
 
+    def _next_urb(self, generation: int) -> tuple[Link, int, int] | None:
+        """The oldest URB the host queued on the stream (in order: a bulk endpoint answers in order), or None when
+        the stream stopped or the camera was unplugged meanwhile.
+
+        A URB is queued here as usbip.py's thread hands it over, and registered as PENDING by that thread just
+        after: this waits for both (a few milliseconds at most)."""
+        with self.lock:
+            while True:
+                link = self.link
+                if link is None or generation != self.generation:
+                    return None
+                if self.queue:
+                    registered = set(link.pending(STREAM_EP & 0x0F))
+                    ready = sorted(seqnum for seqnum in self.queue if seqnum in registered)
+                    if ready:
+                        return link, ready[0], self.queue[ready[0]]
+                    self.lock.wait(timeout=0.002)
+                else:
+                    self.lock.wait(timeout=1.0)
+
     def _send_frame(self) -> None:
         generation = self.generation
         payload = bytes([HEADER_LEN, EOH | EOF | self.fid]) + self._frame_bytes()
         self.fid ^= FID
         sent = 0
         while True:
+            found = self._next_urb(generation)
+            if found is None:
+                return  # unplugged or stopped mid-frame: the rest of it is lost, as on a pulled cable
+            link, seqnum, length = found
+            chunk = payload[sent:sent + length]
+            answered = link.complete(seqnum, chunk)
             with self.lock:
-                while not self.pending and self.sock is not None and generation == self.generation:
-                    self.lock.wait(timeout=1.0)
-                sock = self.sock
-                if sock is None or not self.pending or generation != self.generation:
-                    return  # unplugged or stopped mid-frame: the rest of it is lost, as on a pulled cable
-                seqnum, length = self.pending.popleft()
-                chunk = payload[sent:sent + length]
-                self._reply(sock, seqnum, 0, chunk)
+                self.queue.pop(seqnum, None)
+                if not answered:  # unlinked meanwhile: the stream is stopping
+                    self.stats["unlinked"] += 1
+                    continue
             sent += len(chunk)
             if len(chunk) < length:  # a short transfer ends the payload (and a zero-length one, after a full one)
                 break
@@ -444,31 +424,11 @@ class Camera:
 
     def status(self) -> dict[str, Any]:
         with self.lock:
-            scene = self.scene
-            return {"pid": os.getpid(), "plugged": self.sock is not None, "port": self.port, "scene": scene.name,
-                    "sent in scene": scene.sent, "scene frames": len(scene.once), "pending urbs": len(self.pending),
-                    "commits": self.commits[-5:], "commit count": len(self.commits), **self.stats,
-                    "errors": self.errors[-5:]}
-
-
-def _read(sock: socket.socket, size: int) -> bytes | None:
-    """Exactly ``size`` bytes, or None at the end of the connection (vhci shut it down: detached)."""
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
-
-
-def free_port() -> int:
-    """The first free high-speed port of vhci_hcd.0 (its status table: ``hs PORT STA …``, STA 4 is free)."""
-    for line in (VHCI / "status").read_text().splitlines()[1:]:
-        words = line.split()
-        if len(words) >= 3 and words[0] == "hs" and int(words[2]) == 4:
-            return int(words[1])
-    raise OSError("every high-speed port of vhci_hcd.0 is in use")
+            scene, link = self.scene, self.link
+            return {"pid": os.getpid(), "plugged": link is not None, "port": link.port if link else None,
+                    "scene": scene.name, "sent in scene": scene.sent, "scene frames": len(scene.once),
+                    "pending urbs": len(self.queue), "commits": self.commits[-5:], "commit count": len(self.commits),
+                    **self.stats, "errors": self.errors[-5:]}
 
 
 def main() -> None:

@@ -137,7 +137,8 @@ def _play_hand(table: WebcamTable, found: Measured, unplugs: int, config: str) -
             break
         if unplug and not laid_away:
             _replugged(table, found, None)
-            table.hold(20)  # the card still lying there: not to be read again
+            table.show(game.plays[game.done - 1].lying)  # the card still lying there (its scene counted afresh)
+            table.hold(20)  # looked at for 20 frames: not to be read again
         game.take()
     found.latencies = game.latencies
     found.streaming_s = time.monotonic() - streamed

@@ -6,15 +6,17 @@ The camera (``tools/kernel/guest/webcam.py``) is a UVC 1.1 device in the VM's us
 drawn on the host: ``tools/kernel/webcam.py``) as MJPEG, or YUYV, at the size and rate the host
 negotiates. The image is made with every kind taught from its flat face (``bornes enroll --camera
 --pictures``, at the host's speed); through the webcam, ``bornes enroll --camera --kind …`` teaches
-three kinds again as a person would (the card laid, nudged after each shot, taken away), and
+a kind again as a person would (the card laid, nudged after each shot, taken away), and
 ``bornes.service`` as ``install.sh --camera`` installed it (its sandbox, the camera drop-in) reads a
-short game into its journal, the webcam unplugged twice mid-game: once with a card lying in the zone
-(not read again when it is back), once while the next card is laid and udev is slow to hand the new
-``/dev/video0`` to the video group (read when it is back, within seconds).
+short game into its journal, the webcam unplugged mid-game with a card lying in the zone and plugged
+back while udev is slow to hand the new ``/dev/video0`` to the video group: back within seconds, that
+card not read again, the next one read.
 
-Teaching and recognition are slow under TCG: three kinds and four plays here; ``python -m
-bench.kernel_webcam`` plays a whole hand. The tests share one VM and run in order. Skipped, with the
-reason, where the machine cannot boot the VM; under CI=true that is a failure.
+Teaching and recognition are slow under TCG: CI's share is one kind taught and two plays here;
+``python -m bench.kernel_webcam`` teaches the six kinds of a hand and plays it whole, the webcam
+unplugged three times (the next card laid while it is away, or a card lying there). The tests share
+one VM and run in order. Skipped, with the reason, where the machine cannot boot the VM; under
+CI=true that is a failure.
 """
 
 from __future__ import annotations
@@ -42,10 +44,10 @@ from tools.kernel.webcam import (
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/camera is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-webcam-report.json")
-KINDS = ("ROLL", "D100", "D75")
-#: Anne (A, dealer = 1: she starts) and Bruno roll, then drive: four plays of the three kinds taught.
-PLAYS = ("ROLL", "ROLL", "D100", "D75")
-RECORD = ["A play MB-ROLL-01", "B play MB-ROLL-02", "A play MB-D100-01", "B play MB-D75-01"]
+KINDS = ("ROLL",)
+#: Anne (A, dealer = 1: she starts) and Bruno roll: two plays of the kind taught.
+PLAYS = ("ROLL", "ROLL")
+RECORD = ["A play MB-ROLL-01", "B play MB-ROLL-02"]
 #: Teaching: the webcam by its by-id name, as docs/camera.md advises. The game: the default device, /dev/video0.
 ENROL_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config())
 GAME_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config(None))
@@ -112,14 +114,14 @@ def test_the_webcam_is_a_usb_camera_to_the_kernel_and_only_the_referees_user_ope
     table.figures["webcam: frames streamed before any reader"] = float(table.frames_sent())
 
 
-def test_bornes_enroll_camera_teaches_three_kinds_from_the_webcam(table: WebcamTable) -> None:
+def test_bornes_enroll_camera_teaches_a_kind_from_the_webcam(table: WebcamTable) -> None:
     table.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=ENROL_CONFIG)
     started = time.monotonic()
     lines = table.enrol(KINDS)
-    table.figures["webcam: bornes enroll --camera, 3 kinds (s)"] = time.monotonic() - started
-    # The three kinds shown live read back with the shots held back (the other 16, taught from one flat picture
+    table.figures[f"webcam: bornes enroll --camera, {len(KINDS)} kind(s) (s)"] = time.monotonic() - started
+    # The kind shown live reads back with the shots held back (the other 18, taught from one flat picture
     # each, have no shot to check with); no two kinds look alike.
-    assert "Taught: 3 of 19 kinds read back with the shots held back." in lines, lines
+    assert f"Taught: {len(KINDS)} of 19 kinds read back with the shots held back." in lines, lines
     assert not [line for line in lines if "look alike" in line], lines
     assert not [line for line in lines if "No card found" in line or "Traceback" in line], lines
     listed = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "/opt/bornes/venv/bin/bornes",
@@ -131,7 +133,7 @@ def test_bornes_enroll_camera_teaches_three_kinds_from_the_webcam(table: WebcamT
     assert commits and commits[-1] == {"format": "MJPG", "width": 640, "height": 480, "fps": 10.0}, commits
 
 
-def test_the_referee_as_installed_reads_plays_from_the_webcam_into_its_journal(table: WebcamTable) -> None:
+def test_the_referee_as_installed_reads_a_play_from_the_webcam_into_its_journal(table: WebcamTable) -> None:
     table.plug("scanner")  # the table's OK, scanned (pins are a mock here)
     cpu, started = table.vm.cpu_seconds(), time.monotonic()
     table.configure(GAME_CONFIG)
@@ -142,47 +144,40 @@ def test_the_referee_as_installed_reads_plays_from_the_webcam_into_its_journal(t
     game = WebcamGame(table, PLAYS)
     table.game = game
     game.start()
-    for _ in range(2):
-        game.lay()
-        game.take()
-    assert table.accepted()[-2:] == RECORD[:2], table.journal()[-10:]
-    assert table.stored() == RECORD[:2]
-    assert table.count("(camera, frame") == 2  # one read a card: the debug line of each input
+    game.lay()  # Anne's roll: it stays lying in the zone for the next test
+    assert table.accepted()[-1:] == RECORD[:1], table.journal()[-10:]
+    assert table.stored() == RECORD[:1]
+    assert table.count("(camera, frame") == 1  # one read a card: the debug line of each input
     unit = table.vm.run("systemctl", "show", UNIT, "-p", "MemoryDenyWriteExecute", "-p", "DevicePolicy", "-p",
                         "SupplementaryGroups").stdout
     assert "MemoryDenyWriteExecute=yes" in unit and "DevicePolicy=closed" in unit and "video" in unit, unit
-    table.figures["webcam: seconds from a card laid to its play, mean of 2"] = sum(game.latencies) / 2
+    table.figures["webcam: seconds from a card laid to its play"] = game.latencies[-1]
 
 
 def test_the_webcam_unplugged_mid_game_is_reader_lost_then_back_no_play_lost_or_doubled(table: WebcamTable) -> None:
     game = table.game
     assert game is not None, "the game of the test before"
     lost, back, denied = table.count(LOST), table.count(BACK), table.count(DENIED)
-    # Unplugged with a card lying in the zone: lost, back, and that card is not read a second time.
-    game.lay()  # Anne's 100
+    # Unplugged with Anne's roll lying in the zone, and plugged back while udev is slow to hand the new
+    # /dev/video0 to the video group (held here; measured at 2 to 9 s on a loaded VM): the camera's process finds
+    # the node root's alone, says so, and tries again until it is theirs: back within seconds, not after a minute
+    # and a restart.
     table.unplug_webcam()
     table.wait_count(LOST, lost)
-    table.plug_webcam()
-    table.wait_count(BACK, back, timeout=120)
-    table.hold(20)  # it looks at the card still lying there ...
-    game.take()  # ... and at the zone emptied
-    assert table.stored() == RECORD[:3]
-    # Unplugged while the next card is laid, and plugged back while udev is slow to hand the new /dev/video0 to
-    # the video group (held here; measured at 2 to 9 s on a loaded VM): the camera's process finds the node root's
-    # alone, says so, and tries again until it is theirs: back within seconds, not after a minute and a restart.
-    table.unplug_webcam()
-    table.wait_count(LOST, lost + 1)
-    table.show(game.plays[game.done].lying)
     table.vm.run("udevadm", "control", "--stop-exec-queue")
     try:
         table.camera("plug")
         table.wait_count(DENIED, denied, timeout=90)
     finally:
         table.vm.run("udevadm", "control", "--start-exec-queue")
-    table.wait_count(BACK, back + 1, timeout=45)
-    game.lay(while_away=True)  # Bruno's 75
+    table.wait_count(BACK, back, timeout=45)
+    table.show(game.plays[0].lying)  # the same card, still lying there (its scene counted afresh) ...
+    table.hold(20)  # ... looked at for 20 frames: not read a second time ...
+    game.take()  # ... nor as the zone empties
+    assert table.stored() == RECORD[:1]
+    game.lay()  # Bruno's roll, read as any card
     assert table.stored() == RECORD  # every card once: none lost, none doubled
-    assert table.count(LOST) == lost + 2 and table.count(BACK) == back + 2
+    assert table.count(LOST) == lost + 1 and table.count(BACK) == back + 1
     journal = "\n".join(table.journal())
     assert "Traceback" not in journal and "internal error" not in journal.lower(), journal[-3000:]
     table.figures["webcam: frames streamed"] = float(table.frames_sent())

@@ -233,7 +233,7 @@ class Webcam(Device):
         raise Stall(f"endpoint {urb.endpoint} not handled")
 
     def detached(self) -> None:
-        self.camera.gone()
+        self.camera.gone(self)
 
 
 class Camera:
@@ -278,11 +278,14 @@ class Camera:
         link.detach()  # the host sees it leave; the stream stops mid-frame, as a cable pulled
         if link.error:
             self.errors.append(f"usbip: {link.error}")
-        self.gone()
+        self.gone(link.device)
         return {"port": link.port}
 
-    def gone(self) -> None:
+    def gone(self, device: Device) -> None:
+        """``device``'s link ended (unplugged here, or dropped by vhci-hcd); a link plugged since is kept."""
         with self.lock:
+            if self.link is None or self.link.device is not device:
+                return
             self.link = None
             self.queue.clear()
             self.generation += 1
@@ -440,7 +443,7 @@ def main() -> None:
         word, _, rest = line.strip().partition(" ")
         try:
             answer = commands[word](rest.strip()) if word in commands else {"error": f"unknown command {word!r}"}
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, RuntimeError, ValueError, KeyError) as error:
             answer = {"error": f"{word}: {type(error).__name__}: {error}"}
         print(json.dumps(answer), flush=True)
 

@@ -21,9 +21,10 @@ logged, and a format or size it has no scene for is streamed as a grey picture.
 
 USB/IP itself (the socket handed to ``attach``, the URBs, unlinks, standard requests) is the kernel
 tier's one device server, ``usbip.py``, shared with the I2C bridge: this file is the camera's
-descriptors, its class requests and its stream. Sources: the UVC 1.1 specification (descriptors, probe and commit
-controls, payload headers) and how uvcvideo reads them (drivers/media/usb/uvc: uvc_driver.c's parsing,
-uvc_video.c's probe, bulk decoding and end-of-payload rule). Written here; no code copied.
+descriptors, its class requests and its stream. Sources: the UVC 1.1 specification (descriptors,
+probe and commit controls, payload headers) and how uvcvideo reads them (drivers/media/usb/uvc:
+uvc_driver.c's parsing, uvc_video.c's probe, bulk decoding and end-of-payload rule). Written here;
+no code copied.
 
 Run by the agent as a helper (trixie's python3, standard library only), one command a line on
 standard input, one line of JSON answered on standard output:

@@ -180,6 +180,7 @@ class WebcamTable(KernelTable):
     scenes: Scenes | None = None
     program: str = GUEST_PROGRAM
     game: WebcamGame | None = None
+    booted: float = 0.0  # time.monotonic() when the VM was up
 
     def start_webcam(self, scenes: Scenes) -> None:
         """Load vhci-hcd and uvcvideo (the root has no modprobe: systemd-modules-load, with libkmod, does it),

@@ -53,6 +53,8 @@ ENROL_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config()
 GAME_CONFIG = reader_config("05e0:1200", extra="dealer = 1\n" + camera_config(None))
 LOST, BACK = "bornes: reader lost: ", "bornes: reader back on webcam "
 DENIED = "bornes: camera still away: /dev/video0: permission denied"
+#: A loaded build machine boots the VM in minutes (the referee, numpy and OpenCV start with it): as test_rc522.py.
+BOOT_TIMEOUT = 600.0
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,8 @@ def table() -> Iterator[WebcamTable]:
                 (image.root / "etc/bornes/config.toml").write_text(GAME_CONFIG)
                 prepared["19 kinds taught from their faces in the image (host): seconds"] = time.monotonic() - begun
 
-            result = open_table(WebcamTable, shares=((SHARE_TAG, folder),), tcg_cpu=TCG_CPU_NO_AVX, prepare=prepare)
+            result = open_table(WebcamTable, BOOT_TIMEOUT, shares=((SHARE_TAG, folder),), tcg_cpu=TCG_CPU_NO_AVX,
+                                prepare=prepare)
         except CannotBoot as error:
             if IN_CI:
                 raise

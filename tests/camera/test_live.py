@@ -23,9 +23,23 @@ cv2 = pytest.importorskip("cv2")
 
 from bornes.drivers.camera.reader import CameraReader  # noqa: E402
 from bornes.drivers.camera.wire import CameraSettings  # noqa: E402
-from bornes.drivers.events import KindShown, ReaderBack, ReaderLost, ReaderProblem  # noqa: E402
+from bornes.drivers.events import (  # noqa: E402
+    CameraBlind,
+    CameraSees,
+    KindShown,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+)
 from bornes.engine import CardKind  # noqa: E402
-from tests.camera.live import Twin, careful_plays, empty_frames, events_until, teach_from_faces  # noqa: E402
+from tests.camera.live import (  # noqa: E402
+    Twin,
+    careful_plays,
+    empty_frames,
+    events_until,
+    teach_from_faces,
+    unsteady_frames,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,6 +130,23 @@ def test_bad_frames_each_give_one_problem_and_no_read(twin: Twin, templates: Pat
                                                        ("camera-frame", "size"), ("camera-frame", "unreadable")]
     later = events_until(events, lambda s: False, timeout=1.0)
     assert not later, later  # nothing more: no read, no second line for the same run
+
+
+@pytest.mark.slow
+def test_a_camera_that_cannot_see_a_steady_picture_is_a_status_until_it_sees_and_then_it_reads(
+        twin: Twin, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
+    """Three seconds of a light changing in patches every frame: one CameraBlind (the table's "Camera: the light
+    flickers"), nothing read or refused meanwhile; steady again: one CameraSees, and the next card is read."""
+    twin.write(empty_frames(4))
+    twin.write(unsteady_frames(30))
+    twin.write(empty_frames(12, seed=14))
+    twin.write(careful_plays(["ROLL"], seed=15))
+    start(reader_of, camera(twin, templates), events)
+    seen = events_until(events, lambda s: bool(kinds(s)))
+    assert [type(e) for e in seen] == [ReaderBack, CameraBlind, CameraSees, KindShown], seen
+    blind = seen[1]
+    assert isinstance(blind, CameraBlind) and blind.reason == "unsteady" and blind.reader == "camera"
+    assert "no steady picture" in blind.detail
 
 
 def test_a_camera_never_taught_is_lost_once_and_says_how_to_teach_it(

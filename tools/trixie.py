@@ -28,9 +28,11 @@ PYTHON = "3.13"
 MIRROR = os.environ.get("BORNES_CI_MIRROR", "http://deb.debian.org/debian")
 CACHE = Path(os.environ.get("BORNES_CI_CACHE", "/var/cache/bornes-ci"))
 #: What the root has besides minbase: systemd as init, Python, what install.sh takes from apt (so
-#: it needs no network; gcc, libc6-dev and python3-dev for its --compile-engine), and a broker for the bridge.
+#: it needs no network; gcc, libc6-dev and python3-dev for its --compile-engine), and a broker for the bridge;
+#: the kernel tier's power-cut sweep makes ext4 as a Pi's root is made (e2fsprogs) on a device-mapper
+#: log-writes target (dmsetup), whose module it loads (kmod's modprobe).
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3-evdev", "i2c-tools", "mosquitto",
-            "mosquitto-clients", "gcc", "libc6-dev", "python3-dev")
+            "mosquitto-clients", "gcc", "libc6-dev", "python3-dev", "e2fsprogs", "dmsetup", "kmod")
 #: Bump when the way the root is prepared changes, so cached roots are rebuilt.
 RECIPE = "1"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -1,0 +1,636 @@
+"""A power cut, for real (issue 42): the referee's state folder on ext4 over dm-log-writes, replayed at every flush.
+
+In the kernel tier's VM (tools/kernel/vm.py: Debian's own kernel), :class:`LoggedStateFolder` puts
+a loop device on the VM's tmpfs under the device-mapper ``log-writes`` target, makes ext4 on it as
+Raspberry Pi OS makes its root, mounts it as a Pi mounts its root and bind-mounts its
+``var/lib/bornes`` on the referee's state folder; ``bornes.service`` runs on it as installed.
+:func:`record_game` taps a scripted game through the scanner gadget and, at each accepted card's
+journal line (the moment the table hears the chirp), puts a mark ``acked-N`` in the log.
+
+Then, on the host, :class:`Sweep` rebuilds the device with our replayer (tools/kernel/logwrites.py) at
+every flush and FUA and every mark, and at seeded crash states between two flushes (a random
+subset of the writes not yet flushed in a random order, or one of them torn to its first 512 bytes
+or 4 KiB), mounts each (ext4 replays its journal) and reads the state folder with the product's
+own readers. Why on the host: the host's kernel mounts a loop device at native speed, where under
+TCG every reader's Python start-up costs seconds; the readers (``bornes history``, ``export``,
+``doctor``) run in one process through the CLI's own ``main`` at every point, and as separate
+``bornes`` processes with the referee started on the state (``bornes run``) at a sample of points
+(``real_every``), so the batch is checked against the real commands as they run on a Pi.
+
+What each point must show, and what counts (:class:`Figures`):
+
+* at a flush, FUA or mark: the filesystem mounts, no reader calls the state damaged, every card
+  acknowledged before the point is in the game, in order (the card in flight may be there or not),
+  and nothing is deleted or set aside;
+* at a crash state: the same, except that damage may be reported (a person is then asked); a reader
+  that shows fewer cards than were acknowledged without saying anything is a silent loss.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.kernel.logwrites import Crash, Device, Entry, Interval, Log, apply_crash, intervals, reorderings, tearings
+from tools.kernel.table import INPUT, KernelTable
+
+#: The state folder inside the filesystem, where a Pi's root has it.
+STATE = "var/lib/bornes"
+DEVICE_BYTES = 512 << 20  # mke2fs's own "default" type from 512 MiB up: 4 KiB blocks, as on a Pi's root of GiBs
+LOG_BYTES = 320 << 20
+DM_NAME = "bornes-sd"
+GUEST_WORK = "/srv/powercut"  # a tmpfs of its own in the VM: the two loop devices' files
+GUEST_MOUNT = "/srv/sd"
+#: Raspberry Pi OS's image builder (pi-gen, export-image/prerun.sh) makes its root with
+#: ``mkfs.ext4 -L rootfs -O "^64bit,^huge_file"`` (64bit taken out when mke2fs.conf has it, as
+#: trixie's does), every other feature from mke2fs.conf; ``lazy_itable_init=0`` writes the inode
+#: tables at once, as they stand on a Pi whose first boots' lazy init is done (else the kernel's
+#: ext4lazyinit thread would write them during the game).
+MKFS = ("mkfs.ext4", "-q", "-L", "rootfs", "-O", "^64bit,^huge_file", "-E", "lazy_itable_init=0")
+#: pi-gen's fstab line for the root (stage1/01-sys-tweaks/files/fstab): ``defaults,noatime``; its
+#: cmdline.txt gives no rootflags, so the journal mode is ext4's default, data=ordered.
+MOUNT_OPTIONS = "defaults,noatime"
+READY = "ready"
+ACKED = "acked-"
+MODULES = ("loop", "dm_log_writes", "ext4")
+#: The installed unit gives a start 60 s and the loop's watchdog 10 s: a Pi does it in a few, but the VM is
+#: emulated (TCG) on a shared 2-core host, where a start has been seen to take 44 CPU seconds. A drop-in in
+#: /run (gone at the VM's power-off) gives both more room; nothing else of the unit changes.
+UNIT_DROP_IN = "/run/systemd/system/bornes.service.d/powercut-slow-vm.conf"
+SLOW_MACHINE = "[Service]\nTimeoutStartSec=600\nWatchdogSec=120\n"
+BOOT_TIMEOUT = 900.0  # the same: four emulated VMs on two cores have been seen to need more than the tier's 240 s
+
+
+def _acked(entry: Entry) -> int | None:
+    return int(entry.mark[len(ACKED):]) if entry.mark and entry.mark.startswith(ACKED) else None
+
+
+# -- in the VM: the logged state folder ---------------------------------------------------------------
+
+
+class LoggedStateFolder:
+    """The referee's /var/lib/bornes on ext4 on ``dm-log-writes`` over a loop device in the VM."""
+
+    def __init__(self, table: KernelTable) -> None:
+        self.table = table
+        self.vm = table.vm
+        self.loops: list[str] = []
+
+    def sh(self, script: str, timeout: float = 120.0, input: str | None = None) -> str:
+        return self.vm.run("sh", "-ec", script, timeout=timeout, input=input).stdout
+
+    def set_up(self) -> dict[str, str]:
+        """Stop the referee, make and mount the logged filesystem on its state folder, mark ``ready``.
+        Returns what was made: dumpe2fs's features and block size, the mount's options."""
+        self.table.wait_count("referee up", 0, timeout=300)  # the referee the VM booted: seen up, then stopped
+        self.sh(f"mkdir -p {UNIT_DROP_IN.rsplit('/', 1)[0]} && cat > {UNIT_DROP_IN} && systemctl daemon-reload",
+                input=SLOW_MACHINE)
+        self.vm.run("systemctl", "stop", "bornes.service", timeout=120)
+        self.vm.run("modprobe", "-a", *MODULES)
+        self.sh(f"mkdir -p {GUEST_WORK} {GUEST_MOUNT} && mount -t tmpfs -o size=700M powercut {GUEST_WORK} && "
+                f"truncate -s {DEVICE_BYTES} {GUEST_WORK}/sd.img && truncate -s {LOG_BYTES} {GUEST_WORK}/log.img")
+        self.loops = [self.vm.run("losetup", "--find", "--show", f"{GUEST_WORK}/{name}.img").stdout.strip()
+                      for name in ("sd", "log")]
+        sd, log = self.loops
+        self.sh(f'dmsetup create {DM_NAME} --table "0 $(blockdev --getsz {sd}) log-writes {sd} {log}"')
+        device = f"/dev/mapper/{DM_NAME}"
+        self.vm.run(*MKFS, device, timeout=300)
+        self.sh(f"mount -t ext4 -o {MOUNT_OPTIONS} {device} {GUEST_MOUNT} && mkdir -p {GUEST_MOUNT}/{STATE} && "
+                f"rm -rf /var/lib/bornes/* && mount --bind {GUEST_MOUNT}/{STATE} /var/lib/bornes && "
+                "chown bornes:bornes /var/lib/bornes && chmod 0750 /var/lib/bornes && sync")
+        self.mark(READY)
+        made = self.sh(f"dumpe2fs -h {device} 2>/dev/null | grep -E '^(Filesystem features|Block size|Inode size|"
+                       f"Journal size)' ; grep ' {GUEST_MOUNT} ' /proc/mounts")
+        found: dict[str, str] = {}
+        for line in made.strip().splitlines():
+            key, _, value = line.partition(":") if ":" in line else ("mount", "", line)
+            found[key] = value
+        dm = self.sh(f"basename $(readlink -f {device})").strip()
+        found["options"] = ",".join(self.sh(f"cat /proc/fs/ext4/{dm}/options").split())  # every option, defaults too
+        return {key: value.strip() for key, value in found.items()}
+
+    def mark(self, text: str) -> None:
+        self.vm.run("dmsetup", "message", DM_NAME, "0", "mark", text)
+
+    def file_digests(self) -> dict[str, str]:
+        """sha256 of every file of the state folder, as the VM reads it (the replay must give the same)."""
+        out = self.sh("cd /var/lib/bornes && find . -maxdepth 1 -type f -exec sha256sum {} +")
+        return {name.removeprefix("./"): digest for digest, name in (line.split(None, 1) for line in out.splitlines())}
+
+    def take_log(self, target: Path) -> dict[str, str]:
+        """Stop the referee, unmount, remove the target (its last mark brings the log's count up to date)
+        and copy the log's used part to ``target`` on the host. Returns the state folder's file digests."""
+        self.vm.run("systemctl", "stop", "bornes.service", timeout=120)
+        digests = self.file_digests()
+        self.sh(f"umount /var/lib/bornes && umount {GUEST_MOUNT}")
+        status = self.vm.run("dmsetup", "status", DM_NAME).stdout.split()
+        highest = int(status[4])  # "0 SECTORS log-writes ENTRIES HIGHEST"
+        self.vm.run("dmsetup", "remove", DM_NAME)
+        used = (highest + 1 + 8) * 512  # the end mark's sector after it, and a margin
+        data = self.sh(f"head -c {used} {GUEST_WORK}/log.img | gzip -1 | base64 -w0", timeout=300)
+        target.write_bytes(gzip.decompress(base64.b64decode(data)))
+        self.sh(f"losetup -d {' '.join(self.loops)} && umount {GUEST_WORK}")
+        return digests
+
+
+# -- in the VM: the game ------------------------------------------------------------------------------
+
+
+def record_game(table: KernelTable, folder: LoggedStateFolder, script_steps: list[tuple[tuple[str, ...], str]],
+                setup_taps: tuple[str, ...], *, restart_after: int | None = None, kill_after: int | None = None,
+                gadget: str = "scanner") -> int:
+    """Tap ``script_steps`` (each: its taps and the notation the referee logs) through ``gadget``; after each
+    accepted card's journal line, mark ``acked-N`` in the log. ``restart_after``/``kill_after``: after that
+    many cards, ``systemctl restart`` the referee (a clean stop: SQLite removes the WAL, the next start
+    makes a new one) or kill it with SIGKILL (systemd restarts it). Returns the cards acknowledged."""
+    done = 0
+    for number, (taps, notation) in enumerate(script_steps):
+        if number == 0:
+            for _ in setup_taps:
+                said = _tap(table, gadget, setup_taps[0])
+                if said.endswith(": accepted"):
+                    break
+        for k, payload in enumerate(taps):
+            said = _tap(table, gadget, payload)
+            assert said.endswith(": accepted" if k == len(taps) - 1 else ": prompt"), (payload, said)
+        assert table.accepted()[-1] == notation, table.journal()[-6:]
+        done += 1
+        folder.mark(f"{ACKED}{done}")
+        if done == restart_after:
+            _referee_back(table, "systemctl", "restart", "--no-block", "bornes.service")
+        if done == kill_after:  # systemd starts it again (Restart=on-failure, RestartSec=2)
+            _referee_back(table, "systemctl", "kill", "--signal=KILL", "bornes.service")
+    return done
+
+
+def _referee_back(table: KernelTable, *command: str) -> None:
+    """Run ``command`` (a start, restart or kill), then wait until a new referee is up and has the scanner
+    (its own "reader back on", after its "referee up": a tap before it would go to no one)."""
+    first = len(table.journal())
+    table.vm.run(*command, timeout=120)
+
+    def back() -> bool:
+        lines = table.journal()[first:]
+        up = next((k for k, line in enumerate(lines) if line.endswith("bornes: referee up")), None)
+        return up is not None and any(line.startswith("bornes: reader back on") for line in lines[up:])
+
+    table.wait("the referee up again with its scanner", back, timeout=600)
+
+
+def _tap(table: KernelTable, gadget: str, payload: str) -> str:
+    """One scan, scanned again while the referee refuses it as garbled (the kernel dropped keys)."""
+    for _ in range(3):
+        said = table.tap(gadget, payload)
+        if not said[-1].startswith(f"{INPUT}garbled"):
+            return said[-1]
+    raise AssertionError(f"{payload} refused as garbled three times: {table.journal()[-6:]}")
+
+
+@dataclass
+class Recording:
+    """What the VM left: the log, the game's notations, the state folder's files at the end."""
+
+    log: Path
+    notations: list[str]
+    acknowledged: int
+    digests: dict[str, str] = field(default_factory=dict)
+    made: dict[str, str] = field(default_factory=dict)
+    device_bytes: int = DEVICE_BYTES
+    figures: dict[str, float] = field(default_factory=dict)  # the VM part's times
+
+
+def record(work: Path, cards: int, *, seed: int = 3, restart_after: int | None = None,
+           kill_after: int | None = None) -> Recording:
+    """The whole VM part: boot the kernel tier's VM (tools/kernel/table.py), make the logged state folder, start
+    the referee on it, tap ``cards`` cards of a scripted game with a mark at each chirp, take the log to
+    ``work/log.bin`` and power the VM off. Raises CannotBoot where the machine cannot boot the VM."""
+    from bench.driver import SETUP_TAPS, script_games
+    from tools.kernel.gadgets import CATALOGUE
+    from tools.kernel.table import open_table, reader_config
+
+    started = time.monotonic()
+    table = open_table(KernelTable, boot_timeout=BOOT_TIMEOUT)
+    figures: dict[str, float] = dict(table.figures)
+    try:
+        table.plug("scanner")
+        folder = LoggedStateFolder(table)
+        made = folder.set_up()
+        # As KernelTable.configure, the start not waited for by systemctl: on a loaded host a start under TCG
+        # can outlast the unit's TimeoutStartSec, and systemd then starts it again (Restart=on-failure).
+        config = reader_config(CATALOGUE["scanner"].vendor_product)
+        table.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
+        _referee_back(table, "systemctl", "start", "--no-block", "bornes.service")
+        script = script_games(players=2, seed=seed, games=1)
+        steps = [(step.taps[len(SETUP_TAPS):] if n == 0 else step.taps, step.notation)
+                 for n, step in enumerate(script.steps[:cards])]
+        tapped = time.monotonic()
+        acked = record_game(table, folder, steps, SETUP_TAPS, restart_after=restart_after, kill_after=kill_after)
+        figures["seconds tapping the game"] = time.monotonic() - tapped
+        digests = folder.take_log(work / "log.bin")
+        figures["log bytes"] = float((work / "log.bin").stat().st_size)
+        figures["qemu CPU seconds"] = table.vm.cpu_seconds()
+    finally:
+        table.close()
+    figures["VM part (boot, game, log)"] = time.monotonic() - started
+    return Recording(work / "log.bin", script.notations(), acked, digests, made, DEVICE_BYTES, figures)
+
+
+# -- on the host: the sweep --------------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    """One point: what kind, where, the cards acknowledged before it, and what the readers made of it."""
+
+    kind: str  # "flush" (flush or FUA), "mark", "reordered", "torn"
+    where: str
+    acked: int
+    outcome: str  # "whole", "damage", "lost (reported)", "shorter", "wrong", "unmountable", "changed"
+    cards: int | None = None  # what the readers showed (None: damage reported)
+    detail: str = ""
+    real: bool = False  # the real commands and the referee ran here too
+
+
+@dataclass
+class Figures:
+    points: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    acknowledged: int = 0
+    real_points: int = 0
+    seconds: float = 0.0
+    failures: list[Verdict] = field(default_factory=list)
+    replay_matches: bool = False
+
+    @property
+    def lost(self) -> int:
+        """Points where an acknowledged card is gone: a reader showed fewer cards than acknowledged without a
+        word (at any kind of point), or said the journal lost acknowledged cards (at a flush or mark)."""
+        return sum(n for (kind, outcome), n in self.outcomes.items()
+                   if outcome == "shorter" or (outcome == "lost (reported)" and kind in ("flush", "mark")))
+
+    @property
+    def silent(self) -> int:
+        """Silently shorter games at crash states (reordered or torn writes)."""
+        return sum(n for (kind, outcome), n in self.outcomes.items()
+                   if outcome == "shorter" and kind in ("reordered", "torn"))
+
+    @property
+    def damage_at_flush(self) -> int:
+        return sum(n for (kind, outcome), n in self.outcomes.items()
+                   if kind in ("flush", "mark") and outcome in ("damage", "lost (reported)", "unmountable"))
+
+    def as_json(self) -> dict[str, object]:
+        return {"points": dict(self.points), "outcomes": {f"{k} {o}": n for (k, o), n in sorted(self.outcomes.items())},
+                "acknowledged": self.acknowledged, "real_points": self.real_points, "seconds": round(self.seconds, 1),
+                "lost": self.lost, "silent": self.silent, "damage_at_flush": self.damage_at_flush,
+                "replay_matches": self.replay_matches, "failures": [v.__dict__ for v in self.failures[:20]]}
+
+
+_IN_PROGRESS = re.compile(r"^\s*(\d+)\s.*\(in progress, (\d+) actions\)")
+_DOCTOR_GAME = re.compile(r"game (\d+) in progress \((\d+) actions\)")
+_RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
+NO_CARDS = 0
+#: What a reader says when the pending note proves acknowledged cards the journal no longer holds (journal.py).
+LOSS_WORDS = ("were acknowledged", "was acknowledged but is missing")
+
+
+class Sweep:
+    """Every durable point and mark of a recording, and seeded crash states between flushes, judged."""
+
+    def __init__(self, recording: Recording, work: Path, *, orders: int, seed: int = 42, real_every: int = 0,
+                 start_mark: str = READY) -> None:
+        self.recording = recording
+        self.work = work
+        self.orders = orders
+        self.rng = random.Random(seed)
+        self.real_every = real_every
+        self.start_mark = start_mark
+        self.mountpoint = work / "mnt"
+        self.config = work / "config.toml"
+        self.figures = Figures(acknowledged=recording.acknowledged)
+        self._judged = 0
+
+    # -- the walk --------------------------------------------------------------------------------
+
+    def run(self) -> Figures:
+        started = time.monotonic()
+        self.mountpoint.mkdir(parents=True, exist_ok=True)
+        self.config.write_text(_reader_config(self.mountpoint / STATE, self.work))
+        with Log(self.recording.log) as log:
+            start = next(e.index for e in log.entries if e.mark == self.start_mark)
+            by_end = {interval.end: interval for interval in intervals(log)}
+            device = Device(self.work / "replay.img", self.recording.device_bytes, log)
+            acked, base = 0, None
+            try:
+                for entry in log.entries:
+                    device.apply(entry)
+                    device.applied = entry.index + 1
+                    if entry.index < start:
+                        if entry.durable_point:
+                            base = device.copy_to(self.work / "base.img")
+                        continue
+                    count = _acked(entry)
+                    if entry.durable_point:
+                        interval = by_end.get(entry.index)
+                        if interval is not None and base is not None:
+                            self._crashes(interval, base, self._acked_before(log, entry.index))
+                        self._judge_image(device, "flush", f"entry {entry.index} ({_flags(entry)})", acked)
+                        if base is not None:
+                            base.close()
+                        base = device.copy_to(self.work / "base.img")
+                    if count is not None:
+                        acked = count
+                        self._judge_image(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
+                    elif entry.mark == self.start_mark:
+                        self._judge_image(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
+                self.figures.replay_matches = self._final_files_match(device)
+            finally:
+                device.close()
+                if base is not None:
+                    base.close()
+        self.figures.seconds = time.monotonic() - started
+        return self.figures
+
+    @staticmethod
+    def _acked_before(log: Log, end: int) -> int:
+        """Cards acknowledged by a crash inside the interval that ends at ``end``: every mark logged
+        before that flush (a card's two syncs completed before its chirp, so before its mark)."""
+        found = 0
+        for entry in log.entries[:end]:
+            count = _acked(entry)
+            if count is not None:
+                found = count
+        return found
+
+    def _crashes(self, interval: Interval, base: Device, acked: int) -> None:
+        if self.orders <= 0:
+            return
+        crashes: list[Crash] = reorderings(interval, self.orders, self.rng)
+        crashes += tearings(interval, base.log, self.rng)[:1 if self.orders < 20 else 2]
+        for crash in crashes:
+            image = base.copy_to(self.work / "crash.img")
+            try:
+                apply_crash(image, crash)
+                self._judge_image(image, "torn" if crash.torn else "reordered", crash.describe(), acked)
+            finally:
+                image.close()
+
+    def _final_files_match(self, device: Device) -> bool:
+        """The whole log replayed gives the very files the VM had at the end (the replayer is right)."""
+        image = device.copy_to(self.work / "final.img")
+        image.close()
+        return self._files(image.path) == self.recording.digests
+
+    def replay_to_end(self) -> dict[str, str] | None:
+        """Every entry of the log applied in order to a zeroed device: the state folder's files' digests
+        (None: it does not mount)."""
+        self.mountpoint.mkdir(parents=True, exist_ok=True)
+        with Log(self.recording.log) as log:
+            device = Device(self.work / "final.img", self.recording.device_bytes, log)
+            try:
+                device.play_to(len(log.entries) - 1)
+            finally:
+                device.close()
+        return self._files(device.path)
+
+    def _files(self, image: Path) -> dict[str, str] | None:
+        with self._mounted(image) as folder:
+            if folder is None:
+                return None
+            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir() if p.is_file()}
+
+    # -- one point -------------------------------------------------------------------------------------
+
+    def _judge_image(self, device: Device, kind: str, where: str, acked: int) -> None:
+        self._judged += 1
+        real = self.real_every > 0 and kind in ("flush", "mark") and self._judged % self.real_every == 0
+        image = device.copy_to(self.work / "point.img") if device.path.name == "replay.img" else device
+        try:
+            verdict = self._judge(image.path, kind, where, acked, real)
+        finally:
+            if image is not device:
+                image.close()
+        self.figures.points[kind] += 1
+        self.figures.outcomes[(kind, verdict.outcome)] += 1
+        self.figures.real_points += int(verdict.real)
+        bad = verdict.outcome in ("shorter", "wrong", "changed") or (
+            kind in ("flush", "mark") and verdict.outcome != "whole")
+        if bad:
+            self.figures.failures.append(verdict)
+
+    def _judge(self, image: Path, kind: str, where: str, acked: int, real: bool) -> Verdict:
+        with self._mounted(image) as folder:
+            if folder is None:
+                return Verdict(kind, where, acked, "unmountable")
+            before = _digests(folder)
+            readings = read_state(self.config, self.recording.notations)
+            changed = _changed(before, _digests(folder))
+            if changed:
+                return Verdict(kind, where, acked, "changed", detail=f"a reader changed the journal's files: {changed}")
+            if real:
+                readings += real_readings(self.config, self.recording.notations, self.work)
+            verdict = _verdict(kind, where, acked, readings)
+            verdict.real = real
+            if real:
+                gone = [name for name in before if not (folder / name).exists() and not name.endswith(("-shm", "-wal"))]
+                aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
+                if gone or aside:
+                    return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}")
+            return verdict
+
+    @contextlib.contextmanager
+    def _mounted(self, image: Path) -> Iterator[Path | None]:
+        """The image mounted (ext4 replays its journal) with the Pi's options; None when it will not mount."""
+        done = subprocess.run(["mount", "-t", "ext4", "-o", f"loop,{MOUNT_OPTIONS}", str(image), str(self.mountpoint)],
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            yield None
+            return
+        try:
+            yield self.mountpoint / STATE
+        finally:
+            subprocess.run(["umount", str(self.mountpoint)], capture_output=True, check=True, timeout=60)
+
+
+def _flags(entry: Entry) -> str:
+    return "+".join(name for name, on in (("flush", entry.flush), ("FUA", entry.fua)) if on)
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    if not folder.is_dir():
+        return {}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+EMPTY = hashlib.sha256(b"").hexdigest()
+
+
+def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """Files a reader changed, removed or made. Not counted: SQLite's ``-shm`` index (a reader's own), and an
+    empty ``-wal`` a reader's SQLite makes when a WAL-mode file has none (it opens the log to read it)."""
+    changed = [name for name, digest in before.items() if not name.endswith("-shm") and after.get(name) != digest]
+    made = [name for name, digest in after.items() if name not in before and not name.endswith("-shm")
+            and not (name.endswith("-wal") and digest == EMPTY)]
+    return changed + made
+
+
+def _reader_config(state: Path, work: Path) -> str:
+    """The readers' config: the state folder under test, the desktop twin's hardware (nothing to probe)."""
+    return (f'[reader]\nprotocol = "lines"\nport = "{work / "reader"}"\ndouble_read_window = 0\nmax_backoff = 0.5\n'
+            '[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+            f'[state]\ndir = "{state}"\n[control]\nsocket = "{work / "control.sock"}"\n'
+            '[game]\nplayers = 2\nnames = ["Anne", "Bruno"]\n')
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one reader said: the cards of the game in progress it showed, or that the state is damaged."""
+
+    reader: str
+    cards: int | None  # None: it reported damage (or failed with a message)
+    lines_ok: bool = True  # the cards it showed are the game's first ones, in order
+    said: str = ""
+
+
+def read_state(config: Path, notations: list[str]) -> list[Reading]:
+    """``bornes history``, ``export 1 --json`` and ``doctor`` on the state, in this process through the
+    CLI's own ``main`` (the code each command runs, without a Python start-up per point)."""
+    from bornes.firmware.cli import main
+
+    said: dict[str, tuple[int, str]] = {}
+    for name, argv in (("history", ["history", "--all"]), ("export", ["export", "1", "--json"]),
+                       ("doctor", ["doctor"])):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([*argv, "--config", str(config)])
+        said[name] = (code, out.getvalue() + err.getvalue())
+    return _readings(said, notations)
+
+
+def real_readings(config: Path, notations: list[str], work: Path) -> list[Reading]:
+    """The same three as ``bornes`` processes, and the referee started on the state (``bornes run``)."""
+    from bench.driver import Daemon, Pty, bornes_command
+
+    said: dict[str, tuple[int, str]] = {}
+    for name, argv in (("history", ["history", "--all"]), ("export", ["export", "1", "--json"]),
+                       ("doctor", ["doctor"])):
+        done = subprocess.run([*bornes_command(), *argv, "--config", str(config)], capture_output=True, text=True,
+                              timeout=120, check=False)
+        said[f"bornes {name}"] = (done.returncode, done.stdout + done.stderr)
+    readings = _readings(said, notations)
+    pty = Pty(work / "reader")
+    daemon = Daemon(config)
+    try:
+        line = daemon.wait_for(lambda text: "is damaged" in text or text.endswith("referee up"), timeout=120)
+        if "is damaged" in line:
+            readings.append(Reading("bornes run", None, said=line))
+        else:
+            found = [m for m in map(_RESUMED.search, daemon.log) if m]
+            readings.append(Reading("bornes run", int(found[-1].group(1)) if found else NO_CARDS, said=line))
+    finally:
+        try:
+            code = daemon.stop()
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            code = -1
+        pty.close()
+    if code != 0:
+        readings.append(Reading("bornes run", -1, False, f"exit status {code}: {daemon.log[-3:]}"))
+    return readings
+
+
+def _readings(said: dict[str, tuple[int, str]], notations: list[str]) -> list[Reading]:
+    readings = []
+    for name, (code, text) in said.items():
+        kind = name.removeprefix("bornes ")
+        if kind == "history":
+            found = [int(m.group(2)) for m in map(_IN_PROGRESS.match, text.splitlines()) if m]
+            readings.append(Reading(name, (found[-1] if found else NO_CARDS) if code == 0 else None, said=text))
+        elif kind == "export":
+            if code == 0:
+                actions = json.loads(text)["actions"]
+                readings.append(Reading(name, len(actions), actions == notations[:len(actions)], text[-200:]))
+            else:  # 1: "there is no game 1" (nothing recorded: no card); else damage, said in one line
+                readings.append(Reading(name, NO_CARDS if code == 1 and "there is no game" in text else None,
+                                        said=text))
+        else:  # doctor: its journal line (a reader or pin check of the host may FAIL: not ours)
+            journal = [line for line in text.splitlines() if " journal" in line[:12]]
+            failed = any(line.startswith("FAIL") for line in journal)
+            match = next((m for m in map(_DOCTOR_GAME.search, journal) if m), None)
+            readings.append(Reading(name, None if failed else int(match.group(2)) if match else NO_CARDS,
+                                    said="\n".join(journal)))
+    return readings
+
+
+def _verdict(kind: str, where: str, acked: int, readings: list[Reading]) -> Verdict:
+    """The point's outcome: a reader showing fewer cards than acknowledged is a silent loss whatever the others
+    say; any reader reporting damage makes it damage; else the game (acknowledged, or one more in flight)."""
+    shown = [(r, r.cards) for r in readings if r.cards is not None]
+    short = [r for r, cards in shown if cards < acked]
+    if short:
+        return Verdict(kind, where, acked, "shorter", short[0].cards, f"{short[0].reader}: {short[0].said[-300:]}")
+    wrong = [r for r, cards in shown if cards > acked + 1 or not r.lines_ok]
+    if wrong:
+        return Verdict(kind, where, acked, "wrong", wrong[0].cards, f"{wrong[0].reader}: {wrong[0].said[-300:]}")
+    if len(shown) < len(readings):
+        damaged = next(r for r in readings if r.cards is None)
+        said = f"{damaged.reader}: {damaged.said.strip()[-300:]}"
+        # The pending note proves a card acknowledged that the journal no longer holds: lost, though said.
+        lost = any(words in r.said for r in readings if r.cards is None for words in LOSS_WORDS)
+        return Verdict(kind, where, acked, "lost (reported)" if lost else "damage", None, said)
+    return Verdict(kind, where, acked, "whole", shown[0][1] if shown else None)
+
+
+def new_work_dir() -> Path:
+    """Where the sweep keeps its images: in memory when the host has room (/dev/shm), else /var/tmp."""
+    base = "/dev/shm" if shutil.disk_usage("/dev/shm").free > (2 << 30) else "/var/tmp"
+    return Path(tempfile.mkdtemp(prefix="bornes-powercut-", dir=base))
+
+
+__all__ = ["ACKED", "DEVICE_BYTES", "Figures", "LoggedStateFolder", "Recording", "Sweep", "new_work_dir", "record",
+           "record_game"]
+
+
+def main(argv: list[str]) -> int:
+    """Sweep a kept log again (the kernel tier keeps its last at /var/tmp/bornes-powercut-log.bin), no VM needed."""
+    import argparse
+
+    from bench.driver import script_games
+
+    parser = argparse.ArgumentParser(prog="python -m tools.kernel.powercut", description=main.__doc__)
+    parser.add_argument("log", type=Path)
+    parser.add_argument("--seed", type=int, default=3, help="the scripted game's seed (the tier's: 3)")
+    parser.add_argument("--orders", type=int, default=2, help="crash states per flush interval")
+    parser.add_argument("--real-every", type=int, default=0)
+    args = parser.parse_args(argv)
+    with Log(args.log) as log:
+        acked = max((count for count in map(_acked, log.entries) if count is not None), default=0)
+    work = new_work_dir()
+    try:
+        shutil.copyfile(args.log, work / "log.bin")
+        recording = Recording(work / "log.bin", script_games(players=2, seed=args.seed, games=1).notations(), acked)
+        figures = Sweep(recording, work, orders=args.orders, seed=args.seed, real_every=args.real_every).run()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(figures.as_json(), indent=1))
+    return 0 if not figures.failures else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -96,10 +96,14 @@ class LoggedStateFolder:
     def set_up(self) -> dict[str, str]:
         """Stop the referee, make and mount the logged filesystem on its state folder, mark ``ready``.
         Returns what was made: dumpe2fs's features and block size, the mount's options."""
-        self.table.wait_count("referee up", 0, timeout=300)  # the referee the VM booted: seen up, then stopped
         self.sh(f"mkdir -p {UNIT_DROP_IN.rsplit('/', 1)[0]} && cat > {UNIT_DROP_IN} && systemctl daemon-reload",
                 input=SLOW_MACHINE)
-        self.vm.run("systemctl", "stop", "bornes.service", timeout=120)
+        before = len(self.table.journal())
+        self.vm.run("systemctl", "stop", "bornes.service", timeout=300)
+        with contextlib.suppress(AssertionError):  # its line read: the referee's lines after it are the next one's
+            self.table.wait("the referee the VM booted stopped", lambda: any(
+                line.startswith(("Stopped bornes.service", "bornes.service: Deactivated"))
+                for line in self.table.journal()[before:]), timeout=60)
         self.vm.run("modprobe", "-a", *MODULES)
         self.sh(f"mkdir -p {GUEST_WORK} {GUEST_MOUNT} && mount -t tmpfs -o size=700M powercut {GUEST_WORK} && "
                 f"truncate -s {DEVICE_BYTES} {GUEST_WORK}/sd.img && truncate -s {LOG_BYTES} {GUEST_WORK}/log.img")

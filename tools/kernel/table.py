@@ -226,11 +226,14 @@ def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     layer = installed_layer(root, wheels, kernel, INSTALL, reader_config(CATALOGUE["scanner"].vendor_product))
     installed = time.monotonic()
     image = Image([layer, root], kernel)
+    vm: VM | None = None
     try:
         image.guest_files()
         vm = VM(image)
         vm.start(boot_timeout)
     except BaseException:
+        if vm is not None:  # a boot that failed or timed out: its qemu would go on eating a core
+            vm.stop(timeout=5)
         image.close()
         raise
     table = kind(vm, image)

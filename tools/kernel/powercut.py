@@ -195,13 +195,18 @@ def _referee_back(table: KernelTable, *command: str) -> None:
     table.wait("the referee up again with its scanner", back, timeout=600)
 
 
+#: Refusals that say the scan came in badly, not what it was: scanned again, as the panel asks a player to. The
+#: second is the loaded host's: the emulated VM descheduled between two keys makes a scan look typed by hand.
+RESCAN = (f"{INPUT}garbled", f"{INPUT}typing")
+
+
 def _tap(table: KernelTable, gadget: str, payload: str) -> str:
-    """One scan, scanned again while the referee refuses it as garbled (the kernel dropped keys)."""
-    for _ in range(3):
+    """One scan, scanned again while the referee refuses it as garbled or typed (the machine's doing, not the card)."""
+    for _ in range(8):
         said = table.tap(gadget, payload)
-        if not said[-1].startswith(f"{INPUT}garbled"):
+        if not said[-1].startswith(RESCAN):
             return said[-1]
-    raise AssertionError(f"{payload} refused as garbled three times: {table.journal()[-6:]}")
+    raise AssertionError(f"{payload} refused as garbled or typed eight times: {table.journal()[-6:]}")
 
 
 @dataclass
@@ -450,7 +455,10 @@ class Sweep:
             verdict = _verdict(kind, where, acked, readings)
             verdict.real = real
             if real:
-                gone = [name for name in before if not (folder / name).exists() and not name.endswith(("-shm", "-wal"))]
+                # Gone is allowed only for what holds no card: the -shm index, a WAL the referee checkpointed and
+                # removed, and the temporary file of a journal whose making a cut interrupted (never linked in).
+                gone = [name for name in before if not (folder / name).exists()
+                        and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")]
                 aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
                 if gone or aside:
                     return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}")

@@ -466,16 +466,26 @@ class Sweep:
 
     @contextlib.contextmanager
     def _mounted(self, image: Path) -> Iterator[Path | None]:
-        """The image mounted (ext4 replays its journal) with the Pi's options; None when it will not mount."""
-        done = subprocess.run(["mount", "-t", "ext4", "-o", f"loop,{MOUNT_OPTIONS}", str(image), str(self.mountpoint)],
-                              capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            yield None
-            return
+        """The image mounted (ext4 replays its journal) with the Pi's options; None when it will not mount.
+
+        A loop device of its own each time, its buffers dropped before the mount and detached after:
+        ``mount -o loop`` reuses a loop device still attached to the same file (its detach is lazy),
+        and that device's cache then holds blocks of the previous point's image."""
+        loop = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
+                              check=True, timeout=60).stdout.strip()
         try:
-            yield self.mountpoint / STATE
+            subprocess.run(["blockdev", "--flushbufs", loop], capture_output=True, check=True, timeout=60)
+            done = subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, loop, str(self.mountpoint)],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                yield None
+                return
+            try:
+                yield self.mountpoint / STATE
+            finally:
+                subprocess.run(["umount", str(self.mountpoint)], capture_output=True, check=True, timeout=60)
         finally:
-            subprocess.run(["umount", str(self.mountpoint)], capture_output=True, check=True, timeout=60)
+            subprocess.run(["losetup", "--detach", loop], capture_output=True, check=False, timeout=60)
 
 
 def _flags(entry: Entry) -> str:

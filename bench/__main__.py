@@ -324,14 +324,14 @@ def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a U
     return [Row(*row) for row in kernel_rows(sizes.kernel_scans, sizes.unplug_cycles, smoke=sizes.smoke)]
 
 
-#: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
-#: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
 def powercut_part(sizes: Sizes) -> list[Row]:  # docs/journal.md: the state folder on ext4 over dm-log-writes, replayed
     from bench.powercut import rows as powercut_rows
 
     return [Row(*row) for row in powercut_rows(sizes.powercut_cards, sizes.powercut_orders, smoke=sizes.smoke)]
 
 
+#: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
+#: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
 PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "tap": tap_rows, "idle": idle_rows, "ready": ready_rows, "recovery": recovery_rows, "memory": memory_rows,
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,

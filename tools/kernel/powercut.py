@@ -36,18 +36,22 @@ import io
 import json
 import random
 import re
+import resource
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from tools.kernel import loopmount
 from tools.kernel.logwrites import Crash, Device, Entry, Interval, Log, apply_crash, intervals, reorderings, tearings
 from tools.kernel.table import INPUT, KernelTable
 
+REPO = Path(__file__).resolve().parents[2]
 #: The state folder inside the filesystem, where a Pi's root has it.
 STATE = "var/lib/bornes"
 DEVICE_BYTES = 512 << 20  # mke2fs's own "default" type from 512 MiB up: 4 KiB blocks, as on a Pi's root of GiBs
@@ -156,12 +160,14 @@ class LoggedStateFolder:
 
 def record_game(table: KernelTable, folder: LoggedStateFolder, script_steps: list[tuple[tuple[str, ...], str]],
                 setup_taps: tuple[str, ...], *, restart_after: int | None = None, kill_after: int | None = None,
-                gadget: str = "scanner") -> int:
+                gadget: str = "scanner", figures: dict[str, float] | None = None) -> int:
     """Tap ``script_steps`` (each: its taps and the notation the referee logs) through ``gadget``; after each
     accepted card's journal line, mark ``acked-N`` in the log. ``restart_after``/``kill_after``: after that
     many cards, ``systemctl restart`` the referee (a clean stop: SQLite removes the WAL, the next start
-    makes a new one) or kill it with SIGKILL (systemd restarts it). Returns the cards acknowledged."""
+    makes a new one) or kill it with SIGKILL (systemd restarts it). Returns the cards acknowledged; the
+    seconds and qemu CPU seconds of the restart and the kill go to ``figures``."""
     done = 0
+    times = figures if figures is not None else {}
     for number, (taps, notation) in enumerate(script_steps):
         if number == 0:
             for _ in setup_taps:
@@ -174,10 +180,13 @@ def record_game(table: KernelTable, folder: LoggedStateFolder, script_steps: lis
         assert table.accepted()[-1] == notation, table.journal()[-6:]
         done += 1
         folder.mark(f"{ACKED}{done}")
-        if done == restart_after:
-            _referee_back(table, "systemctl", "restart", "--no-block", "bornes.service")
-        if done == kill_after:  # systemd starts it again (Restart=on-failure, RestartSec=2)
-            _referee_back(table, "systemctl", "kill", "--signal=KILL", "bornes.service")
+        for after, what, command in ((restart_after, "restart", ("systemctl", "restart", "--no-block")),
+                                     (kill_after, "SIGKILL", ("systemctl", "kill", "--signal=KILL"))):
+            if done == after:  # after the kill systemd starts it again (Restart=on-failure, RestartSec=2)
+                wall, cpu = time.monotonic(), table.vm.cpu_seconds()
+                _referee_back(table, *command, "bornes.service")
+                times[f"referee back after the {what} (s)"] = time.monotonic() - wall
+                times[f"referee back after the {what} (qemu CPU s)"] = table.vm.cpu_seconds() - cpu
     return done
 
 
@@ -234,26 +243,40 @@ def record(work: Path, cards: int, *, seed: int = 3, restart_after: int | None =
     started = time.monotonic()
     table = open_table(KernelTable, boot_timeout=BOOT_TIMEOUT)
     figures: dict[str, float] = dict(table.figures)
+    vm = table.vm
+    phase = [time.monotonic(), vm.cpu_seconds()]
+    figures["qemu CPU seconds: boot"] = phase[1]
+
+    def lap(name: str) -> None:  # the seconds and qemu CPU seconds of one phase of the VM part
+        now, cpu = time.monotonic(), vm.cpu_seconds()
+        figures[f"{name} (s)"], figures[f"{name} (qemu CPU s)"] = now - phase[0], cpu - phase[1]
+        phase[:] = [now, cpu]
+
     try:
         table.plug("scanner")
         folder = LoggedStateFolder(table)
         made = folder.set_up()
+        lap("the logged state folder made")
         # As KernelTable.configure, the start not waited for by systemctl: on a loaded host a start under TCG
         # can outlast the unit's TimeoutStartSec, and systemd then starts it again (Restart=on-failure).
         config = reader_config(CATALOGUE["scanner"].vendor_product)
-        table.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
+        vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         _referee_back(table, "systemctl", "start", "--no-block", "bornes.service")
+        lap("the referee started on it")
         script = script_games(players=2, seed=seed, games=1)
         steps = [(step.taps[len(SETUP_TAPS):] if n == 0 else step.taps, step.notation)
                  for n, step in enumerate(script.steps[:cards])]
-        tapped = time.monotonic()
-        acked = record_game(table, folder, steps, SETUP_TAPS, restart_after=restart_after, kill_after=kill_after)
-        figures["seconds tapping the game"] = time.monotonic() - tapped
+        acked = record_game(table, folder, steps, SETUP_TAPS, restart_after=restart_after, kill_after=kill_after,
+                            figures=figures)
+        lap(f"the game ({cards} cards)")
         digests = folder.take_log(work / "log.bin")
+        lap("the log taken")
         figures["log bytes"] = float((work / "log.bin").stat().st_size)
-        figures["qemu CPU seconds"] = table.vm.cpu_seconds()
+        figures["qemu CPU seconds"] = vm.cpu_seconds()
     finally:
+        stopping = time.monotonic()
         table.close()
+        figures["power-off (s)"] = time.monotonic() - stopping
     figures["VM part (boot, game, log)"] = time.monotonic() - started
     return Recording(work / "log.bin", script.notations(), acked, digests, made, DEVICE_BYTES, figures)
 
@@ -283,6 +306,8 @@ class Figures:
     seconds: float = 0.0
     failures: list[Verdict] = field(default_factory=list)
     replay_matches: bool = False
+    held: int = 0  # loop devices still attached after their point (a mount namespace copied the mount)
+    cpu: dict[str, float] = field(default_factory=dict)  # the sweep process's CPU seconds (see Sweep.run)
 
     @property
     def lost(self) -> int:
@@ -306,7 +331,19 @@ class Figures:
         return {"points": dict(self.points), "outcomes": {f"{k} {o}": n for (k, o), n in sorted(self.outcomes.items())},
                 "acknowledged": self.acknowledged, "real_points": self.real_points, "seconds": round(self.seconds, 1),
                 "lost": self.lost, "silent": self.silent, "damage_at_flush": self.damage_at_flush,
-                "replay_matches": self.replay_matches, "failures": [v.__dict__ for v in self.failures[:20]]}
+                "replay_matches": self.replay_matches, "held": self.held, "cpu": self.cpu,
+                "failures": [v.__dict__ for v in self.failures]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Figures:
+        """The figures a sweep process printed (:meth:`as_json`), read back by the process that ran it."""
+        outcomes: Counter[tuple[str, str]] = Counter()
+        for key, count in data["outcomes"].items():
+            kind, _, outcome = key.partition(" ")
+            outcomes[(kind, outcome)] = count
+        return cls(Counter(data["points"]), outcomes, data["acknowledged"], data["real_points"], data["seconds"],
+                   [Verdict(**verdict) for verdict in data["failures"]], data["replay_matches"], data["held"],
+                   data["cpu"])
 
 
 _IN_PROGRESS = re.compile(r"^\s*(\d+)\s.*\(in progress, (\d+) actions\)")
@@ -318,29 +355,39 @@ LOSS_WORDS = ("were acknowledged", "was acknowledged but is missing")
 
 
 class Sweep:
-    """Every durable point and mark of a recording, and seeded crash states between flushes, judged."""
+    """Every durable point and mark of a recording, and seeded crash states between flushes, judged.
 
-    def __init__(self, recording: Recording, work: Path, *, orders: int, seed: int = 42, real_every: int = 0,
-                 start_mark: str = READY) -> None:
+    ``orders`` reordered subsets and ``torn`` torn writes per flush interval; the real ``bornes`` commands and
+    the referee at ``real`` flush or mark points spread evenly over the log. Runs in a process of its own
+    (tools/kernel/loopmount.py says why): :func:`sweep_in_own_process`, or ``python -m tools.kernel.powercut``."""
+
+    def __init__(self, recording: Recording, work: Path, *, orders: int, torn: int = 1, seed: int = 42,
+                 real: int = 0, start_mark: str = READY) -> None:
         self.recording = recording
         self.work = work
-        self.orders = orders
+        self.orders, self.torn = orders, torn
         self.rng = random.Random(seed)
-        self.real_every = real_every
+        self.real = real
         self.start_mark = start_mark
         self.mountpoint = work / "mnt"
         self.config = work / "config.toml"
         self.figures = Figures(acknowledged=recording.acknowledged)
-        self._judged = 0
+        self._images = 0  # images made so far: each point's has a name of its own
+        self._real_at: set[int] = set()  # which flush or mark points (their order in the walk) run the real commands
+        self._durable = 0  # flush or mark points judged so far
 
     # -- the walk --------------------------------------------------------------------------------
 
     def run(self) -> Figures:
-        started = time.monotonic()
+        """The walk; the figures, with the process's CPU seconds (itself, and the commands it waited for) and the
+        seconds its main thread waited for a CPU (a loaded host's share of the wall time, not the sweep's)."""
+        loopmount.isolate_mounts()  # done already when this is the sweep's own process (main)
+        started, waited = time.monotonic(), _runqueue_seconds()
         self.mountpoint.mkdir(parents=True, exist_ok=True)
         self.config.write_text(_reader_config(self.mountpoint / STATE, self.work))
         with Log(self.recording.log) as log:
             start = next(e.index for e in log.entries if e.mark == self.start_mark)
+            self._plan_real(log, start)
             by_end = {interval.end: interval for interval in intervals(log)}
             device = Device(self.work / "replay.img", self.recording.device_bytes, log)
             acked, base = 0, None
@@ -350,29 +397,44 @@ class Sweep:
                     device.applied = entry.index + 1
                     if entry.index < start:
                         if entry.durable_point:
-                            base = device.copy_to(self.work / "base.img")
+                            base = self._rebase(base, device)
                         continue
                     count = _acked(entry)
                     if entry.durable_point:
                         interval = by_end.get(entry.index)
                         if interval is not None and base is not None:
                             self._crashes(interval, base, self._acked_before(log, entry.index))
-                        self._judge_image(device, "flush", f"entry {entry.index} ({_flags(entry)})", acked)
-                        if base is not None:
-                            base.close()
-                        base = device.copy_to(self.work / "base.img")
+                        self._judge_copy(device, "flush", f"entry {entry.index} ({_flags(entry)})", acked)
+                        base = self._rebase(base, device)
                     if count is not None:
                         acked = count
-                        self._judge_image(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
+                        self._judge_copy(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
                     elif entry.mark == self.start_mark:
-                        self._judge_image(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
-                self.figures.replay_matches = self._final_files_match(device)
+                        self._judge_copy(device, "mark", f"mark {entry.mark} (entry {entry.index})", acked)
+                if self.recording.digests:
+                    self.figures.replay_matches = self._files(self._copy(device, "final")) == self.recording.digests
             finally:
                 device.close()
                 if base is not None:
                     base.close()
         self.figures.seconds = time.monotonic() - started
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.figures.cpu = {"process": round(own.ru_utime + own.ru_stime, 1),
+                            "commands": round(children.ru_utime + children.ru_stime, 1),
+                            "waited for a CPU": round(_runqueue_seconds() - waited, 1)}
         return self.figures
+
+    def _plan_real(self, log: Log, start: int) -> None:
+        """Spread the ``real`` points evenly over the walk's flush and mark points (the last one among them)."""
+        count = sum(1 for e in log.entries[start:] if e.durable_point or _acked(e) is not None or e.mark == READY)
+        if self.real > 0 and count:
+            self._real_at = {min(count - 1, round((k + 1) * count / self.real) - 1) for k in range(self.real)}
+
+    def _rebase(self, base: Device | None, device: Device) -> Device:
+        """The last durable point's image (crash states start from it): never mounted, so it may be rewritten."""
+        if base is not None:
+            base.close()
+        return device.copy_to(self.work / "base.img")
 
     @staticmethod
     def _acked_before(log: Log, end: int) -> int:
@@ -386,53 +448,53 @@ class Sweep:
         return found
 
     def _crashes(self, interval: Interval, base: Device, acked: int) -> None:
-        if self.orders <= 0:
-            return
-        crashes: list[Crash] = reorderings(interval, self.orders, self.rng)
-        crashes += tearings(interval, base.log, self.rng)[:1 if self.orders < 20 else 2]
+        crashes: list[Crash] = reorderings(interval, self.orders, self.rng) if self.orders > 0 else []
+        crashes += tearings(interval, base.log, self.rng)[:self.torn]
         for crash in crashes:
-            image = base.copy_to(self.work / "crash.img")
+            image = self._copy(base, "crash")
             try:
                 apply_crash(image, crash)
-                self._judge_image(image, "torn" if crash.torn else "reordered", crash.describe(), acked)
+                self._judge(image, "torn" if crash.torn else "reordered", crash.describe(), acked)
             finally:
                 image.close()
+                image.path.unlink(missing_ok=True)
 
-    def _final_files_match(self, device: Device) -> bool:
-        """The whole log replayed gives the very files the VM had at the end (the replayer is right)."""
-        image = device.copy_to(self.work / "final.img")
-        image.close()
-        return self._files(image.path) == self.recording.digests
+    def _copy(self, device: Device, kind: str) -> Device:
+        """A copy of ``device`` under a name no image had before (never an image path used again)."""
+        self._images += 1
+        return device.copy_to(self.work / f"{kind}-{self._images}.img")
 
-    def replay_to_end(self) -> dict[str, str] | None:
-        """Every entry of the log applied in order to a zeroed device: the state folder's files' digests
-        (None: it does not mount)."""
-        self.mountpoint.mkdir(parents=True, exist_ok=True)
-        with Log(self.recording.log) as log:
-            device = Device(self.work / "final.img", self.recording.device_bytes, log)
-            try:
-                device.play_to(len(log.entries) - 1)
-            finally:
-                device.close()
-        return self._files(device.path)
-
-    def _files(self, image: Path) -> dict[str, str] | None:
-        with self._mounted(image) as folder:
-            if folder is None:
-                return None
-            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir() if p.is_file()}
+    def _files(self, image: Device) -> dict[str, str] | None:
+        try:
+            image.close()
+            with loopmount.mounted(image.path, self.mountpoint) as point:
+                if point.root is None:
+                    return None
+                folder = point.root / STATE
+                return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir() if p.is_file()}
+        finally:
+            image.path.unlink(missing_ok=True)
 
     # -- one point -------------------------------------------------------------------------------------
 
-    def _judge_image(self, device: Device, kind: str, where: str, acked: int) -> None:
-        self._judged += 1
-        real = self.real_every > 0 and kind in ("flush", "mark") and self._judged % self.real_every == 0
-        image = device.copy_to(self.work / "point.img") if device.path.name == "replay.img" else device
+    def _judge_copy(self, device: Device, kind: str, where: str, acked: int) -> None:
+        """A flush or mark point: the replayed device copied (the walk goes on from the original), judged."""
+        image = self._copy(device, "point")
         try:
-            verdict = self._judge(image.path, kind, where, acked, real)
+            self._judge(image, kind, where, acked, real=self._durable in self._real_at)
         finally:
-            if image is not device:
-                image.close()
+            self._durable += 1
+            image.close()
+            image.path.unlink(missing_ok=True)
+
+    def _judge(self, image: Device, kind: str, where: str, acked: int, *, real: bool = False) -> None:
+        image.close()  # the loop device holds the file while it is mounted
+        with loopmount.mounted(image.path, self.mountpoint) as point:
+            if point.root is None:
+                verdict = Verdict(kind, where, acked, "unmountable", detail=point.reason)
+            else:
+                verdict = self._read(point.root / STATE, kind, where, acked, real)
+        self.figures.held += int(not point.released)
         self.figures.points[kind] += 1
         self.figures.outcomes[(kind, verdict.outcome)] += 1
         self.figures.real_points += int(verdict.real)
@@ -441,52 +503,33 @@ class Sweep:
         if bad:
             self.figures.failures.append(verdict)
 
-    def _judge(self, image: Path, kind: str, where: str, acked: int, real: bool) -> Verdict:
-        with self._mounted(image) as folder:
-            if folder is None:
-                return Verdict(kind, where, acked, "unmountable")
-            before = _digests(folder)
-            readings = read_state(self.config, self.recording.notations)
-            changed = _changed(before, _digests(folder))
-            if changed:
-                return Verdict(kind, where, acked, "changed", detail=f"a reader changed the journal's files: {changed}")
-            if real:
-                readings += real_readings(self.config, self.recording.notations, self.work)
-            verdict = _verdict(kind, where, acked, readings)
-            verdict.real = real
-            if real:
-                # Gone is allowed only for what holds no card: the -shm index, a WAL the referee checkpointed and
-                # removed, and the temporary file of a journal whose making a cut interrupted (never linked in).
-                gone = [name for name in before if not (folder / name).exists()
-                        and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")]
-                aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
-                if gone or aside:
-                    return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}")
-            return verdict
+    def _read(self, folder: Path, kind: str, where: str, acked: int, real: bool) -> Verdict:
+        before = _digests(folder)
+        readings = read_state(self.config, self.recording.notations)
+        changed = _changed(before, _digests(folder))
+        if changed:
+            return Verdict(kind, where, acked, "changed", detail=f"a reader changed the journal's files: {changed}")
+        if real:
+            readings += real_readings(self.config, self.recording.notations, self.work)
+        verdict = _verdict(kind, where, acked, readings)
+        verdict.real = real
+        if real:
+            # Gone is allowed only for what holds no card: the -shm index, a WAL the referee checkpointed and
+            # removed, and the temporary file of a journal whose making a cut interrupted (never linked in).
+            gone = [name for name in before if not (folder / name).exists()
+                    and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")]
+            aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
+            if gone or aside:
+                return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}")
+        return verdict
 
-    @contextlib.contextmanager
-    def _mounted(self, image: Path) -> Iterator[Path | None]:
-        """The image mounted (ext4 replays its journal) with the Pi's options; None when it will not mount.
 
-        A loop device of its own each time, its buffers dropped before the mount and detached after:
-        ``mount -o loop`` reuses a loop device still attached to the same file (its detach is lazy),
-        and that device's cache then holds blocks of the previous point's image."""
-        loop = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
-                              check=True, timeout=60).stdout.strip()
-        try:
-            subprocess.run(["blockdev", "--flushbufs", loop], capture_output=True, check=True, timeout=60)
-            done = subprocess.run(["mount", "-t", "ext4", "-o", MOUNT_OPTIONS, loop, str(self.mountpoint)],
-                                  capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                yield None
-                return
-            try:
-                yield self.mountpoint / STATE
-            finally:
-                subprocess.run(["umount", str(self.mountpoint)], capture_output=True, check=True, timeout=60)
-        finally:
-            subprocess.run(["losetup", "--detach", loop], capture_output=True, check=False, timeout=60)
-
+def _runqueue_seconds() -> float:
+    """Seconds this process's main thread has waited, runnable, for a CPU (/proc/self/schedstat's second field)."""
+    try:
+        return int(Path("/proc/self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 def _flags(entry: Entry) -> str:
     return "+".join(name for name, on in (("flush", entry.flush), ("FUA", entry.fua)) if on)
@@ -623,36 +666,59 @@ def new_work_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="bornes-powercut-", dir=base))
 
 
+def sweep_in_own_process(recording: Recording, *, orders: int, torn: int = 1, real: int = 0, seed: int = 3,
+                         timeout: float = 3600.0) -> Figures:
+    """The sweep of ``recording`` run as ``python -m tools.kernel.powercut`` (a process of its own, in a mount
+    namespace of its own: tools/kernel/loopmount.py), its figures read back."""
+    work = recording.log.parent
+    digests, out = work / "digests.json", work / "figures.json"
+    digests.write_text(json.dumps(recording.digests))
+    argv = [sys.executable, "-m", "tools.kernel.powercut", str(recording.log), "--digests", str(digests),
+            "--orders", str(orders), "--torn", str(torn), "--real", str(real), "--seed", str(seed), "--json", str(out)]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False)
+    if not out.exists():
+        raise RuntimeError(f"the sweep process failed (exit status {done.returncode}): {done.stderr[-2000:]}")
+    return Figures.from_json(json.loads(out.read_text()))
+
+
 __all__ = ["ACKED", "DEVICE_BYTES", "Figures", "LoggedStateFolder", "Recording", "Sweep", "new_work_dir", "record",
-           "record_game"]
+           "record_game", "sweep_in_own_process"]
 
 
 def main(argv: list[str]) -> int:
-    """Sweep a kept log again (the kernel tier keeps its last at /var/tmp/bornes-powercut-log.bin), no VM needed."""
+    """Sweep a dm-log-writes log of the power-cut module (it keeps its last at /var/tmp/bornes-powercut-log.bin),
+    no VM needed; in a mount namespace of its own. Exit status 1 when a point fails."""
     import argparse
 
     from bench.driver import script_games
 
     parser = argparse.ArgumentParser(prog="python -m tools.kernel.powercut", description=main.__doc__)
     parser.add_argument("log", type=Path)
-    parser.add_argument("--seed", type=int, default=3, help="the scripted game's seed (the tier's: 3)")
-    parser.add_argument("--orders", type=int, default=2, help="crash states per flush interval")
-    parser.add_argument("--real-every", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=3, help="the scripted game's seed, and the sweep's (the tier's: 3)")
+    parser.add_argument("--orders", type=int, default=2, help="reordered crash states per flush interval")
+    parser.add_argument("--torn", type=int, default=1, choices=(0, 1, 2), help="torn writes per flush interval")
+    parser.add_argument("--real", type=int, default=0, help="flush or mark points with the real commands and referee")
+    parser.add_argument("--digests", type=Path, help="the VM's files (JSON): the whole log replayed must give them")
+    parser.add_argument("--json", type=Path, help="write the figures there too")
     args = parser.parse_args(argv)
+    loopmount.isolate_mounts()  # first, while this process has one thread
     with Log(args.log) as log:
         acked = max((count for count in map(_acked, log.entries) if count is not None), default=0)
     work = new_work_dir()
     try:
         shutil.copyfile(args.log, work / "log.bin")
-        recording = Recording(work / "log.bin", script_games(players=2, seed=args.seed, games=1).notations(), acked)
-        figures = Sweep(recording, work, orders=args.orders, seed=args.seed, real_every=args.real_every).run()
+        digests = json.loads(args.digests.read_text()) if args.digests else {}
+        recording = Recording(work / "log.bin", script_games(players=2, seed=args.seed, games=1).notations(), acked,
+                              digests)
+        figures = Sweep(recording, work, orders=args.orders, torn=args.torn, seed=args.seed, real=args.real).run()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps(figures.as_json(), indent=1))
+    report = json.dumps(figures.as_json(), indent=1)
+    if args.json:
+        args.json.write_text(report)
+    print(report)
     return 0 if not figures.failures else 1
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main(sys.argv[1:]))

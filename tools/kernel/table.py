@@ -216,9 +216,10 @@ class KernelTable:
 T = TypeVar("T", bound="KernelTable")
 
 
-def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
+def open_table(kind: type[T], boot_timeout: float = 240.0, prepare: Callable[[Image], None] | None = None) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report. ``boot_timeout``: seconds the boot may take (a loaded host needs more)."""
+    step kept for the tier's report. ``boot_timeout``: seconds the boot may take (a loaded host needs more).
+    ``prepare``: a module's own files written in the image before the boot (this VM's only)."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -229,6 +230,8 @@ def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     vm: VM | None = None
     try:
         image.guest_files()
+        if prepare is not None:
+            prepare(image)
         vm = VM(image)
         vm.start(boot_timeout)
     except BaseException:

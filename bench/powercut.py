@@ -27,7 +27,8 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 BenchRow = tuple[str, str, str, bool | None]
 
@@ -46,6 +47,9 @@ class Sizes:
 
 
 SMOKE = Sizes(cards=2, orders=1, torn=1, real=0)
+#: A full run keeps its log, its VM's files and its figures here (``python -m tools.kernel.powercut LOG
+#: --digests DIGESTS`` sweeps the log again without a VM).
+KEPT = Path("/var/tmp/bornes-powercut-bench")
 
 
 def measure(sizes: Sizes) -> tuple[object, object, float, float]:
@@ -67,8 +71,16 @@ def measure(sizes: Sizes) -> tuple[object, object, float, float]:
                                kill_after=2 * cards // 3 if cards >= 6 else None)
         except CannotBoot as error:
             raise CannotMeasure(str(error)) from None
+        if sizes != SMOKE:
+            KEPT.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(recording.log, KEPT / "log.bin")
+            (KEPT / "digests.json").write_text(json.dumps(recording.digests))
+            (KEPT / "recording.json").write_text(json.dumps({"sizes": asdict(sizes), "vm": recording.figures,
+                                                             "made": recording.made, "load before": load}, indent=1))
         figures = sweep_in_own_process(recording, orders=sizes.orders, torn=sizes.torn, real=sizes.real,
                                        seed=sizes.seed, timeout=6 * 3600)
+        if sizes != SMOKE:
+            (KEPT / "sweep.json").write_text(json.dumps(figures.as_json(), indent=1, default=str))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return recording, figures, load, time.monotonic() - started

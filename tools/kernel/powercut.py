@@ -121,8 +121,10 @@ class LoggedStateFolder:
         self.sh(f'dmsetup create {DM_NAME} --table "0 $(blockdev --getsz {sd}) log-writes {sd} {log}"')
         device = f"/dev/mapper/{DM_NAME}"
         self.vm.run(*MKFS, device, timeout=300)
+        # /var/lib/bornes is the unit's StateDirectory: systemd makes it at a start, and no referee has started yet.
         self.sh(f"mount -t ext4 -o {MOUNT_OPTIONS} {device} {GUEST_MOUNT} && mkdir -p {GUEST_MOUNT}/{STATE} && "
-                f"rm -rf /var/lib/bornes/* && mount --bind {GUEST_MOUNT}/{STATE} /var/lib/bornes && "
+                "mkdir -p /var/lib/bornes && rm -rf /var/lib/bornes/* && "
+                f"mount --bind {GUEST_MOUNT}/{STATE} /var/lib/bornes && "
                 "chown bornes:bornes /var/lib/bornes && chmod 0750 /var/lib/bornes && sync")
         self.mark(READY)
         made = self.sh(f"dumpe2fs -h {device} 2>/dev/null | grep -E '^(Filesystem features|Block size|Inode size|"

@@ -28,7 +28,11 @@ def _missing(part: str) -> list[str]:
     return [tool for tool in NEEDS.get(part, ()) if not (shutil.which(tool) or Path("/usr/sbin", tool).exists())]
 
 
-@pytest.mark.parametrize("part", list(PARTS))
+#: Parts whose smoke run boots the kernel tier's VM (minutes under TCG): in the whole suite, not the fast tier.
+SLOW_PARTS = ("powercut",)
+
+
+@pytest.mark.parametrize("part", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PARTS else p for p in PARTS])
 def test_the_part_runs_to_its_end(part: str) -> None:
     missing = _missing(part)
     if missing and os.environ.get("CI") != "true":

@@ -359,8 +359,9 @@ class Figures:
                    data["cpu"])
 
 
-_IN_PROGRESS = re.compile(r"^\s*(\d+)\s.*\(in progress, (\d+) actions\)")
-_DOCTOR_GAME = re.compile(r"game (\d+) in progress \((\d+) actions\)")
+#: The readers' English words (the sweep's config names no language; "1 action" since they say it so).
+_IN_PROGRESS = re.compile(r"^\s*(\d+)\s.*\(in progress, (\d+) actions?\)")
+_DOCTOR_GAME = re.compile(r"game (\d+) in progress \((\d+) actions?\)")
 _RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
 NO_CARDS = 0
 #: What a reader says when the pending note proves acknowledged cards the journal no longer holds (journal.py).

@@ -14,8 +14,8 @@ or 4 KiB), mounts each (ext4 replays its journal) and reads the state folder wit
 own readers. Why on the host: the host's kernel mounts a loop device at native speed, where under
 TCG every reader's Python start-up costs seconds; the readers (``bornes history``, ``export``,
 ``doctor``) run in one process through the CLI's own ``main`` at every point, and as separate
-``bornes`` processes with the referee started on the state (``bornes run``) at a sample of points
-(``real_every``), so the batch is checked against the real commands as they run on a Pi.
+``bornes`` processes with the referee started on the state (``bornes run``) at ``real`` points
+spread over the log, so the batch is checked against the real commands as they run on a Pi.
 
 What each point must show, and what counts (:class:`Figures`):
 

@@ -14,8 +14,10 @@ spread over the log (default 40). tools/kernel/powercut.py says what is judged.
 Prints the points replayed by kind, the cards acknowledged, the acknowledged cards lost, the damage
 reported at a flush point, the silently shorter games at crash states (the three must be 0), the
 times and CPU seconds (qemu's, the sweep's), with the machine's load. It measures and prints; it
-asserts nothing. A smoke run (``python -m bench --smoke``) taps 2 cards with one crash state and one
-torn write an interval and no real commands. Without root or qemu the part prints one row saying
+asserts nothing. A smoke run (``python -m bench --smoke``) boots no VM of its own: a boot is most of
+a CPU-minute under TCG, and tests/kernel/test_power_cut.py records and sweeps with the same machinery
+(``record``, ``sweep_in_own_process``) at its CI sizes, then prints this part's rows
+(:func:`rows_from`) from its recording and sweep. Without root or qemu the part prints one row saying
 so, except under ``CI=true``.
 """
 
@@ -29,6 +31,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.kernel.powercut import Figures, Recording
 
 BenchRow = tuple[str, str, str, bool | None]
 
@@ -89,7 +95,10 @@ def measure(sizes: Sizes) -> tuple[object, object, float, float]:
 def rows(cards: int = 100, orders: int = 20, *, smoke: bool = False) -> list[BenchRow]:
     from tools.kernel.powercut import Figures, Recording
 
-    sizes = SMOKE if smoke else Sizes(cards=cards, orders=orders)
+    if smoke:
+        return [("power cut: the state folder on ext4 over dm-log-writes", "not run in a smoke run (tests/kernel/"
+                 "test_power_cut.py records, sweeps and prints these rows in CI)", "—", None)]
+    sizes = Sizes(cards=cards, orders=orders)
     try:
         recording, found, load, seconds = measure(sizes)
     except CannotMeasure as error:
@@ -97,6 +106,11 @@ def rows(cards: int = 100, orders: int = 20, *, smoke: bool = False) -> list[Ben
             raise
         return [("power cut: the state folder on ext4 over dm-log-writes", f"not measured: {error}", "—", None)]
     assert isinstance(recording, Recording) and isinstance(found, Figures)
+    return rows_from(recording, found, sizes, load, seconds)
+
+
+def rows_from(recording: Recording, found: Figures, sizes: Sizes, load: float, seconds: float) -> list[BenchRow]:
+    """The rows of one recording and its sweep (``load``: the machine's before the VM; ``seconds``: the whole)."""
     points, vm = found.points, recording.figures
     return [
         (f"power cut: ext4 over dm-log-writes in the kernel tier's VM, {sizes.cards} cards, {sizes.orders} "

@@ -119,6 +119,20 @@ def test_every_flush_and_mark_keeps_every_acknowledged_card(swept: Figures) -> N
     assert not swept.failures, report
 
 
+def test_the_bench_part_prints_its_rows_from_this_recording(recording: Recording, swept: Figures) -> None:
+    """``python -m bench``'s powercut part, its rows made from this module's recording and sweep (a smoke run
+    of the bench boots no VM of its own, so this is where CI runs that part's code)."""
+    from bench.powercut import Sizes, rows_from
+
+    sizes = Sizes(cards=CARDS, orders=ORDERS, torn=TORN, real=REAL, seed=SEED)
+    rows = rows_from(recording, swept, sizes, load=os.getloadavg()[0], seconds=1.0)
+    assert all(len(row) == 4 for row in rows), rows
+    judged = {figure.strip(): (measured, met) for figure, measured, _, met in rows if met is not None}
+    assert judged["acknowledged cards lost"] == ("0", True), rows
+    assert judged["cards acknowledged; the replayed log gives the VM's own files"] == (f"{CARDS}; yes", True), rows
+    assert rows[0][0].startswith(f"power cut: ext4 over dm-log-writes in the kernel tier's VM, {CARDS} cards"), rows
+
+
 #: Mounts an ext4 image with tools/kernel/loopmount.py (in a mount namespace of its own or not) and waits, mounted,
 #: for a line on its input; then unmounts and prints whether the loop device was released.
 _MOUNT_AND_WAIT = """

@@ -263,6 +263,21 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     assert figures["read"] >= FIGURE_SCANS * 0.9, figures
 
 
+def test_the_bench_part_measures_and_prints_on_this_vm(table: GameTable) -> None:
+    """``python -m bench``'s kernel part at its smoke size (5 scans at a scanner's pace, one unplug cycle)
+    on this module's VM: its measuring and its rows. A smoke run of the bench boots no VM of its own (a
+    boot is most of a CPU-minute under TCG), so this is where CI runs that part's code."""
+    from bench.kernel import SMOKE_PACES, measure_on, rows_from
+
+    found = measure_on(table, 5, 1, SMOKE_PACES)  # the referee stopped meanwhile, started again after
+    (pace,) = SMOKE_PACES
+    assert found.runs[pace]["scans"] == 5, found.runs
+    rows = rows_from(found, 1)
+    assert len(rows) == 3 and all(len(row) == 4 for row in rows), rows
+    assert rows[1][0].startswith(f"  5 scans {pace}") and rows[1][3] is True, rows  # no wrong card, no code misread
+    assert rows[2][1] == "1 of 1 survived", rows
+
+
 KEYPAD_STEPS = 14  # seed 5's first 14 steps: the setup's OK, 13 cards, then A's coup fourré (0, then the safety)
 
 

@@ -182,7 +182,8 @@ def test_bornes_enroll_camera_teaches_a_kind_from_the_webcam(table: WebcamTable)
     # Last, the game over: the owner stops the referee and teaches (docs/camera.md), the webcam by its by-id name.
     table.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=ENROL_CONFIG)
     started = time.monotonic()
-    lines = table.enrol(KINDS)
+    # Each wait is for the enrolment's next line; at load 14 (four VMs on two cores) a shot took over 120 s.
+    lines = table.enrol(KINDS, timeout=240)
     table.figures[f"webcam: bornes enroll --camera, {len(KINDS)} kind(s) (s)"] = time.monotonic() - started
     # The kind shown live reads back with the shots held back (the other 18, taught from one flat picture
     # each, have no shot to check with); no two kinds look alike.

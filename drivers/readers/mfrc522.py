@@ -8,8 +8,7 @@ anticollision and SELECT of each cascade level (SEL 93h/95h/97h, NVB, the cascad
 cascade bit (04h), HLTA, CRC_A (annex B); NXP's NTAG213/215/216 datasheet: READ (30h) gives 16 bytes.
 
 :class:`Mfrc522` is the chip: register reads and writes batched into as few SPI messages as a command
-takes (an idle poll is two), Transceive with the timer as its timeout, started and read apart when the
-reader sleeps in between. :class:`Pcd` is the reader's side
+takes (an idle poll is two), Transceive with the timer as its timeout. :class:`Pcd` is the reader's side
 of ISO 14443-3 on it: wake the field, run each cascade level's anticollision and SELECT, and say
 whether one card answered (its UID, 4, 7 or 10 bytes, as the PN532 reports it), or several (a
 collision: never resolved, so two cards are never read as either), or none. No IRQ wire: the status
@@ -191,13 +190,6 @@ class Mfrc522:
     def transceive(self, data: bytes, *, bits: int = 0, wait: int = SHORT_WAIT) -> Reply:
         """Send ``data`` (its last byte ``bits`` bits long, 0: whole) and take the answer, or time out after
         ``wait`` timer ticks. Three SPI messages when a card answers (start, status, FIFO), two when not."""
-        on_air = self.send(data, bits=bits, wait=wait)
-        self.sleep(on_air)  # an empty field is decided by then
-        return self.answer(wait)
-
-    def send(self, data: bytes, *, bits: int = 0, wait: int = SHORT_WAIT) -> float:
-        """Start a Transceive of ``data`` (one SPI message) and return at once: the seconds after which its
-        answer, or its timeout, is in the chip (:meth:`answer` reads it then or any time later)."""
         start = self._starts.get((data, bits, wait))
         if start is None:
             frames = (write_frame(COMMAND, IDLE), write_frame(COM_IRQ, 0x7F), write_frame(FIFO_LEVEL, FLUSH),
@@ -212,18 +204,8 @@ class Mfrc522:
         self.transfers += 1
         self.port.transfer(start[1] if wait == self._reload else start[0])
         self._reload = wait
-        return start[2]
-
-    def answer(self, wait: int = SHORT_WAIT) -> Reply:
-        """The answer to the Transceive :meth:`send` started, once it is due: the status registers (one SPI
-        message, again until the chip has decided), then the FIFO if a frame came.
-
-        Read late, it is still the answer to that frame: in Transceive the receiver stops after one frame
-        (RxModeReg's RxMultiple, 0 from reset) and the FIFO keeps it until the next command (datasheet
-        §10.3.1.8); a silent field is the timer run out (TimerIRq), and as the timer stops within an answer's
-        first bits (TModeReg's TAuto), TimerIRq set means no card began to answer in time, whatever the
-        receiver caught after it (noise): a timeout."""
         deadline = self.now() + 0.05 + wait * TICK
+        self.sleep(start[2])  # an empty field is decided by then
         while True:
             self.transfers += 1
             irq, error, level, antenna, version = self.port.transfer(STATUS)[0][1:]
@@ -236,7 +218,7 @@ class Mfrc522:
             if self.now() > deadline:
                 raise Rc522Error(f"the RC522 never finished a Transceive (ComIrqReg 0x{irq:02X})")
             self.sleep(0.0005)
-        if irq & TIMER_IRQ or not irq & RX_IRQ:
+        if not irq & RX_IRQ:
             return Reply(timeout=True, error=error & (BUFFER_OVFL | PROTOCOL_ERR))
         count = level & 0x7F
         received = self.read(*([FIFO_DATA] * count)) if count else b""
@@ -310,19 +292,6 @@ class Pcd:
             return Found(1, bytes(uid), sak.data[0])
         self.halt()
         return Found(0, unsure="cascade")
-
-    def wake_up(self) -> float:
-        """Start a WUPA and return at once (one SPI message): the seconds until its answer is decided. An idle
-        reader's poll: sent before its wait, read (:meth:`woken`) when it wakes, so one wake-up a poll."""
-        return self.chip.send(bytes([WUPA]), bits=7)
-
-    def woken(self) -> Reply:
-        """The answer to :meth:`wake_up`'s WUPA (one SPI message when nothing answered). Only "nothing
-        answered" may be concluded from it: cards laid or lifted since are not in it, and those that answered
-        wait in READY, where a new WUPA would not wake them (ISO 14443-3: any frame but ANTICOLLISION or
-        SELECT sends a READY card back to IDLE, or HALT, silently). So whoever answered, a fresh poll decides,
-        after :meth:`halt` has sent them back to rest."""
-        return self.chip.answer()
 
     def read_pages(self, page: int) -> bytes | None:
         """NTAG READ: four pages (16 bytes) from ``page`` of the selected card, None if the answer is bad."""

@@ -3,8 +3,7 @@
 :class:`Rc522Link` is the loop body :class:`~bornes.drivers.readers.serial_reader.SerialReader` runs (its
 thread, its lost/back events and backoff are every reader's), on an open ``/dev/spidevB.C``
 (:mod:`~bornes.drivers.readers.spidev`) or, in tests, a model of the chip. Each poll wakes the field
-(:class:`~bornes.drivers.readers.mfrc522.Pcd`), an idle one in a single wake-up of the thread (the WUPA goes
-out before the wait and is read after it, :meth:`Rc522Link.step`); :class:`Stays` turns the polls into layings:
+(:class:`~bornes.drivers.readers.mfrc522.Pcd`); :class:`Stays` turns the polls into layings:
 
 * a card resting on the reader is one laying, however many polls see it (each poll halts it again);
 * a card gone for longer than ``quiet_gap`` and laid again is a new laying; one flickering in and out
@@ -27,12 +26,12 @@ from bornes.drivers.readers.base import DecoderStats, Reading
 from bornes.drivers.readers.mfrc522 import CHIPS, NOTHING, Found, Mfrc522, Pcd, Rc522Error
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
-#: Seconds between two polls. An idle poll is one wake-up: the WUPA is started before the wait, answered by
-#: the chip during it, and its answer read when the thread wakes (Rc522Link.step); a card is seen by the first
-#: WUPA after it is laid (within 45 ms) and read at the wake-up after (within 90 ms, and a few ms of frames):
-#: the issue's 100 ms. Twenty-two wake-ups a second where a poll sent and waited for at once took two, 17 times
-#: a second (python -m bench --only rc522; docs/readers.md, RC522).
-POLL_INTERVAL = 0.045
+#: Seconds between two polls (due by the clock): a card laid is seen within 80 ms and read within about 95
+#: (the issue asks 100). An idle poll (one WUPA: two SPI messages, a wake-up for the interval and one for the
+#: 0.8 ms on air) costs what its long wake-up costs, so the rate is what the idle CPU follows: 12.5 polls a
+#: second where 60 ms made 16.7 (python -m bench --only rc522; docs/readers.md, RC522, has why the WUPA is not
+#: sent before the wait and read after it instead).
+POLL_INTERVAL = 0.08
 #: The SPI clock: well within the MFRC522's 10 Mbit/s, and slow enough for the jumper wires of a kit.
 SPI_SPEED_HZ = 1_000_000
 
@@ -105,12 +104,10 @@ class Rc522Link:
         self.chip: Mfrc522 | None = None
         self.pcd: Pcd | None = None
         self.version = 0
-        self.polls = 0  # polls concluded
-        self.looked_at = float("-inf")  # the moment the last concluded poll looked at the field
+        self.polls = 0
+        self.looked_at = float("-inf")  # the moment the last poll looked at the field
         self.unsure = 0  # polls where a frame went wrong mid-way (a card at the edge): nothing concluded
-        self.fresh = 0  # polls made at once, waited for: something answered the WUPA sent ahead, or a late wake-up
-        self.sent_at: float | None = None  # the WUPA sent before the wait, when
-        self._due: float | None = None  # when this wake-up was meant to be
+        self._due: float | None = None  # when this poll was due
 
     def start(self, port: Any, sink: Any) -> None:
         chip = Mfrc522(port, now=sink.now, sleep=sink.wait)
@@ -124,46 +121,25 @@ class Rc522Link:
             raise Rc522Error(f"the RC522 (VersionReg 0x{version:02X}) does not keep its antenna on")
         self.chip, self.pcd, self.version = chip, Pcd(chip), version
         self.stays.clear()
-        self.sent_at = self._due = None
+        self._due = None
 
     @property
     def chip_name(self) -> str:
         return CHIPS.get(self.version, f"an unknown chip (VersionReg 0x{self.version:02X})")
 
     def step(self, port: Any, sink: Any) -> None:
-        """One poll, then the wait till the next one's due moment, with the next poll's WUPA on air.
-
-        The WUPA sent before the wait says, when the thread wakes, whether any card was there when it went out.
-        If none answered, the field was empty then: concluded as of that moment, and the next WUPA goes out,
-        one wake-up a poll. If anything answered, nothing is concluded from it (a card may have come or gone
-        since): those it woke go back to rest and a fresh poll, waited for, decides, as it does after a wake-up
-        too late to trust a WUPA that old. The waits are by deadline: work and late wake-ups do not push the
-        next poll later."""
+        """One poll, then the wait till the next is due. Due by the clock, not a whole interval after the
+        work: the frames a card takes to read do not push every later poll back; a wake-up later than a whole
+        interval (a loaded machine) polls at once and counts the next from then, rather than catching up in
+        a burst of polls."""
         pcd = self.pcd
         if pcd is None:
             raise Rc522Error("RC522 not started")
         now = sink.now()
-        due = now if self._due is None else self._due
-        late = now - due > self.poll_interval / 2
-        sent_at, self.sent_at = self.sent_at, None
-        fresh = True
-        if sent_at is not None:
-            woken = pcd.woken()
-            if woken.timeout:
-                self._conclude(pcd, Found(0), sent_at, sink)
-                fresh = late
-            else:
-                if woken.collision:  # two kinds of card answered (their ATQAs differ): a crowd was there then
-                    self._conclude(pcd, Found(2), sent_at, sink)
-                pcd.halt()  # whoever it woke waits in READY: back to rest, so the fresh WUPA wakes them all
-        if fresh:
-            self.fresh += 1
-            looked = sink.now()
-            self._conclude(pcd, pcd.poll(), looked, sink)
-        on_air = pcd.wake_up()
-        self.sent_at = sink.now()
-        self._due = due + self.poll_interval if not late else self.sent_at + self.poll_interval
-        sink.wait(max(self._due - self.sent_at, on_air))
+        due = now if self._due is None or now - self._due >= self.poll_interval else self._due
+        self._conclude(pcd, pcd.poll(), now, sink)
+        self._due = due + self.poll_interval
+        sink.wait(max(self._due - sink.now(), 0.0))
 
     def _conclude(self, pcd: Pcd, found: Found, looked: float, sink: Any) -> None:
         """What a poll that looked at the field at ``looked`` found: a laying read, a crowd refused, or nothing."""

@@ -26,7 +26,7 @@ from bornes.drivers.readers.base import DecoderStats, Reading
 from bornes.drivers.readers.mfrc522 import CHIPS, NOTHING, Found, Mfrc522, Pcd, Rc522Error
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
-#: Seconds between two polls (due by the clock): a card laid is seen within 80 ms and read within about 95
+#: Seconds between two polls: a card laid is seen within 80 ms and read within about 95
 #: (the issue asks 100). An idle poll (one WUPA: two SPI messages, a wake-up for the interval and one for the
 #: 0.8 ms on air) costs what its long wake-up costs, so the rate is what the idle CPU follows: 12.5 polls a
 #: second where 60 ms made 16.7 (python -m bench --only rc522; docs/readers.md, RC522, has why the WUPA is not
@@ -107,7 +107,6 @@ class Rc522Link:
         self.polls = 0
         self.looked_at = float("-inf")  # the moment the last poll looked at the field
         self.unsure = 0  # polls where a frame went wrong mid-way (a card at the edge): nothing concluded
-        self._due: float | None = None  # when this poll was due
 
     def start(self, port: Any, sink: Any) -> None:
         chip = Mfrc522(port, now=sink.now, sleep=sink.wait)
@@ -121,25 +120,21 @@ class Rc522Link:
             raise Rc522Error(f"the RC522 (VersionReg 0x{version:02X}) does not keep its antenna on")
         self.chip, self.pcd, self.version = chip, Pcd(chip), version
         self.stays.clear()
-        self._due = None
 
     @property
     def chip_name(self) -> str:
         return CHIPS.get(self.version, f"an unknown chip (VersionReg 0x{self.version:02X})")
 
     def step(self, port: Any, sink: Any) -> None:
-        """One poll, then the wait till the next is due. Due by the clock, not a whole interval after the
-        work: the frames a card takes to read do not push every later poll back; a wake-up later than a whole
-        interval (a loaded machine) polls at once and counts the next from then, rather than catching up in
-        a burst of polls."""
+        """One poll, then the interval's wait. A wait after the work, not to a deadline on the clock: four
+        readers started together and kept to the same deadlines wake at the same moments and queue for
+        Python's lock each time, which measured dearer than the few milliseconds a deadline saves."""
         pcd = self.pcd
         if pcd is None:
             raise Rc522Error("RC522 not started")
         now = sink.now()
-        due = now if self._due is None or now - self._due >= self.poll_interval else self._due
         self._conclude(pcd, pcd.poll(), now, sink)
-        self._due = due + self.poll_interval
-        sink.wait(max(self._due - sink.now(), 0.0))
+        sink.wait(self.poll_interval)
 
     def _conclude(self, pcd: Pcd, found: Found, looked: float, sink: Any) -> None:
         """What a poll that looked at the field at ``looked`` found: a laying read, a crowd refused, or nothing."""

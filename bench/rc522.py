@@ -293,19 +293,15 @@ def cycles(count: int, seed: int = 7) -> tuple[dict[str, Tally], float]:
 
 def bare_waits(seconds: float) -> tuple[float, float]:
     """A thread doing nothing but an idle poll's two waits on the reader's stop event (the interval, then a
-    Transceive's 0.8 ms), due by the clock as the reader's: its CPU share is what the machine makes those wake-ups
-    cost now, the floor under the readers' figure. And the share of it that is Python's own (the same waits with
+    Transceive's 0.8 ms): its CPU share is what the machine makes those wake-ups cost now, the floor under the
+    readers' figure. And the share of it that is Python's own (the same waits with
     nothing to wait for: Event.wait's bookkeeping, no sleep), the part a Pi's slower core multiplies."""
     stop = threading.Event()
     spent: list[float] = []
 
     def loop() -> None:
         started, clock = time.monotonic(), time.thread_time()
-        due = started
-        while True:
-            due += POLL_INTERVAL
-            if stop.wait(max(due - time.monotonic(), 0.0)):
-                break
+        while not stop.wait(POLL_INTERVAL):
             stop.wait(0.0008)
         spent.append((time.thread_time() - clock) / (time.monotonic() - started))
 

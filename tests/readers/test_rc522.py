@@ -207,6 +207,20 @@ def test_an_idle_poll_is_one_wupa_in_two_spi_messages() -> None:
     assert bench.model.transceives == polls and bench.model.frames - frames == 7 * polls + 2  # + the timer once
 
 
+def test_a_card_laid_just_after_a_poll_is_read_within_100_ms() -> None:
+    """The issue's 100 ms at the worst moment: an NTAG with a 7-byte UID and its code written (two cascade
+    levels, two READs: the longest laying to read) laid just after a poll's WUPA went out."""
+    bench = Bench().start()
+    bench.run(0.5)
+    polled = bench.clock.t
+    bench.link.step(bench.model, bench)  # an empty poll, then the interval's wait
+    laid = polled + 0.001
+    bench.model.field.lay(Card.tag("ntag213", NTAG, "MB-D100-07"), laid, laid + 1.0)
+    said = bench.run(bench.clock.t - bench.t0 + 0.5)
+    assert [(kind, what) for kind, what, _ in said] == [("read", "MB-D100-07")], said
+    assert bench.t0 + said[0][2] - laid <= 0.1, said
+
+
 def test_a_late_wake_up_polls_at_once_and_counts_from_then() -> None:
     """A thread woken 0.3 s late (a loaded machine) polls at once, and the next poll is an interval after it:
     not the missed ones in a burst."""

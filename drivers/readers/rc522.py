@@ -26,7 +26,7 @@ from bornes.drivers.readers.base import DecoderStats, Reading
 from bornes.drivers.readers.mfrc522 import CHIPS, NOTHING, Found, Mfrc522, Pcd, Rc522Error
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
-#: Seconds between two polls: a card laid is seen within 80 ms and read within about 95
+#: Seconds between two polls: a card laid is seen within 80 ms and read within about 90
 #: (the issue asks 100). An idle poll (one WUPA: two SPI messages, a wake-up for the interval and one for the
 #: 0.8 ms on air) costs what its long wake-up costs, so the rate is what the idle CPU follows: 12.5 polls a
 #: second where 60 ms made 16.7 (python -m bench --only rc522; docs/readers.md, RC522, has why the WUPA is not

@@ -54,6 +54,8 @@ PI_FACTOR = 10  # a Pi Zero 2 W against this machine (README, Performance)
 #: _spi_transfer_cs_change_delay) waits 10 µs with udelay at each chip-select change inside a message when none
 #: is asked (spidev asks none). Longer transfers go by interrupt: the CPU is free meanwhile (not counted).
 POLLING_LIMIT_US, CLOCKS_PER_BYTE, CS_CHANGE_DELAY = 30, 9, 10e-6
+#: The poll interval before this one, measured beside it: the idle cost follows the poll rate.
+EARLIER_INTERVAL = 0.06
 
 
 def quantile(values: Sequence[float], q: float) -> float:
@@ -384,12 +386,16 @@ def poll_work(polls: int = 5000) -> float:
     return best
 
 
-def idle_cpu(seconds: float) -> tuple[list[float], float]:
-    """Four readers on empty fields: each reader thread's CPU share (model left out), and polls a second."""
+def idle_cpu(seconds: float, interval: float = POLL_INTERVAL) -> tuple[list[float], float]:
+    """Four readers on empty fields, a poll every ``interval``: each reader thread's CPU share (model left out),
+    and polls a second."""
     events: queue.Queue[Any] = queue.Queue()
     ports = [TimedModel(Mfrc522Model(clock=time.monotonic, seed=n)) for n in range(len(PADS))]
     readers = [open_reader("rc522", f"/dev/spidev{n // 2}.{n % 2}", events, name=f"pad {pad}", pad=pad,
                            serial_factory=_port(ports[n])) for n, pad in enumerate(PADS)]
+    for reader in readers:
+        assert isinstance(reader.link, Rc522Link)
+        reader.link.poll_interval = interval
     try:
         deadline = time.monotonic() + 10
         while not all(reader.connected for reader in readers) and time.monotonic() < deadline:
@@ -463,6 +469,10 @@ def rows(plays: int = 1000, cycle_count: int = 1000, idle_s: float = 30.0) -> li
     out.append((f"  of which the wake-ups alone: a bare thread with the same two waits (load {load:.1f}); the share "
                 "of it that is Python's (the waits' bookkeeping, no sleep)",
                 f"{floor * 100:.3f} % of a core here; {python * 100:.4f} %", "—", None))
+    earlier, earlier_polls = idle_cpu(idle_s, EARLIER_INTERVAL)
+    out.append((f"  the same with a poll every {EARLIER_INTERVAL * 1000:.0f} ms (the interval before issue 44's second "
+                f"session), same run, {earlier_polls:.1f} polls a second: worst of four; the four together",
+                f"{max(earlier) * 100:.3f} % of a core here; {sum(earlier) * 100:.3f} %", "—", None))
     return out
 
 

@@ -105,7 +105,6 @@ class Rc522Link:
         self.pcd: Pcd | None = None
         self.version = 0
         self.polls = 0
-        self.looked_at = float("-inf")  # the moment the last poll looked at the field
         self.unsure = 0  # polls where a frame went wrong mid-way (a card at the edge): nothing concluded
 
     def start(self, port: Any, sink: Any) -> None:
@@ -132,23 +131,18 @@ class Rc522Link:
         pcd = self.pcd
         if pcd is None:
             raise Rc522Error("RC522 not started")
-        now = sink.now()
-        self._conclude(pcd, pcd.poll(), now, sink)
-        sink.wait(self.poll_interval)
-
-    def _conclude(self, pcd: Pcd, found: Found, looked: float, sink: Any) -> None:
-        """What a poll that looked at the field at ``looked`` found: a laying read, a crowd refused, or nothing."""
+        found = pcd.poll()
         self.polls += 1
-        self.looked_at = looked
+        now = sink.now()
         if found.unsure:
             self.unsure += 1
         elif found.cards == 0:
-            self.stays.empty(looked)
+            self.stays.empty(now)
         elif found.cards > 1:
-            if self.stays.crowd(looked):
+            if self.stays.crowd(now):
                 sink.problem("one-card-at-a-time", "two or more tags in the field: tap one card at a time")
         elif found.cards == 1:
-            if self.stays.single(found.uid_hex, looked):
+            if self.stays.single(found.uid_hex, now):
                 reading = self._identify(pcd, found)
                 if reading is None:
                     self.stays.forget(found.uid_hex)  # it left during the read: read it at the next poll
@@ -156,6 +150,7 @@ class Rc522Link:
                     self.stats.good += 1
                     sink.reading(reading)
             pcd.halt()
+        sink.wait(self.poll_interval)
 
     def _identify(self, pcd: Pcd, found: Found) -> Reading | None:
         """An NTAG's ``MB-…`` text (bornes tags write), else the UID; None if the card left mid-read."""

@@ -26,10 +26,12 @@ from bornes.drivers.readers.base import DecoderStats, Reading
 from bornes.drivers.readers.mfrc522 import CHIPS, NOTHING, Found, Mfrc522, Pcd, Rc522Error
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 
-#: Seconds between two polls: a card laid is seen within this and read within about 80 ms (the issue
-#: asks 100), and an idle poll (one WUPA: two SPI messages, two wake-ups) costs, 17 times a second, about
-#: 0.05 % of a core here on a quiet machine (python -m bench --only rc522; docs/readers.md, RC522).
-POLL_INTERVAL = 0.06
+#: Seconds between two polls: a card laid is seen within 80 ms and read within about 90
+#: (the issue asks 100). An idle poll (one WUPA: two SPI messages, a wake-up for the interval and one for the
+#: 0.8 ms on air) costs what its long wake-up costs, so the rate is what the idle CPU follows: 12.5 polls a
+#: second where 60 ms made 16.7 (python -m bench --only rc522; docs/readers.md, RC522, has why the WUPA is not
+#: sent before the wait and read after it instead).
+POLL_INTERVAL = 0.08
 #: The SPI clock: well within the MFRC522's 10 Mbit/s, and slow enough for the jumper wires of a kit.
 SPI_SPEED_HZ = 1_000_000
 
@@ -123,6 +125,9 @@ class Rc522Link:
         return CHIPS.get(self.version, f"an unknown chip (VersionReg 0x{self.version:02X})")
 
     def step(self, port: Any, sink: Any) -> None:
+        """One poll, then the interval's wait. A wait after the work, not to a deadline on the clock: four
+        readers started together and kept to the same deadlines wake at the same moments and queue for
+        Python's lock each time, which measured dearer than the few milliseconds a deadline saves."""
         pcd = self.pcd
         if pcd is None:
             raise Rc522Error("RC522 not started")

@@ -70,7 +70,7 @@ class ReaderChoice:
 
     def describe(self) -> str:
         if self.protocol == "rc522":
-            return f"{self.port} (an RC522 on SPI, polled {1 / POLL_INTERVAL:.0f} times a second)"
+            return f"{self.port} (an RC522 on SPI, polled every {POLL_INTERVAL * 1000:.0f} ms)"
         if self.protocol == "hid":
             return f"{self.port} (keyboard mode, layout {self.reader.layout})"
         return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"

@@ -63,6 +63,7 @@ class Bench:
     version: int = 0x92
     clock: Clock = field(default_factory=Clock)
     said: list[tuple[str, str, float]] = field(default_factory=list)
+    waits: int = 0  # the thread's wake-ups: what an idle poll costs
 
     def __post_init__(self) -> None:
         self.model = Mfrc522Model(self.version, clock=self.clock.now)
@@ -82,6 +83,7 @@ class Bench:
         return self.clock.t
 
     def wait(self, seconds: float) -> bool:
+        self.waits += 1
         return self.clock.wait(seconds)
 
     def start(self) -> Bench:
@@ -191,17 +193,47 @@ def test_a_card_garbled_at_the_edge_of_the_field_is_never_misread() -> None:
     assert bench.link.unsure > 0  # the garbled polls concluded nothing
 
 
-def test_an_idle_poll_is_one_wake_up_in_two_spi_messages() -> None:
-    """What the idle CPU figure rests on (python -m bench --only rc522 measures it)."""
+def test_an_idle_poll_is_one_wupa_in_two_spi_messages() -> None:
+    """What the idle CPU figure rests on (python -m bench --only rc522 measures it): two waits a poll, the
+    interval's and the WUPA's time on air."""
     bench = Bench().start()
     assert bench.link.chip is not None
-    before, frames = bench.link.chip.transfers, bench.model.frames
+    before, frames, waits = bench.link.chip.transfers, bench.model.frames, bench.waits
     bench.run(1.0)
     polls = bench.link.polls
     assert 1 / POLL_INTERVAL * 0.8 <= polls <= 1 / POLL_INTERVAL + 1
-    assert bench.link.chip.transfers - before == 2 * polls
+    assert bench.link.chip.transfers - before == 2 * polls and bench.waits - waits == 2 * polls
     # seven chip-select frames: Idle, clear the IRQs, flush, WUPA, Transceive, StartSend with 7 bits, the status
     assert bench.model.transceives == polls and bench.model.frames - frames == 7 * polls + 2  # + the timer once
+
+
+def test_a_card_laid_just_after_a_poll_is_read_within_100_ms() -> None:
+    """The issue's 100 ms at the worst moment: an NTAG with a 7-byte UID and its code written (two cascade
+    levels, two READs: the longest laying to read) laid just after a poll's WUPA went out."""
+    bench = Bench().start()
+    bench.run(0.5)
+    polled = bench.clock.t
+    bench.link.step(bench.model, bench)  # an empty poll, then the interval's wait
+    laid = polled + 0.001
+    bench.model.field.lay(Card.tag("ntag213", NTAG, "MB-D100-07"), laid, laid + 1.0)
+    said = bench.run(bench.clock.t - bench.t0 + 0.5)
+    assert [(kind, what) for kind, what, _ in said] == [("read", "MB-D100-07")], said
+    assert bench.t0 + said[0][2] - laid <= 0.1, said
+
+
+def test_a_late_wake_up_polls_at_once_and_counts_from_then() -> None:
+    """A thread woken 0.3 s late (a loaded machine) polls at once, and the next poll is an interval after it:
+    not the missed ones in a burst."""
+    bench = Bench().start()
+    bench.run(0.5)
+    t = bench.clock.t + 0.3
+    bench.clock.t = t  # the wake-up came late
+    bench.model.field.lay(Card.tag("classic1k", "DEADBEEF"), t - 0.2, t + 1.0)
+    polls = bench.link.polls
+    bench.link.step(bench.model, bench)
+    assert bench.said and bench.said[0][:2] == ("read", "DEADBEEF") and bench.said[0][2] - t < 0.01, bench.said
+    bench.run(bench.clock.t - bench.t0 + 0.5)
+    assert bench.link.polls - polls <= 2 + 0.5 / POLL_INTERVAL  # not the four missed polls at once
 
 
 def test_a_chip_that_restarts_by_itself_is_noticed_and_set_up_again() -> None:

@@ -125,9 +125,11 @@ def rows_from(found: Measured, cycles: int) -> list[BenchRow]:
         count = int(figures["scans"])
         bad = figures["wrong card"] + figures["unknown card"]
         keys_lost = figures["of which keys lost (the kernel's buffer overflowed)"]
-        out.append((f"  {count} scans {pace}: read / garbled (of which keys lost) / lost / wrong or no card",
-                    f"{figures['read']:g} / {figures['garbled']:g} ({keys_lost:g}) / {figures['lost']:g} / {bad:g}",
-                    "0 wrong or no card", bad == 0))
+        silent = figures.get("lost without a word (no refusal between the reads around it)", 0.0)
+        out.append((f"  {count} scans {pace}: read / garbled (of which keys lost) / lost (of which without a word) "
+                    "/ wrong or no card",
+                    f"{figures['read']:g} / {figures['garbled']:g} ({keys_lost:g}) / {figures['lost']:g} ({silent:g}) "
+                    f"/ {bad:g}", "0 wrong or no card, 0 lost without a word", bad == 0 and silent == 0))
     survived = found.cycles.get("survived (lost, back, the next card read)", 0.0)
     per_cycle = found.cycles.get("seconds per cycle", 0.0)
     out.append((f"  unplug and replug mid-read, a card after each ({per_cycle:.1f} s a cycle)",

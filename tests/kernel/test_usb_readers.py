@@ -259,7 +259,9 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     assert figures["wrong card"] == 0 and figures["unknown card"] == 0, figures
     overflowed = figures["of which keys lost (the kernel's buffer overflowed)"]
     assert figures["garbled"] == overflowed, figures  # at a scanner's pace, the only refusal is keys lost
-    assert figures["lost"] <= overflowed, figures  # a refusal may cover the scan after it, nothing else is lost
+    # A refusal may cover the scans around it (a reader read late finds several scans' keys dropped at once, and
+    # says so once); no scan is lost where nothing was said.
+    assert figures["lost without a word (no refusal between the reads around it)"] == 0, figures
     assert figures["read"] >= FIGURE_SCANS * 0.9, figures
 
 

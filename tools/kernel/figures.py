@@ -84,17 +84,36 @@ def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = 
     # "! garbled: keys were lost (the reader was read too late) …" is a refusal; "! reader lost: …" is not.
     refused = [line for line in lines if line.startswith("!") and not line[1:].lstrip().startswith("reader lost")]
     overflowed = sum("keys were lost" in line for line in refused)
-    matched, at = 0, 0
-    for code in read_codes:  # in order, as a subsequence of what was typed
-        while at < len(sent) and sent[at] != code:
-            at += 1
-        if at < len(sent):
-            matched += 1
-            at += 1
+    matched, silent = _match(sent, lines)
     return {"scans": float(count), "read": float(matched), "garbled": float(len(refused)),
             "of which keys lost (the kernel's buffer overflowed)": float(overflowed), "unknown card": float(unknown),
             "lost": float(count - matched - len(refused) - unknown), "wrong card": float(len(read_codes) - matched),
+            "lost without a word (no refusal between the reads around it)": float(silent),
             "seconds typing": typed, "scans per second": count / typed if typed else 0.0}
+
+
+def _match(sent: list[str], lines: list[str]) -> tuple[int, int]:
+    """The codes read in order, as a subsequence of what was typed, and the scans lost silently: those missing
+    from a stretch between two reads (or after the last) in which scan-test said nothing else. A refusal
+    covers its stretch: a reader late on a loaded machine may find several scans' keys dropped by the kernel
+    at once, and it says so once ("keys were lost: scan it again"), which a person scanning one card at a time
+    hears for the card they scanned."""
+    matched = silent = at = 0
+    said_between = False
+    for line in lines:
+        code = line.split()[0] if line.startswith("MB-") else None
+        if code is None:
+            said_between = said_between or line.startswith(("!", "?"))
+            continue
+        start = at
+        while at < len(sent) and sent[at] != code:
+            at += 1
+        if at == len(sent):  # read, but not as typed at this point: a wrong card, counted by the caller
+            at = start
+            continue
+        silent += 0 if said_between else at - start
+        matched, at, said_between = matched + 1, at + 1, False
+    return matched, silent + (0 if said_between else len(sent) - at)
 
 
 def until(what: str, ready: Callable[[], bool], timeout: float = 60.0) -> bool:

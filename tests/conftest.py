@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -33,8 +34,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 #: The scopes that take minutes of a worker each (a VM booted under TCG, a booted system, a mypyc build, sweeps
 #: of thousands of journals), longest first, as measured in the whole suite (issue 39). They are handed out
 #: before everything else, so the two workers end together instead of one booting a VM while the other idles:
-#: xdist's own order (``--loadscope-reorder``, most tests first) put these few-test modules last. A module that
-#: is not listed keeps its place in the collection, after them.
+#: xdist's own order (``--loadscope-reorder``: most tests first) put these few-test modules last.
 LONG_SCOPES_FIRST = (
     "tests/kernel/test_power_cut.py", "tests/kernel/test_usb_readers.py", "tests/kernel/test_webcam.py",
     "tests/kernel/test_wired_table.py", "tests/engine/test_compiled_engine.py", "tests/kernel/test_rc522.py",
@@ -43,10 +43,17 @@ LONG_SCOPES_FIRST = (
 )
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: what is left is what runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long scopes first (:data:`LONG_SCOPES_FIRST`); every module's own tests keep their order."""
+    """The order xdist hands modules out in (``--no-loadscope-reorder``, addopts): the long scopes first
+    (:data:`LONG_SCOPES_FIRST`), then the others with the most tests first, as xdist's own reorder would;
+    every module's own tests keep their order."""
+    module = {id(item): item.nodeid.split("::", 1)[0] for item in items}
+    tests = Counter(module.values())
     rank = {path: n for n, path in enumerate(LONG_SCOPES_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    first_seen = {path: n for n, path in enumerate(dict.fromkeys(module.values()))}
+    items.sort(key=lambda item: (rank.get(module[id(item)], len(rank)), -tests[module[id(item)]],
+                                 first_seen[module[id(item)]]))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -105,6 +105,7 @@ def open_display_from_config(config: Config, panel: str | None = None, *, tv: Pa
         "spi_dc": d.spi_dc,
         "spi_reset": d.spi_reset,
         "rotate": d.rotate,
+        "max_backoff": d.max_backoff,
     }
     if d.capture_dir:
         options["capture_dir"] = d.capture_dir

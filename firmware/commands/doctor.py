@@ -18,6 +18,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bornes.drivers.errors import UserError
 from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
@@ -268,14 +269,30 @@ def check_display(config: Config) -> Iterable[Finding]:
         else:
             yield Finding(WARN, "display", f"no {device}; enable SPI: sudo raspi-config nonint do_spi 0")
         return
-    yield _probe_i2c(display.i2c_port, display.i2c_address, display.panel)
+    yield _probe_i2c(display.i2c_port, display.i2c_address, display.panel, config.source)
 
 
-def _probe_i2c(port: int, address: int, panel: str) -> Finding:
-    """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does.
+#: The two addresses an SSD1306 or SH1106 module answers at (SA0 low or high): a panel at the other one is
+#: the commonest wrong setting after I2C itself (0x3D where the software says 0x3C).
+PANEL_ADDRESSES = (0x3C, 0x3D)
+#: Errors a bus gives for a byte nobody acknowledged: ENXIO (i2c-tiny-usb, SMBus controllers), EREMOTEIO (a
+#: Pi's i2c-bcm2835), EIO, ETIMEDOUT (a bus held low).
+NO_ANSWER = (errno.ENXIO, errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT)
+#: Controllers whose command E3h is NOP (SSD1306 and SSD1309 command tables, SH1106's): a frame's length of
+#: them exercises the bus as a frame does and leaves the picture and the registers as they were.
+NOP_PANELS = {"ssd1306": 0xE3, "sh1106": 0xE3, "ssd1309": 0xE3}
+FRAME_BYTES = 1024
+
+
+def _probe_i2c(port: int, address: int, panel: str, source: Path | None = None) -> Finding:
+    """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does, then whether it
+    takes a whole frame.
 
     An SSD1306 on I2C is write-only, so the probe is an SMBus quick write (what i2cdetect uses
-    for 0x3C), falling back to a one-byte read where the adapter cannot do quick commands.
+    for 0x3C), falling back to a one-byte read where the adapter cannot do quick commands. When
+    nothing answers, the panel's other address is asked too. A panel that answers is then sent a
+    frame's length of NOP commands in one write, as luma sends a frame: a loose ground or a
+    marginal bus acknowledges the address and fails there (luma.oled #373).
     """
     device = f"/dev/i2c-{port}"
     topic = f"display {device}"
@@ -287,19 +304,60 @@ def _probe_i2c(port: int, address: int, panel: str) -> Finding:
         return Finding(WARN, topic, f"exists, but smbus2 is not installed so 0x{address:02X} was not probed")
     try:
         with SMBus(port) as bus:
-            try:
-                bus.write_quick(address)
-            except OSError as error:
-                if error.errno not in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
-                    raise
-                bus.read_byte(address)
+            if not _answers(bus, address):
+                other = next((a for a in PANEL_ADDRESSES if a != address and address in PANEL_ADDRESSES), None)
+                if other is not None and _answers(bus, other):
+                    line = f'i2c_address = "0x{other:02X}"'
+                    where = f" of {source}" if source else ""
+                    return Finding(FAIL, topic, f"nothing answers at 0x{address:02X}, but a device answers at "
+                                                f"0x{other:02X}: set {line} in [display]{where}")
+                return Finding(FAIL, topic, f"nothing answers at 0x{address:02X}; check the wiring and "
+                                            "display.i2c_address")
+            broken = _takes_a_frame(bus, address, panel)
     except PermissionError:
         return Finding(FAIL, topic, "permission denied: add the user to group i2c")
     except OSError as error:
-        if error.errno in (errno.ENXIO, errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT):
-            return Finding(FAIL, topic, f"nothing answers at 0x{address:02X}; check the wiring and display.i2c_address")
         return Finding(FAIL, topic, f"cannot probe 0x{address:02X}: {error.strerror or error}")
-    return Finding(OK, topic, f"a device answers at 0x{address:02X} (configured as {panel})")
+    if broken is not None:
+        return Finding(FAIL, topic, f"a device answers at 0x{address:02X} but stopped acknowledging within a "
+                                    f"{FRAME_BYTES + 1}-byte write ({broken}): check GND, SDA and SCL (a loose "
+                                    "ground does this) and keep the wires short")
+    return Finding(OK, topic, f"a device answers at 0x{address:02X} and takes a whole frame (configured as {panel})")
+
+
+def _answers(bus: Any, address: int) -> bool:
+    """A quick write (or a one-byte read where the adapter has no quick command) acknowledged at ``address``."""
+    try:
+        try:
+            bus.write_quick(address)
+        except OSError as error:
+            if error.errno not in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+                raise
+            bus.read_byte(address)
+    except OSError as error:
+        if error.errno in NO_ANSWER:
+            return False
+        raise
+    return True
+
+
+def _takes_a_frame(bus: Any, address: int, panel: str) -> str | None:
+    """Why a frame-sized write of NOP commands failed at ``address``, None when it went through (or the
+    panel has no NOP we know, or the adapter cannot send one long message)."""
+    nop = NOP_PANELS.get(panel)
+    if nop is None:
+        return None
+    from smbus2 import i2c_msg
+
+    try:
+        bus.i2c_rdwr(i2c_msg.write(address, [0x00] + [nop] * FRAME_BYTES))  # control byte: commands follow
+    except OSError as error:
+        if error.errno in NO_ANSWER:
+            return error.strerror or str(error)
+        if error.errno in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+            return None
+        raise
+    return None
 
 
 def check_gpio(config: Config) -> Iterable[Finding]:

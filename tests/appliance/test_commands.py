@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,15 +138,20 @@ def test_doctor_reports_a_damaged_journal_without_touching_it(
 
 
 @pytest.mark.parametrize(
-    ("error", "level", "words"),
+    ("answering", "error", "level", "words"),
     [
-        (None, "OK", "a device answers at 0x3C"),
-        (OSError(errno.EREMOTEIO, "Remote I/O error"), "FAIL", "nothing answers at 0x3C"),
-        (PermissionError(errno.EACCES, "Permission denied"), "FAIL", "group i2c"),
+        ({0x3C}, None, "OK", "a device answers at 0x3C and takes a whole frame"),
+        (set(), None, "FAIL", "nothing answers at 0x3C; check the wiring"),
+        ({0x3D}, None, "FAIL", 'a device answers at 0x3D: set i2c_address = "0x3D" in [display] of /etc/b.toml'),
+        ({0x3C}, OSError(errno.ENXIO, "No such device or address"), "FAIL", "stopped acknowledging within a 1025-byte"),
+        ({0x3C}, PermissionError(errno.EACCES, "Permission denied"), "FAIL", "group i2c"),
     ],
 )
-def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | None, level: str, words: str) -> None:
-    """The bus answers are mapped to one line each (the bus itself is faked: no Pi is attached)."""
+def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, answering: set[int], error: OSError | None, level: str,
+                            words: str) -> None:
+    """The bus answers are mapped to one line each (the bus is faked here; tests/kernel/test_i2c_panel.py
+    meets the same lines on a real kernel's I2C adapter)."""
+    import smbus2
 
     class Bus:
         def __init__(self, port: int) -> None:
@@ -161,14 +165,18 @@ def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | No
             pass
 
         def write_quick(self, address: int) -> None:
-            assert address == 0x3C
+            if address not in answering:
+                raise OSError(errno.ENXIO, "No such device or address")
+
+        def i2c_rdwr(self, message: smbus2.i2c_msg) -> None:
+            assert message.addr == 0x3C and len(message) == 1025 and bytes(message)[:2] == b"\x00\xe3"
             if error is not None:
                 raise error
 
-    monkeypatch.setitem(__import__("sys").modules, "smbus2", types.SimpleNamespace(SMBus=Bus))
+    monkeypatch.setattr(smbus2, "SMBus", Bus)
     monkeypatch.setattr(os.path, "exists", lambda path: path == "/dev/i2c-1")
-    finding = doctor._probe_i2c(1, 0x3C, "ssd1306")
-    assert finding.level == level and words in finding.detail
+    finding = doctor._probe_i2c(1, 0x3C, "ssd1306", Path("/etc/b.toml"))
+    assert finding.level == level and words in finding.detail, finding
 
 
 def test_history_lists_finished_and_in_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,13 +42,14 @@ def why_not() -> str | None:
 
 
 def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", players: int = 2,
-                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "") -> str:
+                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "", display: str = 'panel = "dummy"') -> str:
+    """The referee's config: a reader on ``port``, debug logging, mock pins, the ``[display]`` keys given."""
     reader = f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\n'
     if protocol == "hid":
         reader += f'layout = "{layout}"\n'
     # At level debug the referee journals every input (firmware/appliance/referee.py): a tap's own line.
     return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
-        '[log]\nlevel = "debug"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+        f'[log]\nlevel = "debug"\n[display]\n{display}\n[pins]\nfactory = "mock"\n'
         f'[game]\nedition = "winning-moves"\nplayers = {players}\n'
         f'names = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
 

@@ -420,8 +420,16 @@ if [[ $PI -eq 0 ]]; then
     skipped "not a Pi (--no-pi): no I2C; use [display] panel = \"dummy\" in $ETC/config.toml"
 elif have raspi-config; then
     run raspi-config nonint do_i2c 0
+    # raspi-config leaves the bus at the Pi's 100 kHz, where a whole 128x64 frame takes 93 ms; at 400 kHz,
+    # which every SSD1306 and SH1106 takes, 23 ms (docs/system.md: tap to light on the bus).
+    if grep -q '^dtparam=i2c_arm_baudrate=' "$BOOT/config.txt" 2>/dev/null; then
+        printf '    the I2C bus speed is already set in %s: kept\n' "$BOOT/config.txt"
+    else
+        run sed -i '$a dtparam=i2c_arm_baudrate=400000' "$BOOT/config.txt"
+    fi
 else
-    skipped "raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on in $BOOT/config.txt)"
+    skipped "raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on and" \
+        "dtparam=i2c_arm_baudrate=400000 in $BOOT/config.txt)"
 fi
 if [[ $UART -eq 1 ]]; then
     step "enable the header UART for the reader and free it from the login console"

@@ -16,6 +16,7 @@ this proves and what still needs a Pi. Skipped, with the reason, where the machi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -29,7 +30,7 @@ from tests.kernel.game import GameTable
 from tools.kernel.bridges import I2cBridge, PanelSpec, open_i2c_bridge, wire_ms
 from tools.kernel.gadgets import CATALOGUE
 from tools.kernel.panel_run import PanelGame, same
-from tools.kernel.table import IN_CI, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.table import IN_CI, PYTHON, CannotBoot, open_table, reader_config, why_not
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/display is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-i2c-report.json")
@@ -45,6 +46,8 @@ class PanelTable(GameTable):
     """The kernel tier's table with the I2C bridge plugged in."""
 
     bridge: I2cBridge | None = None
+    #: The game the referee is in on the bus, for the next test to go on with (a restart is a minute under TCG).
+    on_panel: PanelGame | None = None
 
     @property
     def i2c(self) -> I2cBridge:
@@ -61,7 +64,8 @@ class PanelTable(GameTable):
         config = self.panel_config(kind, address)
         self.configure(config)
         self.wait_count(f"reader back on {SCANNER.vendor_product}", 0, timeout=90)
-        return PanelGame(self, self.i2c, config, seed, address=address)
+        self.on_panel = PanelGame(self, self.i2c, config, seed, address=address)
+        return self.on_panel
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +99,9 @@ def table() -> Iterator[PanelTable]:
 
 
 PROBE = """
-import errno, json, sys
+import errno, json
 from smbus2 import SMBus, i2c_msg
-bus, frame = SMBus(int(sys.argv[1])), bytes([0x40]) + bytes(range(256)) * 4
+bus, frame = SMBus(BUS), bytes([0x40]) + bytes(range(256)) * 4
 bus.i2c_rdwr(i2c_msg.write(0x3C, frame))  # luma's whole frame: one message of 1 025 bytes
 said = {"frame": len(frame)}
 try:
@@ -122,7 +126,7 @@ def test_the_bridge_is_an_i2c_adapter_of_the_kernel(table: PanelTable) -> None:
     ids = table.vm.run("cat", f"{interface}/../idVendor", f"{interface}/../idProduct").stdout.split()
     assert driver.endswith("/i2c-tiny-usb") and ids == ["0403", "c631"], (driver, ids)
     before = table.i2c.counts()
-    done = table.as_bornes(PROBE + "\n")  # the referee's user: group i2c, as install.sh makes it
+    done = table.as_bornes(PROBE.replace("BUS", str(bus)))  # the referee's user: group i2c, as install.sh makes it
     assert done.rc == 0, done.stderr[-2000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert said["frame"] == 1025 and said["0x3D"] == "ENXIO", said
@@ -130,7 +134,8 @@ def test_the_bridge_is_an_i2c_adapter_of_the_kernel(table: PanelTable) -> None:
     assert after["largest_write"] == 1025, after  # one control transfer carried the whole message
     assert after["transfers"] - before["transfers"] == 3, (before, after)  # the frame, the NAKed write, the read
     state = table.i2c.panel(0x3C).state
-    assert state["data_bytes"] == 1024 and state["received"] == 1025, state
+    frame = bytes([0x40]) + bytes(range(256)) * 4
+    assert state["last_write"] == hashlib.sha256(frame).hexdigest() and state["data_bytes"] == 1024, state  # intact
     assert said["status"] == 0x40  # the SSD1306's status byte: display off (nobody has turned it on)
 
 
@@ -167,15 +172,28 @@ def test_an_sh1106_is_drawn_two_columns_in(table: PanelTable) -> None:
     table.figures.update(game.run.figures("sh1106: "))
 
 
-def _doctor_line(table: PanelTable, address: int = 0x3C) -> str:
+DOCTOR_CONFIG = "/run/bornes-doctor.toml"
+#: bornes doctor's display check, as the referee's user, in one process for the module: the same function
+#: `bornes doctor` calls (a Python start-up of the whole command is most of a minute under TCG on a loaded host).
+DOCTOR_DISPLAY = ("import json, sys\nfrom bornes.firmware.appliance.config import load_config\n"
+                  "from bornes.firmware.commands.doctor import check_display\n"
+                  "for path in sys.stdin:\n"
+                  "    print(json.dumps([f.line() for f in check_display(load_config(path.strip()))]), flush=True)")
+
+
+def _doctor_line(table: PanelTable, address: int = 0x3C, *, whole: bool = False) -> str:
     """``bornes doctor``'s display line, as the referee's user, on a config that names the bridge's bus (the
-    pins as on a Pi: the display is probed only off the desktop)."""
+    pins as on a Pi: the display is probed only off the desktop). With ``whole``, from the command itself."""
     bus = table.i2c.bus if table.i2c.bus is not None else 0
     config = (f'[display]\npanel = "ssd1306"\ni2c_port = {bus}\ni2c_address = "0x{address:02X}"\n'
               '[pins]\nfactory = "auto"\n')
-    table.vm.run("sh", "-c", "cat > /run/bornes-doctor.toml && chmod 644 /run/bornes-doctor.toml", input=config)
+    table.vm.run("sh", "-c", f"cat > {DOCTOR_CONFIG} && chmod 644 {DOCTOR_CONFIG}", input=config)
+    if not whole:
+        argv = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", DOCTOR_DISPLAY]
+        (line,) = json.loads(table.vm.helper("doctor-display", argv, DOCTOR_CONFIG))
+        return str(line)
     done = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "/opt/bornes/venv/bin/bornes",
-                        "doctor", "--config", "/run/bornes-doctor.toml", check=False, timeout=120)
+                        "doctor", "--config", DOCTOR_CONFIG, check=False, timeout=180)
     lines = [line for line in done.stdout.splitlines() if " display " in f" {line}"]
     assert len(lines) == 1, done.stdout
     return lines[0]
@@ -184,11 +202,13 @@ def _doctor_line(table: PanelTable, address: int = 0x3C) -> str:
 def test_doctor_says_what_is_wrong_with_the_bus_in_one_line(table: PanelTable) -> None:
     """I2C off (no /dev/i2c-N), nothing at the address, the panel at the other address, a panel that
     stops acknowledging mid-frame, and a good one: each is one line of ``bornes doctor``."""
-    table.configure(reader_config(SCANNER.vendor_product))  # the referee off the bus: doctor alone on it
+    table.vm.run("systemctl", "stop", "bornes.service", timeout=60)  # the referee off the bus: doctor alone on it
+    table.on_panel = None
     table.i2c.plug(PanelSpec("ssd1306", 0x3C))
     bus = table.i2c.bus
-    assert _doctor_line(table) == f"OK   display /dev/i2c-{bus}: a device answers at 0x3C and takes a whole frame " \
-                                  "(configured as ssd1306)"
+    good = f"OK   display /dev/i2c-{bus}: a device answers at 0x3C and takes a whole frame (configured as ssd1306)"
+    assert _doctor_line(table, whole=True) == good  # the command itself prints it ...
+    assert _doctor_line(table) == good  # ... as its check does: the other cases ask the check alone
     table.i2c.set_nak(0x3C, 300)  # a loose ground: the address and short writes go through, a frame does not
     line = _doctor_line(table)
     assert line.startswith(f"FAIL display /dev/i2c-{bus}: a device answers at 0x3C but stopped acknowledging "
@@ -210,7 +230,7 @@ def test_a_panel_that_naks_mid_frame_is_lost_and_comes_back(table: PanelTable) -
     """The referee's side of a NAK mid-frame: the frame fails, "panel lost" is journalled, the game goes
     on; once the panel acknowledges again, the referee puts the whole picture back by itself."""
     table.i2c.plug(PanelSpec("ssd1306", 0x3C))
-    game = table.panel_game("ssd1306", seed=6)
+    game = table.panel_game("ssd1306", seed=6)  # the referee restarted on the bus (stopped for the doctor)
     game.play(2)
     lost, back = table.count(LOST), table.count(BACK)
     table.i2c.set_nak(0x3C, 40)
@@ -227,8 +247,7 @@ def test_the_bridge_unplugged_mid_game_and_put_back(table: PanelTable) -> None:
     """The bridge pulled out mid-game: the referee says the panel is lost (without a frame to draw: the
     bus's node is gone), keeps the game (cards tapped meanwhile are accepted and stored), and once the
     bridge is back draws the table again by itself; no card lost or doubled."""
-    game = table.panel_game("ssd1306", seed=8)
-    game.play(2)
+    game = table.on_panel or table.panel_game("ssd1306", seed=8)  # the game on the bus goes on
     for cycle in range(2):
         lost, back = table.count(LOST), table.count(BACK)
         table.i2c.unplug()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-if TYPE_CHECKING:  # the checker reads them where they lie in the checkout; the VM has them beside this file
+if TYPE_CHECKING or __package__:  # the checkout's tools.kernel.guest.*; in the VM, beside this file
     from tools.kernel.guest.i2c_tiny_usb import Bus, TinyUsb
     from tools.kernel.guest.oled import Controller, panel
     from tools.kernel.guest.usbip import Link, attach

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:  # the checker reads it where it lies in the checkout; the VM has it beside this file
+if TYPE_CHECKING or __package__:  # the checkout's tools.kernel.guest.*; in the VM, beside this file
     from tools.kernel.guest.usbip import (
         SPEED_LOW,
         Device,

@@ -40,6 +40,7 @@ it, a whole frame fails).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -96,6 +97,10 @@ class Controller:
     commands: int = 0
     unknown: list[int] = field(default_factory=list)
     writes: int = 0
+    #: The bytes of the write under way, and a digest of the last whole one: what arrived, to compare with what left.
+    _write: bytearray = field(default_factory=bytearray)
+    last_write: str = ""
+    last_write_length: int = 0
 
     def __post_init__(self) -> None:
         if not self.ram:
@@ -107,6 +112,7 @@ class Controller:
         """A start and this panel's address: it always acknowledges; a write starts with a control byte."""
         self._control_next, self._taken = True, 0
         self.writes += not read
+        self._write = bytearray()
         return True
 
     def write(self, data: bytes) -> int:
@@ -115,6 +121,7 @@ class Controller:
                 return index  # not acknowledged: the master stops there
             self._taken += 1
             self.received += 1
+            self._write.append(byte)
             if self._control_next:
                 self._single, self._data = bool(byte & 0x80), bool(byte & 0x40)
                 self._control_next = False
@@ -133,6 +140,9 @@ class Controller:
 
     def end(self) -> None:
         self._control_next = True
+        if self._write:
+            self.last_write, self.last_write_length = hashlib.sha256(self._write).hexdigest(), len(self._write)
+            self._write = bytearray()
 
     # -- commands ----------------------------------------------------------------------------------
 
@@ -237,7 +247,8 @@ class Controller:
                 "offset": self.offset, "multiplex": self.multiplex, "com_pins": self.com_pins, "page": self.page,
                 "column": self.column, "received": self.received, "data_bytes": self.data_bytes,
                 "commands": self.commands, "unknown": self.unknown[-16:], "writes": self.writes,
-                "nak_after": self.nak_after}
+                "nak_after": self.nak_after, "last_write": self.last_write,
+                "last_write_length": self.last_write_length}
 
 
 @dataclass

@@ -284,7 +284,7 @@ NOP_PANELS = {"ssd1306": 0xE3, "sh1106": 0xE3, "ssd1309": 0xE3}
 FRAME_BYTES = 1024
 
 
-def _probe_i2c(port: int, address: int, panel: str, source: Path | None = None) -> Finding:
+def _probe_i2c(port: int, address: int, panel: str, source: str | Path | None = None) -> Finding:
     """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does, then whether it
     takes a whole frame.
 

@@ -47,6 +47,7 @@ class PanelView:
 
     picture: Image.Image
     state: dict[str, Any]
+    ram: bytes = b""  # the display RAM, page by page, one byte a column (128 or 132 columns)
 
 
 @dataclass
@@ -112,7 +113,8 @@ class I2cBridge:
 
     def panel(self, address: int = 0x3C) -> PanelView:
         answer = self.ask(do="panel", address=address)
-        return PanelView(Image.frombytes("1", SIZE, bytes.fromhex(answer["picture"])), answer["state"])
+        return PanelView(Image.frombytes("1", SIZE, bytes.fromhex(answer["picture"])), answer["state"],
+                         bytes.fromhex(answer.get("ram", "")))
 
     def counts(self) -> dict[str, Any]:
         """Bytes on the wires (the address and data bytes of every message), messages, link health."""

@@ -11,7 +11,7 @@ the bridge (i2c_tiny_usb.py) and the panel models (oled.py) for the VM's life.
     {"do": "replug"}                 plugged back with the same panels, powered up afresh (the bridge
                                       powers its bus: a panel pulled out with it loses its RAM)
     {"do": "where"}                  the adapter the kernel made of it: {"bus": N or null, "node": bool}
-    {"do": "panel", "address": 60}   {"picture": hex of 128×64 1-bit rows, "state": {…}}
+    {"do": "panel", "address": 60}   {"picture": hex of 128×64 1-bit rows, "state": {…}, "ram": hex}
     {"do": "bus"}                    bytes and messages on the wires, the bridge's counts, link health
     {"do": "set", "address": 60, "nak_after": N or null}   a panel that stops acknowledging (or not)
 
@@ -86,7 +86,7 @@ class Bridge:
 
     def panel(self, address: int) -> dict[str, Any]:
         model = self.panels[address]
-        return {"picture": model.picture().hex(), "state": model.state()}
+        return {"picture": model.picture().hex(), "state": model.state(), "ram": bytes(model.ram).hex()}
 
     def counts(self) -> dict[str, Any]:
         with self.bus.lock:

@@ -59,7 +59,7 @@ def differs(a: Image.Image, b: Image.Image) -> bool:
 
 
 def screens() -> list[Image.Image]:
-    return [render(view, SIZE).convert("1") for view in list(sample_screens().values())[:24]]
+    return [render(view, SIZE).convert("1") for view in list(sample_screens().values())[:16]]
 
 
 @pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])

@@ -30,6 +30,7 @@ from tools.kernel.table import SCANNER_GAP, KernelTable
 #: A scan the referee refused because the VM delivered its keys late or lost some (a loaded host): scanned
 #: again, as the panel asks a player to, and counted.
 SCAN_AGAIN = ("bornes: input garbled", "bornes: input typing")
+LEFT_HALF = "with no Enter after them"
 #: Where a picture that did not match goes, with the expected one, for a person to look at.
 MISMATCHES = Path("/var/tmp/bornes-kernel-i2c")
 
@@ -117,26 +118,28 @@ class PanelGame:
             if self.done == 0:
                 taps = [SETUP_TAPS[0]]  # the table named in the config: its summary, one OK starts the game
             taps += list(step.taps[len(SETUP_TAPS):] if self.done == 0 else step.taps)
-            action = 0
+            action: int | None = 0
             for number, payload in enumerate(taps):
                 said, wire = self._tap(payload, check)
                 last = number == len(taps) - 1
                 assert said.endswith(": accepted" if last or (self.done == 0 and number == 0) else ": prompt"), \
                     (payload, said, self.table.journal()[-6:])
-                action += wire
-                if check and not (self.done == 0 and number == 0):
+                action = None if action is None or wire is None else action + wire
+                if wire is not None and not (self.done == 0 and number == 0):
                     (self.run.accepted if last else self.run.other).append(wire)
-            if check:
+            if action is not None and check:
                 self.run.per_action.append(action)
             assert self.table.accepted()[-1] == step.notation, self.table.journal()[-6:]
             self.done += 1
 
-    def _tap(self, payload: str, check: bool) -> tuple[str, int]:
+    def _tap(self, payload: str, check: bool) -> tuple[str, int | None]:
+        """The referee's line for ``payload`` and the bytes its frame took on the bus (None: not counted,
+        another frame, a refusal of keys the VM lost, went with it)."""
         for _ in range(3):
             before = self.bridge.counts()["wire_bytes"] if check else 0
-            said = self.table.tap(self.scanner, payload, gap=SCANNER_GAP)
-            assert len(said) == 1, said
-            if not said[0].startswith(SCAN_AGAIN):
+            rescanned = self.run.rescanned
+            said = self._scan(payload)
+            if not said.startswith(SCAN_AGAIN):
                 break
             self.run.rescanned += 1
             if check:
@@ -144,13 +147,33 @@ class PanelGame:
         else:
             raise AssertionError(f"{payload}: keys lost three times")
         verdict, expected = self.twin.tap(payload)
-        assert said[0].endswith(f": {verdict}"), (payload, said, verdict)
+        assert said.endswith(f": {verdict}"), (payload, said, verdict)
         if not check:
-            return said[0], 0
+            return said, None
         started = time.monotonic()
         self.wait_picture(expected, f"the panel after {payload}")
         self.run.seconds_to_match.append(time.monotonic() - started)
-        return said[0], int(self.bridge.counts()["wire_bytes"]) - int(before)
+        if self.run.rescanned != rescanned:
+            return said, None
+        return said, int(self.bridge.counts()["wire_bytes"]) - int(before)
+
+    def _scan(self, payload: str) -> str:
+        """The referee's line for one scan of ``payload``. The half of an earlier scan whose Enter the VM
+        lost is refused when this one starts (``… with no Enter after them``): this scan's own line is
+        the one after it. A scan that brought no line at all within a minute is scanned again."""
+        first = len(self.table.inputs())
+        try:
+            said = self.table.tap(self.scanner, payload, gap=SCANNER_GAP)
+        except AssertionError:  # its Enter lost: nothing said yet; the next scan ends it
+            self.run.rescanned += 1
+            said = self.table.tap(self.scanner, payload, gap=SCANNER_GAP)
+            first = len(self.table.inputs()) - len(said)
+        if LEFT_HALF in said[0]:
+            self.run.rescanned += 1
+            self.table.wait(f"the referee's line for {payload}", lambda: len(self.table.inputs()) >= first + 2)
+            said = self.table.inputs()[first + 1:]
+        assert len(said) == 1, said
+        return said[0]
 
     def wait_picture(self, expected: Image.Image, what: str, timeout: float = 30.0) -> None:
         """Until the panel model shows ``expected`` (a frame crosses the bus after the referee's line)."""

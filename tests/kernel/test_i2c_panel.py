@@ -36,8 +36,9 @@ from tools.kernel.table import IN_CI, PYTHON, CannotBoot, open_table, reader_con
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/display is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-i2c-report.json")
 SCANNER = CATALOGUE["scanner"]
-SSD1306_STEPS = 12  # in CI; bench/kernel_i2c.py plays whole games
-SH1106_STEPS = 4
+SSD1306_STEPS = 8  # in CI; bench/kernel_i2c.py plays whole games
+SH1106_STEPS = 3
+UNPLUG_CYCLES = 1
 LOST = "bornes: panel lost: "
 BACK = "bornes: panel back: "
 
@@ -162,6 +163,43 @@ def test_the_referee_draws_every_tap_pixel_for_pixel_on_an_ssd1306(table: PanelT
     assert max(game.run.accepted + game.run.other) <= 1034 + 10, figures  # never more than one whole frame a tap
 
 
+def test_a_panel_that_naks_mid_frame_is_lost_and_comes_back(table: PanelTable) -> None:
+    """The referee's side of a NAK mid-frame: the frame fails, "panel lost" is journalled, the game goes
+    on; once the panel acknowledges again, the referee puts the whole picture back by itself."""
+    game = table.on_panel or table.panel_game("ssd1306", seed=6)  # the game on the bus goes on
+    lost, back = table.count(LOST), table.count(BACK)
+    table.i2c.set_nak(0x3C, 40)
+    game.play(1, check=False)  # its frame NAKed: the referee says so and accepts the card all the same
+    table.wait_count(LOST, lost, timeout=30)
+    table.i2c.set_nak(0x3C, None)
+    table.wait_count(BACK, back, timeout=60)
+    game.wait_picture(game.expected_now(), "the panel after it answered again")
+    game.play(1)
+    game.check_stored()
+
+
+def test_the_bridge_unplugged_mid_game_and_put_back(table: PanelTable) -> None:
+    """The bridge pulled out mid-game: the referee says the panel is lost (without a frame to draw: the
+    bus's node is gone), keeps the game (cards tapped meanwhile are accepted and stored), and once the
+    bridge is back draws the table again by itself; no card lost or doubled."""
+    game = table.on_panel or table.panel_game("ssd1306", seed=8)  # the game on the bus goes on
+    for cycle in range(UNPLUG_CYCLES):
+        lost, back = table.count(LOST), table.count(BACK)
+        table.i2c.unplug()
+        table.wait_count(LOST, lost, timeout=30)  # noticed by itself: no tap in between
+        table.i2c.wait_gone()  # the kernel let the adapter go: the referee closed it
+        game.play(1, check=False)  # a card while the panel is away: played and stored
+        bus = table.i2c.bus
+        assert table.i2c.replug() == bus  # the kernel gives the lowest free number: the one it had
+        table.wait_count(BACK, back, timeout=60)
+        game.wait_picture(game.expected_now(), f"the panel back after unplug {cycle + 1}")
+        game.play(1)
+    game.check_stored()
+    assert "Traceback" not in "\n".join(table.journal())
+    assert same(table.i2c.panel(0x3C).picture, game.expected_now())
+    table.figures["bus ms at 400 kHz of one whole frame"] = wire_ms(1034)
+
+
 def test_an_sh1106_is_drawn_two_columns_in(table: PanelTable) -> None:
     """A 1.3-inch SH1106 (132-column RAM, the glass on its middle 128): ``panel = "sh1106"`` draws every
     tap pixel for pixel; its RAM's two columns each side are never written."""
@@ -230,43 +268,3 @@ def test_doctor_says_what_is_wrong_with_the_bus_in_one_line(table: PanelTable) -
     table.i2c.wait_gone()
     assert _doctor_line(table) == f"WARN display /dev/i2c-{bus}: does not exist; enable I2C: sudo raspi-config " \
                                   "nonint do_i2c 0"
-
-
-def test_a_panel_that_naks_mid_frame_is_lost_and_comes_back(table: PanelTable) -> None:
-    """The referee's side of a NAK mid-frame: the frame fails, "panel lost" is journalled, the game goes
-    on; once the panel acknowledges again, the referee puts the whole picture back by itself."""
-    table.i2c.plug(PanelSpec("ssd1306", 0x3C))
-    game = table.panel_game("ssd1306", seed=6)  # the referee restarted on the bus (stopped for the doctor)
-    game.play(2)
-    lost, back = table.count(LOST), table.count(BACK)
-    table.i2c.set_nak(0x3C, 40)
-    game.play(1, check=False)  # its frame NAKed: the referee says so and accepts the card all the same
-    table.wait_count(LOST, lost, timeout=30)
-    table.i2c.set_nak(0x3C, None)
-    table.wait_count(BACK, back, timeout=60)
-    game.wait_picture(game.expected_now(), "the panel after it answered again")
-    game.play(1)
-    game.check_stored()
-
-
-def test_the_bridge_unplugged_mid_game_and_put_back(table: PanelTable) -> None:
-    """The bridge pulled out mid-game: the referee says the panel is lost (without a frame to draw: the
-    bus's node is gone), keeps the game (cards tapped meanwhile are accepted and stored), and once the
-    bridge is back draws the table again by itself; no card lost or doubled."""
-    game = table.on_panel or table.panel_game("ssd1306", seed=8)  # the game on the bus goes on
-    for cycle in range(2):
-        lost, back = table.count(LOST), table.count(BACK)
-        table.i2c.unplug()
-        table.wait_count(LOST, lost, timeout=30)  # noticed by itself: no tap in between
-        table.i2c.wait_gone()  # the kernel let the adapter go: the referee closed it
-        game.play(1, check=False)  # a card while the panel is away: played and stored
-        bus = table.i2c.bus
-        assert table.i2c.replug() == bus  # the kernel gives the lowest free number: the one it had
-        table.wait_count(BACK, back, timeout=60)
-        game.wait_picture(game.expected_now(), f"the panel back after unplug {cycle + 1}")
-        game.play(1)
-    game.check_stored()
-    assert "Traceback" not in "\n".join(table.journal())
-    assert same(table.i2c.panel(0x3C).picture, game.expected_now())
-    table.figures["bus ms at 400 kHz of one whole frame"] = wire_ms(1034)
-

@@ -217,30 +217,25 @@ def test_an_sh1106_is_drawn_two_columns_in(table: PanelTable) -> None:
 
 
 DOCTOR_CONFIG = "/run/bornes-doctor.toml"
-#: bornes doctor's display check, as the referee's user, in one process for the module: the same function
-#: `bornes doctor` calls (a Python start-up of the whole command is most of a minute under TCG on a loaded host).
+#: bornes doctor's display check (the function `bornes doctor` calls for its display line), as the referee's
+#: user, in one process for the module: the whole command checks everything else too, and each of its
+#: start-ups is most of a minute under TCG on a loaded host.
 DOCTOR_DISPLAY = ("import json, sys\nfrom bornes.firmware.appliance.config import load_config\n"
                   "from bornes.firmware.commands.doctor import check_display\n"
                   "for path in sys.stdin:\n"
                   "    print(json.dumps([f.line() for f in check_display(load_config(path.strip()))]), flush=True)")
 
 
-def _doctor_line(table: PanelTable, address: int = 0x3C, *, whole: bool = False) -> str:
+def _doctor_line(table: PanelTable, address: int = 0x3C) -> str:
     """``bornes doctor``'s display line, as the referee's user, on a config that names the bridge's bus (the
-    pins as on a Pi: the display is probed only off the desktop). With ``whole``, from the command itself."""
+    pins as on a Pi: the display is probed only off the desktop)."""
     bus = table.i2c.bus if table.i2c.bus is not None else 0
     config = (f'[display]\npanel = "ssd1306"\ni2c_port = {bus}\ni2c_address = "0x{address:02X}"\n'
               '[pins]\nfactory = "auto"\n')
     table.vm.run("sh", "-c", f"cat > {DOCTOR_CONFIG} && chmod 644 {DOCTOR_CONFIG}", input=config)
-    if not whole:
-        argv = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", DOCTOR_DISPLAY]
-        (line,) = json.loads(table.vm.helper("doctor-display", argv, DOCTOR_CONFIG))
-        return str(line)
-    done = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "/opt/bornes/venv/bin/bornes",
-                        "doctor", "--config", DOCTOR_CONFIG, check=False, timeout=180)
-    lines = [line for line in done.stdout.splitlines() if " display " in f" {line}"]
-    assert len(lines) == 1, done.stdout
-    return lines[0]
+    argv = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-c", DOCTOR_DISPLAY]
+    (line,) = json.loads(table.vm.helper("doctor-display", argv, DOCTOR_CONFIG))
+    return str(line)
 
 
 def test_doctor_says_what_is_wrong_with_the_bus_in_one_line(table: PanelTable) -> None:
@@ -251,8 +246,7 @@ def test_doctor_says_what_is_wrong_with_the_bus_in_one_line(table: PanelTable) -
     table.i2c.plug(PanelSpec("ssd1306", 0x3C))
     bus = table.i2c.bus
     good = f"OK   display /dev/i2c-{bus}: a device answers at 0x3C and takes a whole frame (configured as ssd1306)"
-    assert _doctor_line(table, whole=True) == good  # the command itself prints it ...
-    assert _doctor_line(table) == good  # ... as its check does: the other cases ask the check alone
+    assert _doctor_line(table) == good
     table.i2c.set_nak(0x3C, 300)  # a loose ground: the address and short writes go through, a frame does not
     line = _doctor_line(table)
     assert line.startswith(f"FAIL display /dev/i2c-{bus}: a device answers at 0x3C but stopped acknowledging "

@@ -30,6 +30,10 @@ from tools.kernel.table import SCANNER_GAP, KernelTable
 #: A scan the referee refused because the VM delivered its keys late or lost some (a loaded host): scanned
 #: again, as the panel asks a player to, and counted.
 SCAN_AGAIN = ("bornes: input garbled", "bornes: input typing")
+#: The display's line when a frame failed: on a loaded host the bridge in the VM can answer a control transfer
+#: later than i2c-tiny-usb.c's 2 s timeout, the driver fails the I2C write, and the referee sends the whole
+#: picture again once the panel answers (its own recovery, as after a loose wire): that tap is not counted.
+PANEL_LOST = "bornes: panel lost: "
 LEFT_HALF = "with no Enter after them"
 #: Where a picture that did not match goes, with the expected one, for a person to look at.
 MISMATCHES = Path("/var/tmp/bornes-kernel-i2c")
@@ -75,12 +79,15 @@ class PanelRun:
     #: Per action: every tap of it added up (what bench/panel.py counted before, as one "tap").
     per_action: list[int] = field(default_factory=list)
     rescanned: int = 0  # scans refused because the VM's keys came late or were lost: scanned again
+    #: Taps during which a frame failed on the bus (the bridge slower than the driver's timeout): not counted.
+    bus_errors: int = 0
     seconds_to_match: list[float] = field(default_factory=list)
 
     def figures(self, label: str = "") -> dict[str, float]:
         taps = self.accepted + self.other
         out = {"frames compared pixel for pixel": float(self.compared), "frames that differed": float(
-            len(self.mismatched)), "taps scanned again (keys lost or late)": float(self.rescanned)}
+            len(self.mismatched)), "taps scanned again (keys lost or late)": float(self.rescanned),
+               "taps whose frame failed on the bus and was sent again (not counted)": float(self.bus_errors)}
         for name, values in (("accepted tap", self.accepted), ("any tap", taps), ("action (all its taps)",
                                                                                    self.per_action)):
             if values:
@@ -135,6 +142,7 @@ class PanelGame:
     def _tap(self, payload: str, check: bool) -> tuple[str, int | None]:
         """The referee's line for ``payload`` and the bytes its frame took on the bus (None: not counted,
         another frame, a refusal of keys the VM lost, went with it)."""
+        lost = self.table.count(PANEL_LOST)
         for _ in range(3):
             before = self.bridge.counts()["wire_bytes"] if check else 0
             rescanned = self.run.rescanned
@@ -153,6 +161,9 @@ class PanelGame:
         started = time.monotonic()
         self.wait_picture(expected, f"the panel after {payload}")
         self.run.seconds_to_match.append(time.monotonic() - started)
+        if self.table.count(PANEL_LOST) != lost:
+            self.run.bus_errors += 1
+            return said, None
         if self.run.rescanned != rescanned:
             return said, None
         return said, int(self.bridge.counts()["wire_bytes"]) - int(before)

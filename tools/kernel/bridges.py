@@ -25,7 +25,10 @@ from tools.kernel.vm import VM
 #: What the bridge needs of the VM's kernel: the USB/IP host controller, the bridge's driver, /dev/i2c-N.
 I2C_MODULES = ("vhci-hcd", "i2c-tiny-usb", "i2c-dev")
 HELPER = "i2c-bridge"
-ARGV = ["python3", "/opt/bornes-kernel/i2c_bridge.py"]
+#: The bridge is hardware of its own on a real table (a microcontroller): in the VM it shares two emulated CPUs
+#: with the referee, so it runs ahead of it, or a loaded host can make it answer a control transfer later than
+#: i2c-tiny-usb.c's 2 s timeout.
+ARGV = ["nice", "-n", "-15", "python3", "/opt/bornes-kernel/i2c_bridge.py"]
 SIZE = (128, 64)
 
 

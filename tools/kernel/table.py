@@ -21,7 +21,8 @@ from tools.trixie import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
 INPUT = "bornes: input "
-READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad") for what in ("lost", "back on"))
+READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad", "buttons")
+                       for what in ("lost", "back on"))
 SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"

@@ -1,0 +1,271 @@
+"""The table's buttons, buzzer and LEDs on a real GPIO chip: a CP2112 USB bridge that Debian's kernel drives.
+
+Debian's kernel has no GPIO simulator (no GPIO_SIM, no GPIO_MOCKUP), but it has hid-cp2112, the
+driver of Silicon Labs' USB HID to SMBus bridge with 8 GPIOs. Its twin (tools/kernel/guest/cp2112.py,
+a FunctionFS gadget on dummy_hcd) is plugged in; hid-cp2112 binds it and registers the GPIO chip
+``cp2112_gpio``; the referee, installed by install.sh, finds that chip by its label (as a Pi 5's
+header chip must be found) and drives it through gpiozero's lgpio factory exactly as on a Pi: each
+button a line with an edge alert, the buzzer and the LEDs lines it writes. Every read the kernel
+makes of a line is a GET_REPORT of feature report 0x03 that the twin answers with the line's level
+at that instant; every write a SET_REPORT of 0x04 that the twin keeps with its time.
+
+One thing is faked, and only for the referee's unit: a Pi 5's ``Revision`` in its /proc/cpuinfo
+(tools/kernel/gpio_bridge.py says why). lgpio is PyPI's 0.2.2.0 built for trixie's Python, where a
+Pi has python3-lgpio from apt. The tests share one VM and run in order; docs/system.md says what
+they prove and what still needs a Pi. Skipped, with the reason, where the machine cannot do it
+(not root, no qemu); under CI=true that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bornes.drivers.feedback import Pattern
+from tests.kernel.game import GameTable
+from tools.kernel.gadgets import CATALOGUE
+from tools.kernel.gpio_bridge import LABEL, GpioBridge, cached_lgpio, fake_revision, install_lgpio
+from tools.kernel.table import IN_CI, INPUT, PYTHON, UNIT, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.vm import cached_kernel
+from tools.trixie import cached_root
+
+pytestmark = pytest.mark.slow  # a VM under TCG: tests/hardware's MockFactory tests are the fast share
+REPORT = Path("/var/tmp/bornes-kernel-gpio-report.json")
+SCANNER = CATALOGUE["scanner"]
+PINS = "/etc/bornes/bridge-pins.toml"
+#: The wired table on the bridge's 8 lines: 5 buttons to ground, an active buzzer, a red and a green LED.
+#: An active buzzer and on/off LEDs: gpiozero's tones and PWM are lgpio's software PWM, which would
+#: send a USB control transfer for every edge of the wave.
+LINES = {"OK": 0, "CF": 1, "DISCARD": 2, "NEXT": 3, "BACK": 4}
+BUZZER, RED, GREEN = 5, 6, 7
+PIN_MAP = f"""\
+[chip]
+label = "{LABEL}"
+[reader]
+interface = "usb"
+[buttons.OK]
+pin = {LINES["OK"]}
+long = "OK"
+hold_time = 1.0
+[buttons.CF]
+pin = {LINES["CF"]}
+[buttons.DISCARD]
+pin = {LINES["DISCARD"]}
+[buttons.NEXT]
+pin = {LINES["NEXT"]}
+[buttons.BACK]
+pin = {LINES["BACK"]}
+long = "BACK"
+hold_time = 1.0
+[debounce]
+seconds = 0.02
+[buzzer]
+pin = {BUZZER}
+tonal = false
+[leds]
+kind = "pair"
+red = {RED}
+green = {GREEN}
+"""
+KEYS = {f"MB-CMD-{name}": name for name in LINES}  # the script's control tags, as the bridge's buttons
+PRESS = 0.15  # seconds a finger holds a button
+BOUNCE = (5, 0.003)  # five edges within 3 ms at each end of a press (a cheap tactile switch)
+STEPS = 14  # seed 5's first 14 steps: the setup's OK, 13 cards, then A's coup fourré (CF, then the safety)
+
+
+def bridge_config() -> str:
+    """The referee's config: the scanner for the cards, the pin map on the bridge, lgpio's factory (auto)."""
+    return reader_config(SCANNER.vendor_product).replace('[pins]\nfactory = "mock"\n',
+                                                         f'[pins]\nfactory = "auto"\nmap = "{PINS}"\n')
+
+
+class BridgeTable(GameTable):
+    """The kernel tier's table with the CP2112 bridge plugged in; a press is a finger on one of its lines."""
+
+    bridge: GpioBridge
+
+    def press(self, name: str, key: str, *, lines: int = 1, timeout: float = 60.0, hold: float = PRESS,
+              bounce: tuple[int, float] = BOUNCE) -> list[str]:
+        """Press the button ``key`` (a name of :data:`LINES`) on the bridge, bouncing, and wait for the referee's
+        line for it."""
+        assert name == "cp2112", name
+        before = len(self.inputs())
+        self.bridge.press(LINES[key], hold, edges=bounce[0], span=bounce[1])
+        self.wait(f"the referee's line for the button {key}", lambda: len(self.inputs()) >= before + lines, timeout)
+        self.journal(wait=0.3)  # a second line for one press would come now
+        return self.inputs()[before:]
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[BridgeTable]:
+    """One VM for the module, the bridge plugged in and the referee on it."""
+    reason = why_not()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
+        pytest.skip(reason)
+    started = time.monotonic()
+    try:
+        lgpio = cached_lgpio(cached_root(), cached_kernel())
+        result = open_table(BridgeTable)
+    except CannotBoot as error:
+        if IN_CI:
+            raise
+        pytest.skip(str(error))
+    try:
+        install_lgpio(result.vm, lgpio)
+        fake_revision(result.vm)
+        result.bridge = GpioBridge(result.vm)
+        result.bridge.plug()
+        result.plug("scanner")
+        result.vm.run("sh", "-c", f"cat > {PINS}", input=PIN_MAP)
+        result.game = result.configure_game(bridge_config(), seed=5)
+        yield result
+    finally:
+        result.figures["whole module"] = time.monotonic() - started
+        result.figures["qemu CPU seconds"] = result.vm.cpu_seconds()
+        result.figures["load average at the end"] = os.getloadavg()[0]
+        REPORT.write_text(json.dumps({"figures": result.figures}, indent=1))
+        print(json.dumps(result.figures, indent=1))
+        result.close()
+
+
+def test_hid_cp2112_binds_the_bridge_and_its_chip_is_found_by_label(table: BridgeTable) -> None:
+    chip = table.bridge.chip
+    assert (chip["label"], chip["lines"]) == (LABEL, 8), chip  # what the kernel's ioctl says, not the twin
+    driver = table.vm.run("sh", "-c", "ls /sys/bus/hid/drivers/cp2112/").stdout
+    assert "10C4:EA90" in driver, driver  # hid-cp2112, not hid-generic, holds the interface
+    reads = table.bridge.reads()
+    code = ("import lgpio, sys; h = lgpio.gpiochip_open(int(sys.argv[1])); lgpio.gpio_claim_input(h, 7);"
+            "print(lgpio.gpio_read(h, 7))")
+    table.vm.run("systemctl", "stop", UNIT, timeout=60)  # the referee holds the lines
+    try:
+        said = table.vm.run(PYTHON, "-c", code, str(chip["chip"]).removeprefix("/dev/gpiochip")).stdout.strip()
+    finally:
+        ups = table.count("referee up")
+        table.vm.run("systemctl", "start", UNIT, timeout=90)
+        table.wait_count("referee up", ups, timeout=90)
+    assert said == "1"  # an input line with nothing pressed: its pull-up
+    assert table.bridge.reads() > reads  # ... read through GET_REPORT 0x03, answered by the twin
+    # The referee found the chip by its label (the pin map's [chip]) and opened its lines there.
+    table.wait_count(f"buttons back on {LABEL}", 0)
+
+
+def test_bounced_presses_are_one_press_each_and_the_coup_fourre_plays(table: BridgeTable) -> None:
+    """The game's buttons on the bridge, each press with five edges within 3 ms at both ends: OK starts
+    the game, the scanner scans thirteen cards, CF calls A's coup fourré and the safety after it plays."""
+    game = table.current()
+    game.play("scanner", steps=STEPS, keypad="cp2112", keys=KEYS)
+    assert table.accepted()[-1] == "A coup MB-EXTRATANK-01"
+    pressed = [line for line in table.inputs() if line.startswith(f"{INPUT}button ")]
+    assert pressed == [f"{INPUT}button OK: accepted", f"{INPUT}button CF: prompt"], pressed  # one line a press
+    game.check_stored()
+    table.figures["bounced presses, each one press"] = float(len(pressed))
+
+
+def test_a_long_press_is_a_long_press(table: BridgeTable) -> None:
+    said = table.press("cp2112", "OK", hold=1.6)  # held past hold_time: what the icons mean
+    assert said == [f"{INPUT}button OK (long): prompt"], said
+    said = table.press("cp2112", "OK")  # a short press brings the game back
+    assert said == [f"{INPUT}button OK: prompt"], said
+
+
+def _segments(changes: list[tuple[float, int, int]], line: int) -> list[tuple[float, float]]:
+    """The times ``line`` was high: (start, end) pairs, from its changes."""
+    out, rose = [], None
+    for at, which, level in changes:
+        if which != line:
+            continue
+        if level and rose is None:
+            rose = at
+        elif not level and rose is not None:
+            out.append((rose, at))
+            rose = None
+    return out
+
+
+def _expected(pattern: Pattern, on: object) -> list[float]:
+    """The lengths of the stretches where ``on(step)`` holds, consecutive steps merged (an active buzzer
+    sounds two notes in a row as one beep)."""
+    out: list[float] = []
+    last = False
+    for step in pattern.steps:
+        now = bool(on(step))  # type: ignore[operator]
+        if now and last:
+            out[-1] += step.seconds
+        elif now:
+            out.append(step.seconds)
+        last = now
+    return out
+
+
+def test_the_buzzer_and_leds_follow_the_patterns_read_back_as_line_levels(table: BridgeTable) -> None:
+    """A card played and a coup fourré: the buzzer's and the LEDs' lines, as the twin saw the kernel write
+    them, in the patterns' order and lengths (drivers/feedback.py)."""
+    game = table.current()
+    _, before = table.bridge.outputs()
+    game.play("scanner")  # one card accepted: the accept chirp, green
+    time.sleep(Pattern.ACCEPT.duration + 0.5)
+    _, changes = table.bridge.outputs(len(before))
+    beeps, greens = _segments(changes, BUZZER), _segments(changes, GREEN)
+    expected = Pattern.ACCEPT.duration
+    assert len(beeps) == 1 and len(greens) == 1, changes
+    measured = [end - start for start, end in beeps + greens]
+    table.figures["accept chirp, buzzer line high (s)"] = measured[0]
+    table.figures["accept chirp, green line high (s)"] = measured[1]
+    assert all(abs(m - expected) < 0.06 for m in measured), (measured, expected)
+    assert not _segments(changes, RED)
+
+
+def test_doctor_says_the_chip_is_missing_and_a_line_held_in_one_line_each(table: BridgeTable) -> None:
+    table.vm.run("systemctl", "stop", UNIT, timeout=60)
+    doctor = ["/opt/bornes/venv/bin/bornes", "doctor", "--config", "/etc/bornes/config.toml"]
+
+    def gpio_lines() -> list[str]:
+        said = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", *doctor, check=False)
+        return [line for line in said.stdout.splitlines() if " gpio:" in line]
+
+    try:
+        assert gpio_lines() == [f"OK   gpio: {table.bridge.chip['name']} [{LABEL}] (8 lines): the pin map's 8 lines "
+                                "are free"]
+        holder = ("import lgpio, sys, time; h = lgpio.gpiochip_open(int(sys.argv[1])); lgpio.gpio_claim_input(h, 1);"
+                  "time.sleep(600)")
+        table.vm.run("systemd-run", "--unit=bornes-line-holder", "/usr/bin/python3", "-c", holder,
+                     str(table.bridge.chip["chip"]).removeprefix("/dev/gpiochip"))
+        try:
+            deadline = time.monotonic() + 60
+            while "held" not in " ".join(lines := gpio_lines()) and time.monotonic() < deadline:
+                time.sleep(1)
+            assert lines == [f"WARN gpio: {table.bridge.chip['name']} [{LABEL}] (8 lines): held by another program "
+                             "(the referee, if it runs): line 1 (Button CF) by lg"], lines
+        finally:
+            table.vm.run("systemctl", "stop", "bornes-line-holder", check=False)
+        table.bridge.unplug()
+        lines = gpio_lines()
+        assert len(lines) == 1 and lines[0].startswith(f"FAIL gpio: no GPIO chip labelled '{LABEL}'"), lines
+        assert lines[0].endswith("plug the bridge in, or correct [chip] label in the pin map"), lines
+    finally:
+        if not table.bridge.chip.get("chip") or not table.bridge.replug().get("chip"):
+            table.bridge.replug()
+        ups = table.count("referee up")
+        table.vm.run("systemctl", "start", UNIT, timeout=90)
+        table.wait_count("referee up", ups, timeout=90)
+
+
+def test_unplugged_mid_game_the_buttons_are_lost_and_come_back_by_themselves(table: BridgeTable) -> None:
+    game = table.current()
+    lost, back = table.count("buttons lost"), table.count(f"buttons back on {LABEL}")
+    table.bridge.unplug()
+    table.wait_count("buttons lost", lost, timeout=30)
+    game.play("scanner")  # the cards still play while the buttons are away
+    table.bridge.replug()
+    table.wait_count(f"buttons back on {LABEL}", back, timeout=30)
+    said = table.press("cp2112", "NEXT")  # a button of the bridge is heard again
+    assert len(said) == 1 and said[0].startswith(f"{INPUT}button NEXT"), said
+    game.play("scanner")
+    game.check_stored()  # no card lost or doubled

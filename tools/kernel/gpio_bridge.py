@@ -30,11 +30,12 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.kernel.gadgets import CATALOGUE
+from tools.kernel.table import UNIT, KernelTable, reader_config
 from tools.kernel.vm import VM, Image, Kernel, _locked
 from tools.trixie import CACHE, PYTHON, CannotBoot
 
@@ -178,13 +179,94 @@ class GpioBridge:
         """How many GET_REPORT 0x03 (Get GPIO Values) the twin has answered."""
         return int(self.ask("reads"))
 
+    def read_times(self, since: int = 0) -> list[float]:
+        """When the twin answered each GET_REPORT 0x03 from the ``since``-th on (the guest's monotonic clock)."""
+        return [float(t) for t in self.ask("readlog", str(since))]
+
     def remove(self) -> None:
         self.ask("remove")
 
 
-def wait_for(what: str, ready: Any, timeout: float = 30.0, every: float = 0.2) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(every)
+# -- the table with the bridge: the referee on it, presses, the setting up ---------------------------
+
+PINS = "/etc/bornes/bridge-pins.toml"
+#: The wired table on the bridge's lines: 4 buttons to ground, an active buzzer, a red and a green LED;
+#: line 7 is left free for the tests' own reads. An active buzzer and on/off LEDs: gpiozero's tones and
+#: PWM are lgpio's software PWM, which would send a USB control transfer for every edge of the wave.
+LINES = {"OK": 0, "CF": 1, "NEXT": 2, "BACK": 3}
+BUZZER, RED, GREEN, FREE = 4, 5, 6, 7
+#: Seconds the referee's unit may take to start here (the unit's own 60 s are a Pi's; see fake_revision).
+START = 300.0
+PIN_MAP = f"""\
+[chip]
+label = "{LABEL}"
+[reader]
+interface = "usb"
+[buttons.OK]
+pin = {LINES["OK"]}
+long = "OK"
+hold_time = 1.0
+[buttons.CF]
+pin = {LINES["CF"]}
+[buttons.NEXT]
+pin = {LINES["NEXT"]}
+[buttons.BACK]
+pin = {LINES["BACK"]}
+long = "BACK"
+hold_time = 1.0
+[debounce]
+seconds = 0.02
+[buzzer]
+pin = {BUZZER}
+tonal = false
+[leds]
+kind = "pair"
+red = {RED}
+green = {GREEN}
+"""
+PRESS = 0.15  # seconds a finger holds a button
+BOUNCE = (5, 0.003)  # five edges within 3 ms at each end of a press (a cheap tactile switch)
+
+
+def bridge_config() -> str:
+    """The referee's config: the scanner for the cards, the pin map on the bridge, lgpio's factory (auto)."""
+    config = reader_config(CATALOGUE["scanner"].vendor_product)
+    return config.replace('[pins]\nfactory = "mock"\n', f'[pins]\nfactory = "auto"\nmap = "{PINS}"\n')
+
+
+class BridgeKernelTable(KernelTable):
+    """The kernel tier's table with the CP2112 bridge plugged in; a press is a finger on one of its lines.
+    Not a dataclass of its own: the bridge and the presses are set by :func:`set_up`."""
+
+    bridge: GpioBridge
+    presses: list[tuple[Press, float]]  # each press the twin made, with the span of its bounce
+
+    def configure(self, config: str, bindings: dict[str, str] | None = None, start_timeout: float = START) -> None:
+        super().configure(config, bindings, start_timeout)
+
+    def restart(self) -> None:
+        """The referee started again (a new process, the same game journal), waiting for its "referee up"."""
+        ups = self.count("referee up")
+        self.vm.run("systemctl", "start", UNIT, timeout=START)
+        self.wait_count("referee up", ups, timeout=START)
+
+    def press(self, name: str, key: str, *, lines: int = 1, timeout: float = 60.0, hold: float = PRESS,
+              bounce: tuple[int, float] = BOUNCE) -> list[str]:
+        """Press the button ``key`` (a name of :data:`LINES`) on the bridge, bouncing, and wait for the referee's
+        line for it."""
+        assert name == "cp2112", name
+        before = len(self.inputs())
+        self.presses.append((self.bridge.press(LINES[key], hold, edges=bounce[0], span=bounce[1]), bounce[1]))
+        self.wait(f"the referee's line for the button {key}", lambda: len(self.inputs()) >= before + lines, timeout)
+        self.journal(wait=0.3)  # a second line for one press would come now
+        return self.inputs()[before:]
+
+
+def set_up(table: BridgeKernelTable, lgpio: Path) -> None:
+    """lgpio and the revision in the booted VM, the bridge plugged in, the scanner for the cards, the pin map."""
+    install_lgpio(table.vm, lgpio)
+    fake_revision(table.vm)
+    table.bridge, table.presses = GpioBridge(table.vm), []
+    table.bridge.plug()
+    table.plug("scanner")
+    table.vm.run("sh", "-c", f"cat > {PINS}", input=PIN_MAP)

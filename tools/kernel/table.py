@@ -175,8 +175,9 @@ class KernelTable:
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
 
-    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
-        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+    def configure(self, config: str, bindings: dict[str, str] | None = None, start_timeout: float = 90.0) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted
+        (its start given ``start_timeout`` seconds)."""
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -185,8 +186,8 @@ class KernelTable:
             self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
                         "/var/lib/bornes/bindings.json", input=data)
         ups = self.count("referee up")
-        self.vm.run("systemctl", "start", "bornes.service", timeout=90)
-        self.wait_count("referee up", ups, timeout=90)
+        self.vm.run("systemctl", "start", "bornes.service", timeout=start_timeout)
+        self.wait_count("referee up", ups, timeout=start_timeout)
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "

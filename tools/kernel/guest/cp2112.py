@@ -28,7 +28,8 @@ one command a line on stdin, one JSON line back. Commands: ``plug`` (build, bind
 ``unplug``, ``replug``, ``press LINE HOLD [EDGES SPAN]`` (a button on LINE pulled to ground for HOLD
 seconds, its contact bouncing EDGES edges within SPAN seconds at each end; answers when released),
 ``outputs SINCE`` (the output lines' changes from the SINCE-th on, with their times), ``reads``
-(how many GET_REPORT 0x03 the program answered), ``remove``. Trixie's python3, standard library only.
+(how many GET_REPORT 0x03 the program answered), ``readlog SINCE`` (when it answered them),
+``remove``. Trixie's python3, standard library only.
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ class Board:
         self.outputs: list[tuple[float, int, int]] = []  # (monotonic time, line, level) of each output change
         self.shown = self.driven()
         self.reads = 0
+        self.read_times: list[float] = []  # when each GET_REPORT 0x03 was answered (the driver's polls among them)
 
     def level(self, line: int, now: float) -> int:
         """An input pin's level at ``now``: what the button does to it then, else high (its pull-up)."""
@@ -191,6 +193,7 @@ class Board:
                 return bytes([report, self.direction, self.push_pull, self.special, self.divider])
             if report == GPIO_GET:
                 self.reads += 1
+                self.read_times.append(now)
                 return bytes([report, self.values(now)])
             if report == VERSION:
                 return bytes([report, 0x0C, 0x03])  # AN495: part number 0x0C; the device version made up
@@ -410,6 +413,9 @@ class Bridge:
                 return {"now": time.monotonic(), "changes": self.board.outputs[since:]}
         if verb == "reads":
             return self.board.reads
+        if verb == "readlog":
+            with self.board.lock:
+                return self.board.read_times[int(words[1]) if len(words) > 1 else 0:]
         if verb == "remove":
             self.remove()
             return "removed"

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,6 +53,7 @@ NAME = "cp2112"
 GADGET = usb.GADGETS / NAME
 MOUNT = Path("/dev/ffs-cp2112")
 MODULES = Path("/run/modules-load.d/bornes-cp2112.conf")
+LOG = Path("/run/bornes-kernel-cp2112.log")
 VENDOR, PRODUCT = 0x10C4, 0xEA90  # usb.ids: 10c4 Silicon Labs, ea90 CP2112 HID I2C Bridge
 #: The part's default USB strings (CP2112 data sheet, "USB configuration" defaults); its serial made up.
 STRINGS = ("Silicon Laboratories", "CP2112 HID USB-to-SMBus Bridge", "0001A2B3")
@@ -276,14 +278,17 @@ class Bridge:
             except OSError:
                 time.sleep(0.01)
                 continue
-            for offset in range(0, len(data) - EVENT.size + 1, EVENT.size):
-                request_type, request, value, index, length, kind = EVENT.unpack_from(data, offset)
-                if kind == ENABLE:
-                    self.enabled.set()
-                elif kind in (DISABLE, UNBIND, SUSPEND):
-                    self.enabled.clear()
-                elif kind == SETUP:
-                    self.setup(request_type, request, value, index, length)
+            try:
+                for offset in range(0, len(data) - EVENT.size + 1, EVENT.size):
+                    request_type, request, value, index, length, kind = EVENT.unpack_from(data, offset)
+                    if kind == ENABLE:
+                        self.enabled.set()
+                    elif kind in (DISABLE, UNBIND, SUSPEND):
+                        self.enabled.clear()
+                    elif kind == SETUP:
+                        self.setup(request_type, request, value, index, length)
+            except Exception:  # ep0 must keep answering: a dead thread here would leave the host's requests hanging
+                log(traceback.format_exc())
 
     def setup(self, request_type: int, request: int, value: int, index: int, length: int) -> None:
         now = time.monotonic()
@@ -346,6 +351,8 @@ class Bridge:
         return self.chip(wait=20.0)
 
     def unplug(self) -> dict[str, object]:
+        if not (GADGET / "UDC").read_text().strip():  # FunctionFS unbinds the gadget itself when its ep0 closes
+            return self.chip(wait=0.0)
         usb.write(GADGET / "UDC", "\n")
         deadline = time.monotonic() + 20
         while self.chip(wait=0.0)["chip"] and time.monotonic() < deadline:
@@ -353,7 +360,10 @@ class Bridge:
         return self.chip(wait=0.0)
 
     def replug(self) -> dict[str, object]:
-        usb.write(GADGET / "UDC", (usb.STATE / f"{NAME}.udc").read_text().strip())
+        if self.ep0 < 0:  # a twin started again (the agent restarts a helper that ended): FunctionFS first
+            self.build()
+        if not (GADGET / "UDC").read_text().strip():
+            usb.write(GADGET / "UDC", (usb.STATE / f"{NAME}.udc").read_text().strip())
         return self.chip(wait=20.0)
 
     def chip(self, wait: float) -> dict[str, object]:
@@ -422,6 +432,12 @@ class Bridge:
         raise ValueError(f"unknown command {verb}")
 
 
+def log(text: str) -> None:
+    """What went wrong in the twin, kept in the guest (its stderr is the agent's, read only when it ends)."""
+    with open(LOG, "a") as out:
+        out.write(f"{time.monotonic():.3f} {text}\n")
+
+
 def main() -> None:
     bridge = Bridge()
     for line in sys.stdin:
@@ -431,6 +447,7 @@ def main() -> None:
         try:
             print(json.dumps({"ok": bridge.command(words)}), flush=True)
         except Exception as error:  # the test reads it and says what failed
+            log(traceback.format_exc())
             print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
         if words[0] == "remove":
             return

@@ -36,6 +36,7 @@ from tools.kernel.gpio_bridge import (
     LABEL,
     LINES,
     RED,
+    START,
     BridgeKernelTable,
     Press,
     bridge_config,
@@ -182,39 +183,6 @@ def test_the_buzzer_and_leds_follow_the_patterns_read_back_as_line_levels(table:
     assert not _segments(changes, RED)
 
 
-def test_doctor_says_the_chip_is_missing_and_a_line_held_in_one_line_each(table: BridgeTable) -> None:
-    table.vm.run("systemctl", "stop", UNIT, timeout=120)
-    doctor = ["/opt/bornes/venv/bin/bornes", "doctor", "--config", "/etc/bornes/config.toml"]
-
-    def gpio_lines() -> list[str]:
-        said = table.vm.run("setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", *doctor, check=False,
-                            timeout=180)
-        return [line for line in said.stdout.splitlines() if " gpio:" in line]
-
-    try:
-        assert gpio_lines() == [f"OK   gpio: {table.bridge.chip['name']} [{LABEL}] (8 lines): the pin map's 7 lines "
-                                "are free"]
-        holder = ("import lgpio, sys, time; h = lgpio.gpiochip_open(int(sys.argv[1])); lgpio.gpio_claim_input(h, 1);"
-                  "time.sleep(600)")
-        table.vm.run("systemd-run", "--unit=bornes-line-holder", "--setenv=LG_WD=/tmp", "/usr/bin/python3", "-c",
-                     holder, str(table.bridge.chip["chip"]).removeprefix("/dev/gpiochip"))
-        try:
-            deadline = time.monotonic() + 60
-            while "held" not in " ".join(lines := gpio_lines()) and time.monotonic() < deadline:
-                time.sleep(1)
-            assert lines == [f"WARN gpio: {table.bridge.chip['name']} [{LABEL}] (8 lines): held by another program "
-                             "(the referee, if it runs): line 1 (Button CF) by lg"], lines
-        finally:
-            table.vm.run("systemctl", "stop", "bornes-line-holder", check=False)
-        table.bridge.unplug()
-        lines = gpio_lines()
-        assert len(lines) == 1 and lines[0].startswith(f"FAIL gpio: no GPIO chip labelled '{LABEL}'"), lines
-        assert lines[0].endswith("plug the bridge in, or correct [chip] label in the pin map"), lines
-    finally:
-        table.bridge.replug()
-        table.restart()
-
-
 def test_unplugged_mid_game_the_buttons_are_lost_and_come_back_by_themselves(table: BridgeTable) -> None:
     game = table.current()
     lost, back = table.count("buttons lost"), table.count(f"buttons back on {LABEL}")
@@ -227,3 +195,37 @@ def test_unplugged_mid_game_the_buttons_are_lost_and_come_back_by_themselves(tab
     assert len(said) == 1 and said[0].startswith(f"{INPUT}button NEXT"), said
     game.play("scanner")
     game.check_stored()  # no card lost or doubled
+
+
+def test_doctor_says_a_line_is_held_and_the_chip_is_missing_in_one_line_each(table: BridgeTable) -> None:
+    """The module's last test: the referee stopped, another program holds a line; then the bridge is unplugged."""
+    table.vm.run("systemctl", "stop", UNIT, timeout=START)
+    doctor = ["setpriv", "--reuid=bornes", "--regid=bornes", "--init-groups", "/opt/bornes/venv/bin/bornes", "doctor",
+              "--config", "/etc/bornes/config.toml"]
+
+    def gpio_lines() -> list[str]:
+        said = table.vm.run(*doctor, check=False, timeout=START)
+        return [line for line in said.stdout.splitlines() if " gpio:" in line]
+
+    holder = ("import lgpio, sys, time; h = lgpio.gpiochip_open(int(sys.argv[1])); lgpio.gpio_claim_input(h, 1);"
+              "print('holding', flush=True); time.sleep(600)")
+    table.vm.run("systemd-run", "--unit=bornes-line-holder", "--setenv=LG_WD=/tmp", "--property=StandardOutput="
+                 "file:/run/bornes-line-holder.out", "/usr/bin/python3", "-c", holder,
+                 str(table.bridge.chip["chip"]).removeprefix("/dev/gpiochip"))
+    try:
+        deadline = time.monotonic() + START
+        while "holding" not in table.vm.run("cat", "/run/bornes-line-holder.out", check=False).stdout:
+            assert time.monotonic() < deadline, "the other program never held line 1"
+            time.sleep(1)
+        lines = gpio_lines()
+        assert lines == [f"WARN gpio: {table.bridge.chip['name']} [{LABEL}] (8 lines): held by another program "
+                         "(the referee, if it runs): line 1 (Button CF) by lg"], lines
+    finally:
+        table.vm.run("systemctl", "stop", "bornes-line-holder", check=False)
+    table.bridge.unplug()
+    try:
+        lines = gpio_lines()
+        assert len(lines) == 1 and lines[0].startswith(f"FAIL gpio: no GPIO chip labelled '{LABEL}'"), lines
+        assert lines[0].endswith("plug the bridge in, or correct [chip] label in the pin map"), lines
+    finally:
+        table.bridge.replug()

@@ -68,7 +68,7 @@ def table() -> Iterator[BridgeTable]:
     started = time.monotonic()
     try:
         lgpio = cached_lgpio(cached_root(), cached_kernel())
-        result = open_table(BridgeTable)
+        result = open_table(BridgeTable, boot_timeout=START)  # a loaded machine's emulated boot: minutes
     except CannotBoot as error:
         if IN_CI:
             raise

@@ -119,12 +119,12 @@ def install_lgpio(vm: VM, lgpio: Path) -> None:
 def fake_revision(vm: VM) -> None:
     """The referee's /proc/cpuinfo with a Pi 5's ``Revision`` line (see the module's docstring).
 
-    The same drop-in gives the unit's start 5 minutes instead of its 60 s: not a fake but the
+    The same drop-in gives the unit's start 10 minutes instead of its 60 s: not a fake but the
     emulated CPU's pace, where importing gpiozero and lgpio besides the referee took longer than the
     unit allows on a loaded machine (a Pi starts it in seconds)."""
     vm.run("sh", "-c", f"mkdir -p {Path(CPUINFO).parent} {Path(DROP_IN).parent} && cat /proc/cpuinfo > {CPUINFO} "
            f"&& printf 'Revision\\t: {PI_REVISION}\\n' >> {CPUINFO} && printf '[Service]\\nBindReadOnlyPaths="
-           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=300\\n' > {DROP_IN} && systemctl daemon-reload")
+           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=600\\n' > {DROP_IN} && systemctl daemon-reload")
 
 
 @dataclass
@@ -196,7 +196,7 @@ PINS = "/etc/bornes/bridge-pins.toml"
 LINES = {"OK": 0, "CF": 1, "NEXT": 2, "BACK": 3}
 BUZZER, RED, GREEN, FREE = 4, 5, 6, 7
 #: Seconds the referee's unit may take to start here (the unit's own 60 s are a Pi's; see fake_revision).
-START = 300.0
+START = 600.0
 PIN_MAP = f"""\
 [chip]
 label = "{LABEL}"

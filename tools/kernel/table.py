@@ -218,9 +218,9 @@ class KernelTable:
 T = TypeVar("T", bound="KernelTable")
 
 
-def open_table(kind: type[T]) -> T:
+def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report."""
+    step kept for the tier's report; the boot given ``boot_timeout`` seconds."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -231,7 +231,7 @@ def open_table(kind: type[T]) -> T:
     try:
         image.guest_files()
         vm = VM(image)
-        vm.start()
+        vm.start(timeout=boot_timeout)
     except BaseException:
         image.close()
         raise

@@ -415,14 +415,18 @@ def _lgpio_factory(labels: tuple[str, ...]) -> Any:
     return LGPIOFactory(chip=chip.number)
 
 
+#: lgpio handles of chips that went away, never closed (see :func:`close_pin_factory`).
+_RETIRED_HANDLES: list[int] = []
+
+
 def close_pin_factory(factory: Any) -> None:
     """Close a gpiozero factory, even one whose GPIO chip has gone (a USB bridge unplugged).
 
     lgpio answers every call on a vanished chip with an error, and gpiozero's close stops at the
     first pin it cannot reset, before it closes the chip's handle and before it forgets the pins:
     gpiozero keeps them in a dict shared by every local factory (``LocalPiFactory.pins``), so the
-    next factory would be handed pins of the dead handle. So: each step on its own, the handle
-    closed with lgpio itself, and the shared dicts emptied.
+    next factory would be handed pins of the dead handle. So: each step on its own, the shared dicts
+    emptied, and the handle left open (lgpio would hand its alert records to the next chip).
     """
     import contextlib
 
@@ -430,10 +434,12 @@ def close_pin_factory(factory: Any) -> None:
         factory.close()
     handle = getattr(factory, "_handle", None)
     if handle is not None:
-        with contextlib.suppress(Exception):
-            import lgpio
-
-            lgpio.gpiochip_close(handle)
+        # Not lgpio.gpiochip_close: lgpio 0.2.2.0 keeps each line's alert record after its chip is closed,
+        # marked inactive and found again by the chip object's address and the line; a chip opened later
+        # at the same address (malloc hands the freed one back) then finds the dead records, and its
+        # alerts never come (seen in the kernel tier: no press heard after a bridge came back). The
+        # vanished chip's handle is kept open instead: a few hundred bytes and its file descriptors.
+        _RETIRED_HANDLES.append(handle)
         factory._handle = None
     with contextlib.suppress(ImportError):
         from gpiozero.pins.local import LocalPiFactory

@@ -119,12 +119,14 @@ def install_lgpio(vm: VM, lgpio: Path) -> None:
 def fake_revision(vm: VM) -> None:
     """The referee's /proc/cpuinfo with a Pi 5's ``Revision`` line (see the module's docstring).
 
-    The same drop-in gives the unit's start 10 minutes instead of its 60 s: not a fake but the
-    emulated CPU's pace, where importing gpiozero and lgpio besides the referee took longer than the
-    unit allows on a loaded machine (a Pi starts it in seconds)."""
+    The same drop-in gives the unit's start 10 minutes instead of its 60 s and its watchdog 60 s
+    instead of 10: not fakes but the emulated CPU's pace, where importing gpiozero and lgpio besides
+    the referee took longer than the unit allows on a loaded machine, and a guest starved of the
+    host's cores for over 10 s had its referee killed by the watchdog mid-test (a Pi starts it in
+    seconds and pings every few)."""
     vm.run("sh", "-c", f"mkdir -p {Path(CPUINFO).parent} {Path(DROP_IN).parent} && cat /proc/cpuinfo > {CPUINFO} "
            f"&& printf 'Revision\\t: {PI_REVISION}\\n' >> {CPUINFO} && printf '[Service]\\nBindReadOnlyPaths="
-           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=600\\n' > {DROP_IN} && systemctl daemon-reload")
+           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=600\\nWatchdogSec=60\\n' > {DROP_IN} && systemctl daemon-reload")
 
 
 @dataclass

@@ -47,6 +47,7 @@ WEB_USER=bornes-web
 CAMERA_DROPIN=/etc/systemd/system/bornes.service.d/camera.conf
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
+GPIO_RULE=/etc/udev/rules.d/99-bornes-gpio.rules
 HID_IDS=()
 SCANNER_ID=""
 KEYPAD_ID=""
@@ -199,9 +200,10 @@ if [[ $UNINSTALL -eq 1 ]]; then
             fi
         fi
     done
-    step "remove the units and the udev rules $RULE and $HID_RULE"
+    step "remove the units and the udev rules $RULE, $HID_RULE and $GPIO_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
-        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$CAMERA_DROPIN"
+        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$GPIO_RULE" \
+        "$CAMERA_DROPIN"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -394,6 +396,11 @@ else
     run install -D -m 0644 "$REPO/systemd/99-bornes-reader.rules" "$RULE"
 fi
 udev_reload tty
+
+# Raspberry Pi OS gives the gpio group the header's chip; plain Debian or Ubuntu and a USB GPIO bridge need this.
+step "install the udev rule $GPIO_RULE (the GPIO chips to the gpio group)"
+run install -D -m 0644 "$REPO/systemd/99-bornes-gpio.rules" "$GPIO_RULE"
+udev_reload gpio
 
 if [[ ${#HID_IDS[@]} -gt 0 ]]; then
     step "install the udev rule $HID_RULE for the keyboard-mode reader(s) and keypad ${HID_IDS[*]}"

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bornes.drivers.display import Display
     from bornes.drivers.feedback import Feedback
     from bornes.drivers.readers import SerialReader
+    from bornes.drivers.wired import WiredParts
 
 log = logging.getLogger("bornes")
 
@@ -234,6 +235,7 @@ class Appliance:
         self.keypad: SerialReader | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
+        self.wired: WiredParts | None = None
         if with_camera is None:
             with_camera = with_reader
         try:
@@ -246,9 +248,7 @@ class Appliance:
         self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool,
         with_camera: bool,
     ) -> None:
-        from bornes.drivers.buttons import Buttons
-        from bornes.drivers.feedback import Feedback
-        from bornes.drivers.pins import make_pin_factory
+        from bornes.drivers.pins import lgpio_drives_the_pins, make_pin_factory
 
         config = self.config
         state_dir = ensure_state_dir(config)
@@ -276,22 +276,10 @@ class Appliance:
         pin_map = config.load_pin_map()
         tv = tv_file(config, self._control_path(emulate, state_dir))  # the TV page's screen and sounds
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
-        factory = make_pin_factory(factory_name)
-        try:
-            if config.buttons.source == "gpio":
-                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
-                self._closers.append(self.buttons)
-            output = sound_output(config, pin_map)
-            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory, buzzer=output == "buzzer",
-                                     chirps=open_chirps(config, output, tv))
-            self._closers.append(self.feedback)
-        except UserError:
-            raise
-        except Exception as error:  # gpiozero finds no GPIO on this machine
-            raise UserError(
-                f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
-                EX_CONFIG,
-            ) from None
+        if factory_name is None and lgpio_drives_the_pins():
+            self._open_wired(pin_map, tv)
+        else:
+            self._open_pins(pin_map, tv, make_pin_factory(factory_name))
         if config.buttons.source == "hid":
             self._open_keypad(pin_map)
         if emulate and config.display.is_hardware and panel is None:
@@ -316,6 +304,43 @@ class Appliance:
         self._closers.append(self.storage)
         if control:
             self._open_control(emulate, state_dir)
+
+    def _open_pins(self, pin_map: Any, tv: Path, factory: Any) -> None:
+        """Buttons, buzzer and LEDs on a factory opened once: gpiozero's mock, or its own pick where lgpio is not."""
+        from bornes.drivers.buttons import Buttons
+        from bornes.drivers.feedback import Feedback
+
+        config = self.config
+        try:
+            if config.buttons.source == "gpio":
+                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
+                self._closers.append(self.buttons)
+            output = sound_output(config, pin_map)
+            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory, buzzer=output == "buzzer",
+                                     chirps=open_chirps(config, output, tv))
+            self._closers.append(self.feedback)
+        except UserError:
+            raise
+        except Exception as error:  # gpiozero finds no GPIO on this machine
+            raise UserError(
+                f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
+                EX_CONFIG,
+            ) from None
+
+    def _open_wired(self, pin_map: Any, tv: Path) -> None:
+        """Buttons, buzzer and LEDs through lgpio on the chip the pin map names by its label, followed while
+        the referee runs: a chip that is not there (a USB bridge unplugged) is "Buttons lost", never a stop."""
+        from bornes.drivers.feedback import Feedback
+        from bornes.drivers.wired import WiredParts
+
+        config = self.config
+        output = sound_output(config, pin_map)
+        self.feedback = Feedback(pin_map, muted=config.sound.muted, buzzer=output == "buzzer",
+                                 chirps=open_chirps(config, output, tv), pins=False)
+        self._closers.append(self.feedback)
+        self.wired = WiredParts(pin_map, self.events, self.feedback, with_buttons=config.buttons.source == "gpio")
+        self._closers.append(self.wired)
+        self.buttons = self.wired.buttons
 
     def _open_camera(self, state_dir: Path) -> None:
         """The camera (``[camera]``): its own process, started by a thread of ours; its reads come on the queue."""

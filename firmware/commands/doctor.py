@@ -361,14 +361,43 @@ def _takes_a_frame(bus: Any, address: int, panel: str) -> str | None:
 
 
 def check_gpio(config: Config) -> Iterable[Finding]:
+    """The chip the pin map's parts are on, found by its label as the referee finds it, and each of
+    their lines free (a line another program holds cannot be the referee's)."""
     if config.pins.factory == "mock":
         yield Finding(OK, "gpio", "pins.factory = mock: no GPIO needed")
         return
+    from bornes.drivers import gpiochips
+
     chips = sorted(glob.glob("/dev/gpiochip*"))
-    if chips:
-        yield Finding(OK, "gpio", f"found {', '.join(chips)}")
-    else:
+    try:
+        pin_map = config.load_pin_map()
+    except UserError:
+        yield Finding(OK, "gpio", f"found {', '.join(chips) or 'no chip'} (the pin map's own check says what is "
+                                  "wrong with it)")
+        return
+    if not chips and pin_map.chip is None:
         yield Finding(WARN, "gpio", "no /dev/gpiochip*: not a Raspberry Pi? (pins.factory = mock runs without)")
+        return
+    labels = pin_map.chip_labels
+    chip = gpiochips.find(labels)
+    if chip is None:
+        fix = ("plug the bridge in, or correct [chip] label in the pin map" if pin_map.chip is not None
+               else "is this a Raspberry Pi?")
+        yield Finding(FAIL, "gpio", f"{gpiochips.missing(labels)}; {fix}")
+        return
+    held = []
+    for line, part, _signal in pin_map.uses():
+        if line >= chip.lines:
+            yield Finding(FAIL, "gpio", f"{part} is on line {line}, but {chip.describe()} has lines 0-{chip.lines - 1}")
+            return
+        consumer = gpiochips.holder(chip, line)
+        if consumer is not None:
+            held.append(f"line {line} ({part}) by {consumer or 'an unnamed program'}")
+    if held:
+        yield Finding(WARN, "gpio", f"{chip.describe()}: held by another program (the referee, if it runs): "
+                                    f"{', '.join(held)}")
+        return
+    yield Finding(OK, "gpio", f"{chip.describe()}: the pin map's {len(pin_map.uses())} lines are free")
 
 
 def check_pins(config: Config) -> Iterable[Finding]:

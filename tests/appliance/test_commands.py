@@ -239,3 +239,18 @@ def test_damaged_journal_is_one_line_for_history_and_export(tmp_path: Path, caps
         assert cli.main([*argv, "--config", str(config)]) == 65
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "is damaged" in err and "Traceback" not in err
+
+
+def test_doctor_says_in_one_line_that_the_pin_maps_chip_is_not_there(tmp_path: Path, pty_port: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A pin map on a USB bridge's chip (``[chip] label``) and no such chip: FAIL, the chips there, the fix.
+    (tests/kernel/test_gpio_bridge.py meets it with a real chip, and a line another program holds.)"""
+    from bornes.drivers import gpiochips
+
+    (tmp_path / "pins.toml").write_text('[chip]\nlabel = "cp2112_gpio"\n[reader]\ninterface = "usb"\n'
+                                        "[buttons.OK]\npin = 0\n")
+    doctor_run(write_config(tmp_path, pty_port))
+    gpio = [line for line in capsys.readouterr().out.splitlines() if " gpio:" in line]
+    there = ", ".join(chip.describe() for chip in gpiochips.chips()) or "none"
+    assert gpio == [f"FAIL gpio: no GPIO chip labelled 'cp2112_gpio' (chips here: {there}); plug the bridge in, "
+                    "or correct [chip] label in the pin map"], gpio

@@ -21,7 +21,8 @@ from tools.trixie import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
 INPUT = "bornes: input "
-READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad") for what in ("lost", "back on"))
+READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad", "buttons")
+                       for what in ("lost", "back on"))
 SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
@@ -175,8 +176,9 @@ class KernelTable:
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
 
-    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
-        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+    def configure(self, config: str, bindings: dict[str, str] | None = None, start_timeout: float = 90.0) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted
+        (its start given ``start_timeout`` seconds)."""
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -185,8 +187,8 @@ class KernelTable:
             self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
                         "/var/lib/bornes/bindings.json", input=data)
         ups = self.count("referee up")
-        self.vm.run("systemctl", "start", "bornes.service", timeout=90)
-        self.wait_count("referee up", ups, timeout=90)
+        self.vm.run("systemctl", "start", "bornes.service", timeout=start_timeout)
+        self.wait_count("referee up", ups, timeout=start_timeout)
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -217,9 +219,9 @@ class KernelTable:
 T = TypeVar("T", bound="KernelTable")
 
 
-def open_table(kind: type[T]) -> T:
+def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report."""
+    step kept for the tier's report; the boot given ``boot_timeout`` seconds."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -230,7 +232,7 @@ def open_table(kind: type[T]) -> T:
     try:
         image.guest_files()
         vm = VM(image)
-        vm.start()
+        vm.start(timeout=boot_timeout)
     except BaseException:
         image.close()
         raise

@@ -517,8 +517,9 @@ class VM:
             if deadline < time.monotonic() or self.process.poll() is not None or self._kvm_failed():
                 raise CannotBoot(f"the guest's agent never answered: {self.why()}")
             try:
-                self.run("true", timeout=2.0)
-                break
+                if self.run("true", timeout=2.0, check=False).rc == 0:
+                    break
+                continue  # the guest ran out of its 2 s (-9): a starved guest, not a failed one; ask again
             except TimeoutError:
                 continue
             except OSError as error:  # qemu closed the port: it is gone (a panic ends it: -no-reboot)

@@ -149,7 +149,7 @@ def test_doctor_reports_a_damaged_journal_without_touching_it(
 )
 def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, answering: set[int], error: OSError | None, level: str,
                             words: str) -> None:
-    """The bus answers are mapped to one line each (the bus is faked here; tests/kernel/test_i2c_panel.py
+    """The bus answers are mapped to one line each (the bus is faked here; tests/kernel/test_wired_table.py
     meets the same lines on a real kernel's I2C adapter)."""
     import smbus2
 
@@ -244,7 +244,7 @@ def test_damaged_journal_is_one_line_for_history_and_export(tmp_path: Path, caps
 def test_doctor_says_in_one_line_that_the_pin_maps_chip_is_not_there(tmp_path: Path, pty_port: str,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """A pin map on a USB bridge's chip (``[chip] label``) and no such chip: FAIL, the chips there, the fix.
-    (tests/kernel/test_gpio_bridge.py meets it with a real chip, and a line another program holds.)"""
+    (tests/kernel/test_wired_table.py meets it with a real chip, and a line another program holds.)"""
     from bornes.drivers import gpiochips
 
     (tmp_path / "pins.toml").write_text('[chip]\nlabel = "cp2112_gpio"\n[reader]\ninterface = "usb"\n'

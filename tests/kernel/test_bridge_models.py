@@ -1,5 +1,5 @@
 """The I2C bridge's parts on the host, without a VM: the panel models under luma.oled's real drivers, the
-i2c-tiny-usb's requests, the USB/IP framing. tests/kernel/test_i2c_panel.py puts them under a real kernel.
+i2c-tiny-usb's requests, the USB/IP framing. tests/kernel/test_wired_table.py puts them under a real kernel.
 
 The fast tier's share of the kernel tier: what the models decode is checked against the product's
 renderer (the approved screens of tests/golden) through luma's own ``i2c`` interface.

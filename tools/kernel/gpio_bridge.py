@@ -28,6 +28,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
@@ -70,7 +71,7 @@ def cached_lgpio(root: Path, kernel: Kernel) -> Path:
 
 
 def _build_lgpio(root: Path, kernel: Kernel, work: Path, folder: Path) -> Path:
-    download = subprocess.run(["python3", "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+    download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
                                "-d", str(work), f"lgpio=={LGPIO_VERSION}"], capture_output=True, text=True,
                               timeout=300, check=False)
     sdists = list(work.glob("lgpio-*.tar.gz"))

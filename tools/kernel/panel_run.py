@@ -10,7 +10,7 @@ report. The bytes that crossed the bus from the tap to its frame are counted (th
 bytes of every I2C message, the panel model's own count): tap to light at 400 kHz is those bytes at
 9 clocks each.
 
-Shared by tests/kernel/test_i2c_panel.py and bench/kernel_i2c.py.
+Shared by tests/kernel/test_wired_table.py and bench/kernel_i2c.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PIL import Image, ImageChops
 
 from bench.driver import SETUP_TAPS, Script, script_games
 from tools.kernel.bridges import SIZE, I2cBridge, wire_ms
-from tools.kernel.table import SCANNER_GAP, KernelTable
+from tools.kernel.table import INPUT, SCANNER_GAP, KernelTable
 
 #: A scan the referee refused because the VM delivered its keys late or lost some (a loaded host): scanned
 #: again, as the panel asks a player to, and counted.
@@ -104,11 +104,13 @@ def quantile(values: list[int], q: float) -> float:
 
 
 class PanelGame:
-    """A 2-player scripted game (bench/driver.py's bots) tapped on a scanner, the panel checked after each tap."""
+    """A 2-player scripted game (bench/driver.py's bots) tapped on a scanner, the panel checked after each tap;
+    with ``buttons``, each control tag it names is pressed on the ``buttons`` device instead (the key given)."""
 
     def __init__(self, table: KernelTable, bridge: I2cBridge, config_text: str, seed: int, *, address: int = 0x3C,
-                 scanner: str = "scanner") -> None:
+                 scanner: str = "scanner", buttons: str | None = None, keys: dict[str, str] | None = None) -> None:
         self.table, self.bridge, self.address, self.scanner = table, bridge, address, scanner
+        self.buttons, self.keys = buttons, keys or {}
         self.script: Script = script_games(players=2, seed=seed, games=1)
         self.twin = ScreenTwin(config_text)
         self.done = 0
@@ -146,7 +148,7 @@ class PanelGame:
         for _ in range(3):
             before = self.bridge.counts()["wire_bytes"] if check else 0
             rescanned = self.run.rescanned
-            said = self._scan(payload)
+            said = self._press(payload) if payload in self.keys else self._scan(payload)
             if not said.startswith(SCAN_AGAIN):
                 break
             self.run.rescanned += 1
@@ -167,6 +169,13 @@ class PanelGame:
         if self.run.rescanned != rescanned:
             return said, None
         return said, int(self.bridge.counts()["wire_bytes"]) - int(before)
+
+    def _press(self, payload: str) -> str:
+        """The referee's line for the button that stands for ``payload``: one press, one line."""
+        assert self.buttons is not None
+        said = self.table.press(self.buttons, self.keys[payload])
+        assert len(said) == 1 and said[0].startswith(f"{INPUT}button "), said  # one line a press: no bounce heard
+        return said[0]
 
     def _scan(self, payload: str) -> str:
         """The referee's line for one scan of ``payload``. The half of an earlier scan whose Enter the VM

@@ -322,10 +322,10 @@ def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a U
     return [Row(*row) for row in kernel_rows(sizes.kernel_scans, sizes.unplug_cycles, smoke=sizes.smoke)]
 
 
-def i2c_part(sizes: Sizes) -> list[Row]:  # docs/system.md: the panel on an i2c-tiny-usb bus, Debian's kernel in qemu
-    from bench.kernel_i2c import rows as i2c_rows
+def wired_part(sizes: Sizes) -> list[Row]:  # docs/system.md: the panel on an I2C bus, the buttons on a GPIO chip
+    from bench.kernel_i2c import rows as wired_rows
 
-    return [Row(*row) for row in i2c_rows(smoke=sizes.smoke)]
+    return [Row(*row) for row in wired_rows(smoke=sizes.smoke)]
 
 
 #: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
@@ -335,7 +335,7 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
     "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "kernel": kernel_part,
-    "i2c": i2c_part,
+    "wired": wired_part,
 }
 
 

@@ -1,5 +1,6 @@
-"""The panel on a real I2C bus: the ``i2c`` part of ``python -m bench`` (root, qemu), or alone:
-``sudo .venv/bin/python -m bench.kernel_i2c [--games N] [--sh1106-steps N]``.
+"""The wired table on a real kernel: the ``wired`` part of ``python -m bench`` (root, qemu): the panel on an
+I2C bus here, then the buttons, buzzer and LEDs on a GPIO chip (bench/gpio.py) in the same VM. The
+panel alone: ``sudo .venv/bin/python -m bench.kernel_i2c [--games N] [--sh1106-steps N]``.
 
 Boots the kernel tier's VM (Debian's kernel in qemu, bornes installed by install.sh; tools/kernel/),
 plugs the scanner gadget and the i2c-tiny-usb bridge (tools/kernel/bridges.py: a USB/IP device the
@@ -12,7 +13,8 @@ are counted there, on the panel's side of a real adapter: tap to light is those 
 each on a 400 kHz bus (a Pi's bus as wiring/README.md sets it; the bridge's own is slower).
 
 It measures and prints; the one budget (issue 43): the first frame after an accepted tap has crossed
-a 400 kHz bus within 35 ms at p99. A smoke run (tests/bench) boots the VM once for two steps.
+a 400 kHz bus within 35 ms at p99. A smoke run (tests/bench) boots the VM once for two steps and a
+few presses.
 Without root or qemu the part prints one row saying so, except under ``CI=true``.
 """
 
@@ -23,6 +25,8 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+
+from bench import gpio
 
 BenchRow = tuple[str, str, str, bool | None]
 TAP_TO_LIGHT_MS = 35.0
@@ -37,19 +41,24 @@ class Measured:
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: float = 0.0
     seconds: float = 0.0
+    gpio: gpio.GpioMeasured | None = None
 
 
 class CannotMeasure(RuntimeError):
     """The machine cannot boot the tier's VM."""
 
 
-def measure(games: int, sh1106_steps: int, *, steps: int | None = None) -> Measured:
-    """``games`` whole games on an SSD1306 (or ``steps`` steps of one), then ``sh1106_steps`` on an SH1106."""
+def measure(games: int, sh1106_steps: int, *, steps: int | None = None,
+            buttons: tuple[int, int, int] | None = None) -> Measured:
+    """``games`` whole games on an SSD1306 (or ``steps`` steps of one), then ``sh1106_steps`` on an SH1106;
+    with ``buttons`` (presses, unplug cycles, cards), then the GPIO bridge's figures (bench/gpio.py)."""
     from tools.kernel.bridges import PanelSpec, open_i2c_bridge
     from tools.kernel.gadgets import CATALOGUE
+    from tools.kernel.gpio_bridge import LABEL, LINES, START, BridgeKernelTable, bridge_config, cached_lgpio, set_up
     from tools.kernel.panel_run import PanelGame, PanelRun
-    from tools.kernel.table import KernelTable, open_table, reader_config, why_not
-    from tools.trixie import CannotBoot
+    from tools.kernel.table import open_table, reader_config, why_not
+    from tools.kernel.vm import cached_kernel
+    from tools.trixie import CannotBoot, cached_root
 
     problem = why_not()
     if problem:
@@ -57,22 +66,36 @@ def measure(games: int, sh1106_steps: int, *, steps: int | None = None) -> Measu
     found = Measured(load_before=os.getloadavg())
     started = time.monotonic()
     try:
-        table = open_table(KernelTable)
+        lgpio = cached_lgpio(cached_root(), cached_kernel()) if buttons else None
+        table = open_table(BridgeKernelTable, boot_timeout=START)
     except CannotBoot as error:
         raise CannotMeasure(str(error)) from None
     scanner = CATALOGUE["scanner"].vendor_product
     try:
-        table.plug("scanner")
+        if lgpio is not None:
+            set_up(table, lgpio)  # the GPIO bridge plugged in now: its chip's driver loaded before the referee starts
+        else:
+            table.plug("scanner")
         bridge = open_i2c_bridge(table.vm, PanelSpec("ssd1306", 0x3C))
 
+        keys = {f"MB-CMD-{name}": name for name in LINES}  # the script's control tags, as the bridge's buttons
+
         def game_on(kind: str, seed: int) -> PanelGame:
+            """The referee restarted on a fresh game with the panel ``kind``; with ``buttons``, the whole wired
+            table (its buttons, buzzer and LEDs on the GPIO bridge, the control tags pressed there)."""
             display = f'panel = "{kind}"\ni2c_port = {bridge.bus}\ni2c_address = "0x3C"'
             config = reader_config(scanner, display=display)
+            if buttons:
+                config = bridge_config().replace('panel = "dummy"', display)
             table.configure(config)
-            table.wait_count(f"reader back on {scanner}", 0, timeout=120)
-            return PanelGame(table, bridge, config, seed)
+            table.wait_count(f"reader back on {scanner}", 0, timeout=START)
+            if not buttons:
+                return PanelGame(table, bridge, config, seed)
+            table.wait_count(f"buttons back on {LABEL}", 0, timeout=START)
+            return PanelGame(table, bridge, config, seed, buttons="cp2112", keys=keys)
 
         total = PanelRun()
+        game = None
         for number in range(games):
             game = game_on("ssd1306", SEEDS[number % len(SEEDS)])
             game.play(steps if steps is not None else len(game.script.steps))
@@ -82,6 +105,13 @@ def measure(games: int, sh1106_steps: int, *, steps: int | None = None) -> Measu
             total.compared += game.run.compared
             total.rescanned += game.run.rescanned
         found.runs["ssd1306"] = total.figures()
+        if buttons:
+            presses, cycles, cards = buttons
+            if game is None or game.done + cards >= len(game.script.steps):  # a whole game played: a new one
+                game = game_on("ssd1306", SEEDS[-2])
+                game.play(1)  # the setup's OK, on the bridge's button
+            on = game
+            found.gpio = gpio.measure_on(table, presses, cycles, lambda: on.play(1, check=False), cards)
         if sh1106_steps:
             bridge.plug(PanelSpec("sh1106", 0x3C))
             game = game_on("sh1106", SEEDS[-1])
@@ -97,9 +127,12 @@ def measure(games: int, sh1106_steps: int, *, steps: int | None = None) -> Measu
     return found
 
 
-def rows(games: int = 2, sh1106_steps: int = 20, *, smoke: bool = False) -> list[BenchRow]:
+def rows(games: int = 2, sh1106_steps: int = 20, *, smoke: bool = False,
+         buttons: tuple[int, int, int] = (100, 5, 3)) -> list[BenchRow]:
+    """The ``wired`` part's rows: the panel's, then the buttons' (``buttons``: presses, unplug cycles, cards)."""
     try:
-        found = measure(1 if smoke else games, 0 if smoke else sh1106_steps, steps=2 if smoke else None)
+        found = measure(1 if smoke else games, 0 if smoke else sh1106_steps, steps=2 if smoke else None,
+                        buttons=(3, 1, 1) if smoke else buttons)
     except CannotMeasure as error:
         if os.environ.get("CI") == "true":
             raise
@@ -123,6 +156,8 @@ def rows(games: int = 2, sh1106_steps: int = 20, *, smoke: bool = False) -> list
                         f"{figures['bytes per any tap, median']:.0f} / {figures['bytes per any tap, p99']:.0f} / "
                         f"{figures['bytes per any tap, most']:.0f} B; "
                         f"{figures['bytes per action (all its taps), p99']:.0f} B", "—", None))
+    if found.gpio is not None:
+        out.extend(gpio.rows(found.gpio))
     return out
 
 
@@ -130,9 +165,14 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.kernel_i2c", description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2, help="whole games on the SSD1306 (default 2)")
     parser.add_argument("--sh1106-steps", type=int, default=20, help="steps on the SH1106 (default 20)")
+    parser.add_argument("--presses", type=int, default=0,
+                        help="with the GPIO bridge (the whole wired table): bounced presses afterwards (default 0: "
+                             "the panel alone)")
+    parser.add_argument("--cycles", type=int, default=1, help="with --presses: the GPIO bridge's unplug cycles")
     args = parser.parse_args(argv)
     try:
-        found = measure(args.games, args.sh1106_steps)
+        found = measure(args.games, args.sh1106_steps,
+                        buttons=(args.presses, args.cycles, 3) if args.presses else None)
     except CannotMeasure as error:
         print(f"bench.kernel_i2c: {error}", file=sys.stderr)
         return 69
@@ -146,6 +186,9 @@ def main(argv: list[str]) -> int:
         print(f"   -- {kind}")
         for name, value in figures.items():
             print(f"   {name:<52} {value:g}")
+    if found.gpio is not None:
+        for label, said, _budget, _met in gpio.rows(found.gpio):
+            print(f"   {label.strip()}: {said}")
     print(f"   {'total':<52} {found.seconds:.1f} s")
     return 0
 

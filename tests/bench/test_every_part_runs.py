@@ -21,7 +21,7 @@ from bench.__main__ import PARTS
 ROOT = Path(__file__).resolve().parents[2]
 #: What a part needs from the machine; under CI=true .ci/run installs it, elsewhere the part is skipped.
 NEEDS = {"web": ("chromium", "chromedriver"), "club": ("mosquitto",), "sdcard": ("gcc",),
-         "kernel": ("qemu-system-x86_64",), "i2c": ("qemu-system-x86_64",)}
+         "kernel": ("qemu-system-x86_64",), "wired": ("qemu-system-x86_64", "swig")}
 
 
 def _missing(part: str) -> list[str]:

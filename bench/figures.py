@@ -75,6 +75,10 @@ def start_to_ready(runs: int, command: Sequence[str] | None = None) -> list[floa
     return times
 
 
+#: Games a soak plays before its per-game slope can be judged (see :attr:`Soak.judges_the_slope`).
+SLOPE_WARM_UP = 50
+
+
 @dataclass
 class Soak:
     """Memory of the daemon over several full games."""
@@ -89,6 +93,13 @@ class Soak:
     #: Games before the per-game slope is taken (imports, the engine's bounded caches, allocator arenas): a
     #: quarter of them, so 200 games are judged over games 51–200.
     warm_up: int = 2
+
+    @property
+    def judges_the_slope(self) -> bool:
+        """Whether this soak is long enough for its per-game slope to say leak or no leak: the caches are
+        still filling until about game 50 (the 200-game curve climbs +3.3 KiB a game over games 20–50 and
+        +1.6 after), so the slope is judged only from :data:`SLOPE_WARM_UP` games on, over as many again."""
+        return self.warm_up >= SLOPE_WARM_UP and self.games - self.warm_up >= SLOPE_WARM_UP
 
     @property
     def growth(self) -> int:
@@ -137,7 +148,7 @@ def soak(script: Script, rounds: int = 1) -> Soak:
         peak = rss_kib(daemon.pid, "VmHWM")
         elapsed = time.perf_counter() - started
     return Soak(script.games * rounds, len(script.steps) * rounds, after_each[0], after_each[-1], peak, elapsed,
-                after_each, warm_up=max(2, len(after_each) // 4))
+                after_each, warm_up=max(min(SLOPE_WARM_UP, len(after_each) // 2), len(after_each) // 4))
 
 
 def recovery(script: Script, runs: int = 5) -> tuple[int, list[float]]:

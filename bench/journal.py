@@ -106,7 +106,7 @@ def _history(state_dir: Path, every: bool) -> None:
     if not config.exists():
         config.write_text(f'[state]\ndir = "{state_dir}"\n')
     with contextlib.redirect_stdout(io.StringIO()):
-        history.run(Namespace(config=str(config), all=every, last=history.DEFAULT_LAST))
+        history.run(Namespace(config=str(config), all=every, last=history.DEFAULT_LAST, lang=None))
 
 
 def _quick_check(path: Path) -> None:

@@ -26,3 +26,34 @@ class UserError(Exception):
         super().__init__(message)
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+class Said(str):
+    """An English line that keeps its template and values, so a program that speaks the table's language
+    can say it again in that language (``firmware/language/said.py``: ``worded``; ``bornes doctor`` does).
+
+    Everywhere else it is the English text it always was: a log line, ``run``'s one-line error, a test's
+    assert. Make one with :func:`en_`; the template is a msgid of the table's catalogue (the extraction
+    command in ``firmware/language/locale/README.md`` takes ``en_`` as a keyword).
+    """
+
+    template: str
+    values: dict[str, object]
+
+    def __new__(cls, template: str, values: dict[str, object]) -> Said:
+        from bornes.drivers.events import DeviceFailure
+
+        # A device's failure reads in English as the system says it ("Permission denied"), as it always did.
+        english = {key: value.system or value.kind.value if isinstance(value, DeviceFailure) else value
+                   for key, value in values.items()}
+        made = super().__new__(cls, template.format(**english))
+        made.template, made.values = template, values
+        return made
+
+    def __reduce__(self) -> tuple[object, ...]:  # a pickled Said (an exception's argument) stays one
+        return Said, (self.template, self.values)
+
+
+def en_(template: str, **values: object) -> Said:
+    """``template`` filled with ``values`` in English, able to be said again in another language."""
+    return Said(template, values)

@@ -8,6 +8,8 @@ frozen value with a one-line ``describe()`` for logs and ``bornes scan-test``.
 from __future__ import annotations
 
 import enum
+import errno
+import os
 import re
 from dataclasses import dataclass
 
@@ -163,11 +165,79 @@ class ReaderProblem:
         return f"{self.kind}: {self.detail}"
 
 
+class Failure(enum.StrEnum):
+    """Why a device (a reader, a pad, the keypad, the camera, a bus) cannot be used, as the firmware words it
+    in the table's language (``firmware/language/devices.py``): a kind a person can act on, never the
+    system's own text (``No such file or directory``) unless no kind fits."""
+
+    NOT_FOUND = "not-found"  # not there when opened: unplugged, or a wrong name in the config
+    UNPLUGGED = "unplugged"  # went away while in use
+    PERMISSION = "permission"  # there, but this user may not open it (its group, a udev rule)
+    BUSY = "busy"  # another program holds it (a grab, an open port)
+    NO_ANSWER = "no-answer"  # there, but it stopped answering (a cable, a bus, a dead device)
+    OTHER = "other"  # none of these: the system's own words are all there is
+
+
+#: The errno values each kind stands for; what a device reports, read as a person would act on it.
+_KINDS_BY_ERRNO: dict[int, Failure] = {
+    errno.ENOENT: Failure.NOT_FOUND, errno.ENODEV: Failure.NOT_FOUND, errno.ENXIO: Failure.NOT_FOUND,
+    errno.EACCES: Failure.PERMISSION, errno.EPERM: Failure.PERMISSION,
+    errno.EBUSY: Failure.BUSY,
+    errno.EIO: Failure.NO_ANSWER, errno.ETIMEDOUT: Failure.NO_ANSWER, errno.EREMOTEIO: Failure.NO_ANSWER,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFailure:
+    """A device that cannot be used: the kind of failure and the device, as data; the firmware words it.
+
+    ``system`` keeps the system's own text for logs (``describe()``, ``bornes scan-test``) and for
+    :attr:`Failure.OTHER`, the one kind whose words are the system's. A driver makes one with
+    :meth:`of` from the exception it caught; any driver may (the camera's, a bus's).
+    """
+
+    kind: Failure
+    device: str
+    system: str = ""
+    #: It failed to open (True), or failed while in use.
+    opening: bool = True
+
+    @classmethod
+    def of(cls, error: BaseException, device: str, *, opening: bool = True) -> DeviceFailure:
+        """The failure an exception says: by the kind a driver's own error names (``failure_kind``), by its
+        errno where it has one (pyserial's SerialException carries the errno of the open(2) that failed),
+        else by pyserial's words for a port that went away while read (a USB serial adapter unplugged
+        reads as "ready, but no data": no errno)."""
+        code = getattr(error, "errno", None) if isinstance(error, OSError) else None
+        text = str(error) or type(error).__name__
+        said = getattr(error, "failure_kind", None)  # a driver's own error may say its kind (Pn532Timeout)
+        if said is not None:
+            kind = Failure(said)
+        elif isinstance(code, int) and code > 0:
+            text = os.strerror(code)  # "No such file or directory", not pyserial's nested repr
+            kind = _KINDS_BY_ERRNO.get(code, Failure.OTHER)
+        elif not opening and "disconnected" in text:
+            kind = Failure.UNPLUGGED
+        else:
+            kind = Failure.OTHER
+        if kind is Failure.NOT_FOUND and not opening:
+            kind = Failure.UNPLUGGED  # it was there a moment ago
+        return cls(kind, device, text.splitlines()[0][:160], opening)
+
+    def __str__(self) -> str:
+        """The technical line logs and ``bornes scan-test`` keep: the device and the system's own text."""
+        said = self.system or self.kind.value
+        return f"cannot open {self.device}: {said}" if self.opening else f"{self.device}: {said}"
+
+
 @dataclass(frozen=True, slots=True)
 class ReaderLost:
-    """The reader went away (unplugged, device node gone, I/O error)."""
+    """The reader went away (unplugged, device node gone, I/O error).
 
-    detail: str
+    ``detail`` is why: a :class:`DeviceFailure` (the firmware words it in the table's language), or a
+    text a driver has no kind for, shown as it is."""
+
+    detail: DeviceFailure | str
     reader: str = "reader"
 
     def describe(self) -> str:

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from bornes.drivers.errors import en_
+from bornes.drivers.events import DeviceFailure
+
 KIB = 1024
 MIB = 1024 * KIB
 
@@ -24,14 +27,14 @@ class UnreadableFile(Exception):
 
 def describe_mode(mode: int) -> str:
     if stat.S_ISDIR(mode):
-        return "a directory"
+        return en_("a directory")
     if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
+        return en_("a FIFO (named pipe)")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+        return en_("a device")
     if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+        return en_("a socket")
+    return en_("not a regular file")
 
 
 def _open_checked(path: str | os.PathLike[str], limit: int) -> int:
@@ -42,17 +45,18 @@ def _open_checked(path: str | os.PathLike[str], limit: int) -> int:
         raise
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise UnreadableFile("is a symlink loop") from None
+            raise UnreadableFile(en_("is a symlink loop")) from None
         if error.errno in (errno.EACCES, errno.EPERM):
-            raise UnreadableFile("cannot be read: permission denied") from None
-        raise UnreadableFile(f"cannot be read: {error.strerror or error}") from None
+            raise UnreadableFile(en_("cannot be read: permission denied")) from None
+        raise UnreadableFile(en_("cannot be read: {reason}", reason=DeviceFailure.of(error, str(path)))) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             what = describe_mode(info.st_mode)
-            raise UnreadableFile(f"is {what}, not a file" if what != "not a regular file" else "is not a regular file")
+            raise UnreadableFile(en_("is {what}, not a file", what=what) if what != "not a regular file"
+                                 else en_("is not a regular file"))
         if info.st_size > limit:
-            raise UnreadableFile(f"is too large ({info.st_size} bytes; at most {limit})")
+            raise UnreadableFile(en_("is too large ({size} bytes; at most {limit})", size=info.st_size, limit=limit))
     except BaseException:
         os.close(fd)
         raise
@@ -75,10 +79,10 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
         if total > limit:
-            raise UnreadableFile(f"is too large (more than {limit} bytes)")
+            raise UnreadableFile(en_("is too large (more than {limit} bytes)", limit=limit))
         return b"".join(chunks)
     except OSError as error:
-        raise UnreadableFile(f"cannot be read: {error.strerror or error}") from None
+        raise UnreadableFile(en_("cannot be read: {reason}", reason=DeviceFailure.of(error, str(path)))) from None
     finally:
         os.close(fd)
 
@@ -95,7 +99,7 @@ def bounded_lines(stream: TextIO, limit: int) -> Iterator[str]:
     for line in stream:
         total += len(line)
         if total > limit:
-            raise UnreadableFile(f"is too large (more than {limit} characters)")
+            raise UnreadableFile(en_("is too large (more than {limit} characters)", limit=limit))
         yield line
 
 
@@ -105,14 +109,14 @@ def read_text_bounded(path: str | os.PathLike[str], limit: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise UnreadableFile(f"is not UTF-8 text (byte {error.start})") from None
+        raise UnreadableFile(en_("is not UTF-8 text (byte {byte})", byte=error.start)) from None
 
 
 def read_stream_bounded(stream: TextIO, limit: int) -> str:
     """At most ``limit`` characters of a text stream (standard input), refusing more."""
     text = stream.read(limit + 1)
     if len(text) > limit:
-        raise UnreadableFile(f"is too large (more than {limit} characters)")
+        raise UnreadableFile(en_("is too large (more than {limit} characters)", limit=limit))
     return text
 
 

@@ -92,6 +92,10 @@ class KeyMap:
             return (*controls, (f"1-{len(seats)}", f"SEAT1-SEAT{len(seats)}"))
         return tuple(rows)
 
+    def labels(self) -> dict[str, str]:
+        """Button -> what is printed on its key (``{"OK": "Enter", "NEXT": "+", …}``)."""
+        return {button: key_label(code) for code, button in self.pairs}
+
     def described(self) -> str:
         """One line for logs and ``bornes scan-test``: ``Enter=OK +=NEXT …``."""
         return "  ".join(f"{label}={button}" for label, button in self.legend())
@@ -308,6 +312,42 @@ class KeypadDecoder:
             self.stats.good += 1
             return [ButtonPressed(hold.sends, long=hold.sends == held.button)]
         return []  # held, not yet for the hold time: wait
+
+
+def typed_key(keymap: KeyMap, word: str) -> int | None:
+    """The key a word typed on a laptop names, for ``bornes run --emulate`` on a keypad table: by what is
+    printed on a key of the map (``+``, ``0``, ``Enter``, in any case), by its kernel name (``KP0``,
+    ``kpenter``), else any key by its kernel name (``9``, ``F5``: a key of no button); None: no key.
+    Button names (``ok``, ``next``, ``undo``…) are never keys here, though the kernel has KEY_NEXT and
+    KEY_UNDO: typed, they stay the buttons they always were."""
+    if button_name(word) is not None:
+        return None
+    folded = word.casefold()
+    for code, _button in keymap.pairs:
+        if folded in (key_label(code).casefold(), key_name(code).casefold()):
+            return code
+    return key_code(word)
+
+
+def typed_press(keymap: KeyMap, holds: Mapping[str, Hold], line: str) -> ButtonPressed | KeypadProblem | None:
+    """What the keypad would send for the key a line names (``+``, ``enter``; ``long enter`` held past
+    its hold time), as :class:`KeypadDecoder` would decide it: the key's button, the hold's button for
+    a held key, or ``unknown-key`` for a key of no button. None: the line names no key (a card code, a
+    button's name, a word): the table reads it as it reads any typed line."""
+    words = line.strip().split()
+    held = len(words) == 2 and words[0].casefold() == "long"
+    if len(words) != (2 if held else 1):
+        return None
+    code = typed_key(keymap, words[-1])
+    if code is None:
+        return None
+    button = keymap.button(code)
+    if button is None:
+        return KeypadProblem("unknown-key", key_said(code))
+    hold = holds.get(button)
+    if not held or hold is None:  # a key of no hold sends its press however long it is held
+        return ButtonPressed(button)
+    return ButtonPressed(hold.sends, long=hold.sends == button)
 
 
 class KeypadLink:

@@ -16,7 +16,9 @@ PANELS: Mapping[str, tuple[int, int]] = {"ssd1306": (128, 64), "sh1106": (128, 6
 EMULATORS: tuple[str, ...] = ("dummy", "pygame", "terminal", "capture", "gif")
 #: Card reader protocols, with the speed each one uses unless config says otherwise.
 #: ``hid`` is a keyboard-mode USB reader (evdev): it has no line speed, the 0 is never used.
-DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200, "hid": 0}
+#: ``rc522`` is an MFRC522 on SPI: its figure is the SPI clock in Hz (drivers/readers/rc522.py).
+DEFAULT_BAUDRATE: Mapping[str, int] = {"lines": 9600, "em4100": 9600, "pn532": 115200, "hid": 0,
+                                       "rc522": 1_000_000}
 PROTOCOLS: tuple[str, ...] = tuple(DEFAULT_BAUDRATE)
 #: Keyboard layouts a ``hid`` reader may type in (drivers/readers/hid.py), or ``auto``.
 HID_LAYOUTS: tuple[str, ...] = ("auto", "us", "fr", "de")
@@ -29,6 +31,12 @@ CAMERA_SOURCES: tuple[str, ...] = ("v4l2", "picamera2", "folder")
 LAYOUT_TEST_CODE = "MB-LAYOUT-AZQWYM"
 #: A keyboard-mode reader named by its USB ids, ``vvvv:pppp`` (``0c2e:0b61``).
 VENDOR_PRODUCT = re.compile(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{4})")
+
+
+#: Readers on the Pi's SPI header rather than a port: named by bus and chip select, not by ``port``.
+SPI_PROTOCOLS: tuple[str, ...] = ("rc522",)
+#: The chip selects of the Pi's SPI buses an RC522 may sit on: SPI0 CE0/CE1, SPI1 CE0–CE2 (spi1-3cs).
+SPI_CHIP_SELECTS: Mapping[int, tuple[int, ...]] = {0: (0, 1), 1: (0, 1, 2)}
 
 
 def names_input_device(port: str) -> bool:

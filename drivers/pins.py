@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bornes.drivers.errors import EX_CONFIG, UserError
+from bornes.drivers.errors import EX_CONFIG, UserError, en_
 from bornes.drivers.events import CONTROL_NAMES
 from bornes.drivers.gpiochips import HEADER_LABELS
 from bornes.drivers.parts import PANELS
@@ -44,6 +44,12 @@ I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
 UART_PINS = {14: "UART TXD", 15: "UART RXD"}
 SPI_BUS_PINS = {10: "SPI MOSI", 9: "SPI MISO", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
+#: The RC522's buses (config.toml's reader.bus/device): MOSI, MISO, SCLK and each chip select's GPIO.
+#: SPI1 is the auxiliary SPI with three chip selects (dtoverlay=spi1-3cs): CE0-CE2 on GPIO18, 17, 16.
+RC522_BUSES: dict[int, tuple[tuple[int, int, int], dict[int, int]]] = {
+    0: ((10, 9, 11), {0: 8, 1: 7}),
+    1: ((20, 19, 21), {0: 18, 1: 17, 2: 16}),
+}
 
 SEAT_NAMES = tuple(f"SEAT{n}" for n in range(1, 9))
 BUTTON_NAMES = (*CONTROL_NAMES, *SEAT_NAMES)
@@ -90,6 +96,8 @@ class ReaderPins:
     uart_tx: int = 14
     uart_rx: int = 15
     spi_device: int = 1
+    #: The RST line of the RC522(s), one GPIO for all of them (None: RST tied to 3.3 V).
+    reset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +126,8 @@ class PinMap:
     buzzer: BuzzerPin | None
     leds: LedPins | None
     debounce: float = 0.02
+    #: The RC522s config.toml names, as (bus, device): their chip selects and buses are taken.
+    rc522: tuple[tuple[int, int], ...] = ()
     #: The label of the chip the pins are on (``[chip] label``); None: the Pi's header, whose pins are BCM numbers.
     chip: str | None = None
 
@@ -144,9 +154,17 @@ class PinMap:
             found += [(r.uart_tx, "Reader", "RX (Pi TXD)"), (r.uart_rx, "Reader", "TX (Pi RXD)")]
         elif r.interface == "i2c":
             found += [(2, "Reader", "SDA (shared bus)"), (3, "Reader", "SCL (shared bus)")]
-        elif r.interface == "spi":
+        elif r.interface == "spi" and not self.rc522:
             found += [(10, "Reader", "MOSI"), (9, "Reader", "MISO"), (11, "Reader", "SCK"),
                       (SPI_CE[r.spi_device], "Reader", "SS")]
+        for bus in sorted({bus for bus, _ in self.rc522}):
+            (mosi, miso, sclk), _ = RC522_BUSES[bus]
+            found += [(mosi, "RC522", f"MOSI (SPI{bus})"), (miso, "RC522", f"MISO (SPI{bus})"),
+                      (sclk, "RC522", f"SCK (SPI{bus})")]
+        for bus, device in self.rc522:
+            found.append((RC522_BUSES[bus][1][device], f"RC522 {bus}.{device}", "SDA (chip select)"))
+        if self.rc522 and r.reset is not None:
+            found.append((r.reset, "RC522", "RST (all of them)"))
         for b in self.buttons:
             found.append((b.pin, f"Button {b.name}", "to GND"))
         if self.buzzer is not None:
@@ -169,7 +187,8 @@ def _get(table: Mapping[str, Any], key: str, kind: type, default: Any, where: st
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
-        raise PinMapError(f"pin map: {where}.{key} should be {kind.__name__}, not {value!r}")
+        raise PinMapError(en_("pin map: {key} should be {kind}, not {value}", key=f"{where}.{key}", kind=kind.__name__,
+                                value=repr(value)))
     return value
 
 
@@ -188,29 +207,34 @@ def _gpio(value: Any, where: str, chip: str | None = None) -> int:
     if chip is not None:
         return _line(value, where)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise PinMapError(f"pin map: {where} should be a BCM GPIO number, not {value!r}")
+        raise PinMapError(en_("pin map: {key} should be a BCM GPIO number, not {value}", key=where, value=repr(value)))
     if value in RESERVED:
-        raise PinMapError(f"pin map: {where} is GPIO{value}, reserved for {RESERVED[value]}; use GPIO 2-27")
+        raise PinMapError(en_("pin map: {key} is GPIO{gpio}, reserved for {use}; use GPIO 2-27", key=where, gpio=value,
+                                use=RESERVED[value]))
     if value not in HEADER_PIN:
-        raise PinMapError(f"pin map: {where} is GPIO{value}, which is not on the 40-pin header; use GPIO 2-27")
+        raise PinMapError(en_("pin map: {key} is GPIO{gpio}, which is not on the 40-pin header; use GPIO 2-27",
+                               key=where, gpio=value))
     return value
 
 
-def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinMap:
+def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
+          rc522: tuple[tuple[int, int], ...] = ()) -> PinMap:
     """Build and check a pin map from parsed TOML, with the display config.toml describes
-    (None for a desktop twin); raises :class:`PinMapError` with one line."""
+    (None for a desktop twin) and its RC522 readers (bus, device); raises :class:`PinMapError` with one line."""
     known = {"reader", "buttons", "buzzer", "leds", "debounce", "chip"}
     for key in data:
         if key == "display":
             continue  # an older pin map's copy of the display: config.toml [display] is the one read
         if key not in known:
-            raise PinMapError(f"pin map: unknown section [{key}] (known: {', '.join(sorted(known))})")
+            raise PinMapError(en_("pin map: unknown section [{section}] (known: {known})", section=key,
+                                    known=", ".join(sorted(known))))
 
     if display is not None:
         if display.panel not in PANELS:
-            raise PinMapError(f"display.panel {display.panel!r} is not one of {', '.join(PANELS)}")
+            raise PinMapError(en_("display.panel {panel} is not one of {panels}", panel=repr(display.panel),
+                                    panels=", ".join(PANELS)))
         if display.spi_device not in SPI_CE:
-            raise PinMapError("display.spi_device must be 0 (CE0) or 1 (CE1)")
+            raise PinMapError(en_("display.spi_device must be 0 (CE0) or 1 (CE1)"))
         if display.interface == "spi":
             _gpio(display.spi_dc, "display.spi_dc")
             _gpio(display.spi_reset, "display.spi_reset")
@@ -219,32 +243,40 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinM
     raw_reader = data.get("reader", {})
     reader_if = _get(raw_reader, "interface", str, "none", "reader")
     if reader_if not in ("uart", "usb", "i2c", "spi", "none"):
-        raise PinMapError(f"pin map: reader.interface must be uart, usb, i2c, spi or none, not {reader_if!r}")
+        raise PinMapError(en_("pin map: reader.interface must be uart, usb, i2c, spi or none, not {value}",
+                                value=repr(reader_if)))
     reader = ReaderPins(
         interface=reader_if,
         uart_tx=_gpio(raw_reader.get("uart_tx", 14), "reader.uart_tx"),
         uart_rx=_gpio(raw_reader.get("uart_rx", 15), "reader.uart_rx"),
         spi_device=_get(raw_reader, "spi_device", int, 1, "reader"),
+        reset=_gpio(raw_reader["reset"], "reader.reset") if "reset" in raw_reader else None,
     )
+    for bus, device in rc522:
+        if device not in RC522_BUSES.get(bus, ((0, 0, 0), {}))[1]:
+            raise PinMapError(en_("pin map: no RC522 can sit on SPI{bus} chip select {device}", bus=bus, device=device))
     if reader_if == "uart" and (reader.uart_tx, reader.uart_rx) != (14, 15):
-        raise PinMapError("pin map: the UART reader must use GPIO14 (TXD) and GPIO15 (RXD)")
+        raise PinMapError(en_("pin map: the UART reader must use GPIO14 (TXD) and GPIO15 (RXD)"))
 
     buttons: list[ButtonPin] = []
     raw_buttons = data.get("buttons", {})
     if not isinstance(raw_buttons, Mapping):
-        raise PinMapError("pin map: [buttons] should hold one [buttons.NAME] section per button")
+        raise PinMapError(en_("pin map: [buttons] should hold one [buttons.NAME] section per button"))
     for name, raw in raw_buttons.items():
         where = f"buttons.{name}"
         if name not in BUTTON_NAMES:
-            raise PinMapError(f"pin map: [{where}] is not a button name ({', '.join(CONTROL_NAMES)}, SEAT1-SEAT8)")
+            raise PinMapError(en_("pin map: [{section}] is not a button name ({names}, SEAT1-SEAT8)", section=where,
+                                    names=", ".join(CONTROL_NAMES)))
         if not isinstance(raw, Mapping) or "pin" not in raw:
-            raise PinMapError(f"pin map: [{where}] needs a pin")
+            raise PinMapError(en_("pin map: [{section}] needs a pin", section=where))
         long = _get(raw, "long", str, "none", where)
         if long != "none" and long not in BUTTON_NAMES:
-            raise PinMapError(f"pin map: {where}.long {long!r} is not none or a button name")
+            raise PinMapError(en_("pin map: {key} {value} is not none or a button name", key=f"{where}.long",
+                                   value=repr(long)))
         hold = _get(raw, "hold_time", float, 1.0, where)
         if not 0.2 <= hold <= 10:
-            raise PinMapError(f"pin map: {where}.hold_time {hold} should be between 0.2 and 10 seconds")
+            raise PinMapError(en_("pin map: {key} {value} should be between 0.2 and 10 seconds",
+                                   key=f"{where}.hold_time", value=hold))
         buttons.append(ButtonPin(name, _gpio(raw["pin"], f"{where}.pin", chip), None if long == "none" else long,
                                  hold))
 
@@ -259,7 +291,7 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinM
     raw_leds = data.get("leds", {"kind": "none"})
     kind = _get(raw_leds, "kind", str, "none", "leds")
     if kind not in ("rgb", "pair", "none"):
-        raise PinMapError(f"pin map: leds.kind must be rgb, pair or none, not {kind!r}")
+        raise PinMapError(en_("pin map: leds.kind must be rgb, pair or none, not {value}", value=repr(kind)))
     if kind != "none":
         leds = LedPins(kind, _gpio(raw_leds.get("red"), "leds.red", chip),
                        _gpio(raw_leds.get("green"), "leds.green", chip),
@@ -268,9 +300,9 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None) -> PinM
 
     debounce = _get(data.get("debounce", {}), "seconds", float, 0.02, "debounce")
     if not 0.001 <= debounce <= 0.2:
-        raise PinMapError(f"pin map: debounce.seconds {debounce} should be between 0.001 and 0.2")
+        raise PinMapError(en_("pin map: debounce.seconds {value} should be between 0.001 and 0.2", value=debounce))
 
-    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce, chip)
+    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce, rc522=tuple(rc522), chip=chip)
     _check_conflicts(pin_map)
     return pin_map
 
@@ -298,54 +330,68 @@ def _check_conflicts(pin_map: PinMap) -> None:
     bus: dict[int, str] = {}
     display_bus = pin_map.display.interface if pin_map.display is not None else None
     if display_bus == "i2c" or pin_map.reader.interface == "i2c":
-        bus.update({pin: f"{signal}, used by the {'display' if display_bus == 'i2c' else 'reader'}"
-                    for pin, signal in I2C_PINS.items()})
+        bus.update({pin: en_("{signal}, used by the display", signal=signal) if display_bus == "i2c"
+                    else en_("{signal}, used by the reader", signal=signal) for pin, signal in I2C_PINS.items()})
     if pin_map.reader.interface == "uart":
-        bus.update({pin: f"{signal}, used by the reader" for pin, signal in UART_PINS.items()})
+        bus.update({pin: en_("{signal}, used by the reader", signal=signal) for pin, signal in UART_PINS.items()})
     if display_bus == "spi" or pin_map.reader.interface == "spi":
-        bus.update({pin: f"{signal}, used by SPI" for pin, signal in SPI_BUS_PINS.items()})
+        bus.update({pin: en_("{signal}, used by SPI", signal=signal) for pin, signal in SPI_BUS_PINS.items()})
+    for spi in sorted({b for b, _ in pin_map.rc522}):
+        (mosi, miso, sclk), selects = RC522_BUSES[spi]
+        bus.update({pin: en_("SPI{bus} {signal}, used by the RC522", bus=spi, signal=signal)
+                    for pin, signal in ((mosi, "MOSI"), (miso, "MISO"), (sclk, "SCLK"))})
+        bus.update({selects[d]: en_("SPI{bus} CE{device}, the RC522 {bus}.{device}'s chip select", bus=spi, device=d)
+                    for b, d in pin_map.rc522 if b == spi})
     for b in pin_map.buttons:
         if b.pin in bus:
-            raise PinMapError(f"pin map: button {b.name} is on GPIO{b.pin}, which is {bus[b.pin]}; move the button")
+            raise PinMapError(en_("pin map: button {button} is on GPIO{gpio}, which is {use}; move the button",
+                                  button=b.name, gpio=b.pin, use=bus[b.pin]))
+    if pin_map.display is not None and display_bus == "spi" and (0, pin_map.display.spi_device) in pin_map.rc522:
+        raise PinMapError(en_("pin map: the display and an RC522 both use SPI0 chip select {device}; give the "
+                              "reader another device", device=pin_map.display.spi_device))
     if pin_map.display is not None and display_bus == "spi" and pin_map.reader.interface == "spi" \
             and pin_map.display.spi_device == pin_map.reader.spi_device:
-        raise PinMapError("pin map: the display and the reader use the same SPI chip select; "
-                          "give them different devices")
+        raise PinMapError(en_("pin map: the display and the reader use the same SPI chip select; give them "
+                               "different devices"))
     _check_twice(pin_map)
 
 
 def _check_twice(pin_map: PinMap) -> None:
     seen: dict[int, str] = {}
     shared_ok = {(2, "OLED", "Reader"), (3, "OLED", "Reader"), (9, "OLED", "Reader"), (10, "OLED", "Reader"),
-                 (11, "OLED", "Reader")}
+                 (11, "OLED", "Reader"), (9, "OLED", "RC522"), (10, "OLED", "RC522"), (11, "OLED", "RC522")}
     owners: dict[int, str] = {}
     for gpio, part, signal in pin_map.uses():
         label = f"{part} {signal}".strip()
         if gpio in seen:
             if (gpio, owners[gpio], part) in shared_ok:
                 continue
-            raise PinMapError(f"pin map: GPIO{gpio} is used twice: {seen[gpio]} and {label}")
+            raise PinMapError(en_("pin map: GPIO{gpio} is used twice: {first} and {second}", gpio=gpio,
+                                   first=seen[gpio], second=label))
         seen[gpio] = label
         owners[gpio] = part
 
 
-def load(path: str | Path | None = None, display: DisplayWiring | None = None) -> PinMap:
+def load(path: str | Path | None = None, display: DisplayWiring | None = None,
+         rc522: tuple[tuple[int, int], ...] = ()) -> PinMap:
     """Read and check a pin map file (default ``wiring/pins.toml``) against the display in use
-    (config.toml's ``[display]``; None for a desktop twin, which uses no header pins)."""
+    (config.toml's ``[display]``; None for a desktop twin, which uses no header pins) and the RC522
+    readers config.toml names (bus, device)."""
     from bornes.drivers.files import MIB, UnreadableFile, read_text_bounded
 
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
         data = tomllib.loads(read_text_bounded(path, MIB))
-        return parse(data, display)
+        return parse(data, display, rc522)
     except FileNotFoundError:
-        raise PinMapError(f"pin map: {path} not found") from None
+        raise PinMapError(en_("pin map: {path} not found", path=path)) from None
     except UnreadableFile as error:  # a directory, FIFO, device, loop, too big, not UTF-8: never opened blind
-        raise PinMapError(f"pin map: {path} {error}") from None
+        problem = error.args[0] if error.args else str(error)  # a Said: doctor says it in the table's language
+        raise PinMapError(en_("pin map: {path} {problem}", path=path, problem=problem)) from None
     except tomllib.TOMLDecodeError as error:
-        raise PinMapError(f"pin map: {path} is not valid TOML: {error}") from None
+        raise PinMapError(en_("pin map: {path} is not valid TOML: {error}", path=path, error=str(error))) from None
     except RecursionError:
-        raise PinMapError(f"pin map: {path} is nested too deeply") from None
+        raise PinMapError(en_("pin map: {path} is nested too deeply", path=path)) from None
 
 
 # --- pin factory --------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
+from bornes.drivers.errors import en_
 from bornes.drivers.tvfile import SOUND_FORMAT, write_atomically
 
 log = logging.getLogger(__name__)
@@ -106,13 +107,13 @@ def wav(steps: Iterable[Step], rate: int = RATE) -> bytes:
 def sound_card_problem() -> str | None:
     """Why the Pi's audio cannot play here, or None: no ``aplay``, or no sound card in ``/proc/asound``."""
     if shutil.which("aplay") is None:
-        return "aplay is not installed (apt install alsa-utils)"
+        return en_("aplay is not installed (apt install alsa-utils)")
     try:
         cards = Path("/proc/asound/cards").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return "no ALSA here (/proc/asound/cards is missing)"
+        return en_("no ALSA here (/proc/asound/cards is missing)")
     if not cards.strip() or "no soundcards" in cards:
-        return "no sound card (on a Pi: HDMI audio needs a screen plugged in at boot)"
+        return en_("no sound card (on a Pi: HDMI audio needs a screen plugged in at boot)")
     return None
 
 

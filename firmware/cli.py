@@ -16,14 +16,22 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from bornes.drivers.errors import EX_SOFTWARE, EX_USAGE, UserError
-from bornes.firmware.commands import COMMANDS, module_name
+from bornes.firmware.commands import COMMANDS, add_language_argument, module_name
+
+#: The options before the command that take a value (``bornes --lang fr history``).
+_VALUED = ("--lang",)
 
 
 def _chosen(argv: Sequence[str]) -> str | None:
-    """The subcommand named in ``argv``: the first word that is not an option, if it is a command."""
-    for word in argv:
+    """The subcommand named in ``argv``: the first word that is not an option (nor an option's value),
+    if it is a command."""
+    words = iter(argv)
+    for word in words:
         if word == "--":
             return None
+        if word in _VALUED:
+            next(words, None)
+            continue
         if not word.startswith("-"):
             return word if word in COMMANDS else None
     return None
@@ -64,8 +72,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``argv`` picks the command whose module is imported; ``None`` imports every command (for
     tools and tests that want the whole parser).
     """
-    parser = _Parser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes.")
+    parser = _Parser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes. The commands' help is "
+                                                "English on every table (the words the players read are in the "
+                                                "table's language: docs/languages.md).")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for developers)")
+    add_language_argument(parser, help="the language of the command's words, as its own --lang (before or after "
+                                       "the command: bornes --lang fr history)", dest="lang_before")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
@@ -83,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(words)
     args = parser.parse_args(words)
+    if getattr(args, "lang", None) is None:  # "bornes --lang fr history" is "bornes history --lang fr"
+        args.lang = args.lang_before
     if not getattr(args, "_run", None):
         parser.print_help()
         return EX_USAGE

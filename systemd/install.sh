@@ -11,6 +11,10 @@
 #   sudo systemd/install.sh --camera     also read unmarked cards with a camera (docs/camera.md): numpy and
 #                                        OpenCV (about 130 MB on arm64), python3-picamera2 for the Pi's
 #                                        camera module where the system has it, and the video devices
+#   sudo systemd/install.sh --spi        also turn SPI0 on for RC522 readers (dtparam=spi=on, raspi-config where
+#                                        present) and put the referee's user in group spi (docs/readers.md, RC522)
+#   sudo systemd/install.sh --spi1       the same, and SPI1 with three chip selects (dtoverlay=spi1-3cs): the
+#                                        third and fourth RC522 (implies --spi)
 #   sudo systemd/install.sh --no-pi      not a Pi (an image builder, a container): skip GPIO, I2C, raspi-config
 #   sudo systemd/install.sh --wheels DIR install the Python packages from wheels in DIR only (no network)
 #   sudo systemd/install.sh --compile-engine  build the rules engine as C with mypyc: about 3 times
@@ -48,6 +52,7 @@ CAMERA_DROPIN=/etc/systemd/system/bornes.service.d/camera.conf
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
 GPIO_RULE=/etc/udev/rules.d/99-bornes-gpio.rules
+SPI_RULE=/etc/udev/rules.d/99-bornes-spi.rules
 HID_IDS=()
 SCANNER_ID=""
 KEYPAD_ID=""
@@ -82,6 +87,8 @@ BOOT=/boot/firmware
 DRY_RUN=0
 UNINSTALL=0
 UART=0
+SPI=0
+SPI1=0
 BRIDGE=0
 CLUB=0
 WEB=0
@@ -101,6 +108,8 @@ while [[ $# -gt 0 ]]; do
         --dry-run) DRY_RUN=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --uart) UART=1 ;;
+        --spi) SPI=1 ;;
+        --spi1) SPI=1; SPI1=1 ;;
         --bridge) BRIDGE=1 ;;
         --club) CLUB=1 ;;
         --web) WEB=1 ;;
@@ -200,9 +209,10 @@ if [[ $UNINSTALL -eq 1 ]]; then
             fi
         fi
     done
-    step "remove the units and the udev rules $RULE, $HID_RULE and $GPIO_RULE"
+    step "remove the units and the udev rules $RULE, $HID_RULE, $GPIO_RULE and $SPI_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
         /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$GPIO_RULE" \
+        "$SPI_RULE" \
         "$CAMERA_DROPIN"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
@@ -268,6 +278,9 @@ else
         "install it, then run this again; until then bornes stops at start with \"no GPIO here\"."
 fi
 
+if [[ $SPI -eq 1 ]]; then
+    GROUPS_WANTED+=(spi)  # /dev/spidev*: Raspberry Pi OS's group; made below where the system has none
+fi
 if [[ $CAMERA -eq 1 ]]; then
     GROUPS_WANTED+=(video)
     step "install $PICAMERA_PACKAGE (the Pi's camera module; a USB webcam needs none)"
@@ -422,6 +435,37 @@ if [[ ${#HID_IDS[@]} -gt 0 ]]; then
     udev_reload input
 fi
 
+if [[ $SPI -eq 1 ]]; then
+    step "install the udev rule $SPI_RULE (the SPI devices for group spi) and reload udev"
+    run install -D -m 0644 "$REPO/systemd/99-bornes-spi.rules" "$SPI_RULE"
+    udev_reload spidev
+    step "enable SPI for the RC522 reader(s)"
+    # A line of config.txt, added once: the firmware reads it at the next boot.
+    boot_line() {
+        local line="$1"
+        if [[ ! -f "$BOOT/config.txt" ]]; then
+            skipped "$BOOT/config.txt not found: add \"$line\" to the firmware's config.txt yourself"
+        elif grep -qx "$line" "$BOOT/config.txt"; then
+            printf '    %s is already in %s\n' "$line" "$BOOT/config.txt"
+        elif [[ $DRY_RUN -eq 1 ]]; then
+            printf '    would add "%s" to %s\n' "$line" "$BOOT/config.txt"
+        else
+            printf '%s\n' "$line" >> "$BOOT/config.txt"
+            printf '    added "%s" to %s\n' "$line" "$BOOT/config.txt"
+        fi
+    }
+    if [[ $PI -eq 0 ]]; then
+        skipped "not a Pi (--no-pi): no SPI header here; the group and the udev rule are in place"
+    elif have raspi-config; then
+        run raspi-config nonint do_spi 0
+    else
+        boot_line "dtparam=spi=on"
+    fi
+    if [[ $SPI1 -eq 1 && $PI -eq 1 ]]; then
+        boot_line "dtoverlay=spi1-3cs"  # SPI1 with CE0-CE2 on GPIO18, 17, 16; raspi-config has no switch for it
+    fi
+fi
+
 step "enable I2C for the OLED"
 if [[ $PI -eq 0 ]]; then
     skipped "not a Pi (--no-pi): no I2C; use [display] panel = \"dummy\" in $ETC/config.toml"
@@ -540,6 +584,6 @@ if [[ $CAMERA -eq 1 ]]; then
     step "add a [camera] section to $ETC/config.toml, then teach it the cards: Teach the camera in the panel's" \
         "menu, or sudo systemctl stop bornes; sudo -u $USER_NAME $VENV/bin/bornes enroll --camera (docs/camera.md)"
 fi
-if [[ $UART -eq 1 && $PI -eq 1 ]]; then
-    step "reboot for the UART and I2C settings to take effect"
+if [[ ( $UART -eq 1 || $SPI -eq 1 ) && $PI -eq 1 ]]; then
+    step "reboot for the UART, SPI and I2C settings to take effect"
 fi

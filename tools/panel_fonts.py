@@ -1,14 +1,16 @@
-"""The panel's fonts, redrawn where a glyph reads as another, and the check that none does (issue 29).
+"""The panel's fonts, redrawn where a glyph reads as another, and the check that none does (issues 29, 40).
 
 The X11 misc-fixed fonts are public domain and crisp at one pixel a dot, but at the sizes of a
 0.96" panel some glyphs differ from others by a pixel or none ("é" from "e" in 4×6, "œ" from "æ"),
 or read as another beside their neighbours: the 5×8 period is a small cross ("suiv." read "suiv+"),
 a "+" between two names touches them ("Léa+Wim" read "LéatWim"), the 5×8 "É" wears its accent as
-a hook ("Étape" read "£tape"). :data:`GLYPHS` redraws those, drawn after the same family; every
-other glyph is left as converted (``firmware/screens/assets/LICENSE-fonts.txt``). The redrawn
-glyphs are ours and public domain too. Run from the checkout, any number of times (a glyph taken
-out of :data:`GLYPHS` needs the converted font back first: ``git checkout`` the ``.pil`` and ``.pbm``
-of that font as converted, before any redraw)::
+a hook ("Étape" read "£tape"), the 4×6 "É" in its top bar ("E'lodie"), the 4×6 "ë" touching its e
+("Maxlle"), the 5×8 "+" touching the figure after it ("+475" one bar). :data:`GLYPHS` redraws those,
+drawn after the same family; every other glyph is left as converted
+(``firmware/screens/assets/LICENSE-fonts.txt``). The redrawn glyphs are ours and public domain too.
+Run from the checkout, any number of times (a glyph taken out of :data:`GLYPHS` needs the converted
+font back first: ``git checkout`` the ``.pil`` and ``.pbm`` of that font as converted, before any
+redraw)::
 
     .venv/bin/python -m tools.panel_fonts            # redraw (writes the .pil and .pbm files)
     .venv/bin/python -m tools.panel_fonts --check    # list what still reads as something else
@@ -41,7 +43,7 @@ RECORD = struct.Struct(">hhhhhhhhhh")  # dx, dy, destination box, source box (PI
 
 #: The glyph strip of each font as converted from the PCF (its width); redrawn glyphs go after it.
 SHIPPED_WIDTH: dict[str, int] = {
-    "misc-fixed-4x6": 800, "misc-fixed-5x8": 800, "misc-fixed-6x10": 798, "misc-fixed-6x13B": 798,
+    "misc-fixed-4x6": 800, "misc-fixed-5x8": 800, "misc-fixed-6x10": 798,
     "misc-fixed-7x13B": 798, "misc-fixed-9x15B": 792, "misc-fixed-10x20": 800,
 }
 
@@ -78,23 +80,40 @@ GLYPHS: dict[str, dict[str, str]] = {
         "Ç": ".#..|#.#.|#...|#.#.|.#..|##..",
         "æ": "......|.###..|#.#.#.|#.##..|.####.|......",
         "œ": "......|.#.#..|#.#.#.|#.##..|.#.##.|......",
-        # Accents: the accent of e on a body without its top dot (é was e and one pixel); É and È
-        # (names: Élodie, Ève) at full height, the accent a tick in the top bar (É read as £); the
-        # other accented capitals above a body of three rows, apart from it.
-        "è": "#...|....|#.#.|##..|.##.|....",
-        "é": "..#.|....|#.#.|##..|.##.|....",
-        "ê": ".#..|....|#.#.|##..|.##.|....",
-        "È": "#.##.|#....|##...|#....|###..|.....",
-        "É": "##.#.|#....|##...|#....|###..|.....",
-        "Ê": ".#..|....|###.|##..|###.|....",
-        "À": "#...|....|.#..|###.|#.#.|....",
-        "Â": ".#..|....|.#..|###.|#.#.|....",
-        "Î": ".#..|#.#.|###.|.#..|###.|....",
-        "Ï": "#.#.|###.|.#..|.#..|###.|....",
-        "Ô": ".#...|.....|.##..|#..#.|.##..|.....",
+        # Accents (issue 40): an accent stands on the top row alone, a dark row under it, above a body of
+        # three rows; two pixels each, never a dot ("Léa" read "Lėa"), told apart by where they are: the
+        # grave over the left two columns, the circumflex the middle two, the acute the right two (é a
+        # column wider for it, so that it clears the next letter), the diaeresis the two sides (ë read
+        # "x" when its dots touched the e). É, È, Ê and Ë on an E four columns wide, as Ô and Ü are (its
+        # middle bar two, so that it reads as an E, not a block), so that they differ from Î and Ï; î
+        # and ï on a bare stem, so that they differ from i, Î and Ï.
+        "è": "##..|....|#.#.|##..|.##.|....",
+        "é": "..##.|.....|#.#..|##...|.##..|.....",
+        "ê": ".##.|....|#.#.|##..|.##.|....",
+        "ë": "#.#.|....|#.#.|##..|.##.|....",
+        "È": "##...|.....|####.|##...|####.|.....",
+        "É": "..##.|.....|####.|##...|####.|.....",
+        "Ê": ".##..|.....|####.|##...|####.|.....",
+        "Ë": "#..#.|.....|####.|##...|####.|.....",
+        "à": "##..|....|.##.|#.#.|.##.|....",
+        "â": ".##.|....|.##.|#.#.|.##.|....",
+        "À": "##..|....|.#..|###.|#.#.|....",
+        "Â": ".##.|....|.#..|###.|#.#.|....",
+        "î": ".##.|....|.#..|.#..|.#..|....",
+        "ï": "#.#.|....|.#..|.#..|.#..|....",
+        "Î": ".##.|....|###.|.#..|###.|....",
+        "Ï": "#.#.|....|###.|.#..|###.|....",
+        "ô": ".##.|....|.#..|#.#.|.#..|....",
+        "Ô": ".##..|.....|.##..|#..#.|.##..|.....",
+        "ù": "##..|....|#.#.|#.#.|###.|....",
+        "û": ".##.|....|#.#.|#.#.|###.|....",
+        "ü": "#.#.|....|#.#.|#.#.|###.|....",
         "Ù": "##...|.....|#..#.|#..#.|.##..|.....",
         "Û": ".##..|.....|#..#.|#..#.|.##..|.....",
         "Ü": "#..#.|.....|#..#.|#..#.|.##..|.....",
+        # Œ and Æ a column wider: their ink filled the cell and touched the next letter.
+        "Œ": ".#.#.|#.#..|#.##.|#.#..|.###.|.....",
+        "Æ": ".###.|#.#..|####.|#.#..|#.##.|.....",
     },
     # The larger fonts (issue 29): "+" with a dark column before it and two after (the next letter has
     # none before its ink), so it stands as far from both names; the period a dot, not a small cross;
@@ -103,6 +122,17 @@ GLYPHS: dict[str, dict[str, str]] = {
     # told apart by taller dots; l with a foot (not I), 6x10's c open (not o); Ç and ç with a
     # cedilla of two pixels.
     "misc-fixed-5x8": {
+        # Issue 40: the points' "+" (the hand's points, "+475", "+manche") a cross of three, apart from the
+        # figure after it (its arm and the 4's bar made one line); Y, m, w, Ÿ, œ and æ a column wider,
+        # their ink filled the cell and touched the next letter; Î's circumflex two pixels, not a dot.
+        "+": ".....|.....|.....|..#..|.###.|..#..|.....|.....",
+        "Y": "......|#...#.|#...#.|.#.#..|..#...|..#...|..#...|......",
+        "m": "......|......|......|##.#..|#.#.#.|#.#.#.|#.#.#.|......",
+        "w": "......|......|......|#...#.|#.#.#.|#.#.#.|.#.#..|......",
+        "œ": "......|......|......|.###..|#.#.#.|#.##..|.####.|......",
+        "Î": ".##..|.....|.###.|..#..|..#..|..#..|.###.|.....",
+        "Ÿ": ".#.#..|......|#...#.|.#.#..|..#...|..#...|..#...|......",
+        "æ": "......|......|......|####..|.##.#.|#.##..|.####.|......",
         "À": "##...|.....|.##..|#..#.|####.|#..#.|#..#.|.....",
         "Â": ".##..|.....|.##..|#..#.|####.|#..#.|#..#.|.....",
         "È": "##...|.....|####.|#....|###..|#....|####.|.....",
@@ -113,7 +143,6 @@ GLYPHS: dict[str, dict[str, str]] = {
         "Ù": "##...|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
         "Û": ".##..|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
         "Ü": "#..#.|.....|#..#.|#..#.|#..#.|#..#.|.##..|.....",
-        "Î": "..#..|.....|.###.|..#..|..#..|..#..|.###.|.....",
         "Ç": ".....|.##..|#..#.|#....|#....|#..#.|.##..|..##.",
         "ç": ".....|.....|.....|..##.|.#...|.#...|..##.|.##..",
         "l": ".....|.##..|..#..|..#..|..#..|..#..|..##.|.....",
@@ -127,6 +156,8 @@ GLYPHS: dict[str, dict[str, str]] = {
         "ÿ": "#..#.|#..#.|.....|#..#.|#..#.|.###.|#..#.|.##..",
     },
     "misc-fixed-6x10": {
+        "Æ": ".......|..####.|.#.#...|#..#...|#..###.|####...|#..#...|#..###.|.......|.......",  # a column wider (40)
+        "æ": ".......|.......|.......|.####..|...#.#.|.#####.|#..#...|.#####.|.......|.......",
         "À": "##....|......|.###..|#...#.|#...#.|#####.|#...#.|#...#.|......|......",
         "Â": ".###..|......|.###..|#...#.|#...#.|#####.|#...#.|#...#.|......|......",
         "È": "##....|......|#####.|#.....|####..|#.....|#.....|#####.|......|......",
@@ -151,16 +182,15 @@ GLYPHS: dict[str, dict[str, str]] = {
         "ü": ".#.#..|.#.#..|......|#...#.|#...#.|#...#.|#..##.|.##.#.|......|......",
         "ÿ": ".#.#..|.#.#..|......|#...#.|#...#.|#..##.|.##.#.|....#.|#...#.|.###..",
     },
-    "misc-fixed-6x13B": {
-        "l": "......|......|.###..|..##..|..##..|..##..|..##..|..##..|..##..|..##..|..###.|......|......",
-        "\x81": ("..........|..........|..........|..........|....##....|....##....|..######..|....##....|"
-              "....##....|..........|..........|..........|.........."),
-    },
     "misc-fixed-7x13B": {
+        "œ": ("........|........|........|........|........|.##.##..|##.##.#.|##.####.|##.##...|##.##.#.|"
+              ".##.##..|........|........"),  # a column wider (issue 40): it touched the next letter
         "\x81": (".........|.........|.........|.........|...##....|...##....|.######..|.######..|...##....|"
               "...##....|.........|.........|........."),
     },
     "misc-fixed-9x15B": {
+        "œ": ("..........|..........|..........|..........|..........|.###.###..|##.###.##.|##..#..##.|"
+              "##..#####.|##..#.....|##.###.##.|.###.###..|..........|..........|.........."),  # wider (40)
         "\x81": ("...........|...........|...........|...........|....##.....|....##.....|....##.....|"
               ".########..|....##.....|....##.....|....##.....|...........|...........|...........|"
               "..........."),
@@ -271,19 +301,26 @@ def ink(char: str, font: str) -> Glyph:
     return frozenset((x, y) for x in range(image.width) for y in range(height) if image.getpixel((x, y)))
 
 
-def _components(pixels: Iterable[tuple[int, int]]) -> int:
-    """How many marks the pixels make (8-connected: a diagonal step joins)."""
-    left, count = set(pixels), 0
+def _marks(pixels: Iterable[tuple[int, int]]) -> list[Glyph]:
+    """The marks the pixels make (8-connected: a diagonal step joins), each as its pixels."""
+    left, found = set(pixels), []
     while left:
-        count += 1
-        stack = [left.pop()]
+        mark = {left.pop()}
+        stack = list(mark)
         while stack:
             x, y = stack.pop()
             for near in ((x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
                 if near in left:
                     left.remove(near)
+                    mark.add(near)
                     stack.append(near)
-    return count
+        found.append(frozenset(mark))
+    return found
+
+
+def _components(pixels: Iterable[tuple[int, int]]) -> int:
+    """How many marks the pixels make (8-connected: a diagonal step joins)."""
+    return len(_marks(pixels))
 
 
 #: Accents that stand above a letter (a cedilla hangs from it, as in print).
@@ -293,6 +330,84 @@ _ABOVE = {"\u0300", "\u0301", "\u0302", "\u0308"}
 #: than the letters of a word, and as many on both sides, so that it is read on its own and never as
 #: a letter of either name ("LéatWim").
 SEPARATORS = JOIN_GLYPH
+#: Glyphs that are one character drawn twice: the points' "+" and the partners' (their own slot,
+#: wider apart), which may look alike.
+SAME_CHARACTER = {frozenset(("+", JOIN_GLYPH))}
+
+
+def meaning(char: str) -> str:
+    """The character a glyph stands for: the fonts index Œ, œ and Ÿ by their Windows-1252 byte, and
+    the partners' "+" has a slot of its own."""
+    if char == JOIN_GLYPH:
+        return "+"
+    try:
+        return char.encode("latin-1").decode("cp1252")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return char
+
+
+def shown(text: str) -> str:
+    """Glyphs as a person reads them, quoted: ``'œ'``, ``'+4'``."""
+    return repr("".join(meaning(char) for char in text))
+
+
+def word_characters(chars: Iterable[str]) -> str:
+    """The glyphs set side by side inside a word or a number: letters, digits and the marks between
+    them ("Jean-Luc", "Chl.", "Léa+Wim", "+475", "1 000")."""
+    return "".join(char for char in chars if meaning(char).isalnum() or meaning(char) in "+.,'-")
+
+
+def _beside(face: Face, first: str) -> Glyph:
+    """The pixels beside ``first``'s ink, a diagonal corner included, where the next glyph starts."""
+    advance = face.advance[first]
+    return frozenset((x + dx - advance, y + dy) for x, y in face.ink[first] for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+
+def touches(face: Face, first: str, then: str) -> bool:
+    """Whether ``then`` set after ``first`` (at its advance) lights a pixel beside one of ``first``'s,
+    a diagonal corner included: two glyphs that touch read as one ("+475" read as one bar "+-475")."""
+    return not _beside(face, first).isdisjoint(face.ink[then])
+
+
+def _touching(face: Face, chars: str, name: str) -> list[str]:
+    """One line for each glyph that touches another after it in a word, with a few of those pairs."""
+    found = []
+    word = sorted(word_characters(chars), key=lambda char: (not meaning(char).isdigit(), not meaning(char).isalpha()))
+    for first in word:
+        beside = _beside(face, first)
+        pairs = [first + then for then in word if not beside.isdisjoint(face.ink[then])]  # figures first
+        if pairs:
+            more = f" and {len(pairs) - 6} more" if len(pairs) > 6 else ""
+            found.append(f"{name}: {shown(first)} touches the glyph after it in "
+                         f"{', '.join(shown(pair) for pair in pairs[:6])}{more}")
+    return found
+
+
+def _accent_problems(glyphs: dict[str, Glyph], char: str, name: str) -> list[str]:
+    """What is wrong with the accent of an accented letter: it touches the letter, shares a row with
+    it, or is a dot where a stroke is wanted ("Léa" read "Lėa")."""
+    decomposed = unicodedata.normalize("NFD", meaning(char))
+    base, marks = decomposed[0], set(decomposed[1:])
+    if not marks or base not in glyphs:
+        return []
+    found = []
+    if len(glyphs[char] ^ glyphs[base]) < 2:
+        found.append(f"{name}: {shown(char)} differs from {base!r} by less than two pixels")
+    if not marks <= _ABOVE:
+        return found
+    own = _components(glyphs[base]) - (1 if base in "ij" else 0)  # the accent takes the place of i's dot
+    parts = sorted(_marks(glyphs[char]), key=lambda mark: max(y for _x, y in mark))
+    if len(parts) <= own:
+        return [*found, f"{name}: the accent of {shown(char)} touches its letter"]
+    accent, body = parts[:len(parts) - own], parts[len(parts) - own:]
+    lowest = max(y for mark in accent for _x, y in mark)
+    top = min(y for mark in body for _x, y in mark)
+    if lowest >= top:
+        found.append(f"{name}: the accent of {shown(char)} is in its letter's rows (row {top}), not above them")
+    lit = sum(len(mark) for mark in accent)
+    if lit < 2:
+        found.append(f"{name}: the accent of {shown(char)} is one pixel, a dot: it reads as a dotted {base!r}")
+    return found
 
 
 def problems(face: Face | str, name: str = "") -> list[str]:
@@ -303,16 +418,21 @@ def problems(face: Face | str, name: str = "") -> list[str]:
     * the partners' ``+`` (:data:`SEPARATORS`) keeps as many dark columns on each side beside a letter,
       two or more;
     * the period is a dot (two thirds of its box lit or more), not a small cross that reads as "+";
-    * in a font tall enough to hold it apart (8 rows or more), an accent above a letter is a mark of
-      its own, never joined to the letter ("É" must not read "£");
-    * in every font, an accented letter differs from its letter by two pixels or more ("é" from "e").
+    * an accent above a letter is a mark of its own, never joined to the letter ("É" must not read
+      "£", "ë" not "x"), in rows above the letter's, never in them ("É" must not read "E'"), and of
+      two pixels or more, never a dot ("é" must not read "ė");
+    * an accented letter differs from its letter by two pixels or more ("é" from "e");
+    * no glyph of a word or a number touches the next one, a diagonal corner included ("+475" read
+      as one bar, "Maëlle" as "Maxlle").
     """
     if isinstance(face, str):
         name, face = name or face, Face.of(face)
-    glyphs = {char: lit for char, lit in face.ink.items() if char in table_characters()}
+    chars_shown = table_characters()
+    glyphs = {char: lit for char, lit in face.ink.items() if char in chars_shown}
     chars = sorted(glyphs)
-    found = [f"{name}: {a!r} and {b!r} differ by {len(glyphs[a] ^ glyphs[b])} pixel(s)"
-             for a, b in itertools.combinations(chars, 2) if len(glyphs[a] ^ glyphs[b]) <= 1]
+    found = [f"{name}: {shown(a)} and {shown(b)} differ by {len(glyphs[a] ^ glyphs[b])} pixel(s)"
+             for a, b in itertools.combinations(chars, 2)
+             if len(glyphs[a] ^ glyphs[b]) <= 1 and frozenset((a, b)) not in SAME_CHARACTER]
     for mark in SEPARATORS:
         if not face.ink.get(mark):
             found.append(f"{name}: the partners' '+' has no glyph of its own (slot {ord(mark):#x} is empty)")
@@ -326,15 +446,8 @@ def problems(face: Face | str, name: str = "") -> list[str]:
     if 3 * len(dot) < 2 * len(xs) * len(ys):  # a small cross lights 5 of its 9 pixels; a dot, 2/3 or more
         found.append(f"{name}: '.' is not a dot ({len(dot)} pixels over {len(xs)}x{len(ys)}): it reads as '+'")
     for char in chars:
-        decomposed = unicodedata.normalize("NFD", char)
-        base, marks = decomposed[0], set(decomposed[1:])
-        if not marks or base not in glyphs:
-            continue
-        if len(glyphs[char] ^ glyphs[base]) < 2:
-            found.append(f"{name}: {char!r} differs from {base!r} by less than two pixels")
-        own = _components(glyphs[base]) - (1 if base in "ij" else 0)  # the accent takes the place of i's dot
-        if face.height >= 8 and marks <= _ABOVE and _components(glyphs[char]) <= own:
-            found.append(f"{name}: the accent of {char!r} touches its letter")
+        found += _accent_problems(glyphs, char, name)
+    found += _touching(face, "".join(chars), name)
     return found
 
 
@@ -349,11 +462,13 @@ def gaps(face: Face, mark: str, neighbour: str = "H") -> tuple[int, int]:
 
 # -- the contact sheet ---------------------------------------------------------------------------------
 
-#: Pairs people misread (issue 29), shown side by side on the sheet.
-CONFUSED = ("+t", ".+", "É£", "eé", "MH", "WH", "0O", "Il", "KH", "œæ")
+#: Pairs people misread (issues 29 and 40), shown side by side on the sheet.
+CONFUSED = ("+t", ".+", "É£", "eé", "MH", "WH", "0O", "Il", "KH", "œæ", "ëx", "eéèêë", "EÉÈÊË", "aàâ", "uùûü",
+            "iîï", "IÎÏ", "AÀÂ", "OÔ", "UÙÛÜ", "+4")
 #: Words from the table that the misread glyphs sit in.
 WORDS = ("Léa+Wim", "Marc+Maëlle", "B+D", "manche suiv.", "Chl.", "700.", "Étape", "Chloé", "Hélène",
-         "Œdipe", "Zoë", "NEXT/BACK", "Dmitri", "Coups f.")
+         "Œdipe", "Zoë", "NEXT/BACK", "Dmitri", "Coups f.", "Élodie", "Maë.", "Léa", "+475", "+manche", "Noël",
+         "Ève", "Loïc", "Benoît", "Jérôme", "Françoise", "Lætitia", "Ÿves", "Maxime", "Yann", "Anaïs", "Ophélie")
 
 
 def sheet(path: Path, scale: int = 4) -> None:

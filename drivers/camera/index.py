@@ -12,6 +12,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bornes.drivers.errors import en_
+from bornes.drivers.events import DeviceFailure
+
 INDEX = "templates.json"
 FORMAT = "bornes-camera-templates"
 VERSION = 1
@@ -41,16 +44,20 @@ def read_index(folder: str | os.PathLike[str]) -> IndexSummary | str:
     try:
         document = json.loads(index.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return f"not taught yet (no {index}): bornes enroll --camera, or Teach the camera in the panel's menu"
-    except (OSError, ValueError) as error:
-        return f"{index} is unreadable: {error}"
+        return en_("not taught yet (no {index}): bornes enroll --camera, or Teach the camera in the panel's menu",
+                    index=index)
+    except OSError as error:
+        return en_("{index} is unreadable: {reason}", index=index, reason=DeviceFailure.of(error, str(index)))
+    except ValueError as error:  # the JSON parser's own words and place
+        return en_("{index} is unreadable: {reason}", index=index, reason=str(error))
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        return f"{index} is not a bornes camera templates file"
+        return en_("{index} is not a bornes camera templates file", index=index)
     if document.get("version") != VERSION:
-        return f"{index} has version {document.get('version')!r}; this bornes reads {VERSION}: teach the camera again"
+        return en_("{index} has version {version}; this bornes reads {reads}: teach the camera again", index=index,
+                    version=repr(document.get("version")), reads=VERSION)
     kinds = document.get("kinds")
     if not isinstance(kinds, dict):
-        return f"{index}: 'kinds' must be an object"
+        return en_("{index}: 'kinds' must be an object", index=index)
     alike = tuple((str(pair[0]), str(pair[1])) for pair in document.get("lookalikes", [])
                   if isinstance(pair, list) and len(pair) >= 2)
     return IndexSummary(int(document.get("generation", 0)), tuple(k for k in KINDS if k in kinds),

@@ -1,5 +1,6 @@
-"""Card readers: over serial (barcode/bridge lines, EM4100 125 kHz, PN532 NFC) and keyboard-mode
-USB readers through evdev (``hid``: barcode scanners and 125 kHz RFID readers that type).
+"""Card readers: over serial (barcode/bridge lines, EM4100 125 kHz, PN532 NFC), keyboard-mode
+USB readers through evdev (``hid``: barcode scanners and 125 kHz RFID readers that type), and the
+RC522 (an MFRC522 on the Pi's SPI header, ``rc522``).
 
 The appliance calls :func:`open_reader` with the ``[reader]`` section of its config;
 the reader thread puts :mod:`bornes.drivers.events` events on the queue and nothing else.
@@ -56,6 +57,10 @@ def make_link(protocol: str, *, prefix: str = "", suffix: str = "", quiet_gap: f
         return PassiveLink(Em4100Decoder(), PresenceTracker(quiet_gap))
     if protocol == "pn532":
         return Pn532Link(PresenceTracker(quiet_gap))
+    if protocol == "rc522":
+        from bornes.drivers.readers.rc522 import Rc522Link
+
+        return Rc522Link(quiet_gap)
     raise ReaderConfigError(f"unknown reader protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
 
 
@@ -90,6 +95,10 @@ def open_reader(
             from bornes.drivers.readers.hid_device import open_hid
 
             serial_factory = open_hid
+        elif protocol == "rc522":
+            from bornes.drivers.readers.spidev import open_spidev
+
+            serial_factory = open_spidev
         else:
             serial_factory = open_serial
     for label, value in (("double_read_window", double_read_window), ("quiet_gap", quiet_gap)):
@@ -107,7 +116,7 @@ def open_reader(
         double_read_window=double_read_window,
         double_reads=double_reads,
         max_backoff=max_backoff,
-        read_timeout=0.05 if protocol == "pn532" else 1.0,  # close() cancels a waiting read: no need to wake
+        read_timeout=0.05 if protocol in ("pn532", "rc522") else 1.0,  # close() cancels a waiting read
         monotonic=monotonic,
         serial_factory=serial_factory,
     )

@@ -154,6 +154,9 @@ class Pn532Error(Exception):
 class Pn532Timeout(Pn532Error):
     """No ACK or no response in time: chip asleep, wrong wiring or wrong baud rate."""
 
+    #: A reader lost this way "does not answer" on the panel (drivers/events.py: DeviceFailure.of).
+    failure_kind = "no-answer"
+
 
 @dataclass(frozen=True, slots=True)
 class Target:

@@ -11,7 +11,6 @@ the port opens again. It never calls the engine and no exception leaves the thre
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import time
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from typing import Any, Protocol
 
 import serial
 
-from bornes.drivers.events import CardScanned, ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.events import CardScanned, DeviceFailure, ReaderBack, ReaderLost, ReaderProblem
 from bornes.drivers.readers.base import Decoder, DecoderStats, Reading
 from bornes.drivers.readers.ntag import FIRST_USER_PAGE, decode_text_tlv
 from bornes.drivers.readers.pn532 import Pn532, Pn532Error, Pn532Timeout
@@ -252,7 +251,7 @@ class SerialReader(RunningReader):
                 self._port = self.serial_factory(self.port_name, self.baudrate, self.read_timeout)
             except Exception as error:  # SerialException, OSError, ValueError: all mean "not there"
                 if not lost_reported:
-                    self._put(ReaderLost(f"cannot open {self.port_name}: {_reason(error)}", self.name))
+                    self._put(ReaderLost(DeviceFailure.of(error, self.port_name), self.name))
                     lost_reported = True
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, self.max_backoff)
@@ -272,7 +271,7 @@ class SerialReader(RunningReader):
                     self._report_counters()
             except Exception as error:  # the device went away or answered nonsense: reconnect
                 if not self._stop.is_set() and not lost_reported:
-                    self._put(ReaderLost(f"{self.port_name}: {_reason(error)}", self.name))
+                    self._put(ReaderLost(DeviceFailure.of(error, self.port_name, opening=False), self.name))
                     lost_reported = True
                 worked = self.link.stats.good > good_at_open or time.monotonic() - opened >= 1.0
                 if worked:  # a real session (it read a card, or lasted): come back as fast as we can
@@ -309,9 +308,3 @@ class SerialReader(RunningReader):
                 self._reported.garbage_bytes = now_count
                 self.problem(kind, f"{delta} garbage byte(s) dropped")
 
-
-def _reason(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    if isinstance(error, OSError) and isinstance(error.errno, int) and error.errno > 0:
-        text = os.strerror(error.errno)  # "No such file or directory", not pyserial's nested repr
-    return text.splitlines()[0][:160]

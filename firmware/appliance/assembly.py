@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bornes.drivers.errors import EX_CONFIG, UserError
-from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, ensure_state_dir, tv_file
+from bornes.firmware.appliance.config import HARDWARE_PANELS, Config, control_path, ensure_state_dir, tv_file
 from bornes.firmware.appliance.heap import release_freed_heap
 from bornes.firmware.appliance.referee import Referee
 from bornes.firmware.language.i18n import N_, Phrase, _
@@ -39,15 +39,6 @@ def desktop_panel() -> str:
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return "pygame"
     return "terminal" if sys.stdout.isatty() else "dummy"
-
-
-def control_path(config: Config, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
-    """The control socket's path; under ``--emulate``, the state folder's (a laptop has no /run/bornes of ours)."""
-    from bornes.firmware.appliance.config import ControlConfig
-
-    if emulate and config.control.socket == ControlConfig().socket:
-        return os.path.join(state_dir, "control.sock")
-    return config.control.socket
 
 
 def held_buttons(config: Config, pin_map: Any, events: queue.Queue[Any], pin_factory: Any,
@@ -222,8 +213,12 @@ class Appliance:
         control: bool = False,
         with_camera: bool | None = None,
         keypad_port: Any = None,
+        with_keypad: bool = True,
     ) -> None:
         self.config = config
+        #: Open the USB keypad ``[buttons]`` names; False (``run --emulate`` without ``--keypad``): its keys
+        #: are typed on the console instead, and the table still names its buttons by those keys.
+        self.with_keypad = with_keypad
         #: Opens the keypad's device (tests hand recorded events in); None: the grabbed evdev device.
         self.keypad_port = keypad_port
         self.events: queue.Queue[Any] = queue.Queue()
@@ -276,16 +271,25 @@ class Appliance:
         pin_map = config.load_pin_map()
         tv = tv_file(config, self._control_path(emulate, state_dir))  # the TV page's screen and sounds
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
+        factory: Any = None
         if factory_name is None and lgpio_drives_the_pins():
             self._open_wired(pin_map, tv)
+            # The pin map's chip, found by its label; None while it is not there.
+            factory = self.wired.factory if self.wired is not None else None
         else:
-            self._open_pins(pin_map, tv, make_pin_factory(factory_name))
+            factory = make_pin_factory(factory_name)
+            self._open_pins(pin_map, tv, factory)
         if config.buttons.source == "hid":
             self._open_keypad(pin_map)
         if emulate and config.display.is_hardware and panel is None:
             panel = desktop_panel()
         self.display = open_display_from_config(config, panel, tv=tv)
         self._closers.append(self.display)
+        # Without the chip (never on a Pi's header) the RC522s start unreset: each reader sets its chip up anyway.
+        if with_reader and pin_map.rc522 and pin_map.reader.reset is not None and factory is not None:
+            from bornes.drivers.readers.rc522 import ResetLine
+
+            self._closers.append(ResetLine(pin_map.reader.reset, factory))  # every RC522 from its reset state
         if with_reader:
             from bornes.drivers.readers import BindingTable, bindings_path
             from bornes.firmware.appliance.reader_options import open_table_readers
@@ -355,12 +359,18 @@ class Appliance:
 
     def _open_keypad(self, pin_map: Any) -> None:
         """The USB keypad as the table's buttons: grabbed, followed through unplugs like a reader
-        (a keypad not there yet is "Keypad lost" on the panel, never a stop)."""
+        (a keypad not there yet is "Keypad lost" on the panel, never a stop). Opened or typed, its keys
+        name the table's buttons: the legend lists them, hints and messages say them ("+ more")."""
         b = self.config.buttons
+        self.flow.key_legend = b.key_map.legend()
+        self.flow.keys = b.key_map.labels()
+        if not self.with_keypad:
+            return
         self.keypad = held_buttons(self.config, pin_map, self.events, None, self.keypad_port)
         self._closers.append(self.keypad)
-        self.flow.key_legend = b.key_map.legend()
-        log.info("buttons: keypad %s (%s)", b.port, b.key_map.described())
+        log.info("buttons: keypad %s (%s)", b.port, b.key_map.described(),
+                 extra={"said": Phrase(N_("buttons: keypad {port} ({keys})"), port=b.port,
+                                       keys=_KeysSaid(b.key_map.legend()))})
 
     def _bindings(self, table_class: Any, path: Any) -> Any:
         """The tag bindings; a damaged file is reported, kept aside, and the referee runs on."""
@@ -399,3 +409,15 @@ class Appliance:
                 closer.close()
             except Exception as error:  # closing must never hide the reason we are closing
                 log.warning("closing %s: %s", type(closer).__name__, error)
+
+
+class _KeysSaid:
+    """A keypad's keys as a log line says them, worded when the line is printed: ``Entrée=OK  +=SUIVANT…``."""
+
+    def __init__(self, legend: tuple[tuple[str, str], ...]) -> None:
+        self.legend = legend
+
+    def __str__(self) -> str:
+        from bornes.firmware.language.buttons import legend_words
+
+        return "  ".join(f"{label}={button}" for label, button in legend_words(self.legend))

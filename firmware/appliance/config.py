@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bornes.drivers.errors import en_
+from bornes.drivers.events import DeviceFailure
 from bornes.drivers.parts import (
     BUTTON_SOURCES,
     CAMERA_SOURCES,
@@ -31,6 +33,8 @@ from bornes.drivers.parts import (
     PROTOCOLS,
     SCREENS,
     SOUNDS,
+    SPI_CHIP_SELECTS,
+    SPI_PROTOCOLS,
 )
 from bornes.drivers.parts import PANELS as PANEL_SIZES
 from bornes.engine import EDITIONS, MAX_NAME_LENGTH, OptionError, RuleOptions, check_name, check_names
@@ -100,6 +104,10 @@ class ReaderConfig:
     max_backoff: float = seconds(1.0, 0.1, 60.0)
     #: For ``hid`` readers (keyboard mode): the layout the reader types in, or ``auto``.
     layout: str = choice("auto", HID_LAYOUTS)
+    #: For ``rc522`` readers (SPI): the bus and the chip select it is wired to, SPI0 CE0 by default;
+    #: the port is then ``/dev/spidevBUS.DEVICE``.
+    bus: int = whole(0, 0, max(SPI_CHIP_SELECTS))
+    device: int = whole(0, 0, max(max(d) for d in SPI_CHIP_SELECTS.values()))
 
     @property
     def baud(self) -> int:
@@ -305,7 +313,9 @@ class Config:
         loader the referee, ``bornes doctor`` and the wiring documents use."""
         from bornes.drivers.pins import load
 
-        return load(self.pins.map, display=self.display if self.display.is_hardware else None)
+        readers = ([self.reader] if self.table_reader else []) + [pad.reader for pad in self.pads]
+        rc522 = tuple((r.bus, r.device) for r in readers if r.protocol in SPI_PROTOCOLS)
+        return load(self.pins.map, display=self.display if self.display.is_hardware else None, rc522=rc522)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -321,6 +331,13 @@ SECTIONS: dict[str, type[Any]] = {
     "control": ControlConfig,
     "web": WebConfig,
 }
+
+def control_path(config: Config, emulate: bool, state_dir: os.PathLike[str] | str) -> str:
+    """The control socket's path; under ``--emulate``, the state folder's (a laptop has no /run/bornes of ours)."""
+    if emulate and config.control.socket == ControlConfig().socket:
+        return os.path.join(state_dir, "control.sock")
+    return config.control.socket
+
 
 def tv_file(config: Config, control_socket: str | os.PathLike[str]) -> Path:
     """Where the referee keeps its screen for the TV page (``[display] panel = "tv"``): ``[display]
@@ -392,24 +409,26 @@ def ensure_state_dir(config: Config) -> Path:
 
 
 def state_dir_problem(where: Path) -> str | None:
-    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes."""
+    """Why ``run`` could not create or write ``where`` (None if it could); whatever this creates, it removes.
+    English, and a :class:`~bornes.drivers.errors.Said` ``bornes doctor`` says in the table's language."""
     made: list[Path] = []
     missing = where
     while not missing.exists() and missing != missing.parent:
         made.insert(0, missing)
         missing = missing.parent
     if missing == where and not where.is_dir():
-        return "is not a folder"
+        return en_("is not a folder")
     try:
         if not missing.is_dir():
-            raise NotADirectoryError(f"{missing} is not a folder")
+            return en_("does not exist and cannot be created: {folder} is not a folder", folder=missing)
         for folder in made:
             folder.mkdir()
         with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
             pass
     except OSError as error:
-        reason = error.strerror if error.strerror and error.errno else str(error)
-        return f"does not exist and cannot be created: {reason}" if made else f"not writable: {reason}"
+        reason = DeviceFailure.of(error, str(error.filename or where))  # "… permission denied", in the table's words
+        return en_("does not exist and cannot be created: {reason}", reason=reason) if made else \
+            en_("not writable: {reason}", reason=reason)
     finally:
         for folder in reversed(made):
             with contextlib.suppress(OSError):
@@ -481,6 +500,12 @@ class _Validator(Checker):
         return code
 
     def reader(self, t: Mapping[str, Any], s: str = "reader") -> ReaderConfig:
+        if t.get("protocol") in SPI_PROTOCOLS:
+            return self.spi_reader(t, s)
+        for key in ("bus", "device"):
+            if key in t:
+                raise self.fail(f"{s}.{key} is for a reader on SPI (protocol = \"rc522\"); this one is "
+                                f"{t.get('protocol', 'lines')}: name its port")
         baud = t.get("baudrate")
         if baud is not None and not isinstance(baud, bool) and isinstance(baud, int) and baud not in BAUDRATES:
             raise self.bad(f"{s}.baudrate", baud, f"is not one of {', '.join(map(str, BAUDRATES))}")
@@ -488,6 +513,22 @@ class _Validator(Checker):
         if not config.port.strip():
             raise self.bad(f"{s}.port", config.port, "is empty; give a device like /dev/ttyUSB0 or /dev/bornes-reader")
         return config
+
+    def spi_reader(self, t: Mapping[str, Any], s: str) -> ReaderConfig:
+        """An RC522 (``protocol = "rc522"``): named by ``bus`` and ``device``, its port made from them."""
+        for key, why in (("port", "is named by bus and device (SPI0 CE0: bus = 0, device = 0)"),
+                         ("baudrate", "runs its SPI clock at 1 MHz; leave baudrate out")):
+            if key in t:
+                raise self.fail(f"{s}.{key}: an RC522 {why}")
+        config = self.section(ReaderConfig, t, s)
+        selects = SPI_CHIP_SELECTS.get(config.bus)
+        if selects is None:
+            raise self.bad(f"{s}.bus", config.bus, f"is not an SPI bus of the header; choose "
+                                                   f"{' or '.join(map(str, SPI_CHIP_SELECTS))}")
+        if config.device not in selects:
+            raise self.bad(f"{s}.device", config.device, f"is not a chip select of SPI{config.bus}; choose "
+                                                         f"{', '.join(map(str, selects))}")
+        return dataclasses.replace(config, port=f"/dev/spidev{config.bus}.{config.device}")
 
     def pads(self, value: object) -> tuple[PadConfig, ...]:
         """``[pads.NAME]`` tables: a reader's keys plus ``place`` (default: NAME, if it is a place)."""
@@ -511,6 +552,9 @@ class _Validator(Checker):
         ports: dict[str, str] = {}
         for pad in found:
             other = ports.setdefault(pad.reader.port, pad.name)
+            if other != pad.name and pad.reader.protocol in SPI_PROTOCOLS:
+                raise self.fail(f"pads.{pad.name}: bus {pad.reader.bus}, device {pad.reader.device} is also "
+                                f"pads.{other}'s RC522; each needs its own chip select")
             if other != pad.name:
                 raise self.bad(f"pads.{pad.name}.port", pad.reader.port, f"is also the port of pads.{other}")
         return tuple(found)

@@ -13,24 +13,29 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bornes.drivers.display.terminal import TERMINAL_LOCK
 from bornes.engine import CardKind, Category
 from bornes.firmware.language.i18n import _, pgettext
 
+if TYPE_CHECKING:
+    from bornes.drivers.keypad import KeyMap
+
 PROMPT = "bornes> "
 HELP_WORDS = ("help", "?")
 
 
-def input_words(edition: str | None = None) -> str:
+def input_words(edition: str | None = None, keymap: KeyMap | None = None) -> str:
     """Every word the emulator understands, in a few lines for a person who has never seen the project:
-    each card kind's label code beside its name as ``edition`` printed it, in the table's language."""
+    each card kind's label code beside its name as ``edition`` printed it, in the table's language; on
+    a keypad table (``keymap``: the keys of its buttons), the keys a laptop types for them."""
     rows: list[tuple[str, str]] = [
         (pgettext("help", "cards"), _("MB-<kind>-<copy>, as on the label: MB-ROLL-01, MB-D100-07, MB-STOP-02")),
         *((pgettext("help", "kinds") if index == 0 else "", line)
           for index, line in enumerate(_kind_lines(edition))),
         (pgettext("help", "buttons"), _("ok  next  back  cf (coup fourré)  discard  undo")),
+        *((pgettext("help", "keypad") if index == 0 else "", line) for index, line in enumerate(_key_lines(keymap))),
         *((pgettext("help", "held") if index == 0 else "", line) for index, line in enumerate(_held_lines())),
         (pgettext("help", "seats"), _("seat1 … seat8: who called a coup fourré, whom a hazard is for")),
         (pgettext("help", "pads"), _("@B MB-STOP-01: laid on seat B's pad (also @table, @discard)")),
@@ -65,6 +70,24 @@ def _kind_lines(edition: str | None) -> list[str]:
             line = f"{line}  {entry}" if line else entry
         lines.append(line)
     return lines
+
+
+def _key_lines(keymap: KeyMap | None) -> list[str]:
+    """A keypad table's keys as a laptop types them: each key and its button (in the table's language),
+    then how to type one: as printed or by its kernel name, held with ``long``."""
+    if keymap is None:
+        return []
+    from bornes.drivers.keys import key_label, key_name
+    from bornes.firmware.language.buttons import key_word, legend_words
+
+    pairs = "  ".join(f"{key}={button}" for key, button in legend_words(keymap.legend()))
+    moves = [code for code in (keymap.key_of(button) for button in ("OK", "NEXT", "BACK")) if code is not None]
+    printed = ", ".join(key_word(key_label(code)).lower() for code in moves)
+    named = ", ".join(key_name(code).lower() for code in moves)
+    ok = keymap.key_of("OK")
+    held = _("long {key}: held").format(key=key_word(key_label(ok)).lower()) if ok is not None else ""
+    return [pairs, _("type a key as printed ({printed}) or by its name ({named}); {held}").format(
+        printed=printed, named=named, held=held).rstrip("; ")]
 
 
 def _held_lines() -> list[str]:

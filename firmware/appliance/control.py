@@ -376,17 +376,23 @@ class ControlListener:
             threading.Thread(target=self._client, args=(connection,), daemon=True).start()
 
     def _client(self, connection: socket.socket) -> None:
-        try:
-            with connection:
+        with connection:
+            try:
                 connection.settimeout(READ_TIMEOUT)
                 line = self._read_line(connection)
-                if line is None:
-                    return
-                connection.sendall(_answer(self.handle_line(line)))
-        except OSError as error:
-            log.info("control client: %s", error)
-        finally:
-            self._slots.release()
+                answer = None if line is None else _answer(self.handle_line(line))
+            except OSError as error:
+                log.info("control client: %s", error)
+                return
+            finally:
+                # Free the slot before the answer leaves: a client that reads it and asks again at once
+                # must find its slot, not "busy" from its own last question's thread still closing.
+                self._slots.release()
+            if answer is not None:
+                try:
+                    connection.sendall(answer)
+                except OSError as error:
+                    log.info("control client: %s", error)
 
     @staticmethod
     def _read_line(connection: socket.socket) -> bytes | None:

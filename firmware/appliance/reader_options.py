@@ -27,6 +27,7 @@ from bornes.drivers.readers import (
     bindings_path,
     open_reader,
 )
+from bornes.drivers.readers.rc522 import POLL_INTERVAL, spidev_path
 from bornes.firmware.appliance.config import Config, ReaderConfig, add_config_argument, load_config
 
 
@@ -68,6 +69,8 @@ class ReaderChoice:
         return bindings_path(self.state_dir)
 
     def describe(self) -> str:
+        if self.protocol == "rc522":
+            return f"{self.port} (an RC522 on SPI, polled {1 / POLL_INTERVAL:.0f} times a second)"
         if self.protocol == "hid":
             return f"{self.port} (keyboard mode, layout {self.reader.layout})"
         return f"{self.port} ({self.protocol}, {self.reader.baud} baud)"
@@ -83,8 +86,11 @@ def reader_choice(args: argparse.Namespace, *, protocol: str | None = None) -> R
         base = pads[args.pad]
     chosen = protocol or getattr(args, "protocol", None) or base.protocol
     baud = args.baudrate or (base.baudrate if chosen == base.protocol else None)
+    port = args.port or base.port
+    if chosen == "rc522" and not args.port and base.protocol != "rc522":  # --protocol rc522: SPI0 CE0's device
+        port = spidev_path(base.bus, base.device)
     return ReaderChoice(
-        reader=dataclasses.replace(base, protocol=chosen, port=args.port or base.port, baudrate=baud,
+        reader=dataclasses.replace(base, protocol=chosen, port=port, baudrate=baud,
                                    layout=getattr(args, "layout", None) or base.layout),
         config=config,
         state_dir=Path(args.state_dir or config.state.dir),

@@ -112,7 +112,7 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "", 
     return 0
 
 
-def add_language_argument(parser: object, help: str) -> None:
+def add_language_argument(parser: object, help: str, dest: str = "lang") -> None:
     """``--lang``, the same on every command: a code, a locale or a name (``fr``, ``FR``, ``fr_FR``,
     ``French``) means that language; anything else is refused with the choices."""
     import argparse
@@ -127,4 +127,4 @@ def add_language_argument(parser: object, help: str) -> None:
         return code
 
     assert isinstance(parser, argparse.ArgumentParser)
-    parser.add_argument("--lang", type=language, default=None, metavar="LANG", help=help)
+    parser.add_argument("--lang", type=language, default=None, metavar="LANG", help=help, dest=dest)

@@ -12,6 +12,7 @@ import errno
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from bornes.drivers.errors import EX_CONFIG, EX_DATAERR, EX_IOERR, EX_NOINPUT, UserError
 from bornes.drivers.events import CONTROL_NAMES, ButtonPressed, InputEvent, button_name, pad_place
@@ -210,10 +211,29 @@ def run(args: argparse.Namespace) -> int:
         for entry in results:
             reason = f" [{entry['reason']}]" if "reason" in entry else ""
             print(f"{entry['line']:>4} {entry['verdict']:<9}{reason} {entry['input']}  {entry.get('message', '')}")
-        if state:
+        if state:  # a person reads this: each hand's sheet as the table's own score sheet, in its words
+            language = args.lang or edition_language(state.setup.edition)
             for sheet in sheets_list(state):
-                print(json.dumps(sheet, ensure_ascii=False))
+                print(sheet_text(sheet, language))
     return exit_status(results)
+
+
+def sheet_text(sheet: dict[str, Any], language: str) -> str:
+    """A hand's sheet (``sheets_list``) for a person: its rows named as the table names them ("Kilomètres",
+    "Total cumulé") and one column a side. ``--json`` keeps the rows' stable names (docs/feed.md)."""
+    from bornes.firmware.language.i18n import catalogue
+
+    sides = list(sheet["sides"])
+    rows = list(dict.fromkeys(row for values in sheet["sides"].values() for row in values))
+    labels = [sheet_row(row, language) for row in rows]
+    title = catalogue(language).gettext("Hand {hand}").format(hand=sheet["hand"])
+    width = max(len(title), *(len(label) for label in labels)) + 2
+    columns = [max(len(side), 6) for side in sides]
+    lines = [title.ljust(width) + "  ".join(side.rjust(column) for side, column in zip(sides, columns, strict=True))]
+    for row, label in zip(rows, labels, strict=True):
+        values = [str(sheet["sides"][side].get(row, "")) for side in sides]
+        lines.append(label.ljust(width) + "  ".join(v.rjust(c) for v, c in zip(values, columns, strict=True)))
+    return "\n".join(lines)
 
 
 EX_REFUSED = 1  # docs/feed.md: the script ran, but the referee refused at least one input

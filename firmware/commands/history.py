@@ -9,8 +9,16 @@ import re
 from datetime import datetime
 
 from bornes.engine import RecordError, read_header
-from bornes.firmware.appliance.config import add_config_argument, load_config, readable_state_dir
-from bornes.firmware.storage.journal import IN_PROGRESS, GameInfo, Journal
+from bornes.firmware.appliance.config import (
+    Config,
+    add_config_argument,
+    load_config,
+    readable_state_dir,
+    table_language,
+)
+from bornes.firmware.language import i18n
+from bornes.firmware.language.i18n import N_, _, ngettext
+from bornes.firmware.storage.journal import ABANDONED, FINISHED, IN_PROGRESS, GameInfo, Journal
 
 DEFAULT_LAST = 50
 
@@ -19,7 +27,10 @@ _ASSIGN = re.compile(r"^#?\s*([A-Za-z][\w-]*)\s*[:=]\s*(.*)$")  # edition: winni
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from bornes.firmware.commands import add_language_argument
+
     add_config_argument(parser)
+    add_language_argument(parser, help="language of the list (default: [table] language, else the edition's)")
     parser.add_argument("--last", type=int, default=DEFAULT_LAST, metavar="N",
                         help=f"show the newest N games (default {DEFAULT_LAST})")
     parser.add_argument("--all", action="store_true", help="show every game the journal holds")
@@ -41,15 +52,20 @@ def header_fields(header: str) -> dict[str, str]:
     return fields
 
 
+#: A game's status as the list says it (the journal's words are data: ``in-progress``, ``abandoned``).
+_STATUS_WORDS = {FINISHED: N_("finished"), ABANDONED: N_("abandoned")}
+
+
 def _summary_text(info: GameInfo) -> tuple[str, str]:
     if info.status == IN_PROGRESS:
-        return f"(in progress, {info.actions} actions)", ""
+        return "(" + ngettext("in progress, {count} action", "in progress, {count} actions",
+                              info.actions).format(count=info.actions) + ")", ""
     if info.summary is None:
-        return f"({info.status})", ""
+        return f"({_(_STATUS_WORDS[info.status]) if info.status in _STATUS_WORDS else info.status})", ""
     try:
         summary = json.loads(info.summary)
     except ValueError:
-        return "(summary unreadable)", ""
+        return "(" + _("summary unreadable") + ")", ""
     if not isinstance(summary, dict):
         return "?", ""
     winner = summary.get("winner")
@@ -89,29 +105,52 @@ def local_time(stamp: str) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def format_row(info: GameInfo) -> str:
+def row_cells(info: GameInfo) -> tuple[str, ...]:
+    """One game's cells: its number, when it started (local time), edition, players, winner, totals."""
     winner, totals = _summary_text(info)
-    date = local_time(info.created)
     edition, players = edition_and_players(info.header)
-    return f"{info.game_id:>4}  {date:<16}  {edition:<13}  {players:<24}  {winner:<12}  {totals}".rstrip()
+    return str(info.game_id), local_time(info.created), edition, players, winner, totals
+
+
+def format_rows(rows: list[tuple[str, ...]]) -> list[str]:
+    """The rows in columns as wide as their widest cell (six players' names make a wide column: it
+    grows, the columns after it stay in line), the number on the right, the totals last and free."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [row[0].rjust(widths[0]), *(cell.ljust(width) for cell, width in zip(row[1:-1], widths[1:],
+                                                                                    strict=True)), row[-1]]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def format_row(info: GameInfo) -> str:
+    """One game alone, as a line of the list."""
+    return format_rows([row_cells(info)])[0]
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    with i18n.speaking(args.lang or table_language(config)):  # the table's language, as its panel speaks
+        return _listed(args, config)
+
+
+def _listed(args: argparse.Namespace, config: Config) -> int:
     state_dir = readable_state_dir(config)  # a state.dir run could not use: the config's fault, exit 78
     if state_dir is None or not Journal.exists(state_dir):  # a journal lost beside its WAL or note: exit 65
-        print(f"no games yet (no journal in {config.state.dir})")
+        print(_("no games yet (no journal in {folder})").format(folder=config.state.dir))
         return 0
     with Journal.open(state_dir, readonly=True) as journal:  # O(games shown), not O(journal)
         games = journal.history() if args.all else journal.recent(max(0, args.last))
         total = journal.game_count()
     if not games:
-        print("no games yet")
+        print(_("no games yet"))
         return 0
     if total > len(games):
-        print(f"(the newest {len(games)} of {total} games; --all shows every one)")
-    zone = datetime.now().astimezone().strftime("%Z") or "local"
-    print(f"{'game':>4}  {'started (' + zone + ')':<16}  {'edition':<13}  {'players':<24}  {'winner':<12}  totals")
-    for info in games:
-        print(format_row(info))
+        print(_("(the newest {shown} of {total} games; --all shows every one)").format(shown=len(games), total=total))
+    zone = datetime.now().astimezone().strftime("%Z") or _("local")
+    heading = (_("game"), _("started ({zone})").format(zone=zone), _("edition"), _("players"), _("winner"),
+               _("totals"))
+    for line in format_rows([heading, *(row_cells(info) for info in games)]):
+        print(line)
     return 0

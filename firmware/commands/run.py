@@ -9,6 +9,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--emulate",
         action="store_true",
         help="no Pi: type card codes (MB-D100-07) and buttons (ok, next, cf, long ok, seat2) on standard input",
+    )
+    parser.add_argument(
+        "--keypad",
+        nargs="?",
+        const="",
+        metavar="DEVICE",
+        help="with --emulate on a table whose [buttons] are a USB keypad: read that keypad (or DEVICE, its "
+             "/dev/input/by-id name or VVVV:PPPP) beside the keyboard; without it, its keys are typed (+, enter, 0)",
     )
     parser.add_argument("--display", metavar="PANEL", help="override display.panel (dummy, terminal, pygame, ...)")
     parser.add_argument("--no-reader", action="store_true", help="do not open the card reader (nor the camera)")
@@ -71,8 +80,10 @@ def setup_logging(level: str) -> None:
     logging.getLogger("bornes").setLevel(wanted)
 
 
-def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None) -> None:
-    """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops."""
+def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Console | None = None,
+                keys: Callable[[str], object | None] | None = None) -> None:
+    """--emulate: each typed line is an input (``help`` is answered by the console); end of input stops.
+    ``keys``: on a keypad table, the press the keypad would send for a line that names one of its keys."""
     from bornes.drivers.events import KeyTyped
     from bornes.firmware.appliance.console import Console
     from bornes.firmware.appliance.referee import STOP
@@ -81,8 +92,36 @@ def _stdin_keys(events: queue.Queue[object], stop: threading.Event, console: Con
     for line in console.lines():
         if stop.is_set():
             return
-        events.put(KeyTyped(line))
+        pressed = keys(line) if keys is not None else None
+        events.put(pressed if pressed is not None else KeyTyped(line))
     events.put(STOP)
+
+
+def typed_keys(config: Config) -> Callable[[str], object | None] | None:
+    """On a keypad table (``[buttons] source = "hid"``), a typed line naming one of its keys (``+``,
+    ``enter``, ``KP0``, ``long enter``) as the event the keypad would put on the queue: its button's
+    press, or the keypad's "no button" for a key of none. None on a table of wired buttons."""
+    if config.buttons.source != "hid":
+        return None
+    from bornes.drivers.events import KEYPAD, ButtonPressed, ReaderProblem
+    from bornes.drivers.keypad import holds_of, typed_press
+    from bornes.drivers.keys import key_label
+    from bornes.firmware.language.buttons import key_word
+
+    keymap, holds = config.buttons.key_map, holds_of(config.load_pin_map())
+    # A key as the table's language prints it ("entrée") is that key too.
+    said = {key_word(key_label(code)).casefold(): key_label(code) for code, _button in keymap.pairs}
+
+    def press(line: str) -> object | None:
+        words = line.split()
+        if words and words[-1].casefold() in said:
+            words[-1] = said[words[-1].casefold()]
+        found = typed_press(keymap, holds, " ".join(words))
+        if found is None or isinstance(found, ButtonPressed):
+            return found
+        return ReaderProblem(found.kind, found.detail, KEYPAD)
+
+    return press
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.port:
         config = dataclasses.replace(config, reader=port_reader(config.reader, args.port))
+    if args.keypad:
+        config = dataclasses.replace(config, buttons=dataclasses.replace(config.buttons, port=args.keypad))
     if args.lang:
         config = dataclasses.replace(config, table=dataclasses.replace(config.table, language=args.lang))
     if args.camera:
@@ -187,7 +228,7 @@ def _run_locked(
             appliance = Appliance(
                 config, emulate=args.emulate, panel=args.display,
                 with_reader=not args.no_reader and (not args.emulate or bool(args.port)), journal=journal,
-                control=True, with_camera=not args.no_reader,
+                control=True, with_camera=not args.no_reader, with_keypad=not args.emulate or args.keypad is not None,
             )
             from bornes.firmware.language.i18n import N_, Phrase
 
@@ -217,7 +258,7 @@ def _run_locked(
     console: Console | None = None
     if args.emulate:
         console = _start_console(appliance, config, args)
-        threading.Thread(target=_stdin_keys, args=(appliance.events, stop, console), daemon=True,
+        threading.Thread(target=_stdin_keys, args=(appliance.events, stop, console, typed_keys(config)), daemon=True,
                          name="keys").start()
     settle_after_start_up()
     try:
@@ -260,8 +301,10 @@ def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> 
     rows = panel_rows(display.size) if getattr(display, "name", "") == "terminal" else 0
     flow = appliance.flow
 
+    keymap = config.buttons.key_map if config.buttons.source == "hid" else None
+
     def help_text() -> str:  # the cards' names as the edition being played (or set up) prints them
-        return input_words(flow.state.setup.edition if flow.state is not None else flow.draft.edition)
+        return input_words(flow.state.setup.edition if flow.state is not None else flow.draft.edition, keymap)
 
     console = Console(panel_rows=rows, help_text=help_text)
     console.start()
@@ -280,6 +323,9 @@ def _start_console(appliance: Any, config: Config, args: argparse.Namespace) -> 
         if unopened:  # the readers the file names wait for --port, and the person is told so, once
             console.say(_("Not opened with --emulate: {readers}; add --port to read them beside the keyboard")
                         .format(readers=", ".join(unopened)))
+    if keymap is not None and args.keypad is None:  # its keys are typed instead, and said so
+        console.say(_("Keypad {port} not opened with --emulate: type its keys (help lists them); add --keypad to "
+                      "read it beside the keyboard").format(port=config.buttons.port))
     if flow.game is not None and flow.ui.message:
         console.say(flow.ui.message)  # "Game resumed: hand 3, Bob's turn"
 
@@ -323,8 +369,8 @@ def _hold_ok(
     """
     from bornes.drivers.pins import make_pin_factory
     from bornes.firmware.appliance import notify
-    from bornes.firmware.appliance.assembly import control_path, desktop_panel, held_buttons, open_display_from_config
-    from bornes.firmware.appliance.config import tv_file
+    from bornes.firmware.appliance.assembly import desktop_panel, held_buttons, open_display_from_config
+    from bornes.firmware.appliance.config import control_path, tv_file
     from bornes.firmware.appliance.referee import wait_for_long_ok
     from bornes.firmware.screens.model import StatusView
     from bornes.firmware.screens.render import render
@@ -342,8 +388,8 @@ def _hold_ok(
     try:
         display.show(render(StatusView(title, detail), display.size, display.mode))
         notify.ready(f"waiting: {title}")
-        if args.emulate:
-            threading.Thread(target=_stdin_keys, args=(events, stop), daemon=True).start()
+        if args.emulate:  # "long ok", or on a keypad table its key held: "long enter"
+            threading.Thread(target=_stdin_keys, args=(events, stop, None, typed_keys(config)), daemon=True).start()
         return wait_for_long_ok(events, stop)
     finally:
         queues.remove(events)

@@ -63,6 +63,8 @@ def format_event(event: object) -> str | None:
         return f"{'button':<20} {event.name}{' (held)' if event.long else ''}"
     if isinstance(event, ReaderLost):
         what = "keypad" if event.reader == KEYPAD else "reader"
+        if "/dev/spidev" in str(event.detail):  # an RC522: nothing to plug, but SPI to turn on or a wire to check
+            return f"{'!':<20} {what} lost: {event.detail}; retrying (bornes doctor says why)"
         return f"{'!':<20} {what} lost: {event.detail}; retrying (plug it in, or check --port)"
     if isinstance(event, ReaderBack):
         return f"{'+':<20} {'keypad' if event.reader == KEYPAD else 'reader'} connected on {event.port}"

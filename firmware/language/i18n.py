@@ -145,6 +145,11 @@ def N_(message: str) -> str:
     return message
 
 
+def NC_(context: str, message: str) -> str:
+    """Mark a text with a context for the catalogue without translating it yet."""
+    return message
+
+
 class Phrase:
     """A table text worded only when it is printed, in the language in use then: a log line that
     journald keeps in English and the emulator's console says in the table's language

@@ -50,16 +50,11 @@ from bornes.engine import (
     attacked_side,
     seat_letter,
 )
-from bornes.firmware.language.i18n import N_, catalogue, current_language, edition_card_name
+from bornes.firmware.language.i18n import N_, NC_, catalogue, current_language, edition_card_name
 
 Phrasings = tuple[str, ...]
 #: The card a side lays to start rolling, as the screens name cards (its payload word).
 ROLL = "ROLL"
-
-
-def NC_(context: str, message: str) -> str:
-    """Mark a text with a context for the catalogue without translating it yet."""
-    return message
 
 
 #: Card titles, marked for the catalogue (context "card"), so a translation names the cards.
@@ -203,18 +198,21 @@ def _action_words(setup: GameSetup, action: Action, edition: str | None, languag
     if isinstance(action, Play):
         name, title = _seat(setup, action.seat), card(action.card)
         target_side = attacked_side(setup, action)  # only a hazard goes on another side
+        # Who played it stays in every phrasing, the shortest too (issue 40: the header said "Feu Rouge",
+        # not whose): the header cuts a long name by the names' rule before it drops it.
         if target_side is not None:
             target = side_name(setup, target_side)
             return (_("{name}: {card} on {target}", name=name, card=title, target=target),
-                    _("{card} on {target}", card=title, target=target), title, _("Attack!"))
+                    _("{name}: {card}", name=name, card=title), _("{name}: Attack!", name=name))
         miles = action.card.kind.miles  # 0 for a card that is not distance
         if miles:
             return (_("{name}: {card}", name=name, card=title),
-                    _("{name} +{miles}", name=name, miles=miles), f"+{miles}")
+                    _("{name} +{miles}", name=name, miles=miles))
         # A last word short enough for any header beside the draw count ("Véhicule Prioritaire" is not).
         family = action.card.kind.category  # the word for the card's family, to show it, not to judge it
-        last = _("Safety!") if family is Category.SAFETY else _("Attack!") if family is Category.HAZARD else _("Remedy")
-        return _("{name}: {card}", name=name, card=title), title, last
+        last = (_("{name}: Safety!", name=name) if family is Category.SAFETY
+                else _("{name}: Attack!", name=name) if family is Category.HAZARD else _("{name}: Remedy", name=name))
+        return _("{name}: {card}", name=name, card=title), last
     if isinstance(action, Discard):
         name, title = _seat(setup, action.seat), card(action.card)
         return (_("{name} discards {card}", name=name, card=title), _("{name} discards", name=name),
@@ -365,9 +363,9 @@ def event_words(state: GameState, event: Event, language: str | None = None) -> 
     card = card_name(event.card, setup.edition, language) if event.card is not None else ""
     if code is EventCode.DISTANCE or code is EventCode.REMEDY:
         return _("{name}: {card}", name=name, card=card), card
-    if code is EventCode.HAZARD:
+    if code is EventCode.HAZARD:  # who played it stays in every phrasing (issue 40: "Feu Rouge" alone)
         return (_("{name}: {card} on {target}", name=name, card=card, target=side),
-                _("{card} on {target}", card=card, target=side), card)
+                _("{name}: {card}", name=name, card=card), _("{name}: Attack!", name=name))
     if code is EventCode.SAFETY:
         return (_("{name}: {card}, play again", name=name, card=card), _("{name}: {card}", name=name, card=card),
                 card)

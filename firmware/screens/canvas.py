@@ -263,53 +263,79 @@ def layout_problems(boxes: Sequence[Box], size: tuple[int, int], margin: int = M
     """
     width, height = size
     problems: list[str] = []
-
-    def name(b: Box) -> str:
-        return f"{b.kind} {b.text!r} {b.rect}" if b.text else f"{b.kind} {b.rect}"
-
-    def meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-        return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-
-    def grown(r: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-        return (r[0] - 1, r[1] - 1, r[2] + 1, r[3] + 1)
-
-    def inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-        return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
-
     for b in boxes:
         x0, y0, x1, y1 = b.rect
         if x0 < 0 or y0 < 0 or x1 >= width or y1 >= height:
-            problems.append(f"off the panel: {name(b)}")
+            problems.append(f"off the panel: {_named(b)}")
         elif b.ink and (x0 < margin or x1 >= width - margin):
-            problems.append(f"in the {margin}-pixel margin: {name(b)}")
+            problems.append(f"in the {margin}-pixel margin: {_named(b)}")
         if b.cut:
-            problems.append(f"cut: {name(b)}")
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            if a.kind == "text" and b.kind == "text" and a.rect[1] <= b.rect[3] and b.rect[1] <= a.rect[3]:
-                gap = max(a.rect[0], b.rect[0]) - min(a.rect[2], b.rect[2]) - 1
-                if 0 <= gap < 2:  # two texts on one line need a space between them, or they read as one
-                    problems.append(f"texts run together: {name(a)} and {name(b)}")
-            if a.ink != b.ink:  # ink just outside a lit background merges with it: keep one dark pixel
-                ink, back = (a, b) if a.ink else (b, a)
-                if not meets(ink.rect, back.rect) and meets(ink.rect, grown(back.rect)):
-                    problems.append(f"touches its neighbour's background: {name(ink)} and {name(back)}")
-            if (a.ink and b.ink and not meets(a.rect, b.rect) and meets(a.rect, grown(b.rect))
-                    and not (a.kind == b.kind == "text" and a.font and a.font == b.font)):
-                # Two marks with no dark pixel between read as one: a safety icon resting on the name
-                # below reads as that side's card. (Lines of one font, a paragraph's or a column's,
-                # keep the font's own line pitch, as on any terminal.)
-                problems.append(f"touch: {name(a)} and {name(b)}")
-            if not meets(a.rect, b.rect):
-                continue
-            if a.ink and b.ink:
-                problems.append(f"overlap: {name(a)} and {name(b)}")
-            elif a.ink != b.ink:
-                ink, back = (a, b) if a.ink else (b, a)
-                if not inside(ink.rect, back.rect):
-                    problems.append(f"sticks out of its background: {name(ink)} over {name(back)}")
-            elif not (inside(a.rect, b.rect) or inside(b.rect, a.rect)):
-                problems.append(f"backgrounds cross: {name(a)} and {name(b)}")
+            problems.append(f"cut: {_named(b)}")
+    # Every rule below needs two marks within two columns of each other, so the pairs are found by a sweep
+    # over the columns (boxes by their left edge) instead of trying every pair: the game sweeps of the
+    # layout and pseudo-locale tests check tens of thousands of screens. The problems keep the order of the
+    # boxes, as the plain pairwise loop gave them.
+    order = sorted(range(len(boxes)), key=lambda k: boxes[k].rect[0])
+    found: list[tuple[int, int, list[str]]] = []
+    for at, i in enumerate(order):
+        reach = boxes[i].rect[2] + 2
+        for j in order[at + 1:]:
+            if boxes[j].rect[0] > reach:
+                break
+            first, second = (i, j) if i < j else (j, i)
+            pair = _pair_problems(boxes[first], boxes[second])
+            if pair:
+                found.append((first, second, pair))
+    for _, _, pair in sorted(found, key=lambda entry: (entry[0], entry[1])):
+        problems += pair
+    return problems
+
+
+def _named(b: Box) -> str:
+    return f"{b.kind} {b.text!r} {b.rect}" if b.text else f"{b.kind} {b.rect}"
+
+
+def _meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _grown(r: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    return (r[0] - 1, r[1] - 1, r[2] + 1, r[3] + 1)
+
+
+def _inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
+
+
+def _pair_problems(a: Box, b: Box) -> list[str]:
+    """What is wrong between two marks (``a`` drawn before ``b``); see :func:`layout_problems`."""
+    problems: list[str] = []
+    if a.kind == "text" and b.kind == "text" and a.rect[1] <= b.rect[3] and b.rect[1] <= a.rect[3]:
+        gap = max(a.rect[0], b.rect[0]) - min(a.rect[2], b.rect[2]) - 1
+        if 0 <= gap < 2:  # two texts on one line need a space between them, or they read as one
+            problems.append(f"texts run together: {_named(a)} and {_named(b)}")
+    a_ink, b_ink = a.ink, b.ink
+    meets = _meets(a.rect, b.rect)
+    if a_ink != b_ink:  # ink just outside a lit background merges with it: keep one dark pixel
+        ink, back = (a, b) if a_ink else (b, a)
+        if not meets and _meets(ink.rect, _grown(back.rect)):
+            problems.append(f"touches its neighbour's background: {_named(ink)} and {_named(back)}")
+    if (a_ink and b_ink and not meets and _meets(a.rect, _grown(b.rect))
+            and not (a.kind == b.kind == "text" and a.font and a.font == b.font)):
+        # Two marks with no dark pixel between read as one: a safety icon resting on the name
+        # below reads as that side's card. (Lines of one font, a paragraph's or a column's,
+        # keep the font's own line pitch, as on any terminal.)
+        problems.append(f"touch: {_named(a)} and {_named(b)}")
+    if not meets:
+        return problems
+    if a_ink and b_ink:
+        problems.append(f"overlap: {_named(a)} and {_named(b)}")
+    elif a_ink != b_ink:
+        ink, back = (a, b) if a_ink else (b, a)
+        if not _inside(ink.rect, back.rect):
+            problems.append(f"sticks out of its background: {_named(ink)} over {_named(back)}")
+    elif not (_inside(a.rect, b.rect) or _inside(b.rect, a.rect)):
+        problems.append(f"backgrounds cross: {_named(a)} and {_named(b)}")
     return problems
 
 

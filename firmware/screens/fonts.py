@@ -18,7 +18,6 @@ FONTS: dict[str, tuple[str, int, int]] = {
     "tiny": ("misc-fixed-4x6", 4, 6),
     "small": ("misc-fixed-5x8", 5, 8),
     "text": ("misc-fixed-6x10", 6, 10),
-    "bold": ("misc-fixed-6x13B", 6, 13),
     "bold7": ("misc-fixed-7x13B", 7, 13),
     "big": ("misc-fixed-9x15B", 9, 15),
     "huge": ("misc-fixed-10x20", 10, 20),

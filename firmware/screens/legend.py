@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from html import escape
 
+from bornes.firmware.language.buttons import legend_words
 from bornes.firmware.language.i18n import N_, _, pgettext, translations
 from bornes.firmware.screens import icons
 from bornes.firmware.screens.canvas import BLACK, Canvas
@@ -133,7 +134,8 @@ def keys_html(keys: tuple[tuple[str, str], ...], language: str) -> str:
     if not keys:
         return ""
     catalogue = translations(language)
-    rows = "".join(f"<div><dt><kbd>{escape(label)}</kbd></dt><dd>{escape(button)}</dd></div>" for label, button in keys)
+    rows = "".join(f"<div><dt><kbd>{escape(label)}</kbd></dt><dd>{escape(button)}</dd></div>"
+                   for label, button in legend_words(keys, language))
     return (f'<details class="legend keys" open><summary>{escape(catalogue.gettext(KEYS_TITLE))}</summary>'
             f'<dl>{rows}</dl></details>')
 

@@ -63,6 +63,7 @@ class FeedbackView:
     text: str
     refused: bool = False
     short: tuple[str, ...] = ()  # shorter phrasings of the same text, for a narrow panel
+    card: bool = False  # what was refused is a card: the player takes it back (a button: nothing to take back)
 
 
 @dataclass(frozen=True, slots=True)

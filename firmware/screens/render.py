@@ -12,6 +12,7 @@ from typing import Any
 from PIL import Image
 
 from bornes.firmware.language import names as naming
+from bornes.firmware.language.buttons import button_phrasings, key_word, keyed
 from bornes.firmware.language.i18n import N_, _, pgettext
 from bornes.firmware.screens import fonts, icons
 from bornes.firmware.screens.canvas import BLACK, MARGIN, WHITE, Canvas
@@ -88,8 +89,10 @@ def _title(c: Canvas, text: str | Sequence[str], right_text: str = "") -> None:
 
 
 def _hint(c: Canvas, text: str | Sequence[str]) -> None:
-    """The buttons this screen waits for, on the last line, in the longest phrasing that fits."""
-    c.text_center(c.height - HINT_H, c.choose(text, HINT_FONT, c.width - 2 * MARGIN), HINT_FONT,
+    """The buttons this screen waits for, on the last line, in the longest phrasing that fits; on a
+    keypad table, named by their keys ("+ more   Enter back": ``language/buttons.py``)."""
+    phrasings = [keyed(text)] if isinstance(text, str) else [keyed(option) for option in text]
+    c.text_center(c.height - HINT_H, c.choose(phrasings, HINT_FONT, c.width - 2 * MARGIN), HINT_FONT,
                   left=MARGIN, right=c.width - MARGIN)
 
 
@@ -194,12 +197,16 @@ def _table(c: Canvas, view: TableView) -> None:
 
 
 def _refusal(c: Canvas, message: FeedbackView, view: TableView) -> None:
-    """A refused play: the reason in the largest type that fits; it stays until the next input."""
+    """A refused input: the reason in the largest type that fits; it stays until the next input. A refused
+    card asks for the card back; a refused button (a hand the engine would not end) does not."""
     c.box((0, 0, c.width - 1, 12))
     c.text_center(0, _("REFUSED"), "bold7", fill=BLACK)
     text = message.text
     if message.short and not all(c.fits(word, "small", c.width - 2 * MARGIN) for word in text.split()):
         text = message.short[-1]  # a word (a long scanned code) wider than the panel: the short form
+    if not message.card:  # a button or a reader's trouble: nothing to take back, the reason has the room
+        _paragraph(c, text, 14, c.height - 1)
+        return
     _paragraph(c, text, 14, c.height - HINT_H - 1)
     if view.turn_name:
         _hint(c, (_("{name}: take the card back").format(name=view.turn_name), _("Take the card back"),
@@ -497,8 +504,8 @@ def _status(c: Canvas, view: StatusView) -> None:
     c.box((0, 0, c.width - 1, 14))
     title, font = c.choose_font(f"! {view.title}", ("bold7", "text", "small"), c.width - 2 * MARGIN)
     c.text_center(1, title, font, fill=BLACK)
-    if view.detail:
-        _paragraph(c, view.detail, 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
+    if view.detail:  # "OK ends, BACK plays on": by their keys on a keypad table
+        _paragraph(c, keyed(view.detail), 16, c.height - 1, choices=("bold7", "text", "small", "tiny"))
 
 
 _LEGEND_ROW = 12
@@ -551,20 +558,22 @@ def _legend(c: Canvas, view: LegendView) -> None:
 
 
 def _legend_keys(c: Canvas, keys: Sequence[tuple[str, str]], page: int) -> None:
-    """A keycap with what is printed on it, and the button that key is."""
+    """A keycap with what is printed on it, and the button that key is, both in the table's language
+    ("Entrée", "DÉFAUSSE")."""
+    worded = [(key_word(label), button_phrasings(button)) for label, button in keys]
     columns = _legend_columns((c.width, c.height))
     rows = _key_rows((c.width, c.height))
     per_page = rows * columns
     col_w = (c.width - 2 * MARGIN) // columns
-    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in keys)))
-    for place, (label, button) in enumerate(keys[page * per_page:(page + 1) * per_page]):
+    cap_w = min(_KEYCAP[1], max(_KEYCAP[0], *(c.text_width(label, "small") + 6 for label, _button in worded)))
+    for place, (label, button) in enumerate(worded[page * per_page:(page + 1) * per_page]):
         column, row = divmod(place, rows)
         x = MARGIN + column * col_w
         y = TITLE_H + 1 + row * _KEY_ROW
         cap, font = c.choose_font((label,), ("small", "tiny"), cap_w - 4)
         c.box((x, y, x + cap_w - 1, y + _KEY_ROW - 2))  # the key, lit: what is printed on it in black
         c.text_center(y + (1 if font == "small" else 3), cap, font, fill=BLACK, left=x, right=x + cap_w)
-        said, font = c.choose_font((button,), ("small", "tiny"), col_w - cap_w - 6)
+        said, font = c.choose_font(button, ("small", "tiny"), col_w - cap_w - 6)  # "PLACE1-PLACE8", "PLACE1-8"
         c.text((x + cap_w + 4, y + (1 if font == "small" else 3)), said, font)
 
 

@@ -124,9 +124,13 @@ def _sample_tables() -> dict[str, TableView]:
         "table-3-status": TableView(_THREE, draw_pile=17, hand_number=2, turn_name="Bob", status=_("Reader lost")),
         "refused": TableView(_FOUR, draw_pile=42, hand_number=3, turn_name="Ann",
                              message=FeedbackView(_("Play a {roll} first").format(roll=card_name(ROLL)),
-                                                  refused=True)),
+                                                  refused=True, card=True)),
         "refused-short": TableView(_TWO, draw_pile=9, turn_name="Bob",
-                                   message=FeedbackView(_("Not your turn"), refused=True)),
+                                   message=FeedbackView(_("Not your turn"), refused=True, card=True)),
+        # a button refused (a long BACK while the draw pile has cards): no card to take back (issue 40)
+        "refused-button": TableView(_TWO, draw_pile=76, turn_name="Bob",
+                                    message=FeedbackView(_("The hand goes on: the draw pile has cards"),
+                                                         refused=True)),
     }
 
 

@@ -167,15 +167,18 @@ COMPACT_W = 60
 def compact_cell(c: Canvas, side: SideView, x: int, y: int, least: int = 1, width: int = COMPACT_W) -> None:
     """A side in a 60×28 cell (wider on the 256 panel: the name line takes the extra room, the marks
     stand in the middle): name and points, then miles and state, then safeties."""
-    # The name first: the fullest name beside the total and this hand's points, else beside the total
-    # (a name keeps three letters at least, or all it has, before a figure gives way), else the
-    # shortest name that still tells the sides apart beside the total, or alone.
+    # The name first: the fullest name beside the total and this hand's points, else beside this hand's
+    # points while it has some (they change with every card; the total is on the last score sheet: issue
+    # 40, partners' names at six players dropped "+200"), else beside the total (a name keeps three
+    # letters at least, or all it has, before a figure gives way), else the shortest name that still
+    # tells the sides apart beside the total, or alone.
     mark = TURN_MARK_TINY if side.is_turn else 0
     names = _names(side, least)
     good = _names(side, max(least, GOOD_NAME))
     total, both = str(side.score), _points(side)[-1]
+    gained = [(f"+{side.hand_points}", good)] if side.hand_points else []
     points = ""
-    for option, choices in ((both, good), (total, good), (total, names)):  # the points end a column short
+    for option, choices in ((both, good), *gained, (total, good), (total, names)):  # the points end a column short
         if any(mark + c.text_width(name, "tiny") + 2 + c.text_width(option, "tiny") <= width - 1 for name in choices):
             points = option
             break
@@ -242,41 +245,45 @@ def draw_header(c: Canvas, view: TableView, page: str) -> None:
     # The last resort, never a word cut without a mark: the shortest phrasing with its long words (a
     # twelve-letter name) cut by the names' rule, "Maximilienne starts" → "Maxim. starts".
     longest = max((len(word) for word in options[-1].split()), default=0)
-    options += [naming.abridged(options[-1], keep) for keep in range(longest - 1, 2, -1)]
-    options = list(dict.fromkeys(options))
+    abridged = [naming.abridged(options[-1], keep) for keep in range(longest - 1, 2, -1)]
     pile_icon = not view.play_out
     deck = icons.deck_icon()
-    status = view.status or ""
     space = fonts.cell("small")[0]
 
-    def pile_width(pile: str, page: str) -> int:
-        """The room of everything right of the message: the warning, the page and the pile."""
+    def pile_width(pile: str, page: str, status: str | None) -> int:
+        """The room of everything right of the message: the warning (its badge, and its words unless
+        ``status`` is ""), the page and the pile."""
         shown = f"{page} {pile}".strip()
         width = c.text_width(shown, "small") if shown else 0
         width += deck.width + 2 if pile_icon and pile and pile == piles[1] else 0
-        if status:
-            width += BADGE_W + 2 + c.text_width(status, "tiny") + (space if shown else 0)
+        if status is not None:
+            width += BADGE_W + (2 + c.text_width(status, "tiny") if status else 0) + (space if shown else 0)
         return width
 
     # The longest message that fits beside some phrasing of the pile, with the longest such pile;
-    # the page number gives way before the message does.
+    # the page number gives way before the message does, and the warning's words (its badge stays)
+    # before a word of the message is cut: "Françoise commence !" rather than "Franço. commen. !Pavé perdu".
     room = c.width - 2 * MARGIN
-    chosen = (options[-1], piles[-1], "")
-    for pages in ((page, "") if page else ("",)):
-        for option in options:
-            fitting = [p for p in piles if c.text_width(option, "small") + 4 + pile_width(p, pages) <= room]
-            if fitting:
-                chosen = (option, fitting[0], pages)
-                break
-        else:
-            continue
-        break
-    message, pile, page = chosen
+    warnings = [view.status, ""] if view.status else [None]
+    chosen = (abridged[-1] if abridged else options[-1], piles[-1], "", warnings[-1])
+    tries = [(list(dict.fromkeys(words)), warning) for words in (options, abridged) for warning in warnings]
+    for words, warning in tries:
+        found = next(((option, fitting[0], pages, warning) for pages in ((page, "") if page else ("",))
+                      for option in words
+                      for fitting in [[p for p in piles
+                                       if c.text_width(option, "small") + 4 + pile_width(p, pages, warning) <= room]]
+                      if fitting), None)
+        if found is not None:
+            chosen = found
+            break
+    message, pile, page, status = chosen
     line = _header_line((message, pile, page))
     right, gap = c.width - MARGIN, 0
-    if status:  # at the right end, after its badge, whose lit block keeps off row 0 (the panel's edge) and
-        # row 7 (above the cells); the badge stands between the warning and the pile ("Draw 17 !Reader lost")
-        right = c.text_right(right, 1, status, "tiny") - 2  # on the badge's rows, whatever the line's baseline
+    if status is not None:  # at the right end, after its badge, whose lit block keeps off row 0 (the panel's
+        # edge) and row 7 (above the cells); the badge stands between the warning and the pile ("Draw 17 !Reader
+        # lost"), alone when the message needs the room
+        if status:
+            right = c.text_right(right, 1, status, "tiny") - 2  # on the badge's rows, whatever the line's baseline
         c.box((right - BADGE_W + 1, 1, right, HEADER_H - 2))
         c.text((right - BADGE_W + 1 + (BADGE_W - c.text_width("!", "tiny") + 1) // 2, 1), "!", "tiny", fill=BLACK)
         right -= BADGE_W - 1

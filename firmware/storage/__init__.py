@@ -8,6 +8,6 @@ SQLite's log before SQLite does), ``note`` (the pending note: the count of ackno
 ``errors`` (why the journal cannot be used, in one line) and ``headroom`` (free space as cards).
 ``store`` is the table flow's view of it; ``statelock`` is the state folder's lock; ``live``
 follows a journal read-only (phone pages, club bridge); ``records`` writes a stored game out whole;
-``padnotes`` reads the pile-pad note on a journal line. May import: the engine, the drivers' errors
-and files, ``firmware.language``.
+``padnotes`` reads the pile-pad note on a journal line. May import: the engine, the drivers' errors,
+events and files, ``firmware.language``.
 """

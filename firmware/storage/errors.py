@@ -17,7 +17,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from bornes.drivers.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, UserError
+from bornes.drivers.errors import EX_DATAERR, EX_IOERR, EX_TEMPFAIL, Said, UserError, en_
+from bornes.drivers.events import DeviceFailure
 
 
 class JournalError(UserError):
@@ -32,10 +33,10 @@ class JournalCorrupt(JournalError):
     exit_code = EX_DATAERR
 
     def __init__(self, path: Path, problem: str) -> None:
-        problem = " ".join(problem.split())  # SQLite's check can report several lines; a person sees one
-        super().__init__(
-            f"journal {path} is damaged ({problem}); it was left untouched: move it aside to start a new journal"
-        )
+        if not isinstance(problem, Said):
+            problem = " ".join(problem.split())  # SQLite's check can report several lines; a person sees one
+        super().__init__(en_("journal {path} is damaged ({problem}); it was left untouched: move it aside to start "
+                              "a new journal", path=path, problem=problem))
         self.path = path
         self.problem = problem
 
@@ -47,8 +48,9 @@ class JournalBusy(JournalError):
 
     def __init__(self, path: Path) -> None:
         holders = lock_holders(path)
-        who = f"PID {', '.join(map(str, holders))}" if holders else "PID unknown"
-        super().__init__(f"journal {path}: the journal is in use by another program ({who}); stop it and try again")
+        who = en_("PID {pids}", pids=", ".join(map(str, holders))) if holders else en_("PID unknown")
+        super().__init__(en_("journal {path}: the journal is in use by another program ({who}); stop it and try "
+                              "again", path=path, who=who))
         self.path = path
         self.holders = holders
 
@@ -113,12 +115,15 @@ def writability_problem(path: Path) -> str | None:
     try:
         if os.statvfs(directory).f_flag & os.ST_RDONLY:
             where = mount_point(directory)
-            return f"journal {path}: the file system is mounted read-only; fix: sudo mount -o remount,rw {where}"
+            return en_("journal {path}: the file system is mounted read-only; fix: sudo mount -o remount,rw {where}",
+                        path=path, where=where)
     except OSError as error:
-        return f"journal {path}: cannot reach its folder: {error.strerror or error}"
+        return en_("journal {path}: cannot reach its folder: {reason}", path=path,
+                    reason=DeviceFailure.of(error, str(directory)))
     if not os.access(directory, os.W_OK | os.X_OK):
         user = user_name()
-        return f"journal {path}: folder {directory} is not writable by {user}; fix: sudo chown {user}: {directory}"
+        return en_("journal {path}: folder {directory} is not writable by {user}; fix: {command}", path=path,
+                    directory=directory, user=user, command=f"sudo chown {user}: {directory}")
     for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         try:
             fd = os.open(candidate, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -127,13 +132,16 @@ def writability_problem(path: Path) -> str | None:
         except OSError as error:
             if error.errno in (errno.EACCES, errno.EPERM):
                 user = user_name()
-                return f"journal {candidate} cannot be written by user {user}; fix: sudo chown {user}: {candidate}"
+                return en_("journal {path} cannot be written by user {user}; fix: {command}", path=candidate,
+                            user=user, command=f"sudo chown {user}: {candidate}")
             if error.errno == errno.EROFS:
-                return f"journal {candidate}: the file system is mounted read-only; remount it read-write"
-            return f"journal {candidate}: cannot open for writing: {error.strerror or error}"
+                return en_("journal {path}: the file system is mounted read-only; remount it read-write",
+                            path=candidate)
+            return en_("journal {path}: cannot open for writing: {reason}", path=candidate,
+                        reason=DeviceFailure.of(error, str(candidate)))
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return f"journal {candidate} is not a regular file; move it away"
+                return en_("journal {path} is not a regular file; move it away", path=candidate)
         finally:
             os.close(fd)
     return None
@@ -168,12 +176,14 @@ def classify(path: Path, error: sqlite3.Error) -> JournalError:
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
         return JournalBusy(path)
     if code == sqlite3.SQLITE_FULL:
-        return JournalFull(f"journal {path}: the storage is full ({text}); free some space")
+        return JournalFull(en_("journal {path}: the storage is full ({reason}); free some space", path=path,
+                                reason=text))
     if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
-        return JournalUnwritable(writability_problem(path) or f"journal {path}: {text}")
+        return JournalUnwritable(writability_problem(path) or en_("journal {path}: {reason}", path=path, reason=text))
     if code == sqlite3.SQLITE_IOERR:
-        return JournalIOError(f"journal {path}: the storage failed ({text}); check the SD card or disk")
-    return JournalError(f"journal {path}: {text}")
+        return JournalIOError(en_("journal {path}: the storage failed ({reason}); check the SD card or disk",
+                                   path=path, reason=text))
+    return JournalError(en_("journal {path}: {reason}", path=path, reason=text))
 
 
 @contextlib.contextmanager
@@ -184,7 +194,7 @@ def said_in_one_line(path: Path) -> Iterator[None]:
     except sqlite3.Error as error:
         raise classify(path, error) from None
     except UnicodeDecodeError:
-        raise JournalCorrupt(path, "a stored text is not valid UTF-8") from None
+        raise JournalCorrupt(path, en_("a stored text is not valid UTF-8")) from None
 
 
 # -- the journal ----------------------------------------------------------------------------------

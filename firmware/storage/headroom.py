@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bornes.drivers.errors import en_
+
 #: What one card needs beyond its rows: the frames of its commit in the WAL (8-29 KiB measured with
 #: 4 KiB pages), a new page when a B-tree node splits, and the primer of the next WAL after a checkpoint.
 COMMIT_RESERVE = 64 * 1024
@@ -38,10 +40,12 @@ class Headroom:
         return self.free < LOW_SPACE
 
     def describe(self) -> str:
+        """One line in English (logs, run's error), a Said ``bornes doctor`` says in the table's language."""
         size = f"{self.free / 1024 / 1024:.1f} MiB" if self.free >= 1024 * 1024 else f"{self.free // 1024} KiB"
         if self.full:
-            return f"{size} free: not enough to record one more card; free some space"
-        return f"{size} free: room for about {self.cards:,} cards ({self.games:,} games)".replace(",", " ")
+            return en_("{size} free: not enough to record one more card; free some space", size=size)
+        return en_("{size} free: room for about {cards} cards ({games} games)", size=size,
+                    cards=f"{self.cards:,}".replace(",", " "), games=f"{self.games:,}".replace(",", " "))
 
 
 def headroom(state_dir: str | os.PathLike[str]) -> Headroom:

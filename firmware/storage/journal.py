@@ -55,6 +55,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bornes.drivers.errors import en_
+from bornes.drivers.events import DeviceFailure
 from bornes.firmware.storage import wal as wal_walker
 from bornes.firmware.storage.errors import (
     JournalBusy,
@@ -183,7 +185,8 @@ class Journal:
         except NotADirectoryError:
             return False
         except OSError as error:
-            raise JournalError(f"journal {path}: cannot look: {error.strerror or error}") from None
+            raise JournalError(en_("journal {path}: cannot look: {reason}", path=path,
+                                    reason=DeviceFailure.of(error, str(path)))) from None
         return True
 
     @staticmethod
@@ -205,7 +208,7 @@ class Journal:
             left.append(f"{PENDING} says game {note.acknowledged.game} holds {note.acknowledged.actions} actions"
                         if note.acknowledged else f"{PENDING} is there")
         if left:
-            raise JournalCorrupt(path, f"the database is missing but {' and '.join(left)}")
+            raise JournalCorrupt(path, en_("the database is missing but {left}", left=" and ".join(left)))
 
     @classmethod
     def open(cls, state_dir: str | os.PathLike[str], *, readonly: bool = False) -> Journal:
@@ -222,21 +225,21 @@ class Journal:
         except FileNotFoundError:
             info = None
         except PermissionError:
-            raise JournalUnwritable(
-                f"journal {path}: user {user_name()} cannot reach it; fix: sudo chown {user_name()}: {directory}"
-            ) from None
+            raise JournalUnwritable(en_("journal {path}: user {user} cannot reach it; fix: {command}", path=path,
+                                         user=user_name(), command=f"sudo chown {user_name()}: {directory}")) from None
         except OSError as error:
-            doing = "open" if readonly else "create"
-            raise JournalError(f"journal {path}: cannot {doing}: {error.strerror or error}") from None
+            reason = DeviceFailure.of(error, str(path))
+            raise JournalError(en_("journal {path}: cannot open: {reason}", path=path, reason=reason) if readonly
+                               else en_("journal {path}: cannot create: {reason}", path=path, reason=reason)) from None
         if info is None:
             cls._no_main_file(path)
             if readonly:
-                raise JournalError(f"journal {path} does not exist yet (no game has been played)")
+                raise JournalError(en_("journal {path} does not exist yet (no game has been played)", path=path))
             cls._create(directory, path)
         elif not stat.S_ISREG(info.st_mode):
-            raise JournalError(f"journal {path} is not a regular file; move it away")
+            raise JournalError(en_("journal {path} is not a regular file; move it away", path=path))
         elif info.st_size == 0:
-            raise JournalCorrupt(path, "the file is empty")
+            raise JournalCorrupt(path, en_("the file is empty"))
         version, warnings, note = cls._check(path, readonly=readonly)
         if readonly:
             connection = cls._connect(path, readonly=True)
@@ -382,7 +385,8 @@ class Journal:
         try:
             return read_note(path.parent)
         except OSError as error:
-            raise JournalCorrupt(path, f"{PENDING} cannot be read: {error.strerror or error}") from None
+            raise JournalCorrupt(path, en_("{note} cannot be read: {reason}", note=PENDING,
+                                            reason=DeviceFailure.of(error, PENDING))) from None
 
     @staticmethod
     def _walk(path: Path, *, writer_may_run: bool) -> wal_walker.WalWalk:
@@ -399,17 +403,18 @@ class Journal:
     def _check_tables(path: Path, connection: sqlite3.Connection) -> int:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"schema_version", "games", "actions"} <= tables:
-            raise JournalCorrupt(path, "not a bornes journal: tables are missing")
+            raise JournalCorrupt(path, en_("not a bornes journal: tables are missing"))
         versions = connection.execute("SELECT version FROM schema_version").fetchall()
         version = versions[0][0] if len(versions) == 1 else None
         if version in (1, SCHEMA_VERSION) and schema(connection) != expected_schema(version):
-            raise JournalCorrupt(path, "its table definitions are not the ones bornes wrote")
+            raise JournalCorrupt(path, en_("its table definitions are not the ones bornes wrote"))
         if version == 1 and "ledger" not in tables:
             return 1
         if version != SCHEMA_VERSION or "ledger" not in tables:
             if isinstance(version, int) and version > SCHEMA_VERSION:
-                raise JournalError(f"journal {path} was written by a newer bornes (schema {version})")
-            raise JournalCorrupt(path, f"unknown schema version {version!r}")
+                raise JournalError(en_("journal {path} was written by a newer bornes (schema {version})", path=path,
+                                        version=version))
+            raise JournalCorrupt(path, en_("unknown schema version {version}", version=repr(version)))
         return SCHEMA_VERSION
 
     @staticmethod
@@ -685,7 +690,7 @@ class Journal:
                 return None
             row = reader.game(current)
             if row is None:
-                raise JournalCorrupt(self.path, f"game {current} in progress is missing")
+                raise JournalCorrupt(self.path, en_("game {game} in progress is missing", game=current))
             return CurrentGame(row[0], row[1], reader.lines(row))
 
     def load(self, game_id: int) -> GameRecord | None:
@@ -696,7 +701,7 @@ class Journal:
                 return None
             row = reader.game(game_id)
             if row is None:
-                raise JournalCorrupt(self.path, f"game {game_id} is missing")
+                raise JournalCorrupt(self.path, en_("game {game} is missing", game=game_id))
             lines = reader.lines(row)
             return GameRecord(row[0], row[2], row[3], row[4], row[1], row[5], lines)
 
@@ -746,7 +751,7 @@ class Journal:
         with self._read() as reader:
             stored = reader.db.execute("SELECT count(*) FROM actions").fetchone()[0]
         if stored != total:
-            raise JournalCorrupt(self.path, f"{stored - total} action rows belong to no game")
+            raise JournalCorrupt(self.path, en_("{count} action rows belong to no game", count=stored - total))
         return len(games)
 
     def close(self) -> None:
@@ -834,7 +839,9 @@ def _judge_note(reader: CheckedReader, note: NoteReading, walked: wal_walker.Wal
     held = newest[6] if newest is not None else 0
     proven = walked.whole or (note.claimed is not None and held >= note.claimed)
     if problem is None and acknowledged is not None:
-        return [f"{note.damage}; the other copy agrees with the journal (the referee writes a new note)"]
+        return [en_("{damage}; the other copy agrees with the journal (the referee writes a new note)",
+                     damage=note.damage)]
     if proven:
-        return [f"{note.damage}, but the WAL proves it lost nothing (the referee writes a new note)"]
+        return [en_("{damage}, but the WAL proves it lost nothing (the referee writes a new note)",
+                     damage=note.damage)]
     raise reader.damaged(problem or f"{note.damage}, and the WAL cannot prove what it counted")

@@ -27,6 +27,7 @@ from bornes.engine import (
     RuleOptions,
     full_deck,
 )
+from bornes.firmware.language.buttons import keyed
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.language.words import new_game_words, outcome_words, refusal_words
 from bornes.firmware.storage.store import MemoryStore, Store
@@ -244,6 +245,9 @@ class FlowState:
     message: str | None = None
     short: tuple[str, ...] = ()  # shorter phrasings of the message, for a narrow panel
     refused: bool = False
+    #: The input was a card (read, shown to the camera, typed): a refusal asks for it back, a refused
+    #: button never does.
+    card: bool = False
     status: str | None = None
 
 
@@ -296,6 +300,9 @@ class TableCore:
         self.lost_readers: set[str] = set()
         #: (key, button) for each button of a USB keypad (drivers/keypad.py), shown by the legend; empty: GPIO buttons.
         self.key_legend: tuple[tuple[str, str], ...] = ()
+        #: Button -> the label printed on its key, on a keypad table: its messages and hints name the keys
+        #: ("Enter ends", "+ more"), not buttons it does not have; empty: wired buttons, named as printed.
+        self.keys: dict[str, str] = {}
         self._pad: str | None = None  # the pad the input being handled was laid on
         #: The table's camera, when it has one: the main menu then offers to teach it.
         self.camera: CameraLink | None = None
@@ -356,7 +363,10 @@ class TableCore:
         action: Action | None = None,
         short: tuple[str, ...] = (),
     ) -> Outcome:
-        """The outcome of this input; a message stays on the panel until the next input."""
+        """The outcome of this input; a message stays on the panel until the next input. On a keypad
+        table the buttons it names are named by their keys ("Finir la manche ? Entrée / -")."""
+        if self.keys:
+            message, short = keyed(message, self.keys), tuple(keyed(text, self.keys) for text in short)
         outcome = Outcome(verdict, message, sound, reason, action)
         if message:
             self.ui.message = message

@@ -21,6 +21,7 @@ from bornes.drivers.events import (
     CameraTeaching,
     CardScanned,
     ControlScanned,
+    DeviceFailure,
     InputEvent,
     KeyTyped,
     KindShown,
@@ -34,6 +35,7 @@ from bornes.drivers.events import (
 )
 from bornes.drivers.parts import LAYOUT_TEST_CODE
 from bornes.engine import Card, CardCodeError, CardKind, Phase, RuleOptions, full_deck
+from bornes.firmware.language.devices import PLUG_IT_IN, failure_words
 from bornes.firmware.language.i18n import N_, _
 from bornes.firmware.table.core import (
     BUSY_UNTIL_GAME_ENDS,
@@ -87,6 +89,13 @@ _CAMERA_FAULTS = {
 }
 
 
+def _typed_card(text: str) -> bool:
+    """A line typed on the emulated table names a card (``MB-STOP-01``, ``@B MB-STOP-01``), not a button."""
+    words = text.strip().split()
+    word = words[-1].upper() if words else ""
+    return word.startswith("MB-") and not word.startswith("MB-CMD-")
+
+
 class TableFlow(TableCore):
     """One table: the setup menus, then the game, one input at a time."""
 
@@ -134,6 +143,8 @@ class TableFlow(TableCore):
     def handle(self, event: InputEvent) -> Outcome:
         """Apply one input. Refusals change nothing but the message on screen."""
         self.ui.message = None  # feedback stays until the next input, and no longer
+        self.ui.card = isinstance(event, CardScanned | KindShown | UnknownScanned) or (
+            isinstance(event, KeyTyped) and _typed_card(event.text))
         self._pad = event.pad if isinstance(event, CardScanned) else None  # journalled with the play
         if isinstance(event, KeyTyped):
             return self._typed(event.text)
@@ -167,10 +178,15 @@ class TableFlow(TableCore):
         if isinstance(event, ReaderLost):
             self.lost_readers.add(event.reader)
             self.ui.status = self._lost_status()
-            if keypad:
+            why = failure_words(event.detail)  # "05a4:9840 introuvable (branché ?)", never the system's English
+            plug = not isinstance(event.detail, DeviceFailure) or event.detail.kind in PLUG_IT_IN
+            if keypad and plug:
                 return self.say(Verdict.IGNORED, _("Keypad lost: plug it back in (control cards work meanwhile)"),
                                 Sound.ATTENTION, short=(_("Keypad lost: plug it back in"), _("Keypad lost")))
-            return self.say(Verdict.IGNORED, _("Reader lost: {detail}").format(detail=event.detail), Sound.ATTENTION,
+            if keypad:  # not a cable: plugging it in would not help, so the panel says why
+                return self.say(Verdict.IGNORED, _("Keypad lost: {detail}").format(detail=why), Sound.ATTENTION,
+                                short=(_("Keypad lost"),))
+            return self.say(Verdict.IGNORED, _("Reader lost: {detail}").format(detail=why), Sound.ATTENTION,
                             short=(_("Reader lost"),))
         self.lost_readers.discard(event.reader)
         self.ui.status = self._lost_status()

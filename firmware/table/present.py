@@ -63,7 +63,7 @@ def table_view(state: GameState, flow: TableFlow | None = None, page: int = 0) -
     if flow is not None:
         ui = flow.ui
         if ui.message:
-            message = FeedbackView(ui.message, ui.refused, ui.short)
+            message = FeedbackView(ui.message, ui.refused, ui.short, card=ui.card)
         elif ui.armed.discard:  # an armed button stays visible until it is spent
             message = FeedbackView(_("DISCARD: scan the card"), short=(_("Discard: scan it"), _("Discard")))
         elif ui.armed.cf:

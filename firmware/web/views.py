@@ -55,7 +55,9 @@ def live_page(snap: LiveSnapshot, t: Words, paired: bool, keys: tuple[tuple[str,
 
 def tv_page(screen: dict[str, Any] | None, t: Words, keys: tuple[tuple[str, str], ...], sound: bool) -> str:
     """The panel full screen (docs/tv.md): its current frame, and the keypad's keys along the foot."""
-    return render("tv.html", t, screen=screen, keys=keys, sound=sound)
+    from bornes.firmware.language.buttons import legend_words
+
+    return render("tv.html", t, screen=screen, keys=legend_words(keys, t.language), sound=sound)  # "Entrée", "DÉFAUSSE"
 
 
 # -- score sheet -------------------------------------------------------------------------------------

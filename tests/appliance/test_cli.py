@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,20 @@ def test_a_command_after_global_options_gets_its_arguments(argv: list[str], caps
 def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([]) == 64
     assert "replay" in capsys.readouterr().out
+
+
+def test_lang_before_the_command_is_the_commands_own(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 40: ``bornes --lang fr --help`` failed ("invalid choice: 'fr'"). ``--lang`` goes before the
+    command as after it; the help itself is English by design (docs/languages.md)."""
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--lang", "fr", "--help"])
+    assert done.value.code == 0 and "docs/languages.md" in capsys.readouterr().out
+    script = tmp_path / "one.feed"
+    script.write_text("setup edition=winning-moves names=Ann,Bob\nscan MB-D25-01\n", encoding="utf-8")
+    assert cli.main(["--lang", "fr", "feed", str(script)]) == 1
+    assert "Posez d'abord un Feu Vert" in capsys.readouterr().out  # French, though the edition is English
+    assert cli.main(["--lang", "fr", "feed", str(script), "--lang", "en"]) == 1  # the command's own wins
+    assert "Play a Roll first" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["--lang", "xx", "feed", str(script)])
+    assert refused.value.code == 64 and "'xx' is not a language" in capsys.readouterr().err

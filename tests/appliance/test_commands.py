@@ -82,7 +82,7 @@ def test_doctor_all_good(tmp_path: Path, pty_port: str, capsys: pytest.CaptureFi
     assert ("WARN", "display /dev/i2c-99: does not exist; enable I2C: sudo raspi-config nonint do_i2c 0") in found
     assert any(level == "OK" and text.startswith(f"pins {tmp_path / 'pins.toml'}: ") for level, text in found)
     assert ("OK", f"state {tmp_path / 'state'}: exists and is writable") in found
-    assert ("OK", f"journal {tmp_path / 'state' / FILENAME}: 2 games; game 2 in progress (1 actions)") in found
+    assert ("OK", f"journal {tmp_path / 'state' / FILENAME}: 2 games; game 2 in progress (1 action)") in found
     assert any(text.startswith("groups:") for _, text in found)
     assert status == 0 and not any(level == "FAIL" for level, _ in found)
 
@@ -190,7 +190,31 @@ def test_history_lists_finished_and_in_progress(tmp_path: Path, capsys: pytest.C
     first, second = lines[1].split(), lines[2].split()
     assert first[0] == "1" and first[3:] == ["winning-moves", "Anne,Bruno", "Anne", "Anne:5150", "Bruno:2300"]
     assert "Anne,Bruno" in lines[1], "the engine's [Players] tag is read through bornes.engine.record"
-    assert second[0] == "2" and second[3:5] == ["dujardin", "3"] and "in progress, 1 actions" in lines[2]
+    assert second[0] == "2" and second[3:5] == ["dujardin", "3"] and "in progress, 1 action)" in lines[2]
+
+
+def test_history_speaks_the_tables_language_and_fits_six_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40: "(in progress, 23 actions)" on a French table, and six players' names pushed the winner
+    and totals out of their columns."""
+    config = write_config(tmp_path, "/dev/null")
+    config.write_text(config.read_text() + '[game]\nedition = "dujardin"\nplayers = 6\n')
+    six = ("Françoise", "Jean-Mathieu", "Maëlle", "Élodie", "Bob", "Wim")
+    with Journal.open(tmp_path / "state") as journal:
+        first = journal.new_game(write_header(GameSetup.create("dujardin", ["Anne", "Bruno"])))
+        journal.finish(first, json.dumps({"winner": "Anne", "totals": {"Anne": 5150, "Bruno": 2300}}))
+        game = journal.new_game(write_header(GameSetup.create("dujardin", six, teams=True)))
+        for seq, line in enumerate(["A play MB-ROLL-01", "B play MB-ROLL-02"]):
+            journal.append(game, seq, line)
+    assert cli.main(["history", "--config", str(config)]) == 0
+    heading, finished, playing = capsys.readouterr().out.splitlines()
+    assert heading.split()[:2] == ["partie", "début"] and "joueurs" in heading and "gagnant" in heading
+    assert "(en cours, 2 actions)" in playing and "in progress" not in playing
+    assert ",".join(six) in playing
+    winner = heading.index("gagnant")  # the winner's column starts where its heading does, on every line
+    assert finished[winner:].startswith("Anne ") and playing[winner:].startswith("(en cours")
+    assert finished[heading.index("joueurs"):].startswith("Anne,Bruno ")
 
 
 def test_export_record_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -254,3 +278,53 @@ def test_doctor_says_in_one_line_that_the_pin_maps_chip_is_not_there(tmp_path: P
     there = ", ".join(chip.describe() for chip in gpiochips.chips()) or "none"
     assert gpio == [f"FAIL gpio: no GPIO chip labelled 'cp2112_gpio' (chips here: {there}); plug the bridge in, "
                     "or correct [chip] label in the pin map"], gpio
+
+
+def _desktop_tv_keypad(tmp_path: Path) -> Path:
+    config = tmp_path / "desk.toml"
+    config.write_text(f'[display]\npanel = "tv"\n[pins]\nfactory = "mock"\n[state]\ndir = "{tmp_path / "state"}"\n'
+                      '[buttons]\nsource = "hid"\nport = "05a4:9840"\n', encoding="utf-8")
+    return config
+
+
+def test_doctor_on_a_desktop_names_the_files_and_devices_that_desktop_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40: on a laptop doctor said the TV page's screens go to /run/bornes/tv.json (run --emulate and
+    web use the state folder), marked "no such keypad" OK, and listed the laptop's ttyS0 as a found port."""
+    from bornes.firmware.appliance.config import control_path, load_config, tv_file
+
+    pytest.importorskip("evdev")
+    config = _desktop_tv_keypad(tmp_path)
+    doctor_run(config)
+    found = findings(capsys.readouterr().out)
+    loaded = load_config(str(config))
+    emulated = tv_file(loaded, control_path(loaded, True, loaded.state.dir))  # where run --emulate writes it
+    [tv] = [text for _level, text in found if text.startswith("tv:")]
+    assert str(emulated) in tv and "/run/bornes" not in tv
+    [keypad] = [(level, text) for level, text in found if text.startswith("buttons 05a4:9840")]
+    assert keypad[0] == "WARN" and "no such keypad" in keypad[1] and "run --emulate types its keys" in keypad[1]
+    for _level, text in found:  # a built-in port is no reader: only USB serial ports are named on a desktop
+        if text.startswith("serial: found"):
+            assert "USB" in text or "ACM" in text or "by-id" in text, text
+
+
+def test_doctor_names_a_built_in_serial_port_on_a_pi_but_not_on_a_desktop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyserial lists a laptop's legacy ttyS0 (no USB ids): on a Pi's config it may be the header's UART,
+    on a desktop it is never a card reader."""
+    from serial.tools import list_ports
+    from serial.tools.list_ports_common import ListPortInfo
+
+    from bornes.firmware.appliance.config import load_config
+
+    builtin = ListPortInfo("/dev/ttyS0", skip_link_detection=True)
+    usb = ListPortInfo("/dev/ttyUSB7", skip_link_detection=True)
+    usb.vid, usb.pid, usb.description = 0x1A86, 0x7523, "USB Serial"
+    monkeypatch.setattr(list_ports, "comports", lambda: [builtin, usb])
+    desktop = [f for f in doctor.check_serial(load_config(str(_desktop_tv_keypad(tmp_path)))) if f.topic == "serial"]
+    assert [f.detail.split()[1] for f in desktop] == ["/dev/ttyUSB7"]
+    assert "bornes run --emulate --port /dev/ttyUSB7" in desktop[0].detail
+    pi = list(doctor.check_serial(load_config(str(write_config(tmp_path, "/dev/null")))))
+    assert {f.detail.split()[1] for f in pi if f.detail.startswith("found")} >= {"/dev/ttyS0", "/dev/ttyUSB7"}

@@ -339,6 +339,7 @@ def _apply(model: list[str], op: list[str]) -> list[str]:
     return [*model, " ".join(op[2:])]
 
 
+@pytest.mark.slow  # 25 processes killed: the fast tier's SIGKILLs are tests/faults/test_crash.py's 8 of the daemon
 def test_sigkill_at_random_points_loses_no_acknowledged_action(tmp_path: Path) -> None:
     state = tmp_path / "state"
     rng = random.Random(7)

@@ -77,6 +77,7 @@ def test_the_kiosk_unit_verifies_silently_and_follows_the_referee(tmp_path: Path
     assert "pam_systemd.so" in pam and "auth" not in pam.split("\n", 3)[-1], "no password is asked"
 
 
+@pytest.mark.slow  # four runs of install.sh: the fast tier's is tests/appliance/test_systemd.py's dry run
 def test_install_tv_and_kit_set_the_table_up_in_one_option(tmp_path: Path) -> None:
     tv = run_install(tmp_path, "--dry-run", "--tv")
     assert tv.returncode == 0, tv.stderr

@@ -146,8 +146,10 @@ def _run_with_stderr(argv: list[str], tty: bool) -> tuple[int, str, str]:
         os.close(master)
 
 
+# Two runs of a command each, on a pty and in a pipe: the fast tier runs simulate, the suite the demo too.
 @pytest.mark.parametrize("argv", [["simulate", "--players", "2", "--hands", "60", "--seed", "3"],
-                                  ["demo", "--players", "2", "--hands", "2", "--display", "dummy", "--pace", "0"]])
+                                  pytest.param(["demo", "--players", "2", "--hands", "2", "--display", "dummy",
+                                                "--pace", "0"], marks=pytest.mark.slow)])
 def test_progress_bar_on_a_terminal_and_none_in_a_pipe(argv: list[str]) -> None:
     status, out, err = _run_with_stderr(argv, tty=True)
     assert status == 0, err

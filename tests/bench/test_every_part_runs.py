@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.__main__ import PARTS
+from tests.tiers import tiered
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a part needs from the machine; under CI=true .ci/run installs it, elsewhere the part is skipped.
@@ -28,7 +29,12 @@ def _missing(part: str) -> list[str]:
     return [tool for tool in NEEDS.get(part, ()) if not (shutil.which(tool) or Path("/usr/sbin", tool).exists())]
 
 
-@pytest.mark.parametrize("part", list(PARTS))
+#: The fast tier's check of the family: the referee's own path (a daemon on a pty, the driver, the table). Every
+#: other part starts servers, browsers, a VM, a compiler or whole games, minutes in all: the whole suite runs them.
+FAST_PARTS = {"tap"}
+
+
+@pytest.mark.parametrize("part", tiered(PARTS, FAST_PARTS))
 def test_the_part_runs_to_its_end(part: str) -> None:
     missing = _missing(part)
     if missing and os.environ.get("CI") != "true":

@@ -186,7 +186,10 @@ def test_the_sample_configs_camera_section_works_once_uncommented(tmp_path: Path
     sample = (REPO / "config" / "bornes.sample.toml").read_text()
     assert load_config(str(REPO / "config" / "bornes.sample.toml")).camera is None  # commented out: no camera
     keys = r"\[camera\]|source =|device =|width =|height =|fps =|zone =|templates ="
+    start = sample.index("# [camera]")  # the camera's block only: other sections have a "# device =" too (rc522)
+    end = sample.find("\n\n", start)
+    block = re.sub(rf"(?m)^# ({keys})", r"\1", sample[start:end])
     on = tmp_path / "on.toml"
-    on.write_text(re.sub(rf"(?m)^# ({keys})", r"\1", sample))
+    on.write_text(sample[:start] + block + sample[end:])
     camera = load_config(str(on)).camera
     assert camera is not None and camera.source == "v4l2" and camera.zone == (80, 40, 480, 400)

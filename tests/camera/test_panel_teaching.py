@@ -184,7 +184,7 @@ def test_taught_from_the_panel_through_the_real_camera_then_it_reads(tmp_path: P
     with i18n.speaking("en"), CameraReader(settings, events, min_backoff=0.1, max_backoff=0.5) as reader:
         flow.camera = reader
         first = events.get(timeout=60)
-        assert isinstance(first, ReaderLost) and "not been taught" in first.detail, first
+        assert isinstance(first, ReaderLost) and "not been taught" in str(first.detail), first
         flow.handle(first)
         for _ in range(3):
             flow.handle(ButtonPressed("NEXT"))

@@ -37,6 +37,9 @@ from bench.club import (
 from bornes.firmware.storage.journal import FINISHED, Journal
 from tests.club.conftest import require_mosquitto
 
+#: A broker, eight bridges and the board, for minutes: the whole suite's. The club's fast checks are its in-process
+#: modules (the store, the pairing, the pages, the topics, the settings).
+pytestmark = pytest.mark.slow
 TABLES = [f"t{i}" for i in range(1, 9)]
 NAMES = ["Anne", "Bruno", "Chloé", "David", "Emma", "Félix", "Gaëlle", "Hugo",
          "Inès", "Jules", "Karim", "Léa", "Manon", "Nico", "Océane", "Paul"]

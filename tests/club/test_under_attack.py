@@ -119,6 +119,7 @@ def test_a_rebinding_name_is_refused(club: Club) -> None:
     assert reply.status_code == 200
 
 
+@pytest.mark.slow  # waits on the board's pages; the club's injection checks on names stay fast
 def test_a_tables_live_message_cannot_inject_markup_or_blank_the_board(club: Club) -> None:
     """Finding 5: markup in ``hand``, ``miles``, ``hand_points`` or ``total`` was inserted as is; a side
     without ``safeties`` blanked every table; an empty retained message did not clear the table."""
@@ -252,6 +253,7 @@ def test_deeply_nested_json_is_one_line_not_a_traceback(club: Club) -> None:
     assert "Traceback" not in club.board.text() and "RecursionError" not in club.board.text()
 
 
+@pytest.mark.slow  # waits out the broker's take-over
 def test_a_table_reusing_the_boards_client_id_does_not_disconnect_it(club: Club) -> None:
     """Finding 6: a table connecting with the board's client id took the board's connection (5 of 5)."""
     lost = club.board.text().count("board lost the broker")

@@ -64,9 +64,9 @@ def test_a_second_writer_is_refused_and_readers_keep_working(tmp_path: Path) -> 
             assert f"is in use by bornes run (PID {daemon.pid})" in line
         assert "Traceback" not in second.stdout + second.stderr
         history = bornes("history", "--config", str(config))  # readers work beside the referee
-        assert history.returncode == 0 and "in progress, 1 actions" in history.stdout, history.stdout
+        assert history.returncode == 0 and "in progress, 1 action)" in history.stdout, history.stdout
         doctor = bornes("doctor", "--config", str(config))
-        assert "game 1 in progress (1 actions)" in doctor.stdout
+        assert "game 1 in progress (1 action)" in doctor.stdout
         listing = bornes("enroll", "--config", str(config), "--list")
         assert listing.returncode == 0, listing.stderr
         assert (state / "bornes.sqlite3").stat().st_mtime_ns == before  # nobody else wrote

@@ -1,9 +1,12 @@
-"""Every glyph the table can show reads as itself, in every font the panel uses (issue 29).
+"""Every glyph the table can show reads as itself, in every font the panel uses (issues 29 and 40).
 
 Players read "suiv." as "suiv+" (the 5×8 period was a small cross), "Léa+Wim" as "LéatWim" (the
-"+" touched both names), "Étape" as "£tape" and "é" as "ɛ". ``tools/panel_fonts.py`` redraws those
-glyphs; this is its check, over the letters, digits and punctuation of the table's catalogue and the
-name editor's letters, and a proof that the check sees each misreading when it is put back.
+"+" touched both names), "Étape" as "£tape" and "é" as "ɛ"; then, in the 4×6 font, "Élodie" as
+"E'lodie" (the accent in the E's top bar), "Maëlle" as "Maxlle" (the dots touched the e), "Léa" as
+"Lėa" (a one-pixel accent), and "+475" as one bar (the 5×8 "+" touched the 4). ``tools/panel_fonts.py``
+redraws those glyphs; this is its check, over the letters, digits and punctuation of the table's
+catalogue and the name editor's letters, and a proof that the check sees each misreading when it is
+put back.
 """
 
 from __future__ import annotations
@@ -56,6 +59,15 @@ MISREAD = [
     ("tiny", {"æ": "....|.###|#.##|#.#.|.###|....", "œ": "....|.###|#.##|#.#.|.###|...."}, "differ by 0"),
     ("text", {"l": "......|.##...|..#...|..#...|..#...|..#...|..#...|.###..|......|......"}, "'I' and 'l'"),
     ("tiny", {"K": "#.#.|#.#.|##..|#.#.|#.#.|...."}, "'H' and 'K' differ by 1"),
+    # Issue 40: the 4x6 glyphs of names and the 5x8 "+" of the points, as issue 29 left them.
+    ("tiny", {"É": "##.#.|#....|##...|#....|###..|....."}, "the accent of 'É' is in its letter's rows"),  # E'lodie
+    ("tiny", {"ë": "#.#.|.#..|#.#.|##..|.##.|...."}, "the accent of 'ë' touches its letter"),  # "Maxlle"
+    ("tiny", {"é": "..#.|....|#.#.|##..|.##.|...."}, "the accent of 'é' is one pixel"),  # "Lėa"
+    ("tiny", {"è": "#...|....|#.#.|##..|.##.|...."}, "the accent of 'è' is one pixel"),
+    ("tiny", {"à": "#...|.#..|.##.|#.#.|.##.|...."}, "the accent of 'à' touches its letter"),
+    ("tiny", {"Æ": ".###|#.#.|####|#.#.|#.##|...."}, "'Æ' touches the glyph after it"),
+    ("small", {"+": ".....|.....|..#..|..#..|#####|..#..|..#..|....."}, "'+4'"),  # "+475" one bar
+    ("small", {"m": ".....|.....|.....|##.#.|#.#.#|#.#.#|#.#.#|....."}, "'m' touches the glyph after it"),
 ]
 
 

@@ -19,15 +19,9 @@ from bornes.firmware.screens.canvas import Box, layout_problems
 from bornes.firmware.screens.model import FeedbackView, SideView, TableView
 from bornes.firmware.screens.render import layout_problems as screen_problems
 from bornes.firmware.screens.samples import sample_screens
+from tests.display.sweep import FAST_TABLES, TABLES, swept_tables
 
 SIZES = (SMALL, WIDE)
-TABLES = [
-    (name, players, teams)
-    for name, edition in EDITIONS.items()
-    for players in edition.seat_counts
-    for teams in (False, True)
-    if players in (edition.team_seats if teams else edition.solo_seats)
-]
 
 
 def _problems(views: dict[str, object]) -> list[str]:
@@ -41,14 +35,14 @@ def _problems(views: dict[str, object]) -> list[str]:
 def test_every_allowed_table_is_covered() -> None:
     shapes = {(players, teams) for _name, players, teams in TABLES}
     assert {(2, False), (3, False), (4, True), (4, False), (5, False), (6, True), (6, False), (8, True)} <= shapes
+    assert set(TABLES) >= FAST_TABLES and {edition for edition, _, _ in FAST_TABLES} == set(EDITIONS)
 
 
 def test_sample_screens_have_a_clean_layout() -> None:
     assert _problems(sample_screens()) == []  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("edition", "players", "teams"), TABLES,
-                         ids=[f"{e}-{p}{'-teams' if t else ''}" for e, p, t in TABLES])
+@pytest.mark.parametrize(("edition", "players", "teams"), swept_tables())
 def test_game_screens_have_a_clean_layout(edition: str, players: int, teams: bool) -> None:
     whole_game = game_screens(1, edition, players, teams)
     first_hand = game_screens(2, edition, players, teams, every=True, hands=1)

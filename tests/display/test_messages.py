@@ -104,6 +104,22 @@ def _partner_and_name_messages() -> list[FeedbackView]:
         names.handle(ButtonPressed(button))
         if names.ui.message:
             found.append(FeedbackView(names.ui.message, names.ui.refused, names.ui.short))
+    found += _blocked_hand_messages()
+    return found
+
+
+def _blocked_hand_messages() -> list[FeedbackView]:
+    """A hand nobody can finish (the draw pile spent): held BACK asks to end it, BACK plays on."""
+    from tests.engine.helpers import new_game, run_down
+
+    game = new_game("winning-moves", 2)
+    run_down(game, 0)
+    flow = TableFlow(game=game)
+    found = []
+    for event in (ButtonPressed("BACK", long=True), ButtonPressed("BACK")):
+        flow.handle(event)
+        if flow.ui.message:
+            found.append(FeedbackView(flow.ui.message, flow.ui.refused, flow.ui.short))
     return found
 
 
@@ -128,6 +144,7 @@ def test_every_kind_of_message_is_met(messages: list[FeedbackView]) -> None:
     texts = " | ".join(m.text for m in messages)
     for kind in ("New game", "Undone", "Coup fourré", "Reader lost", "Unknown card", "scan it again",
                  "Scan the card to discard", "chosen", "Nothing to undo", "End this blocked hand", "Swap",
+                 "The hand goes on: the draw pile has cards",
                  "Game resumed: hand 1", "Who called it? OK: Ann, NEXT: Cid", "Name: "):
         assert kind in texts, kind
     assert any(m.refused for m in messages) and any(not m.refused for m in messages)
@@ -159,12 +176,15 @@ def test_every_table_text_is_in_the_catalogue() -> None:
     from babel.messages.extract import extract_from_file
     from babel.messages.pofile import read_po
 
-    keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "NC_": ((1, "c"), 2)}
+    keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "NC_": ((1, "c"), 2),
+                "en_": None}
     # As firmware/language/locale/README.md extracts them: the phone pages and the club board keep their own
-    # catalogues (bornes-web, bornes-club), so their folders are not the table's.
+    # catalogues (bornes-web, bornes-club), so their folders are not the table's. The drivers' English lines
+    # that bornes doctor says again in the table's language are marked with en_() (drivers/errors.py).
     own_catalogues = {"web", "club"}
     sources = sorted(path for path in (ROOT / "firmware").rglob("*.py")
                      if not own_catalogues & set(path.relative_to(ROOT / "firmware").parts[:-1]))
+    sources += sorted((ROOT / "drivers").rglob("*.py"))
     wanted = set()
     for source in sources:
         for _line, message, _comments, context in extract_from_file("python", str(source), keywords=keywords):

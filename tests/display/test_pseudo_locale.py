@@ -19,7 +19,6 @@ from collections.abc import Iterator
 import pytest
 
 from bornes.engine import MAX_NAME_LENGTH
-from bornes.engine.options import EDITIONS
 from bornes.firmware.commands.screens import game_screens
 from bornes.firmware.language import i18n
 from bornes.firmware.language import names as naming
@@ -39,17 +38,10 @@ from bornes.firmware.screens.model import (
 )
 from bornes.firmware.screens.render import draw
 from bornes.firmware.screens.samples import sample_screens
+from tests.display.sweep import PSEUDO_FAST_TABLES, TABLES, swept_tables
 from tests.i18n import pseudo
 
 SIZES = (SMALL, WIDE)
-PLAYERS = (2, 3, 4, 5, 6, 7, 8)
-TABLES = [
-    (name, players, teams)
-    for name, edition in EDITIONS.items()
-    for players in PLAYERS
-    for teams in (False, True)
-    if players in (edition.team_seats if teams else edition.solo_seats)
-]
 #: The longest names the setup allows, twelve characters each, with the widest letters and most of them
 #: starting alike ("Ma…"), so that a side's name must be cut and the cut must still tell sides apart.
 LONGEST = ("Marie-Hélène", "Maximilienne", "Marc-Antoine", "Mathilde-Zoé", "Wenceslas-Mo", "Guillaumette",
@@ -145,8 +137,7 @@ def test_sample_screens_in_the_pseudo_locale(pseudo_locale: str) -> None:
     assert _failures(sample_screens(), translated=True) == []
 
 
-@pytest.mark.parametrize(("edition", "players", "teams"), TABLES,
-                         ids=[f"{e}-{p}{'-teams' if t else ''}" for e, p, t in TABLES])
+@pytest.mark.parametrize(("edition", "players", "teams"), swept_tables(PSEUDO_FAST_TABLES))
 def test_game_screens_in_the_pseudo_locale(pseudo_locale: str, edition: str, players: int, teams: bool) -> None:
     views = {**game_screens(1, edition, players, teams), **game_screens(2, edition, players, teams, every=True,
                                                                           hands=1)}

@@ -27,6 +27,7 @@ from bornes.drivers.keypad import KEYMAPS
 from bornes.firmware.appliance.assembly import Appliance
 from bornes.firmware.appliance.config import parse_config
 from bornes.firmware.appliance.referee import STOP
+from bornes.firmware.language.buttons import using_keys
 from bornes.firmware.screens.model import ScoreSheetView
 from bornes.firmware.screens.render import render
 from bornes.firmware.table.flow import Outcome
@@ -172,7 +173,8 @@ def test_a_hand_with_keypad_buttons_from_start_to_score_sheet(table: Table) -> N
             table.plugged[-1].write(code, 1)
             table.plugged[-1].write(code, 0)
             unknown = table.expect(lambda event: type(event).__name__ == "ReaderProblem")
-            assert unknown.verdict == "refused" and unknown.message == "Key 9 (KP9) is no button: hold OK for the keys"
+            assert unknown.verdict == "refused"
+            assert unknown.message == "Key 9 (KP9) is no button: hold Enter for the keys"  # its key, not "OK"
             assert flow.state is before
         outcome = table.press(argument) if word == "press" else table.type(argument)
         assert outcome.verdict in (("refused",) if refused else ("accepted", "prompt")), (line, outcome)
@@ -182,5 +184,8 @@ def test_a_hand_with_keypad_buttons_from_start_to_score_sheet(table: Table) -> N
     totals = {name: values[-1] for name, values in view.columns}
     assert totals == {name: rows["Combined total"] for name, rows in expected["sides"].items()}
     display = table.appliance.display
-    assert display is not None and display.device.image.tobytes() == render(view).tobytes()  # on the panel
+    with using_keys(flow.keys):  # its footer names the keys: "+ more   Enter next hand" (issue 40)
+        shown = render(view)
+    assert display is not None and display.device.image.tobytes() == shown.tobytes()  # on the panel
+    assert flow.keys["NEXT"] == "+" and flow.keys["OK"] == "Enter"
     assert len(table.plugged) == 2 and table.plugged[0].closed

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.driver import REPO, bornes_command
+from tests.tiers import tiered
 
 Sections = dict[str, dict[str, object]]
 
@@ -148,7 +149,13 @@ def _one_line(result: subprocess.CompletedProcess[str], words: str) -> None:
     assert words in lines[0], lines[0]
 
 
-@pytest.mark.parametrize(("name", "breaks", "words"), CASES, ids=[c[0] for c in CASES])
+#: A daemon started for each case: the fast tier breaks one key of each section (tests/appliance/test_config.py
+#: checks every key in-process), the whole suite every case.
+FAST_CASES = {"unknown section", "bad protocol", "unknown panel", "bad pin factory", "unknown edition",
+              "boolean that is a string", "bad log level", "state dir is a file"}
+
+
+@pytest.mark.parametrize(("name", "breaks", "words"), tiered(CASES, FAST_CASES))
 def test_broken_config_is_one_line_and_a_failure(tmp_path: Path, name: str,
                                                  breaks: Callable[[Sections, Path], None], words: str) -> None:
     sections = _good(tmp_path)

@@ -15,6 +15,7 @@ import pytest
 
 from bench.driver import REPO, bornes_command
 from bornes.drivers.errors import EX_CONFIG
+from tests.tiers import tiered
 
 
 def _config(tmp: Path, *, pins: str | None = None, extra: str = "") -> Path:
@@ -114,7 +115,11 @@ CASES: list[tuple[str, Callable[[Path], Path], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "make", "words"), CASES, ids=[c[0] for c in CASES])
+#: A daemon started per case: the fast tier keeps one of each kind of file that is no config (the whole suite all).
+FAST_CASES = {"pins.map is a directory", "config is a FIFO", "config is 2 MB", "nesting 10 000 deep"}
+
+
+@pytest.mark.parametrize(("name", "make", "words"), tiered(CASES, FAST_CASES))
 def test_config_mistake_is_exit_78_and_one_line(tmp_path: Path, name: str, make: Callable[[Path], Path],
                                                  words: str) -> None:
     config = make(tmp_path)

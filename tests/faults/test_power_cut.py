@@ -26,6 +26,7 @@ from bornes.engine.game import Game
 from bornes.firmware.storage.journal import FILENAME, PENDING, Journal
 from bornes.firmware.storage.store import JournalStore
 from bornes.firmware.table.flow import TableFlow
+from tests.tiers import tiered
 
 WAL = f"{FILENAME}-wal"
 _RESUMED = re.compile(r"resumed game in progress: hand \d+, (\d+) actions")
@@ -97,8 +98,8 @@ def _boot(where: Path, files: dict[str, bytes]) -> tuple[str, int | None, dict[s
     return outcome, actions, digests
 
 
-@pytest.mark.parametrize("sweep", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
-                                   pytest.param(False, id="edges")])
+@pytest.mark.slow  # a daemon per cut; the fast tier's power-cut check is the WAL's edges below
+@pytest.mark.parametrize("sweep", [True, False], ids=["sweep", "edges"])
 def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path, sweep: bool) -> None:
     """The sweep: the edges and 24 seeded offsets (slow: a daemon per cut); the fast tier cuts at the edges."""
     script = script_games(players=2, seed=9, games=1)
@@ -122,9 +123,10 @@ def test_cut_main_file_is_reported_and_left_untouched_or_whole(tmp_path: Path, s
     assert seen["damaged"] > len(offsets) // 2
 
 
-@pytest.mark.parametrize("sweep", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
-                                   pytest.param(False, id="edges")])
-@pytest.mark.parametrize("upkeep", [True, False], ids=["upkept", "in the WAL"])
+@pytest.mark.parametrize(("sweep", "upkeep"), tiered([(True, True), (True, False), (False, True), (False, False)],
+                                                   {"in the WAL-edges"},
+                                                   ids=["upkept-sweep", "in the WAL-sweep", "upkept-edges",
+                                                        "in the WAL-edges"]))
 def test_cut_wal_resumes_every_acknowledged_action(tmp_path: Path, sweep: bool, upkeep: bool) -> None:
     """The WAL cut inside the commit under way: every frame boundary of it and 6 seeded offsets (the fast
     tier: none of it, one frame, all of it). ``upkeep``: the 150 acknowledged cards were copied into

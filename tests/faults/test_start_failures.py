@@ -18,6 +18,7 @@ import pytest
 
 from bench.driver import REPO, bornes_command
 from bornes.firmware.storage.journal import FILENAME, Journal, JournalFull
+from tests.tiers import tiered
 from tests.tmpfs import fill, mounted_tmpfs
 
 SERVICE = REPO / "systemd" / "bornes.service"
@@ -115,7 +116,8 @@ def _lock_dangling(state: Path) -> None:
     (state / "bornes.lock").symlink_to(state / "nowhere")
 
 
-@pytest.mark.parametrize("odd", [_lock_folder, _lock_dangling], ids=["a folder", "a dangling symlink"])
+@pytest.mark.parametrize("odd", tiered([_lock_folder, _lock_dangling], {"a folder"},
+                                       ids=["a folder", "a dangling symlink"]))
 def test_a_lock_that_is_no_file_is_moved_aside_and_the_referee_runs(
     tmp_path: Path, odd: Callable[[Path], None]
 ) -> None:
@@ -132,6 +134,7 @@ def test_a_lock_that_is_no_file_is_moved_aside_and_the_referee_runs(
     assert any(p.name.startswith("bornes.lock.moved-") for p in state.iterdir())
 
 
+@pytest.mark.slow  # a referee started: the fast tier's start-up checks are the lock above and the full disk
 def test_an_archive_that_is_a_file_does_not_stop_the_referee(tmp_path: Path) -> None:
     state = tmp_path / "state"
     with Journal.open(state) as journal:
@@ -151,13 +154,13 @@ def test_an_archive_that_is_a_file_does_not_stop_the_referee(tmp_path: Path) -> 
 # -- configs: run and doctor agree -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "text", "words"), [
+@pytest.mark.parametrize(("name", "text", "words"), tiered([
     ("state dir under /proc", '[state]\ndir = "/proc/nope"\n', "state.dir = /proc/nope"),
     ("empty file", "", "is empty"),
     ("cut short by a power cut", '[state]\ndir = "/tmp"\n' + "\0" * 100, "holds NUL bytes"),
     ("negative game target", '[game.options]\ngame_target = "-5"\n', "game.options.game_target"),
     ("nine seats for a short trip", '[game.options]\nshort_trip_seats = "9"\n', "game.options.short_trip_seats"),
-])
+], {"state dir under /proc", "cut short by a power cut"}))
 def test_run_and_doctor_agree_on_a_config_run_cannot_use(tmp_path: Path, name: str, text: str, words: str) -> None:
     config = tmp_path / "config.toml"
     config.write_text(text)

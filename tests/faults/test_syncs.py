@@ -24,6 +24,7 @@ def shim(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_shim(tmp_path_factory.mktemp("shim"))
 
 
+@pytest.mark.slow  # paced: each card waits for the upkeep after its chirp (0.25 s of quiet), 15 s in all
 def test_every_card_is_durable_after_two_syncs_and_before_its_chirp(shim: Path, tmp_path: Path) -> None:
     paced = run_child(shim, 0, script_spec(60), paced=True, where=str(tmp_path))
     assert paced.cards >= 20

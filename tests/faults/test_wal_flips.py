@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,12 @@ def test_at_the_chirp_the_wal_and_the_note_hold_the_card(tmp_path: Path) -> None
     assert current_lines(tmp_path / "copy") == [line(seq) for seq in range(5)]
 
 
-def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path: Path) -> None:
+#: The sweeps below run in the whole suite; the fast tier keeps one of them at a sample of its density.
+SWEEP_OR_SAMPLE = [pytest.param(True, marks=pytest.mark.slow, id="sweep"), pytest.param(False, id="sample")]
+
+
+@pytest.mark.parametrize("whole", SWEEP_OR_SAMPLE)
+def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path: Path, whole: bool) -> None:
     with in_memory(tmp_path) as scratch:
         snapshot = killed(scratch / "live", saved=20, deferred=6, in_flight=1)
         wal = snapshot.files[WAL]
@@ -80,13 +86,20 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path:
         heads = [WAL_HEADER + k * (FRAME_HEADER + page) + d for k in range(frames) for d in range(FRAME_HEADER)]
         # CI: every bit of every header, one bit of every third page byte (tests/appliance/test_wal_walker.py
         # flips every header bit of SQLite's own WALs without opening them, in a tenth of the time)
-        targets = flips(len(wal), random.Random(19), 3 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
+        targets: Iterable[tuple[int, int]]
+        if whole:
+            targets = flips(len(wal), random.Random(19), 3 if CI else 13, [*range(WAL_HEADER), *heads] if CI else ())
+        else:  # the fast tier: one bit of every 127th byte, and of every 4th byte of the headers
+            rng = random.Random(19)
+            targets = sorted({*flips(len(wal), rng, 127), *((b, rng.randrange(8)) for b in [*range(WAL_HEADER),
+                                                                                          *heads][::4])})
         result = sweep(snapshot, WAL, scratch / "flip", targets, judge_against(snapshot), last_frame(wal, page))
     print(result.line(f"WAL, {frames} frames"))
     assert result.silent == [] and result.last is not None and result.last.silent == []
     assert result.reported > 0 and result.last.identical > 0  # the final frame commits the card in flight
 
 
+@pytest.mark.slow
 def test_wal_flips_when_the_last_card_is_acknowledged_are_all_reported(tmp_path: Path) -> None:
     """No card in flight: the final frame commits the last acknowledged card. A flip there looks like a
     power cut to the WAL walker; the note says the card was acknowledged, so it is reported."""
@@ -102,6 +115,7 @@ def test_wal_flips_when_the_last_card_is_acknowledged_are_all_reported(tmp_path:
     assert result.last.reported > 0  # the note caught the final frame's flips
 
 
+@pytest.mark.slow
 def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(tmp_path: Path) -> None:
     with in_memory(tmp_path) as scratch:
         snapshot = killed(scratch / "live", saved=20, deferred=6, in_flight=1)
@@ -113,6 +127,7 @@ def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(
     assert result.reported > 0
 
 
+@pytest.mark.slow
 def test_shm_and_pending_note_flips_lose_nothing_and_stop_nothing(tmp_path: Path) -> None:
     """The -shm index is rebuilt from the WAL by the first opener. The note holds two copies with their
     own CRCs, and a damaged one beside a WAL whose chain proves the count is a warning (issue 34,
@@ -202,6 +217,7 @@ def test_a_slow_reader_holds_the_checkpoint_and_the_note_counts_what_the_wal_hol
     assert current_lines(tmp_path) == [line(seq) for seq in range(3)]
 
 
+@pytest.mark.slow
 def test_the_real_referee_killed_after_50_cards_keeps_them_all(tmp_path: Path) -> None:
     """The issue's case with the daemon itself: 50 acknowledged cards, SIGKILL at once; then the same
     daemon left idle a moment has copied them into the main file."""
@@ -237,6 +253,7 @@ def _round_two_note(game: int, actions: int, digest: int) -> bytes:
     return f"bornes-pending {game} {actions} {digest} {crc}\n".encode()
 
 
+@pytest.mark.slow
 def test_every_flip_of_a_round_two_note_beside_a_whole_wal_is_a_warning_not_a_stopped_table(tmp_path: Path) -> None:
     """Issue 34, item 3: round two stopped the table for 84 of 84 flips of its note although the WAL
     still proved every acknowledged card. Now: no flip stops it, doctor warns, run writes a new note."""

@@ -203,7 +203,9 @@ def test_sigterm_is_a_clean_exit(tmp_path: Path, pty: tuple[int, str]) -> None:
     assert "Traceback" not in stderr and "Traceback" not in "\n".join(daemon.lines)
 
 
-@pytest.mark.parametrize("kill_after", [1, 3, 6, 10])
+# A referee each, started twice: the fast tier kills it mid-game (6), the whole suite at four points.
+@pytest.mark.parametrize("kill_after", [k if k == 6 else pytest.param(k, marks=pytest.mark.slow)
+                                        for k in (1, 3, 6, 10)])
 def test_sigkill_then_restart_resumes_exactly_the_acknowledged_game(
     tmp_path: Path, pty: tuple[int, str], kill_after: int, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -456,13 +456,37 @@ def test_long_back_then_ok_ends_a_blocked_hand() -> None:
     assert isinstance(screen(flow), ScoreSheetView)
 
 
-def test_ending_a_hand_while_the_draw_pile_has_cards_is_refused() -> None:
+def test_ending_a_hand_the_engine_would_refuse_is_never_offered() -> None:
+    """Issue 40: a long BACK with cards in the draw pile asked "End this hand? OK ends" and OK was then
+    refused. The engine is asked first: its refusal shows at once, no question is opened, and OK after
+    it is only OK (nothing to confirm)."""
     flow = table()
-    accept(flow, "press BACK long")
+    accept(flow, "scan MB-ROLL-01")
     before = flow.game.state  # type: ignore[union-attr]
-    out = drive(flow, "press OK")[0]
+    out = drive(flow, "press BACK long")[0]
     assert (out.verdict, out.reason) == ("refused", "play-continues")
+    assert out.message == "The hand goes on: the draw pile has cards"
+    assert mode_of(flow) is Mode.PLAY
+    assert drive(flow, "press OK")[0].verdict == "ignored"
     assert flow.game.state is before  # type: ignore[union-attr]
+
+
+def test_a_refused_button_never_asks_for_a_card_back() -> None:
+    """Issue 40: "REFUSED ... Take the card back" after a long BACK, though no card was played. A card
+    refused still asks for it back; a button refused does not."""
+    from bornes.firmware.screens.render import draw
+
+    flow = table()
+    drive(flow, "press BACK long")
+    view = screen(flow)
+    assert isinstance(view, TableView) and view.message is not None and view.message.refused
+    texts = [box.text for box in draw(view).boxes if box.kind == "text"]
+    assert not any("card back" in text.lower() for text in texts), texts
+    drive(flow, "scan MB-D100-01")  # Ann has not rolled: refused, and the card goes back to her hand
+    view = screen(flow)
+    assert isinstance(view, TableView) and view.message is not None and view.message.refused
+    texts = [box.text for box in draw(view).boxes if box.kind == "text"]
+    assert any("take the card back" in text.lower() for text in texts), texts
 
 
 def test_2016_scanning_the_top_discard_takes_it() -> None:
@@ -627,5 +651,4 @@ def test_emulated_keyboard_lines() -> None:
     assert out.action is not None and out.action.notation() == "A play MB-STOP-01 > C"
     assert flow.handle(KeyTyped("MB-CMD-DISCARD")).message == "Scan the card to discard"
     assert flow.handle(KeyTyped("MB-D25-01")).action is not None
-    assert flow.handle(KeyTyped("long back")).message == "End this blocked hand? OK / BACK"
-    assert flow.handle(KeyTyped("back")).message == "The hand goes on"
+    assert flow.handle(KeyTyped("long back")).reason == "play-continues"  # the draw pile has cards

@@ -298,7 +298,7 @@ def test_the_keypad_thread_puts_presses_and_survives_an_unplug_mid_hand() -> Non
     kinds = [type(e).__name__ for e in seen]
     assert kinds[0] == "ReaderBack" and kinds.count("ReaderBack") == 2 and "ReaderLost" in kinds
     lost = next(e for e in seen if isinstance(e, ReaderLost))
-    assert lost.reader == KEYPAD and lost.describe().startswith("keypad lost: ") and "\n" not in lost.detail
+    assert lost.reader == KEYPAD and lost.describe().startswith("keypad lost: ") and "\n" not in str(lost.detail)
     assert all(e.reader == KEYPAD for e in seen if isinstance(e, ReaderBack | ReaderLost | ReaderProblem))
     assert all(port.closed for port in opened)  # every session released its device
     assert keypad.stats.good == 4

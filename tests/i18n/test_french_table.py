@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bornes.engine.actions import Discard, Play
+from bornes.engine.actions import Discard, EndHand, Play
 from bornes.engine.cards import Card, CardKind
 from bornes.engine.reasons import Reason
 from bornes.engine.state import GameSetup
@@ -190,3 +190,38 @@ def test_dujardin_labels_print_the_french_card_names_in_km(tmp_path: Path) -> No
     streams = re.findall(rb"stream\r?\n(.*?)~>", pdf, re.S)
     text = b"".join(zlib.decompress(base64.a85decode(s.strip())) for s in streams)
     assert b"(25 km n\\260 1)" in text and b"miles" not in text
+
+
+def test_a_blocked_hand_is_one_nobody_can_play_on() -> None:
+    """Issue 40: the French question to end a blocked hand said "Plus personne ne roule" (nobody is rolling,
+    the word of a Feu Vert), where the English says nobody can go on: nobody can play any more."""
+    from bornes.firmware.screens.model import StatusView
+    from bornes.firmware.table.present import screen
+    from tests.engine.helpers import new_game, run_down
+    from tests.flow.helpers import drive, game_flow
+
+    game = new_game("winning-moves", 2)
+    run_down(game, 0)
+    flow = game_flow(game)
+    with i18n.speaking("fr"):
+        drive(flow, "press BACK long")
+        view = screen(flow)
+        assert isinstance(view, StatusView)
+        assert view.detail.startswith("Personne ne peut plus jouer") and "roule" not in view.detail
+        assert words.action_words(game.state.setup, EndHand(), "fr")[0].endswith("personne ne peut plus jouer")
+
+
+def test_the_sheets_a_person_reads_are_in_the_tables_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: ``feed`` printed each hand's sheet as JSON with English keys ("Milestones") on a French
+    table. A person reads the text output: the sheet as the table names its rows. ``--json`` is an API:
+    its keys stay the rows' stable names, and ``labels`` says how the table names them."""
+    capsys.readouterr()
+    main(["feed", str(SCRIPT)])
+    out = capsys.readouterr().out.splitlines()
+    sheet = out[out.index(next(line for line in out if line.startswith("Manche 1"))):]
+    assert sheet[0].split() == ["Manche", "1", "Anaïs", "Jérôme"]
+    assert [line.rsplit(None, 2)[0] for line in sheet[1:]] == ["Kilomètres", "Total manche", "Report", "Total cumulé"]
+    assert not any(line.startswith("{") for line in out) and "Milestones" not in "\n".join(out)
+    main(["feed", str(SCRIPT), "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert "Milestones" in document["sheets"][0]["sides"]["Anaïs"] and document["labels"]["Milestones"] == "Kilomètres"

@@ -27,6 +27,9 @@ import pytest
 
 from tools.checkout import copy_source, source_files
 
+#: A wheel built and a venv made, then four commands started from it: the whole suite's. The packaging's fast
+#: checks are the pins (test_dev_lock.py, test_constraints.py).
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 RECORD = REPO / "tests" / "engine" / "records" / "winning-moves-2p.record"
 

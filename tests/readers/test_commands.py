@@ -44,7 +44,9 @@ def decoded_codes(pdf_path: Path) -> list[bytes]:
     return found
 
 
-@pytest.mark.parametrize("sheet", ["a4-l7160", "letter-5160", "a4-l7651"])
+# Rendering and decoding a whole deck's PDF takes seconds: the fast tier reads back one sheet, the suite all three.
+@pytest.mark.parametrize("sheet", ["a4-l7160", pytest.param("letter-5160", marks=pytest.mark.slow),
+                                   pytest.param("a4-l7651", marks=pytest.mark.slow)])
 def test_labels_pdf_reads_back_every_code(sheet: str, tmp_path: Path) -> None:
     out = tmp_path / "deck.pdf"
     assert main(["labels", "--edition", "winning-moves", "--sheet", sheet, "--out", str(out)]) == 0

@@ -124,6 +124,7 @@ def test_pn532_fuzz(frames: list[bytes], sizes: list[int]) -> None:
         decode_text_tlv(frame)
 
 
+@pytest.mark.slow  # the fast tier's fuzzer is the lines decoder's, the one every barcode scanner uses
 @FUZZ
 @given(st.lists(mutated(st.builds(encode_text_tlv, PAYLOADS)), min_size=BATCH, max_size=BATCH))
 def test_ntag_memory_fuzz(blobs: list[bytes]) -> None:

@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 import serial
 
-from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.events import (
+    CardScanned,
+    ControlScanned,
+    DeviceFailure,
+    Failure,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+    UnknownScanned,
+)
 from bornes.drivers.readers import BindingTable, ReaderConfigError, make_link, open_reader
 from bornes.drivers.readers.em4100 import em4100_frame
 from bornes.drivers.readers.ntag import encode_text_tlv
@@ -197,7 +206,8 @@ def test_replug_on_the_same_path_and_missing_port_at_start(tmp_path: Path) -> No
     reader = open_reader("lines", str(port), events, max_backoff=0.2)
     try:
         lost = wait_for(events, lambda e: isinstance(e, ReaderLost))[-1]
-        assert "cannot open" in lost.detail
+        assert isinstance(lost.detail, DeviceFailure) and lost.detail.kind is Failure.NOT_FOUND
+        assert "cannot open" in str(lost.detail)  # the technical line logs keep
         device = PtyDevice()
         port.symlink_to(device.path)
         wait_for(events, is_back)
@@ -309,7 +319,8 @@ def test_pn532_that_never_answers_is_reported_lost_not_crashed() -> None:
     reader = open_reader("pn532", device.path, events, max_backoff=0.2)
     try:
         lost = wait_for(events, lambda e: isinstance(e, ReaderLost))[-1]
-        assert "does not answer" in lost.detail
+        assert isinstance(lost.detail, DeviceFailure) and lost.detail.kind is Failure.NO_ANSWER
+        assert "does not answer" in str(lost.detail)
         assert reader._thread is not None and reader._thread.is_alive()
     finally:
         reader.close()

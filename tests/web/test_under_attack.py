@@ -118,6 +118,7 @@ def test_a_formula_after_spaces_is_text_too(cell: str) -> None:
     assert guard.csv_cell("Ann =1") == "Ann =1" and guard.csv_cell(-30) == -30 and guard.csv_cell(" Ann") == " Ann"
 
 
+@pytest.mark.slow  # a PDF and a CSV drawn: the formula cells above stay in the fast tier
 def test_the_winner_and_totals_cells_of_a_spaced_formula_name_are_text(tmp_path: Path) -> None:
     """Round two, finding 8, end to end: a game won by ``" =1+1"`` (a legal name: it is not only spaces),
     played into a real journal, downloaded from a real ``bornes web`` as /history.csv."""
@@ -245,6 +246,7 @@ def _children(pid: int) -> int:
     return count
 
 
+@pytest.mark.slow  # twelve PDFs drawn
 def test_a_burst_of_pdf_downloads_draws_two_at_a_time(site: tuple[Web, Table]) -> None:
     """Finding 2: 30 downloads at once started 30 Python children (877 MB)."""
     pytest.importorskip("reportlab")

@@ -27,7 +27,8 @@ SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key;
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
-           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product)
+           "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product,
+           "--spi")  # tests/kernel/test_rc522.py: group spi and its udev rule
 KEY_HELD = 0.08  # seconds a person's finger holds a keypad key (under any hold time of wiring/pins.toml)
 TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
 
@@ -221,7 +222,7 @@ T = TypeVar("T", bound="KernelTable")
 
 def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report; the boot given ``boot_timeout`` seconds."""
+    step kept for the tier's report. ``boot_timeout``: the seconds the boot may take (TCG on a loaded host)."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -232,7 +233,7 @@ def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     try:
         image.guest_files()
         vm = VM(image)
-        vm.start(timeout=boot_timeout)
+        vm.start(boot_timeout)
     except BaseException:
         image.close()
         raise

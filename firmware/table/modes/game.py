@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bornes.engine import Card, Extension, GameState, NextHand, Phase
+from bornes.engine import Card, EndHand, Extension, GameState, NextHand, Phase, Refusal
 from bornes.firmware.language.i18n import _
 from bornes.firmware.table.core import (
     ArmedState,
@@ -105,9 +105,16 @@ class GameMode(InGameMode):
         return self.table.prompt(_("Discard cancelled"), short=(_("Cancelled"),))
 
     def _back(self, long: bool, state: GameState) -> Outcome:
-        """BACK drops CF, DISCARD and a chosen seat; held during play, it asks to end a blocked hand."""
+        """BACK drops CF, DISCARD and a chosen seat; held during play, it asks to end a blocked hand,
+        once the engine says it would end it (while cards are left to draw it says why not, and nothing
+        is asked: no question is offered that OK could not answer)."""
         ui = self.ui
         if long and state.phase is Phase.PLAY:
+            game = self.table.game
+            assert game is not None
+            refused = game.check(EndHand())
+            if isinstance(refused, Refusal):
+                return self.table.refusal(refused)
             ui.mode = Mode.END_CONFIRM
             return self.table.prompt(_("End this blocked hand? OK / BACK"), Sound.ATTENTION,
                                      short=(_("End the hand?"),))

@@ -73,6 +73,9 @@ class SpiPort(Protocol):
 class Rc522Error(Exception):
     """The chip does not answer or answers nonsense: the reader is lost (wiring, power, reset)."""
 
+    #: Its kind for the table's words (drivers/events.py's Failure): there, but not answering: a wire to check.
+    failure_kind = "no-answer"
+
 
 def write_frame(register: int, *data: int) -> bytes:
     """One SPI frame writing ``data`` to ``register`` (several bytes: the same register again, as the FIFO takes)."""

@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 
-from bornes.drivers.events import CardScanned, ControlScanned, ReaderBack, ReaderLost, ReaderProblem, UnknownScanned
+from bornes.drivers.events import (
+    CardScanned,
+    ControlScanned,
+    DeviceFailure,
+    Failure,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+    UnknownScanned,
+)
 from bornes.drivers.readers import BindingTable, CardResolver, open_reader
 from bornes.drivers.readers.base import Reading
 from bornes.drivers.readers.mfrc522 import Mfrc522, Pcd, Rc522Error, crc_a
@@ -274,7 +283,8 @@ def test_wiring_pulled_out_and_back_is_reader_lost_and_back() -> None:
         wait_for(events, lambda e: isinstance(e, ReaderBack))
         model.miso_stuck = 0x00
         lost = wait_for(events, lambda e: isinstance(e, ReaderLost))[-1]
-        assert "nothing answers" in lost.detail and "VersionReg 0x00" in lost.detail, lost.detail
+        assert isinstance(lost.detail, DeviceFailure) and lost.detail.kind is Failure.NO_ANSWER, lost.detail
+        assert "nothing answers" in lost.detail.system and "VersionReg 0x00" in lost.detail.system, lost.detail
         model.miso_stuck = None
         wait_for(events, lambda e: isinstance(e, ReaderBack))
         model.field.lay(Card.tag("classic1k", "DEADBEEF"), model.clock())

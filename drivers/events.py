@@ -256,6 +256,32 @@ class ReaderBack:
 
 
 @dataclass(frozen=True, slots=True)
+class CameraBlind:
+    """A reader status, like a reader lost: the camera has not seen a steady picture for 2 s (docs/camera.md).
+    ``reason`` is ``unsteady`` (a light wavering beyond what it follows, the camera knocked about) or the
+    fault of a run of bad frames (``black``: lens covered, lamp off; ``overexposed``; ``size``;
+    ``unreadable``). It lasts until :class:`CameraSees` from the same ``reader``; cards are still read
+    whenever a steady moment allows."""
+
+    reason: str
+    detail: str
+    reader: str = "camera"
+
+    def describe(self) -> str:
+        return f"camera cannot see ({self.reason}): {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class CameraSees:
+    """The end of a :class:`CameraBlind`: the picture has been steady for a second."""
+
+    reader: str = "camera"
+
+    def describe(self) -> str:
+        return "camera sees again"
+
+
+@dataclass(frozen=True, slots=True)
 class ButtonPressed:
     """A button was pressed: one of CONTROL_NAMES, or ``SEAT<n>`` for an optional seat button."""
 
@@ -278,5 +304,5 @@ class KeyTyped:
 
 InputEvent = (
     CardScanned | KindShown | CameraTeaching | ControlScanned | UnknownScanned | ReaderProblem | ReaderLost
-    | ReaderBack | ButtonPressed | KeyTyped
+    | ReaderBack | CameraBlind | CameraSees | ButtonPressed | KeyTyped
 )

@@ -17,7 +17,7 @@ sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
-@pytest.hookimpl(optionalhook=True)  # xdist's hook: pytest without xdist (the kernel tier's VM) must not refuse it
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: the kernel tier's VM runs pytest without xdist
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """The workers of ``-n auto`` (addopts): the whole suite on two, the fast tier on one more than the cores.
 

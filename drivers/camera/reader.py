@@ -8,7 +8,11 @@ numpy and OpenCV (about 42 MB resident once imported) stay out of the referee: t
 * a card not clearly one kind is ``ReaderProblem("camera-unsure")``; a bad frame (black, overexposed,
   another size, unreadable) is ``ReaderProblem("camera-frame", FAULT)``, once a run;
 * a camera unplugged, not taught, or a process that died is one ``ReaderLost``, and ``ReaderBack``
-  when frames come again: the same status screens as a serial reader's.
+  when frames come again: the same status screens as a serial reader's;
+* a camera that has not seen a steady picture for 2 s (a light wavering beyond what it follows, the lens
+  covered, the camera knocked about) is a :class:`~bornes.drivers.events.CameraBlind`, a status until
+  :class:`~bornes.drivers.events.CameraSees` (said too when the process that was blind ends: its
+  successor starts seeing afresh).
 
 The child is started again when it dies, waiting longer each time (``max_backoff``); after a
 configuration it cannot work with (:class:`~bornes.drivers.camera.wire.Unusable`), only every
@@ -36,14 +40,24 @@ from bornes.drivers.camera.wire import (
     Lost,
     Message,
     Seen,
+    Steady,
     Teaching,
+    Unsteady,
     Unsure,
     Unusable,
     WireError,
     decode,
     teach_command,
 )
-from bornes.drivers.events import CameraTeaching, KindShown, ReaderBack, ReaderLost, ReaderProblem
+from bornes.drivers.events import (
+    CameraBlind,
+    CameraSees,
+    CameraTeaching,
+    KindShown,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+)
 from bornes.drivers.readers.running import RunningReader
 from bornes.engine.cards import CardKind
 
@@ -75,6 +89,7 @@ class CameraReader(RunningReader):
         self.restarts = 0  # processes started after the first
         self.reads = 0
         self._lost_said: str | None = None
+        self.blind = False  # a CameraBlind was put, and no CameraSees since
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -133,6 +148,7 @@ class CameraReader(RunningReader):
             code = child.wait()
             with self._lock:
                 self._child = None
+            self._seeing()  # the watcher that could not see is gone
             if self._stop.is_set():
                 break
             self.connected = False
@@ -195,6 +211,12 @@ class CameraReader(RunningReader):
         elif isinstance(message, BadFrame):
             log.info("camera: frame %s dropped: %s", message.frame, message.detail)
             self._put(ReaderProblem("camera-frame", message.fault, self.name))
+        elif isinstance(message, Unsteady):
+            log.info("camera: cannot see from frame %s: %s", message.frame, message.detail)
+            self.blind = True
+            self._put(CameraBlind(message.reason, message.detail, self.name))
+        elif isinstance(message, Steady):
+            self._seeing()
         elif isinstance(message, Back):
             if not self.connected:
                 self.connected = True
@@ -206,6 +228,11 @@ class CameraReader(RunningReader):
         elif isinstance(message, Teaching):
             self._put(CameraTeaching(message.step, message.kind, message.index, message.total, message.detail,
                                      message.alike, self.name))
+
+    def _seeing(self) -> None:
+        if self.blind:
+            self.blind = False
+            self._put(CameraSees(self.name))
 
     def _lost(self, detail: str) -> None:
         """One ReaderLost while the camera is away, whatever it says meanwhile (the folder gone, then not

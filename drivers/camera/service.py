@@ -31,7 +31,7 @@ from bornes.drivers.camera.enrol import AllTaught, Asked, Enroller, NoCard, Shot
 from bornes.drivers.camera.index import KINDS
 from bornes.drivers.camera.sources import FrameSource, Image, SourceLost, SourceUnusable, open_source
 from bornes.drivers.camera.templates import Taught, TemplateError, load, save
-from bornes.drivers.camera.watch import Dropped, PlayWatcher, Read, Refusal
+from bornes.drivers.camera.watch import Blind, Dropped, Outcome, PlayWatcher, Read, Refusal, Seeing
 from bornes.drivers.camera.wire import (
     Back,
     BadFrame,
@@ -39,7 +39,9 @@ from bornes.drivers.camera.wire import (
     Lost,
     Message,
     Seen,
+    Steady,
     Teaching,
+    Unsteady,
     Unsure,
     Unusable,
     encode,
@@ -159,6 +161,7 @@ class CameraService:
             if got is None:
                 continue
             name, image = got
+            moment = self._clock()  # when it was taken: a recording's own clock, or now
             if image is not None:
                 image = self._zone(image)
                 if not told:
@@ -166,9 +169,9 @@ class CameraService:
                     self._state_news(described)
             if self.enroller is not None:
                 if image is not None:
-                    self._teach(image, described)
+                    self._teach(image, moment, described)
             elif self.watcher is not None:
-                for outcome in self.watcher.feed(image, name):
+                for outcome in self.watcher.feed(image, name, moment):
                     self.report(_message(outcome))
 
     def _pause(self, seconds: float) -> None:
@@ -180,6 +183,12 @@ class CameraService:
             except queue.Empty:
                 return
             self._command(command, "")
+
+    def _clock(self) -> float:
+        """The moment of the frame just given, in seconds: a recording's own (the folder twin's frames are a
+        recording, played as fast as asked), else the clock's when it came."""
+        moment = getattr(self.source, "moment", None)
+        return float(moment()) if callable(moment) else time.monotonic()
 
     # -- the play zone ---------------------------------------------------------------------------------------
 
@@ -245,9 +254,9 @@ class CameraService:
         elif command:
             log.warning("unknown command %r", command[:40])
 
-    def _teach(self, image: Image, described: str) -> None:
+    def _teach(self, image: Image, moment: float, described: str) -> None:
         assert self.enroller is not None
-        for news in self.enroller.feed(image):
+        for news in self.enroller.feed(image, moment):
             if isinstance(news, Asked):
                 self.report(Teaching("show", news.kind, news.index, news.total))
             elif isinstance(news, ShotTaken):
@@ -284,11 +293,16 @@ class CameraService:
             self._state_news(described)
 
 
-def _message(outcome: Read | Refusal | Dropped) -> Message:
+def _message(outcome: Outcome) -> Message:
     if isinstance(outcome, Read):
         return Seen(outcome.kind, outcome.frame)
     if isinstance(outcome, Refusal):
         return Unsure(outcome.frame, outcome.reason, outcome.best, outcome.runner_up)
+    if isinstance(outcome, Blind):
+        return Unsteady(outcome.frame, outcome.reason, outcome.detail)
+    if isinstance(outcome, Seeing):
+        return Steady(outcome.frame)
+    assert isinstance(outcome, Dropped)
     return BadFrame(outcome.frame, outcome.fault.value, outcome.detail)
 
 

@@ -1,7 +1,9 @@
 """Where a camera's frames come from: a USB webcam, the Pi's camera module, or a folder (the twin).
 
 Every source gives BGR pictures (numpy, uint8) with a name, one :meth:`FrameSource.frame` at a time,
-at about ``fps`` a second; ``None`` means no frame yet (a folder waiting for more). A source that
+at about ``fps`` a second; ``None`` means no frame yet (a folder waiting for more). A live camera's frame
+was taken when it came (the camera process reads the clock); a recording says when each of its frames
+was taken (``moment()``, in seconds from its start), however fast it is played. A source that
 stops giving frames raises :class:`SourceLost` (the camera process says so and opens it again); one
 that cannot work until a person acts raises :class:`SourceUnusable`.
 
@@ -13,7 +15,9 @@ that cannot work until a person acts raises :class:`SourceUnusable`.
   chosen, so nothing else ever needs it.
 * ``folder``: the twin the tests and the emulator use. A folder of pictures, read in file-name order,
   and then any picture written into it later (write ``.name`` and rename it, so no half-written
-  picture is read); or a video file. The pictures come at ``fps`` a second, as a camera's would.
+  picture is read); or a video file. The pictures come at ``fps`` a second, as a camera's would. They
+  are a recording at :data:`RECORDED_FPS` frames a second (a video, at its own rate): their moments are
+  the recording's, so a test may play them faster than they were taken.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from numpy.typing import NDArray
 #: A frame as OpenCV gives it: BGR, height x width x 3, 8 bits.
 Image = NDArray[np.uint8]
 PICTURES = (".png", ".jpg", ".jpeg")
+#: The rate a folder of pictures was recorded at (``ffmpeg -r 10``, ``tools/camera_scenes.py``'s frames).
+RECORDED_FPS = 10.0
 VIDEOS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg")
 
 
@@ -219,14 +225,20 @@ class PiCameraSource:
 class FolderSource:
     """Pictures in file-name order, then any written later; or a video file. At ``fps`` a second."""
 
-    def __init__(self, device: str, fps: int = 10, *, pace: bool = True) -> None:
+    def __init__(self, device: str, fps: int = 10, *, pace: bool = True, recorded: float = RECORDED_FPS) -> None:
         self.path = Path(device)
         self.fps = fps
+        self.recorded = recorded
         self.pacer = Pacer(fps) if pace else None
         self._done: set[str] = set()
         self._queue: list[str] = []
         self._video: Any = None
         self._count = 0
+        self._moment = 0.0
+
+    def moment(self) -> float:
+        """When the frame just given was taken, in seconds from the recording's start."""
+        return self._moment
 
     def open(self) -> str:
         path = self.path
@@ -251,6 +263,8 @@ class FolderSource:
             if not ok:
                 return None  # the end of the film: the camera looks at nothing more
             self._count += 1
+            rate = float(self._video.get(cv2.CAP_PROP_FPS)) or self.recorded
+            self._moment = (self._count - 1) / rate
             return f"{self._count:06d}", image
         if not self._queue:
             self._queue = self._new_pictures()
@@ -258,6 +272,8 @@ class FolderSource:
                 return None
         name = self._queue.pop(0)
         self._done.add(name)
+        self._moment = self._count / self.recorded
+        self._count += 1
         image = cv2.imread(str(self.path / name), cv2.IMREAD_COLOR)
         if image is None and not self.path.is_dir():
             raise SourceLost(f"the folder {self.path} is gone")

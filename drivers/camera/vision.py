@@ -22,7 +22,7 @@ Kinds are the strings of the card codes (``D25`` … ``RIGHTOFWAY``); nothing he
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -102,6 +102,7 @@ class Tuning:
     features: int = 300  # ORB corners looked for in the changed part of a frame
     face_features: int = 150  # per enrolment shot
     levels: int = 4  # ORB pyramid levels (scale 1.25 each: a card 0.5 to 2 times its enrolled size)
+    enlarged: int = 2  # more levels, of the frame enlarged (1.25 each): a card a fifth of the picture's height
     ratio: float = 0.8  # Lowe's ratio test, against the best match of another kind
     max_distance: int = 70  # Hamming distance of a usable match (of 256 bits)
     candidates: int = 3  # kinds whose matches are fitted
@@ -263,14 +264,16 @@ class Template:
     descriptors: Image  # N x 32 uint8
 
 
-_ORB_CACHE: dict[tuple[int, int, int], cv2.ORB] = {}
+_ORB_CACHE: dict[tuple[int, int, int, int], cv2.ORB] = {}
 
 
-def orb(features: int, fast: int = 10, levels: int = 4) -> cv2.ORB:
-    key = (features, fast, levels)
+def orb(features: int, fast: int = 10, levels: int = 4, first: int = 0) -> cv2.ORB:
+    """ORB at scale steps of 1.25: ``levels`` of them, the picture itself at level ``first`` (the levels before it
+    are the picture enlarged)."""
+    key = (features, fast, levels + first, first)
     if key not in _ORB_CACHE:
-        _ORB_CACHE[key] = cv2.ORB.create(nfeatures=features, scaleFactor=1.25, nlevels=levels, edgeThreshold=15,
-                                         patchSize=21, fastThreshold=fast)
+        _ORB_CACHE[key] = cv2.ORB.create(nfeatures=features, scaleFactor=1.25, nlevels=levels + first,
+                                         edgeThreshold=15, firstLevel=first, patchSize=21, fastThreshold=fast)
     return _ORB_CACHE[key]
 
 
@@ -348,11 +351,11 @@ class Deck:
                 return Sighting(Verdict.NOTHING)
             x0, y0 = x, y
             part, mask = gray[y:y + h, x:x + w], changed[y:y + h, x:x + w]
-        keypoints, descriptors = orb(tuning.features, 10, tuning.levels).detectAndCompute(part, mask)
+        keypoints, descriptors = orb(tuning.features, 10, tuning.levels, tuning.enlarged).detectAndCompute(part, mask)
         if descriptors is None or len(keypoints) < tuning.min_inliers:
             return Sighting(Verdict.NOTHING)
         points = as_points([k.pt for k in keypoints]) + np.array([x0, y0], np.float32)  # in the frame's coordinates
-        fits = self._locate(points, as_image(descriptors))
+        fits, more = self._locate(points, as_image(descriptors))
         if not fits:
             return Sighting(Verdict.NOTHING)
         counts = tuple((kind, count) for kind, (_, count) in fits.items())
@@ -366,7 +369,7 @@ class Deck:
             if not any(_same_place(corners, other) for other, _ in placements):
                 placements.append((corners, inliers))
         sightings = [self._judge(self.appearance(frame, corners), corners, inliers, counts,
-                                 {kind for kind, (where, _) in fits.items() if _same_place(where, corners)})
+                                 {kind for kind, (where, _) in fits.items() if _same_place(where, corners)}, more)
                      for corners, inliers in placements]
         chosen = max(sightings, key=lambda sighting: sighting.score)
         for other in sightings:  # another placement's best kind is a rival too
@@ -375,7 +378,8 @@ class Deck:
                 chosen = self._rivalled(chosen, other.kind, other.score)
         return chosen
 
-    def _locate(self, points: Points, descriptors: Image) -> dict[str, tuple[Points, int]]:
+    def _locate(self, points: Points, descriptors: Image
+                ) -> tuple[dict[str, tuple[Points, int]], Callable[[str], tuple[Points, int] | None]]:
         """The card's corners in the frame as each likely kind's matches place it (one search of the deck).
 
         Every shot of a kind is a flat face in the same coordinates, turned the same way up, so the
@@ -401,13 +405,21 @@ class Deck:
                 source.append(match.trainIdx)
                 target.append(match.queryIdx)
         fits: dict[str, tuple[Points, int]] = {}
+        tried: dict[str, tuple[Points, int] | None] = {}
+
+        def fit(name: str) -> tuple[Points, int] | None:
+            """The placement ``name``'s own matches give (once a frame), or None."""
+            if name not in tried:
+                source, target = pooled.get(self.kinds.index(name), ([], []))
+                tried[name] = self._fit(self.points[source], points[target]) \
+                    if len(source) >= tuning.min_inliers else None
+            return tried[name]
+
         for kind in sorted(votes, key=votes.__getitem__, reverse=True)[: tuning.candidates]:
-            source, target = pooled.get(kind, ([], []))
-            if len(source) >= tuning.min_inliers:
-                fit = self._fit(self.points[source], points[target])
-                if fit is not None:
-                    fits[self.kinds[kind]] = fit
-        return fits
+            found = fit(self.kinds[kind])
+            if found is not None:
+                fits[self.kinds[kind]] = found
+        return fits, fit
 
     def _fit(self, source: Points, target: Points) -> tuple[Points, int] | None:
         """Face-to-frame placement: a similarity by RANSAC, then a homography through its inliers alone."""
@@ -455,12 +467,20 @@ class Deck:
         return _best_by_kind(np.asarray(cells[:, keep].mean(axis=1), np.float32), kinds, len(self.kinds))[0]
 
     def _judge(self, appearance: NDArray[np.float32], corners: Points, inliers: int,
-               fits: tuple[tuple[str, int], ...], here: set[str]) -> Sighting:
+               fits: tuple[tuple[str, int], ...], here: set[str],
+               more: Callable[[str], tuple[Points, int] | None] | None = None) -> Sighting:
         """The verdict on one placement: ``here`` are the kinds whose own matches placed the card there, whose
-        inliers (as a share of the best fit's) are evidence of their own, weighed in."""
+        inliers (as a share of the best fit's) are evidence of their own, weighed in.
+
+        Only the likeliest kinds by their matches' votes were fitted; a kind that was not, but looks close
+        enough to the best that a fit of its own could change the verdict, is fitted now (``more``): a
+        look-alike's fit alone must never decide between them (the road deck's 25 and 100 miles, a card
+        half out of the picture: read as 25 on 31 matches of their shared milestone, 0.03 ahead in looks,
+        the 100's matches never fitted)."""
         tuning = self.tuning
         if float(appearance.max()) < tuning.card_score:  # no kind's face is there: a hand, a shadow, the table
             return Sighting(Verdict.NOTHING, inliers=inliers, corners=corners, fits=fits)
+        fits, here = self._fitted_rivals(appearance, fits, here, corners, more)
         best = appearance.copy()
         most = max((count for _, count in fits), default=1)
         for kind, count in fits:
@@ -472,6 +492,31 @@ class Deck:
         runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
         sighting = Sighting(Verdict.CARD, kind, score, score - second, runner_up, inliers, corners, fits, ranked)
         return self._rivalled(sighting, runner_up, second)
+
+    def _fitted_rivals(self, appearance: NDArray[np.float32], fits: tuple[tuple[str, int], ...], here: set[str],
+                       corners: Points, more: Callable[[str], tuple[Points, int] | None] | None,
+                       ) -> tuple[tuple[tuple[str, int], ...], set[str]]:
+        """``fits`` and ``here`` with the kinds fitted now that were not and might rival the best (at most two)."""
+        tuning = self.tuning
+        if more is None:
+            return fits, here
+        fitted = {name for name, _ in fits}
+        most = max((count for _, count in fits), default=1)
+        leader = max(float(appearance[self.kinds.index(name)]) + tuning.fit_weight * count / most
+                     for name, count in fits if name in here) if here else float(appearance.max())
+        reach = leader - tuning.min_margin - tuning.fit_weight  # a full fit bonus brings these within the margin
+        added = list(fits)
+        here = set(here)
+        for i in np.argsort(-appearance)[:tuning.candidates + 2]:
+            name = self.kinds[int(i)]
+            if name in fitted or float(appearance[i]) < reach:
+                continue
+            found = more(name)
+            if found is not None:
+                added.append((name, found[1]))
+                if _same_place(found[0], corners):
+                    here.add(name)
+        return tuple(added), here
 
     def _rivalled(self, sighting: Sighting, rival: str | None, score: float) -> Sighting:
         """``sighting`` with ``rival`` as its runner-up (when closer than the one it has): a kind must beat
@@ -534,39 +579,21 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
 
 
 def fit_homography(source: Points, target: Points, threshold: float) -> NDArray[np.float64] | None:
-    """The homography (3 x 3) through matches already known to agree, by least squares (normalised DLT),
-    refitted once without those further than ``threshold`` pixels. No RANSAC: the similarity chose them."""
+    """The homography (3 x 3) through matches already known to agree, refitted once without those further than
+    ``threshold`` pixels. No RANSAC: the similarity chose them. OpenCV's ``findHomography`` with method 0
+    is the fit wanted: least squares through every point given, then a Levenberg-Marquardt refinement of
+    the reprojection error."""
     keep = np.ones(len(source), bool)
     matrix: NDArray[np.float64] | None = None
     for _ in range(2):
         if keep.sum() < 6:
             return matrix
-        matrix = _dlt(source[keep], target[keep])
-        if matrix is None:
+        found, _ = cv2.findHomography(source[keep], target[keep], 0)
+        if found is None or abs(float(found[2, 2])) < 1e-12:
             return None
+        matrix = np.asarray(found / found[2, 2], np.float64)
         keep = np.linalg.norm(project(matrix, source) - target, axis=1) <= threshold
     return matrix
-
-
-def _dlt(source: Points, target: Points) -> NDArray[np.float64] | None:
-    def normalising(points: NDArray[np.float64]) -> NDArray[np.float64]:
-        centre = points.mean(axis=0)
-        scale = np.sqrt(2) / max(float(np.linalg.norm(points - centre, axis=1).mean()), 1e-9)
-        return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
-
-    p, q = source.astype(np.float64), target.astype(np.float64)
-    tp, tq = normalising(p), normalising(q)
-    pn = p @ tp[:2, :2].T + tp[:2, 2]
-    qn = q @ tq[:2, :2].T + tq[:2, 2]
-    x, y, u, v = pn[:, 0], pn[:, 1], qn[:, 0], qn[:, 1]
-    one, zero = np.ones_like(x), np.zeros_like(x)
-    rows = np.concatenate([np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=1),
-                           np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=1)])
-    normalised = np.linalg.svd(rows)[2][-1].reshape(3, 3)
-    matrix = np.linalg.inv(tq) @ normalised @ tp
-    if abs(matrix[2, 2]) < 1e-12:
-        return None
-    return np.asarray(matrix / matrix[2, 2], np.float64)
 
 
 def project(matrix: NDArray[np.float64], points: Points) -> Points:

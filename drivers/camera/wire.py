@@ -19,7 +19,8 @@ from pathlib import Path
 
 from bornes.drivers.parts import CAMERA_SOURCES
 
-#: Frames a second the recognizer is tuned for (drivers/camera/watch.py counts frames, not seconds).
+#: Frames a second asked of the camera. The watcher's rules are in seconds (drivers/camera/watch.py): 5 to 15
+#: read the same plays; fewer frames cost a Pi less.
 CAMERA_FPS = 10
 #: A message line longer than this is not one of ours (a camera process gone mad must not fill memory).
 MAX_LINE = 64 * 1024
@@ -116,6 +117,24 @@ class BadFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class Unsteady:
+    """The camera has not seen a steady picture for 2 s, a status that lasts until :class:`Steady`. ``reason`` is
+    ``unsteady`` (a light wavering beyond what it follows, the camera knocked about) or the fault of a run
+    of bad frames (``black``, ``overexposed``, ``size``, ``unreadable``); ``detail`` says it in a line."""
+
+    frame: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steady:
+    """The picture has been steady again for a second: the camera sees (the end of an :class:`Unsteady`)."""
+
+    frame: str
+
+
+@dataclass(frozen=True, slots=True)
 class Teaching:
     """News of a teaching (the owner shows each kind in turn): ``step`` is
 
@@ -134,10 +153,11 @@ class Teaching:
     alike: tuple[tuple[str, str], ...] = ()
 
 
-Message = Back | Lost | Unusable | Seen | Unsure | BadFrame | Teaching
+Message = Back | Lost | Unusable | Seen | Unsure | BadFrame | Unsteady | Steady | Teaching
 
 _TYPES: dict[str, type[Message]] = {"back": Back, "lost": Lost, "unusable": Unusable, "seen": Seen,
-                                   "unsure": Unsure, "bad-frame": BadFrame, "teaching": Teaching}
+                                   "unsure": Unsure, "bad-frame": BadFrame, "unsteady": Unsteady, "steady": Steady,
+                                   "teaching": Teaching}
 _NAMES = {cls: name for name, cls in _TYPES.items()}
 
 

@@ -142,8 +142,8 @@ class CameraConfig:
     #: The picture size asked of the camera; the recognizer is tuned for 640 x 480.
     width: int = whole(640, 160, 1920)
     height: int = whole(480, 120, 1080)
-    #: Frames looked at a second: the recognizer counts frames and is tuned for 10. A folder or a
-    #: video may go faster to test.
+    #: Frames looked at a second: the watcher's rules are in seconds, so 5 to 15 read the same plays
+    #: (docs/camera.md); fewer cost a Pi less. A folder or a video may go faster to test.
     fps: int = whole(10, 1, 100)
     #: The play zone in the picture, [x, y, width, height] in pixels; empty: the whole picture.
     zone: tuple[int, ...] = ()

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bornes.drivers.events import (
     KEYPAD,
     ButtonPressed,
+    CameraBlind,
+    CameraSees,
     CardScanned,
     ControlScanned,
     InputEvent,
@@ -256,6 +258,10 @@ class Referee:
             # journald shows when the reader came and went, in English (tools/kernel/table.py reads "reader lost"),
             # the cause in our words ("05a4:9840 not found (plugged in?)"); the console says it in the table's.
             log.warning("%s", _journal_news(event), extra={"said": _reader_news(event)})
+        elif isinstance(event, CameraBlind | CameraSees):
+            said = (Phrase(N_("camera cannot see: {detail}"), detail=event.detail) if isinstance(event, CameraBlind)
+                    else Phrase(N_("camera sees again")))
+            log.warning("%s", event.describe(), extra={"said": said})  # journald shows when it could not see
         elif isinstance(event, ReaderProblem) and event.kind == "layout":
             log.info("%s", outcome.message)  # the layout test label: journald says what the scanner types in
         if outcome.verdict is Verdict.ACCEPTED and outcome.action is not None:

@@ -1,9 +1,12 @@
 """``bornes camera-test``: read a folder of frames with templates taught from a folder of pictures.
 
 An outside test set drives it: ``--enrol DIR`` holds ``KIND.png`` or ``KIND-N.png`` (PNG or JPEG) for
-each of the 19 kinds; ``--frames DIR`` is one sequence, read in file-name order at 10 frames a second.
-Every read prints ``{"frame": NAME, "kind": KIND}`` and every refusal ``{"frame": NAME, "refused":
-REASON}`` with ``--json`` (one JSON object a line), or a line for a person without it.
+each of the 19 kinds; ``--frames DIR`` is one sequence, read in file-name order, taken at ``--fps``
+frames a second (10 unless told). Every read prints ``{"frame": NAME, "kind": KIND}`` and every
+refusal ``{"frame": NAME, "refused": REASON}`` with ``--json`` (one JSON object a line), or a line for a
+person without it. The camera's status goes to standard error either way: ``NAME: camera cannot see:
+DETAIL`` when it has not seen a steady picture for 2 s (the table's "Camera: the light flickers"), and
+``NAME: camera sees again``; so do dropped frames and the enrolment's lines under ``--json``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--enrol", required=True, metavar="DIR", help="KIND.png / KIND-N.png pictures of each kind")
     parser.add_argument("--frames", required=True, metavar="DIR", help="the frames of one sequence, in name order")
     parser.add_argument("--json", action="store_true", help="one JSON object a line (reads and refusals only)")
+    parser.add_argument("--fps", type=float, default=10.0,
+                        help="the frames a second the sequence was taken at (default 10)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
         from bornes.drivers.camera.templates import TemplateError, from_folder
         from bornes.drivers.camera.vision import as_image
-        from bornes.drivers.camera.watch import Dropped, PlayWatcher, Read, Refusal
+        from bornes.drivers.camera.watch import Blind, Dropped, PlayWatcher, Read, Refusal, Seeing
     except ImportError as error:
         raise UserError(f"the camera needs numpy and OpenCV ({error.name} is missing): "
                         "pip install 'bornes[camera]'", EX_UNAVAILABLE) from None
@@ -38,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     frames = Path(args.frames)
     if not frames.is_dir():
         raise UserError(f"{frames} is not a folder of frames", EX_DATAERR)
+    if not 0.5 <= args.fps <= 120:
+        raise UserError(f"--fps {args.fps:g}: a camera gives between 0.5 and 120 frames a second", EX_DATAERR)
     try:
         taught, problems = from_folder(args.enrol)
     except TemplateError as error:
@@ -46,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"enrol: {problem}", file=note)
     print(f"enrol: {taught.describe_check()}", file=note)
-    watcher = PlayWatcher(taught.deck())
+    watcher = PlayWatcher(taught.deck(), fps=args.fps)
     reads = refusals = 0
     for path in sorted(p for p in frames.iterdir() if p.suffix.lower() in PICTURES):
         read = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -61,5 +68,9 @@ def run(args: argparse.Namespace) -> int:
                       else f"{outcome.frame}  refused: {outcome.reason} (show it again)", flush=True)
             elif isinstance(outcome, Dropped):
                 print(f"{outcome.frame}: dropped, {outcome.detail}", file=note)
+            elif isinstance(outcome, Blind):
+                print(f"{outcome.frame}: camera cannot see: {outcome.detail}", file=sys.stderr, flush=True)
+            elif isinstance(outcome, Seeing):
+                print(f"{outcome.frame}: camera sees again", file=sys.stderr, flush=True)
     print(f"{watcher.frames} frames, {reads} reads, {refusals} refusals", file=note)
     return 0

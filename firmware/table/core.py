@@ -298,6 +298,8 @@ class TableCore:
         #: A setup sent from a phone or the club board while a game was played: offered when it ends.
         self.waiting: SetupDraft | None = None
         self.lost_readers: set[str] = set()
+        #: The cameras that cannot see a steady picture, and why (drivers/events.py CameraBlind).
+        self.blind_cameras: dict[str, str] = {}
         #: (key, button) for each button of a USB keypad (drivers/keypad.py), shown by the legend; empty: GPIO buttons.
         self.key_legend: tuple[tuple[str, str], ...] = ()
         #: Button -> the label printed on its key, on a keypad table: its messages and hints name the keys

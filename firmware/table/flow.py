@@ -18,6 +18,8 @@ from bornes.drivers.events import (
     BUTTONS,
     KEYPAD,
     ButtonPressed,
+    CameraBlind,
+    CameraSees,
     CameraTeaching,
     CardScanned,
     ControlScanned,
@@ -89,6 +91,19 @@ _CAMERA_FAULTS = {
 }
 
 
+#: Why the camera cannot see (drivers/camera/watch.py), as the status line says it while it lasts, and the
+#: message said when it starts: (status, message, its shorter forms).
+_CAMERA_BLIND = {
+    "unsteady": (N_("Camera: the light flickers"), N_("Camera: the light flickers, it cannot read the cards"),
+                 (N_("Camera: the light flickers"), N_("Light flickers"))),
+    "black": (N_("Camera sees black"), N_("Camera: it sees black (lens covered? lamp off?)"),
+              (N_("Camera sees black"),)),
+    "overexposed": (N_("Camera dazzled"), N_("Camera: dazzled (a lamp in the lens?)"), (N_("Camera dazzled"),)),
+    "size": (N_("Camera: odd picture"), N_("Camera: a picture of another size"), (N_("Camera: odd picture"),)),
+    "unreadable": (N_("Camera: bad picture"), N_("Camera: a picture it cannot read"), (N_("Camera: bad picture"),)),
+}
+
+
 def _typed_card(text: str) -> bool:
     """A line typed on the emulated table names a card (``MB-STOP-01``, ``@B MB-STOP-01``), not a button."""
     words = text.strip().split()
@@ -150,6 +165,8 @@ class TableFlow(TableCore):
             return self._typed(event.text)
         if isinstance(event, ReaderLost | ReaderBack):
             return self._reader_news(event)
+        if isinstance(event, CameraBlind | CameraSees):
+            return self._camera_news(event)
         if isinstance(event, ReaderProblem):
             return self._reader_problem(event)
         if isinstance(event, UnknownScanned):
@@ -177,7 +194,7 @@ class TableFlow(TableCore):
             return self._buttons_news(event)
         if isinstance(event, ReaderLost):
             self.lost_readers.add(event.reader)
-            self.ui.status = self._lost_status()
+            self.ui.status = self._reader_status()
             why = failure_words(event.detail)  # "05a4:9840 introuvable (branché ?)", never the system's English
             plug = not isinstance(event.detail, DeviceFailure) or event.detail.kind in PLUG_IT_IN
             if keypad and plug:
@@ -189,7 +206,7 @@ class TableFlow(TableCore):
             return self.say(Verdict.IGNORED, _("Reader lost: {detail}").format(detail=why), Sound.ATTENTION,
                             short=(_("Reader lost"),))
         self.lost_readers.discard(event.reader)
-        self.ui.status = self._lost_status()
+        self.ui.status = self._reader_status()
         return self.ignored(_("Keypad back") if keypad else _("Reader back"))
 
     def _buttons_news(self, event: ReaderLost | ReaderBack) -> Outcome:
@@ -197,20 +214,34 @@ class TableFlow(TableCore):
         control cards stand in for them meanwhile."""
         if isinstance(event, ReaderLost):
             self.lost_readers.add(BUTTONS)
-            self.ui.status = self._lost_status()
+            self.ui.status = self._reader_status()
             said = _("Buttons lost: plug their bridge back in (control cards work meanwhile)")
             return self.say(Verdict.IGNORED, said, Sound.ATTENTION,
                             short=(_("Buttons lost: plug them back in"), _("Buttons lost")))
         was_lost = BUTTONS in self.lost_readers
         self.lost_readers.discard(BUTTONS)
-        self.ui.status = self._lost_status()
+        self.ui.status = self._reader_status()
         return self.ignored(_("Buttons back") if was_lost else "")
 
-    def _lost_status(self) -> str | None:
-        """The status line while something is unplugged: a reader first (no card can be read), then the
-        keypad or the buttons."""
+    def _camera_news(self, event: CameraBlind | CameraSees) -> Outcome:
+        """The camera cannot see a steady picture, or can again: a status like a reader lost, until it sees."""
+        if isinstance(event, CameraBlind):
+            self.blind_cameras[event.reader] = event.reason
+            self.ui.status = self._reader_status()
+            _status, message, short = _CAMERA_BLIND.get(event.reason, _CAMERA_BLIND["unsteady"])
+            return self.say(Verdict.IGNORED, _(message), Sound.ATTENTION, short=tuple(_(line) for line in short))
+        was = self.blind_cameras.pop(event.reader, None)
+        self.ui.status = self._reader_status()
+        return self.ignored(_("Camera sees again") if was is not None else "")
+
+    def _reader_status(self) -> str | None:
+        """The status line while a reader cannot read: one unplugged first (no card can be read), then a camera
+        that cannot see, then the keypad, then the wired buttons."""
         if self.lost_readers - {KEYPAD, BUTTONS}:
             return _("Reader lost")
+        if self.blind_cameras:
+            reason = next(iter(self.blind_cameras.values()))
+            return _(_CAMERA_BLIND.get(reason, _CAMERA_BLIND["unsteady"])[0])
         if KEYPAD in self.lost_readers:
             return _("Keypad lost")
         return _("Buttons lost") if self.lost_readers else None

@@ -66,3 +66,16 @@ def test_debug_is_the_referees_own_lines_not_every_librarys() -> None:
                 root.addHandler(handler)
         root.setLevel(saved[0])
         ours.setLevel(saved[2])
+
+
+def test_a_camera_that_cannot_see_is_a_journal_line_each_way(caplog: pytest.LogCaptureFixture) -> None:
+    """Like a reader lost and back: journald shows when the camera could not see, and why (issue 41)."""
+    from bornes.drivers.events import CameraBlind, CameraSees
+
+    referee = Referee(TableFlow(players=2, names=("Anne", "Bruno")), None, watchdog=False)  # type: ignore[arg-type]
+    with caplog.at_level(logging.INFO, logger="bornes"):
+        referee.step(CameraBlind("unsteady", "no steady picture (a light wavering, the camera moving?)"))
+        referee.step(CameraSees())
+    said = [record.getMessage() for record in caplog.records if record.name == "bornes"]
+    assert said == ["camera cannot see (unsteady): no steady picture (a light wavering, the camera moving?)",
+                    "camera sees again"]

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from bornes.drivers.camera.index import KINDS
 from bornes.drivers.camera.templates import Taught, save
-from tools.camera_scenes import FRAME_H, FRAME_W, Pose, Table, face_bgr, make_table, render
+from tools.camera_scenes import FRAME_H, FRAME_W, Pose, StressLight, Table, face_bgr, make_table, render
 
 EDITION = "road"
 
@@ -84,6 +84,14 @@ def empty_frames(count: int, *, seed: int = 9, on: Table | None = None) -> list[
     rng = np.random.default_rng(seed)
     setting = on or table()
     return [render(setting, rng) for _ in range(count)]
+
+
+def unsteady_frames(count: int, *, seed: int = 10, on: Table | None = None) -> list[NDArray[np.uint8]]:
+    """The empty zone under a light that changes in patches every frame (the generator's stress), at 10 a second."""
+    rng = np.random.default_rng(seed)
+    setting = on or table()
+    light = StressLight(rng)
+    return [render(setting, rng, light=light.at(n / 10, rng)) for n in range(count)]
 
 
 class Twin:

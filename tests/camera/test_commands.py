@@ -16,7 +16,9 @@ from bornes.drivers.camera.wire import (
     CameraSettings,
     Lost,
     Seen,
+    Steady,
     Teaching,
+    Unsteady,
     Unsure,
     Unusable,
     WireError,
@@ -46,6 +48,7 @@ def config(tmp_path: Path, camera: str, *, game: str = "") -> Path:
     Back("webcam /dev/video0, 640x480"), Lost("no camera at /dev/video0 (unplugged?)"), Unusable("zone outside"),
     Seen("D100", "000123"), Unsure("000124", "two kinds", "STOP", "ROLL"), Unsure("000125", "not clear"),
     BadFrame("000126", "black", "the camera sees black"), Teaching("show", "D25", 1, 19),
+    Unsteady("000127", "unsteady", "no steady picture (a light wavering, the camera moving?)"), Steady("000147"),
     Teaching("taught", index=18, total=19, detail="…", alike=(("D100", "D200"),)),
 ])
 def test_every_message_crosses_the_pipe_unchanged(message: object) -> None:
@@ -77,6 +80,7 @@ def test_the_settings_make_the_camera_process_command() -> None:
 # -- bornes enroll --camera --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a live camera process taught; the watcher's enrolment stays in the fast tier
 def test_teaching_a_few_kinds_again_from_the_live_camera_says_each_step(tmp_path: Path) -> None:
     pytest.importorskip("cv2")
     from tests.camera.live import Twin, careful_teaching, teach_from_faces
@@ -100,6 +104,7 @@ def test_teaching_a_few_kinds_again_from_the_live_camera_says_each_step(tmp_path
     assert listed.returncode == 0 and "STOP           Stop" in listed.stdout, listed.stdout
 
 
+@pytest.mark.slow  # the fast tier teaches from the live camera above; the panel's French teaching is a picture test
 def test_teaching_in_french_speaks_french(tmp_path: Path) -> None:
     pytest.importorskip("cv2")
     from tests.camera.live import Twin, careful_teaching
@@ -193,3 +198,36 @@ def test_the_sample_configs_camera_section_works_once_uncommented(tmp_path: Path
     on.write_text(sample[:start] + block + sample[end:])
     camera = load_config(str(on)).camera
     assert camera is not None and camera.source == "v4l2" and camera.zone == (80, 40, 480, 400)
+
+
+# -- bornes camera-test ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_camera_test_prints_reads_and_refusals_as_json_and_the_cameras_status_on_standard_error(
+        tmp_path: Path) -> None:
+    """A recording with three seconds of a light it cannot follow, a card it reads, and a card of a deck it was
+    never taught left lying there: one JSON line for the read, one for the refusal; the status on stderr."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+
+    from bornes.drivers.camera.index import KINDS
+    from tests.camera.live import Twin, careful_plays, empty_frames, table, unsteady_frames
+    from tools.camera_scenes import Pose, face_bgr, render
+
+    faces = Twin(tmp_path / "faces")
+    for kind in KINDS:
+        cv2.imwrite(str(faces.folder / f"{kind}.png"), face_bgr(kind, "road"))
+    frames = Twin(tmp_path / "frames")
+    frames.write(empty_frames(4) + unsteady_frames(30) + empty_frames(12, seed=14) + careful_plays(["ROLL"], seed=15))
+    rng = np.random.default_rng(16)
+    stranger = ("STOP", "night", Pose(320, 240, 10.0, 220.0))
+    frames.write([render(table(), rng, [stranger]) for _ in range(25)] + empty_frames(4, seed=17))
+    done = bornes("camera-test", "--enrol", str(faces.folder), "--frames", str(frames.folder), "--json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [sorted(line) for line in lines] == [["frame", "kind"], ["frame", "refused"]], lines
+    assert lines[0]["kind"] == "ROLL"
+    status = [line.split(": ", 1)[1] for line in done.stderr.splitlines() if ": camera " in line]
+    assert status == ["camera cannot see: no steady picture (a light wavering, the camera moving?)",
+                      "camera sees again"], done.stderr

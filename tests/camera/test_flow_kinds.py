@@ -45,3 +45,23 @@ def test_a_card_the_camera_is_unsure_of_is_one_line_and_changes_nothing() -> Non
     assert outcome.message == "Not clear: show it again"
     assert "\n" not in outcome.message
     assert flow.state == state
+
+
+def test_a_camera_that_cannot_see_is_a_status_like_a_reader_lost_until_it_sees_and_plays_go_on_meanwhile() -> None:
+    from bornes.drivers.events import CameraBlind, CameraSees, ReaderBack, ReaderLost
+    from bornes.firmware.table.present import screen
+
+    flow = table()
+    said = flow.handle(CameraBlind("unsteady", "no steady picture", "camera"))
+    assert said.message == "Camera: the light flickers, it cannot read the cards"
+    assert screen(flow).status == "Camera: the light flickers"  # type: ignore[union-attr]
+    assert flow.handle(KindShown(CardKind.ROLL, "7")).verdict is Verdict.ACCEPTED  # a steady moment: read
+    assert screen(flow).status == "Camera: the light flickers"  # type: ignore[union-attr]
+    flow.handle(ReaderLost("the camera's process ended", "camera"))
+    assert screen(flow).status == "Reader lost"  # type: ignore[union-attr]  # the worse news first
+    flow.handle(ReaderBack("webcam /dev/video0", "camera"))
+    assert screen(flow).status == "Camera: the light flickers"  # type: ignore[union-attr]
+    assert flow.handle(CameraSees("camera")).message == "Camera sees again"
+    assert screen(flow).status is None  # type: ignore[union-attr]
+    flow.handle(CameraBlind("black", "the camera sees black", "camera"))
+    assert screen(flow).status == "Camera sees black"  # type: ignore[union-attr]

@@ -6,12 +6,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.appliance.test_systemd import ANALYZE, UNIT, needs_analyze, run_install, verify
 
 REPO = Path(__file__).resolve().parents[2]
 DROP_IN = REPO / "systemd" / "bornes-camera.conf"
 
 
+@pytest.mark.slow  # install.sh run whole; the camera's drop-in checks stay in the fast tier
 def test_install_dry_run_with_the_camera(tmp_path: Path) -> None:
     result = run_install(tmp_path, "--dry-run", "--camera")
     assert result.returncode == 0, result.stderr

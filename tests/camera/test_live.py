@@ -23,9 +23,23 @@ cv2 = pytest.importorskip("cv2")
 
 from bornes.drivers.camera.reader import CameraReader  # noqa: E402
 from bornes.drivers.camera.wire import CameraSettings  # noqa: E402
-from bornes.drivers.events import KindShown, ReaderBack, ReaderLost, ReaderProblem  # noqa: E402
+from bornes.drivers.events import (  # noqa: E402
+    CameraBlind,
+    CameraSees,
+    KindShown,
+    ReaderBack,
+    ReaderLost,
+    ReaderProblem,
+)
 from bornes.engine import CardKind  # noqa: E402
-from tests.camera.live import Twin, careful_plays, empty_frames, events_until, teach_from_faces  # noqa: E402
+from tests.camera.live import (  # noqa: E402
+    Twin,
+    careful_plays,
+    empty_frames,
+    events_until,
+    teach_from_faces,
+    unsteady_frames,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -85,6 +99,7 @@ def test_cards_shown_are_kinds_on_the_queue_in_order(twin: Twin, templates: Path
     assert reader.reads == 3 and reader.connected
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_pictures_written_later_are_read_as_they_come(twin: Twin, templates: Path, events: queue.Queue[object],
                                                       reader_of: list[CameraReader]) -> None:
     twin.write(empty_frames(4))
@@ -94,6 +109,7 @@ def test_pictures_written_later_are_read_as_they_come(twin: Twin, templates: Pat
     assert kinds(events_until(events, lambda s: bool(kinds(s)))) == ["STOP"]
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_bad_frames_each_give_one_problem_and_no_read(twin: Twin, templates: Path, events: queue.Queue[object],
                                                       reader_of: list[CameraReader]) -> None:
     calm = empty_frames(12)
@@ -118,6 +134,24 @@ def test_bad_frames_each_give_one_problem_and_no_read(twin: Twin, templates: Pat
     assert not later, later  # nothing more: no read, no second line for the same run
 
 
+@pytest.mark.slow
+def test_a_camera_that_cannot_see_a_steady_picture_is_a_status_until_it_sees_and_then_it_reads(
+        twin: Twin, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
+    """Three seconds of a light changing in patches every frame: one CameraBlind (the table's "Camera: the light
+    flickers"), nothing read or refused meanwhile; steady again: one CameraSees, and the next card is read."""
+    twin.write(empty_frames(4))
+    twin.write(unsteady_frames(30))
+    twin.write(empty_frames(12, seed=14))
+    twin.write(careful_plays(["ROLL"], seed=15))
+    start(reader_of, camera(twin, templates), events)
+    seen = events_until(events, lambda s: bool(kinds(s)))
+    assert [type(e) for e in seen] == [ReaderBack, CameraBlind, CameraSees, KindShown], seen
+    blind = seen[1]
+    assert isinstance(blind, CameraBlind) and blind.reason == "unsteady" and blind.reader == "camera"
+    assert "no steady picture" in blind.detail
+
+
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_a_camera_never_taught_is_lost_once_and_says_how_to_teach_it(
         twin: Twin, tmp_path: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
     twin.write(careful_plays(["ROLL"]))
@@ -129,6 +163,7 @@ def test_a_camera_never_taught_is_lost_once_and_says_how_to_teach_it(
     assert reader.pid is not None  # the process stays, its camera open, to be taught from the panel
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_a_folder_unplugged_mid_game_is_lost_then_back_and_reads_again(
         twin: Twin, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
     twin.write(careful_plays(["ROLL"]))
@@ -147,6 +182,7 @@ def test_a_folder_unplugged_mid_game_is_lost_then_back_and_reads_again(
     assert kinds(again) == ["D50"]
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_the_camera_process_killed_is_lost_restarted_and_reads_again(
         twin: Twin, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
     twin.write(empty_frames(4))
@@ -163,6 +199,7 @@ def test_the_camera_process_killed_is_lost_restarted_and_reads_again(
     assert kinds(events_until(events, lambda s: bool(kinds(s)))) == ["GASOLINE"]
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_a_zone_outside_the_picture_is_one_line_and_no_restart_loop(
         twin: Twin, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
     twin.write(empty_frames(3))
@@ -174,6 +211,7 @@ def test_a_zone_outside_the_picture_is_one_line_and_no_restart_loop(
     assert reader.pid is None and reader.restarts == 0
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_the_zone_is_all_the_camera_looks_at(twin: Twin, templates: Path, events: queue.Queue[object],
                                             reader_of: list[CameraReader]) -> None:
     frames = careful_plays(["ROLL", "STOP"])
@@ -184,6 +222,7 @@ def test_the_zone_is_all_the_camera_looks_at(twin: Twin, templates: Path, events
     assert kinds(events_until(events, lambda s: len(kinds(s)) >= 2)) == ["ROLL", "STOP"]
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_the_camera_process_ends_when_the_referee_dies(twin: Twin, templates: Path, tmp_path: Path) -> None:
     twin.write(empty_frames(3))
     settings = camera(twin, templates)
@@ -247,6 +286,7 @@ def test_every_kind_code_is_a_card_kind() -> None:
     assert tuple(kind.value for kind in CardKind) == KINDS
 
 
+@pytest.mark.slow  # a camera process a test: the fast tier keeps the cards read in order, the referee free of cv2
 def test_the_pi_camera_without_picamera2_is_one_line_and_no_restart_loop(
         tmp_path: Path, templates: Path, events: queue.Queue[object], reader_of: list[CameraReader]) -> None:
     import importlib.util

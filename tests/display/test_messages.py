@@ -19,6 +19,8 @@ import pytest
 from bornes.drivers.events import (
     KEYPAD,
     ButtonPressed,
+    CameraBlind,
+    CameraSees,
     KeyTyped,
     ReaderBack,
     ReaderLost,
@@ -58,7 +60,9 @@ def _flow_messages() -> list[FeedbackView]:
     found.append(FeedbackView(flow.ui.message or "", False, flow.ui.short))
     keypad = (ReaderLost("gone", KEYPAD), ReaderProblem("unknown-key", "Num Lock (NUMLOCK)", KEYPAD),
               ReaderProblem("keys-at-once", "two keys 3 ms apart", KEYPAD), ReaderBack("05a4:9840", KEYPAD))
-    for event in (*keypad, ReaderLost("cable"), ReaderBack("/dev/ttyUSB0"),
+    camera = (CameraBlind("unsteady", "no steady picture"), CameraSees(), CameraBlind("black", "it sees black"),
+              CameraBlind("overexposed", "dazzled"), CameraSees())
+    for event in (*keypad, *camera, ReaderLost("cable"), ReaderBack("/dev/ttyUSB0"),
                   ReaderProblem("one-card-at-a-time", "2 tags"), ReaderProblem("checksum", "bad"),
                   UnknownScanned("MB-XYZ-01", "unknown"), KeyTyped("help"),
                   KeyTyped("MB-NOPE"), ButtonPressed("UNDO"), ButtonPressed("CF"), ButtonPressed("CF"),
@@ -145,7 +149,8 @@ def test_every_kind_of_message_is_met(messages: list[FeedbackView]) -> None:
     for kind in ("New game", "Undone", "Coup fourré", "Reader lost", "Unknown card", "scan it again",
                  "Scan the card to discard", "chosen", "Nothing to undo", "End this blocked hand", "Swap",
                  "The hand goes on: the draw pile has cards",
-                 "Game resumed: hand 1", "Who called it? OK: Ann, NEXT: Cid", "Name: "):
+                 "Game resumed: hand 1", "Who called it? OK: Ann, NEXT: Cid", "Name: ", "the light flickers",
+                 "Camera sees again"):
         assert kind in texts, kind
     assert any(m.refused for m in messages) and any(not m.refused for m in messages)
 

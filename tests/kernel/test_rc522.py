@@ -172,8 +172,10 @@ def test_one_play_per_card_laid_down_resting_lifted_flickering_two_at_once(table
     relaid = table.spi.lay(PADS["C"], "ntag213", rest, at=7.0, until=10.0)
     table.spi.lay(PADS["A"], "classic1k", edge, at=0.5, until=5.0,
                   gaps=[(1.5, 0.2), (2.5, 0.15), (3.5, 0.25)])  # flickering at the edge of the field: one play
-    for uid in pair:
-        table.spi.lay(PADS["B"], "ntag213", uid, at=0.5, until=4.0)  # two at once: refused, neither read
+    # Two at once: refused, neither read. Laid from one moment: the second request reached a loaded guest after
+    # a poll had seen the first alone (a single card, rightly read).
+    together = table.spi.lay(PADS["B"], "ntag213", pair[0], at=2.0, until=5.5)["from"]
+    table.spi.lay(PADS["B"], "ntag213", pair[1], at=2.0, until=5.5, since=together)
     table.wait("one line for each laying", lambda: (_lines_with(table, rest), _lines_with(table, edge),
                                                      _lines_with(table, "one-card-at-a-time")) == (2, 1, problems + 1),
                timeout=90)

@@ -48,13 +48,18 @@ class SpiPads:
         return answer
 
     def lay(self, device: str, kind: str, uid: str, *, text: str | None = None, at: float = 0.0,
-            until: float | None = None, gaps: list[tuple[float, float]] | None = None) -> dict[str, Any]:
-        """A card laid on the chip of ``device`` ``at`` seconds from now (until ``until``, out during ``gaps``)."""
+            until: float | None = None, gaps: list[tuple[float, float]] | None = None,
+            since: float | None = None) -> dict[str, Any]:
+        """A card laid on the chip of ``device`` ``at`` seconds from now, or from the guest's moment ``since`` (a
+        former answer's ``from``), until ``until``, out during ``gaps``."""
         card: dict[str, Any] = {"kind": kind, "uid": uid}
         if text is not None:
             card["text"] = text
-        return self.ask({"op": "lay", "reader": device, "card": card, "at": at, "until": until,
-                         "gaps": [list(gap) for gap in gaps or []]})
+        request = {"op": "lay", "reader": device, "card": card, "at": at, "until": until,
+                   "gaps": [list(gap) for gap in gaps or []]}
+        if since is not None:
+            request["from"] = since
+        return self.ask(request)
 
     def clear(self, device: str) -> None:
         self.ask({"op": "clear", "reader": device})

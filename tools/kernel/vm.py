@@ -304,14 +304,9 @@ class Image:
             (masked_generators / generator.name).symlink_to("/dev/null")
 
     def nspawn(self, *command: str, what: str, timeout: float = 600) -> str:
-        """A command in the image (not booted: an image builder's chroot, with a private network).
-
-        Named for this process: nspawn names a container after its folder ("root") and keeps its mount
-        propagation folder under that name, so two builds at once (another checkout's, a booted test's) met in
-        /run/systemd/nspawn/propagate/root and one failed ("Attempted to remove disk file system")."""
+        """A command in the image (not booted: an image builder's chroot, with a private network)."""
         return _run(["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--private-network",
-                     f"--machine=bornes-image-{os.getpid()}", "--directory", str(self.root),
-                     "--setenv=LANG=C.UTF-8", *command], what, timeout=timeout)
+                     "--directory", str(self.root), "--setenv=LANG=C.UTF-8", *command], what, timeout=timeout)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -21,8 +21,10 @@ and then answers one JSON line for each line of commands on its standard input:
 
 * ``{"op": "now"}``: the guest's monotonic and real clocks;
 * ``{"op": "lay", "reader": "0.0", "card": {"kind", "uid", "text"?, "noisy"?}, "at": S, "until": S?,
-  "gaps": [[start, length], …]?}``: a card laid ``at`` seconds from now (relative; ``until`` likewise),
-  flickering out of the field during each gap; answers the absolute times;
+  "gaps": [[start, length], …]?, "from": T?}``: a card laid ``at`` seconds from now, or from the guest's
+  moment ``T`` (relative; ``until`` likewise), flickering out of the field during each gap; answers the
+  absolute times, ``from`` among them (two cards laid from one moment lie down together however late the
+  second request arrives);
 * ``{"op": "clear", "reader"}``: every card gone (at once);
 * ``{"op": "wiring", "reader", "stuck": 0 | 255 | null}``: MISO held low or high (nothing answers), or wired;
 * ``{"op": "version", "reader", "value": N}``: the chip's VersionReg, from its next soft reset on (and now);
@@ -221,16 +223,18 @@ class Server:
             key = f"{request['reader']}/{spec['uid']}"
             card = self.cards.get(key) or build(spec)
             self.cards[key] = card
-            at = now + _seconds(request.get("at"), 0.0)
-            until = now + _seconds(request.get("until"), float("inf"))
+            start = _seconds(request.get("from"), now)
+            at = start + _seconds(request.get("at"), 0.0)
+            until = start + _seconds(request.get("until"), float("inf"))
             spans = request.get("gaps") or []
-            gaps = [(now + _seconds(span[0], 0.0), _seconds(span[1], 0.0)) for span in spans] \
+            gaps = [(start + _seconds(span[0], 0.0), _seconds(span[1], 0.0)) for span in spans] \
                 if isinstance(spans, list) else []
             if gaps:
                 model.field.flicker(card, at, gaps, until)
             else:
                 model.field.lay(card, at, until)
-            return {"at": at, "real": time.time() + (at - now), "until": until if until != float("inf") else None}
+            return {"at": at, "real": time.time() + (at - now), "until": until if until != float("inf") else None,
+                    "from": start}
         if op == "clear":
             model.field.clear()
             return {"cleared": True}

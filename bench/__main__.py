@@ -345,8 +345,10 @@ def rc522_part(sizes: Sizes) -> list[Row]:  # docs/readers.md, RC522: the driver
 
 def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a USB gadget, Debian's kernel in qemu
     from bench.kernel import rows as kernel_rows
+    from bench.kernel_webcam import rows as webcam_rows  # and a webcam's hand (docs/camera.md)
 
-    return [Row(*row) for row in kernel_rows(sizes.kernel_scans, sizes.unplug_cycles, smoke=sizes.smoke)]
+    return [Row(*row) for row in [*kernel_rows(sizes.kernel_scans, sizes.unplug_cycles, smoke=sizes.smoke),
+                                  *webcam_rows(smoke=sizes.smoke)]]
 
 
 def wired_part(sizes: Sizes) -> list[Row]:  # docs/system.md: the panel on an I2C bus, the buttons on a GPIO chip

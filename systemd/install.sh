@@ -49,6 +49,7 @@ UNIT=/etc/systemd/system/bornes.service
 WEB_UNIT=/etc/systemd/system/bornes-web.service
 WEB_USER=bornes-web
 CAMERA_DROPIN=/etc/systemd/system/bornes.service.d/camera.conf
+CAMERA_MODULES=/etc/modules-load.d/bornes-camera.conf
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
 GPIO_RULE=/etc/udev/rules.d/99-bornes-gpio.rules
@@ -212,8 +213,7 @@ if [[ $UNINSTALL -eq 1 ]]; then
     step "remove the units and the udev rules $RULE, $HID_RULE, $GPIO_RULE and $SPI_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
         /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$GPIO_RULE" \
-        "$SPI_RULE" \
-        "$CAMERA_DROPIN"
+        "$SPI_RULE" "$CAMERA_DROPIN" "$CAMERA_MODULES"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -514,6 +514,13 @@ run install -D -m 0644 "$REPO/systemd/bornes.service" "$UNIT"
 if [[ $CAMERA -eq 1 ]]; then
     printf '    with %s: the video group and the camera devices in its sandbox\n' "$CAMERA_DROPIN"
     run install -D -m 0644 "$REPO/systemd/bornes-camera.conf" "$CAMERA_DROPIN"
+    # Its DeviceAllow=char-video4linux is resolved as the service starts: the V4L2 core must be loaded by then,
+    # at every boot (a webcam plugged in later) and now (the restart below).
+    printf '    with %s: the V4L2 core (videodev) loaded at boot, before the referee starts\n' "$CAMERA_MODULES"
+    run install -D -m 0644 "$REPO/systemd/bornes-camera-modules.conf" "$CAMERA_MODULES"
+    if systemd_running || [[ $DRY_RUN -eq 1 ]]; then
+        run modprobe videodev || printf '    modprobe videodev failed: a V4L2 camera may need a reboot\n'
+    fi
 fi
 enable_unit bornes.service
 

@@ -123,7 +123,10 @@ class V4l2Source:
             if not stat.S_ISCHR(mode):
                 raise SourceUnusable(f"{path} is not a video device")
             if not os.access(path, os.R_OK | os.W_OK):
-                raise SourceUnusable(f"{path}: permission denied (is the user in the video group?)")
+                # Lost, not unusable: a webcam plugged in is root's alone until udev hands its node to the video
+                # group, seconds later on a loaded machine (the kernel tier measured 2 to 9 s); given up on, it
+                # would wait a minute and a restart. A user not in the group sees the same line until fixed.
+                raise SourceLost(f"{path}: permission denied (is the user in the video group?)")
         capture = cv2.VideoCapture(int(path) if path.isdigit() else path, cv2.CAP_V4L2)
         if not capture.isOpened():
             capture.release()

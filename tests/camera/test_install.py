@@ -12,6 +12,7 @@ from tests.appliance.test_systemd import ANALYZE, UNIT, needs_analyze, run_insta
 
 REPO = Path(__file__).resolve().parents[2]
 DROP_IN = REPO / "systemd" / "bornes-camera.conf"
+MODULES = REPO / "systemd" / "bornes-camera-modules.conf"
 
 
 @pytest.mark.slow  # install.sh run whole; the camera's drop-in checks stay in the fast tier
@@ -24,6 +25,8 @@ def test_install_dry_run_with_the_camera(tmp_path: Path) -> None:
         "usermod --append --groups gpio,i2c,dialout,audio,video bornes",
         f"/opt/bornes/venv/bin/pip install --upgrade {REPO}\\[camera\\]",
         f"install -D -m 0644 {DROP_IN} /etc/systemd/system/bornes.service.d/camera.conf",
+        f"install -D -m 0644 {MODULES} /etc/modules-load.d/bornes-camera.conf",
+        "modprobe videodev",
         "bornes enroll --camera",
     ):
         assert expected in out, expected
@@ -32,6 +35,7 @@ def test_install_dry_run_with_the_camera(tmp_path: Path) -> None:
     assert "picamera2" not in plain and "[camera]" not in plain and "video" not in plain
     gone = run_install(tmp_path, "--dry-run", "--uninstall").stdout
     assert "/etc/systemd/system/bornes.service.d/camera.conf" in gone
+    assert "/etc/modules-load.d/bornes-camera.conf" in gone
 
 
 def test_not_a_pi_gets_no_picamera2(tmp_path: Path) -> None:

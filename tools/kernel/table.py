@@ -13,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from tools.kernel.gadgets import CATALOGUE, KEYPAD_KEYS, reports
@@ -28,7 +29,8 @@ PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
 INSTALL = ("--wheels", "/var/cache/bornes-wheels", "--no-pi", "--hid", CATALOGUE["scanner"].vendor_product,
            "--hid", CATALOGUE["rfid"].vendor_product, "--keypad", CATALOGUE["keypad"].vendor_product,
-           "--spi")  # tests/kernel/test_rc522.py: group spi and its udev rule
+           "--spi",  # tests/kernel/test_rc522.py: group spi and its udev rule
+           "--camera")  # the webcam's module (tests/kernel/test_webcam.py): numpy, OpenCV, the unit's camera drop-in
 KEY_HELD = 0.08  # seconds a person's finger holds a keypad key (under any hold time of wiring/pins.toml)
 TOOLS = ("qemu-system-x86_64", "systemd-nspawn", "debootstrap", "apt-get", "dpkg-deb", "depmod")
 
@@ -220,9 +222,13 @@ class KernelTable:
 T = TypeVar("T", bound="KernelTable")
 
 
-def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
+def open_table(kind: type[T], boot_timeout: float = 240.0, shares: tuple[tuple[str, Path], ...] = (),
+               tcg_cpu: str = "max", prepare: Callable[[Image], None] | None = None) -> T:
     """Image, install (or its cached layer), boot: a ``kind`` (KernelTable or a test's own), with the figures of each
-    step kept for the tier's report. ``boot_timeout``: the seconds the boot may take (TCG on a loaded host)."""
+    step kept for the tier's report. ``boot_timeout``: the seconds the boot may take (TCG on a loaded host).
+    ``shares`` and ``tcg_cpu``: the VM's (more host folders the guest may mount; qemu's CPU under TCG);
+    ``prepare(image)``: the module's own setup in the image before it boots (``image.nspawn`` runs at the host's
+    speed)."""
     started = time.monotonic()
     kernel = cached_kernel()
     root, wheels = cached_root(), cached_wheels()
@@ -230,11 +236,16 @@ def open_table(kind: type[T], boot_timeout: float = 240.0) -> T:
     layer = installed_layer(root, wheels, kernel, INSTALL, reader_config(CATALOGUE["scanner"].vendor_product))
     installed = time.monotonic()
     image = Image([layer, root], kernel)
+    vm: VM | None = None
     try:
         image.guest_files()
-        vm = VM(image)
+        if prepare is not None:
+            prepare(image)
+        vm = VM(image, shares=shares, tcg_cpu=tcg_cpu)
         vm.start(boot_timeout)
     except BaseException:
+        if vm is not None:  # a boot given up on leaves no qemu behind (it went on running, the image unmounted)
+            vm.stop(timeout=5)
         image.close()
         raise
     table = kind(vm, image)

@@ -70,6 +70,12 @@ MASKED = ("bornes-test-reader.service", "mosquitto.service", "getty@tty1.service
 #: instruction, and they cost half of a Python start-up's time (importing the referee three times:
 #: 24.5 qemu CPU seconds with them, 13.1 without; boot to running 69 s, 57 s).
 MITIGATIONS = "mitigations=off"
+#: A TCG CPU without the VEX instructions (AVX, AVX2, FMA, F16C), for a guest that runs numpy or OpenCV.
+#: qemu 7.2 (Debian bookworm's, this machine's) was the first to emulate them under TCG, and gets some
+#: wrong: numpy 2.2's AVX2 argsort (x86-simd-sort) dies with SIGSEGV in the VM, and runs without it
+#: (``NPY_DISABLE_CPU_FEATURES=AVX2``); code that computes silently wrong there would be worse. A Pi has
+#: none of them (NEON is 128 bits): SSE4.2 is the closer stand-in anyway.
+TCG_CPU_NO_AVX = "max,avx=off,avx2=off,fma=off,f16c=off"
 #: Drivers qemu's PC brings up that the tests never use: not loaded, a shorter boot.
 BLACKLIST = ("floppy", "psmouse", "pcspkr", "kvm", "kvm_amd", "kvm_intel", "ata_piix", "ata_generic", "libata",
              "i2c_piix4", "serio_raw", "qemu_fw_cfg")
@@ -458,8 +464,14 @@ class Done:
 class VM:
     """The image booted by Debian's kernel in qemu; ``run()`` runs a command inside through the agent."""
 
-    def __init__(self, image: Image, *, memory_mb: int = 1024, cpus: int = 2) -> None:
+    def __init__(self, image: Image, *, memory_mb: int = 1024, cpus: int = 2,
+                 shares: tuple[tuple[str, Path], ...] = (), tcg_cpu: str = "max") -> None:
+        """``shares``: more host folders, (tag, path), read-only 9p for the guest to mount by its tag
+        (``mount -t 9p -o trans=virtio,ro TAG DIR``; without ``cache=``, every read sees the host's file).
+        ``tcg_cpu``: qemu's ``-cpu`` under TCG (KVM uses the host's); see :data:`TCG_CPU_NO_AVX`."""
         self.image = image
+        self.shares = shares
+        self.tcg_cpu = tcg_cpu
         self.kvm_problem = kvm_problem()  # why TCG, if it is
         self.accel = "tcg" if self.kvm_problem else "kvm"
         self.console = image.workdir / "console.log"
@@ -475,10 +487,11 @@ class VM:
 
     def command(self) -> list[str]:
         kernel = self.image.kernel
-        shares = [("root", self.image.root), ("modules", kernel.modules), ("guest", GUEST)]
+        shares = [("root", self.image.root), ("modules", kernel.modules), ("guest", GUEST), *self.shares]
         command = ["qemu-system-x86_64", "-name", "bornes-kernel",
                    "-accel", "kvm" if self.accel == "kvm" else "tcg,thread=multi,tb-size=256",
-                   "-cpu", "host" if self.accel == "kvm" else "max", "-m", str(self.memory_mb), "-smp", str(self.cpus),
+                   "-cpu", "host" if self.accel == "kvm" else self.tcg_cpu, "-m", str(self.memory_mb),
+                   "-smp", str(self.cpus),
                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                    "-serial", f"file:{self.console}",
                    "-kernel", str(kernel.vmlinuz), "-initrd", str(self.initrd),

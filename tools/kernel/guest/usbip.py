@@ -294,12 +294,18 @@ class Link:
             self._reply(urb.seqnum, 0, len(urb.data), b"")
 
     def complete(self, seqnum: int, answer: bytes) -> bool:
-        """Answer a URB the device kept PENDING; False when the kernel unlinked it meanwhile."""
+        """Answer a URB the device kept PENDING; False when the kernel unlinked it meanwhile.
+
+        Answered under the lock an unlink takes: an unlink that finds the URB gone says "answered" (status 0)
+        only after the answer is on the socket. The other order makes vhci-hcd give the URB back on the
+        RET_UNLINK, then find no URB for the RET_SUBMIT, and drop the device (vhci_rx.c: "cannot find a urb
+        of seqnum", VDEV_EVENT_ERROR_TCP): a device completing URBs from its own thread (a webcam's stream,
+        stopped by uvcvideo killing its URBs) would be unplugged at random."""
         with self._pending_lock:
             urb = self._pending.pop(seqnum, None)
-        if urb is None:
-            return False
-        self._answer(urb, answer)
+            if urb is None:
+                return False
+            self._answer(urb, answer)
         return True
 
     def pending(self, endpoint: int) -> list[int]:

@@ -161,6 +161,12 @@ class Display:
             return True
         return False
 
+    @property
+    def watch_every(self) -> float | None:
+        """How often an idle loop should call tick() so a bus gone between frames is noticed (None: no bus to
+        watch). The referee's idle loop otherwise wakes at half its watchdog's period: 30 s under a 60 s one."""
+        return WATCH_EVERY if self._watch is not None and not self._closed else None
+
     def _look(self) -> None:
         """The panel's bus gone while nothing was drawn (a USB bridge pulled out): lost now, not at the next frame."""
         if self._watch is None or self._device is None or self._clock() < self._watched_at + WATCH_EVERY:

@@ -7,6 +7,7 @@ import errno
 import os
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -277,3 +278,32 @@ def test_any_device_error_degrades_instead_of_stopping_the_referee() -> None:
     assert not display.show(render(sample_tables()["table-2"]))  # raises nothing
     assert display.degraded and "ValueError" in (display.last_error or "")
     display.close()
+
+
+def test_an_idle_referee_notices_its_panels_bus_gone_within_two_seconds() -> None:
+    """The referee's idle loop woke at half its watchdog's period, and only then looked at the panel's bus: under
+    a 60 s watchdog (the kernel tier's wired table) an I2C bridge pulled out went unnoticed for 30 s, till the next
+    card. A display with a bus to watch caps the idle wait at its watch period."""
+    from bornes.firmware.appliance.referee import STOP, Referee
+    from bornes.firmware.table.flow import TableFlow
+
+    node = {"there": True}
+    display = Display(lambda: dummy(width=128, height=64, mode="1"), SMALL, where="ssd1306 on /dev/i2c-0 at 0x3C",
+                      watch=lambda: None if node["there"] else "/dev/i2c-0 is gone")
+    events: queue.Queue[Any] = queue.Queue()
+    referee = Referee(TableFlow(), events, display=display, watchdog=False)  # idle waits of 5 s without the cap
+    stop = threading.Event()
+    loop = threading.Thread(target=referee.run, args=(stop,))
+    loop.start()
+    try:
+        deadline = time.monotonic() + 10
+        while display.device is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the first frame drawn
+        node["there"] = False
+        gone = time.monotonic()
+        while not display.degraded and time.monotonic() < gone + 10:
+            time.sleep(0.05)
+        assert display.degraded and time.monotonic() - gone < 2.0, time.monotonic() - gone
+    finally:
+        events.put(STOP)
+        loop.join(5)

@@ -94,7 +94,13 @@ class WiredParts:
             self._drop(factory)
             self._lose(f"{type(error).__name__}: {error}")
             return
-        if chip is None:  # it went between the two looks: the next look closes what was opened
+        # Not seen at the first look but opened: it came between the two (devtmpfs makes a new node root's and
+        # udev gives it to group gpio a moment later). Named now, or the next look would take it for another
+        # chip, close the parts and open them again (a lost and a back for nothing; after that churn the kernel
+        # tier's CP2112 heard no press). Still not seen: it went meanwhile, and the next look closes the parts.
+        if chip is None:
+            chip = self._find_chip(self.labels)
+        if chip is None:
             chip = gpiochips.Chip("", "", self.labels[0], 0)
         self.factory, self.chip, self.lost = factory, chip, None
         log.info("gpio: buttons, buzzer and LEDs on %s", chip.describe())

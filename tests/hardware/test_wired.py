@@ -84,6 +84,43 @@ def test_a_chip_that_goes_and_comes_back() -> None:
             factory.close()
 
 
+class Arriving(Bench):
+    """A chip whose node this user cannot open at the first look and can at the next: devtmpfs makes a bridge's
+    /dev/gpiochipN root's, and udev gives it to group gpio a moment later (seen in the kernel tier)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def find(self, labels: tuple[str, ...]) -> Chip | None:
+        self.looks += 1
+        if self.looks == 1:
+            self.there = CHIP  # udev's rule applied right after this look
+            return None
+        return super().find(labels)
+
+
+def test_a_chip_that_arrives_between_two_looks_is_opened_once_and_named() -> None:
+    """The parts opened on a chip found only by the factory's own look are named after it and kept: the
+    next look sees the same chip. They were once put on an unnamed "(0 lines)" chip, closed at the next
+    look as one that went away and opened again (a lost and a back for nothing), and in the kernel tier no
+    press was heard after that churn."""
+    pin_map = parse(copy.deepcopy(BRIDGE))
+    events: queue.Queue[Any] = queue.Queue()
+    bench = Arriving()
+    wired = WiredParts(pin_map, events, None, with_buttons=True, open_factory=bench.open, find_chip=bench.find,
+                       thread=False)
+    try:
+        assert wired.chip == CHIP and _drain(events) == [ReaderBack("cp2112_gpio", BUTTONS)]
+        wired.check()
+        wired.check()
+        assert _drain(events) == [] and len(bench.factories) == 1 and wired.buttons is not None
+    finally:
+        wired.close()
+        for factory in bench.factories:
+            factory.close()
+
+
 def test_the_buttons_lost_and_back_are_said_on_the_panel() -> None:
     from tests.flow.helpers import table
 

@@ -119,9 +119,9 @@ class I2cBridge:
         return PanelView(Image.frombytes("1", SIZE, bytes.fromhex(answer["picture"])), answer["state"],
                          bytes.fromhex(answer.get("ram", "")))
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self, timeout: float = 60.0) -> dict[str, Any]:
         """Bytes on the wires (the address and data bytes of every message), messages, link health."""
-        return self.ask(do="bus")
+        return self.ask(timeout, do="bus")
 
     def set_nak(self, address: int, after: int | None) -> None:
         self.ask(do="set", address=address, nak_after=after)

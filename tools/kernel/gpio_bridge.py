@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.kernel.gadgets import CATALOGUE
-from tools.kernel.table import UNIT, KernelTable, reader_config
+from tools.kernel.table import KernelTable, reader_config
 from tools.kernel.vm import VM, Image, Kernel, _locked
 from tools.trixie import CACHE, PYTHON, CannotBoot
 
@@ -124,10 +124,12 @@ def fake_revision(vm: VM) -> None:
     instead of 10: not fakes but the emulated CPU's pace, where importing gpiozero and lgpio besides
     the referee took longer than the unit allows on a loaded machine, and a guest starved of the
     host's cores for over 10 s had its referee killed by the watchdog mid-test (a Pi starts it in
-    seconds and pings every few)."""
+    seconds and pings every few). And ``PYTHONFAULTHANDLER=1``: a referee that does not come up is sent
+    SIGABRT by :meth:`KernelTable.diagnosis`, and its threads' Python stacks land in the journal."""
     vm.run("sh", "-c", f"mkdir -p {Path(CPUINFO).parent} {Path(DROP_IN).parent} && cat /proc/cpuinfo > {CPUINFO} "
            f"&& printf 'Revision\\t: {PI_REVISION}\\n' >> {CPUINFO} && printf '[Service]\\nBindReadOnlyPaths="
-           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=600\\nWatchdogSec=60\\n' > {DROP_IN} && systemctl daemon-reload")
+           f"{CPUINFO}:/proc/cpuinfo\\nTimeoutStartSec=600\\nWatchdogSec=60\\nEnvironment=PYTHONFAULTHANDLER=1\\n' "
+           f"> {DROP_IN} && systemctl daemon-reload")
 
 
 @dataclass
@@ -251,9 +253,7 @@ class BridgeKernelTable(KernelTable):
 
     def restart(self) -> None:
         """The referee started again (a new process, the same game journal), waiting for its "referee up"."""
-        ups = self.count("referee up")
-        self.vm.run("systemctl", "start", UNIT, timeout=START)
-        self.wait_count("referee up", ups, timeout=START)
+        self.start(self.count("referee up"), START)
 
     def press(self, name: str, key: str, *, lines: int = 1, timeout: float = 60.0, hold: float = PRESS,
               bounce: tuple[int, float] = BOUNCE) -> list[str]:

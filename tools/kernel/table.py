@@ -190,8 +190,35 @@ class KernelTable:
             self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
                         "/var/lib/bornes/bindings.json", input=data)
         ups = self.count("referee up")
-        self.vm.run("systemctl", "start", "bornes.service", timeout=start_timeout)
-        self.wait_count("referee up", ups, timeout=start_timeout)
+        self.start(ups, start_timeout)
+
+    def start(self, ups: int, timeout: float) -> None:
+        """The referee's unit started and waited for (its "referee up" after the ``ups`` the journal had), for
+        ``timeout`` s at most: then, or if the unit fails first, an AssertionError with :meth:`diagnosis`. Not
+        ``systemctl start`` waiting for READY=1: a start that hangs said nothing for the whole timeout."""
+        self.vm.run("systemctl", "reset-failed", UNIT, check=False)
+        self.vm.run("systemctl", "start", "--no-block", UNIT)
+        deadline = time.monotonic() + timeout
+        looked = time.monotonic()
+        while self.count("referee up") <= ups:
+            left = deadline - time.monotonic()
+            failed = False
+            if time.monotonic() - looked >= 10:  # a unit that failed (a bad config, a crash): no need to wait on
+                looked = time.monotonic()
+                failed = self.vm.run("systemctl", "is-failed", "--quiet", UNIT, check=False).rc == 0
+            if left <= 0 or failed:
+                why = "failed" if failed else f"was not up after {timeout:.0f} s"
+                raise AssertionError(f"the referee ({UNIT}) {why}\n{self.diagnosis()}")
+            self.journal(wait=min(left, 2.0))
+
+    def diagnosis(self) -> str:
+        """What the guest says of a referee that is not up: its unit's status, its journal's tail, where each of its
+        threads waits in the kernel (wchan and stack), every task stuck in D state, the kernel's last words, vhci-hcd's
+        ports; then the Python stacks of its threads (faulthandler, on SIGABRT, when the unit's environment has
+        PYTHONFAULTHANDLER=1). Subclasses add their devices' state."""
+        script = DIAGNOSIS.replace("UNIT", UNIT)
+        done = self.vm.run("sh", "-c", script, timeout=120, check=False)
+        return done.stdout[-12000:] + (f"\n(stderr) {done.stderr[-2000:]}" if done.stderr.strip() else "")
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -218,6 +245,37 @@ class KernelTable:
         finally:
             self.image.close()
 
+
+#: The guest's side of :meth:`KernelTable.diagnosis` (sh; the root has no procps).
+DIAGNOSIS = r"""
+echo "== systemctl status"; systemctl status UNIT --no-pager --lines=0 -l 2>&1 | head -20
+echo "== its journal's tail"; journalctl -u UNIT -n 40 --no-pager -o short-monotonic 2>&1
+pid=$(systemctl show -p MainPID --value UNIT)
+echo "== the referee's threads (main PID $pid): state, wchan, kernel stack"
+if [ -n "$pid" ] && [ "$pid" != 0 ]; then
+  for task in /proc/$pid/task/*; do
+    echo "-- $(cat $task/comm 2>/dev/null) $(basename $task): $(grep ^State: $task/status 2>/dev/null)" \
+      "wchan=$(cat $task/wchan 2>/dev/null)"
+    cat $task/stack 2>/dev/null | head -25
+  done
+fi
+echo "== tasks in D state"
+for stat in /proc/[0-9]*/task/[0-9]*/stat; do
+  task=${stat%/stat}
+  if [ "$(cut -d')' -f2 $stat 2>/dev/null | cut -d' ' -f2)" = D ]; then
+    echo "-- $(cat $task/comm 2>/dev/null) $task wchan=$(cat $task/wchan 2>/dev/null)"
+    cat $task/stack 2>/dev/null | head -25
+  fi
+done
+echo "== dmesg's tail"; dmesg 2>&1 | tail -40
+echo "== vhci-hcd ports"; cat /sys/devices/platform/vhci_hcd.0/status 2>/dev/null | grep -v ' 004 '
+echo "== i2c-dev adapters"; for a in /sys/class/i2c-dev/*; do [ -e "$a" ] && echo "$a: $(cat $a/name)"; done
+if [ -n "$pid" ] && [ "$pid" != 0 ] && tr '\0' '\n' < /proc/$pid/environ 2>/dev/null \
+    | grep -q '^PYTHONFAULTHANDLER='; then
+  echo "== Python stacks (faulthandler on SIGABRT)"; kill -ABRT $pid; sleep 3
+  journalctl -u UNIT -n 60 --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p'
+fi
+"""
 
 T = TypeVar("T", bound="KernelTable")
 

@@ -67,9 +67,10 @@ pytestmark = pytest.mark.slow  # a VM under TCG: tests/display, tests/hardware a
 REPORT = Path("/var/tmp/bornes-kernel-wired-report.json")
 SCANNER = CATALOGUE["scanner"]
 KEYS = {f"MB-CMD-{name}": name for name in LINES}  # the script's control tags, as the bridge's buttons
-#: Seed 5's first 14 steps: the setup's OK (a button), 13 cards, then A's coup fourré (CF on its button,
-#: then the safety scanned). bench/kernel_i2c.py plays whole games.
-SEED, STEPS = 5, 14
+#: Seed 140's first 3 steps: the setup's OK (a button) and a card, a card, then B's coup fourré (CF on its
+#: button, then the safety scanned): the earliest coup fourré of seeds 0-399, so the module's game is short
+#: (each tap's picture is read back through a VM under TCG). bench/kernel_i2c.py plays whole games.
+SEED, STEPS = 140, 3
 SH1106_STEPS = 3
 LOST = "bornes: panel lost: "
 BACK = "bornes: panel back: "
@@ -87,6 +88,14 @@ class WiredTable(BridgeKernelTable):
     def i2c(self) -> I2cBridge:
         assert self.i2c_bridge is not None
         return self.i2c_bridge
+
+    def diagnosis(self) -> str:
+        """The guest's side, then the I2C bridge's (its USB/IP link, transfers, the bus's last message)."""
+        try:
+            bridge = json.dumps(self.i2c.counts(timeout=30)) if self.i2c_bridge is not None else "not plugged"
+        except Exception as error:  # a diagnosis says what it could not get, never hides the failure
+            bridge = f"no answer: {type(error).__name__}: {error}"
+        return f"{super().diagnosis()}\n== the I2C bridge (USB/IP): {bridge}"
 
     def display(self, kind: str = "ssd1306", address: int = 0x3C) -> str:
         return f'panel = "{kind}"\ni2c_port = {self.i2c.bus}\ni2c_address = "0x{address:02X}"\nmax_backoff = 1.0'
@@ -136,6 +145,7 @@ def table() -> Iterator[WiredTable]:
         result.figures["whole module"] = time.monotonic() - started
         result.figures["qemu CPU seconds"] = result.vm.cpu_seconds()
         result.figures["load average at the end"] = os.getloadavg()[0]
+        result.vm.stop(timeout=5)  # the VM keeps nothing (a tmpfs overlay): no need to wait for a whole poweroff
         REPORT.write_text(json.dumps({"figures": result.figures}, indent=1))
         print(json.dumps(result.figures, indent=1))
         result.close()
@@ -199,7 +209,7 @@ def test_hid_cp2112_binds_the_gpio_bridge_and_its_chip_is_found_by_label(table: 
 
 def test_a_game_on_the_wired_table_every_tap_drawn_pixel_for_pixel_every_press_once(table: WiredTable) -> None:
     """``panel = "ssd1306"`` on the bridge's bus and the buttons on the bridge's chip: the bridge's OK
-    starts the game, the scanner scans thirteen cards, CF calls A's coup fourré and the safety after it
+    starts the game, the scanner scans two cards, CF calls B's coup fourré and the safety after it
     plays; every press bounces (five edges within 3 ms at each end) and is one press; after every tap
     the panel model shows the golden picture of that screen; the bytes each tap put on the bus are counted."""
     game = table.game()
@@ -210,7 +220,7 @@ def test_a_game_on_the_wired_table_every_tap_drawn_pixel_for_pixel_every_press_o
     game.play(STEPS)
     assert not game.run.mismatched
     game.check_stored()
-    assert table.accepted()[-1] == "A coup MB-EXTRATANK-01"
+    assert table.accepted()[-1] == "B coup MB-EXTRATANK-01"
     pressed = [line for line in table.inputs() if line.startswith(f"{INPUT}button ")]
     assert pressed == [f"{INPUT}button OK: accepted", f"{INPUT}button CF: prompt"], pressed  # one line a press
     bounce_figures(table, table.bridge.read_times(reads), table.presses[presses:])
@@ -220,7 +230,7 @@ def test_a_game_on_the_wired_table_every_tap_drawn_pixel_for_pixel_every_press_o
     # Tap to light on a 400 kHz bus: the first frame after an accepted tap is over within 35 ms (p99).
     assert figures["ssd1306: ms at 400 kHz per accepted tap, p99"] <= 35.0, figures
     assert max(game.run.accepted + game.run.other) <= 1034 + 10, figures  # never more than one whole frame a tap
-    assert len(game.run.accepted) >= STEPS // 2, figures  # most taps counted (not lost to a loaded host)
+    assert len(game.run.accepted) >= 2, figures  # most taps counted (not lost to a loaded host)
 
 
 def bounce_figures(table: WiredTable, polls: list[float], presses: list[tuple[Press, float]]) -> None:

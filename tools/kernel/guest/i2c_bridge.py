@@ -54,6 +54,7 @@ class Bridge:
 
     def plug(self, spec: list[dict[str, Any]]) -> dict[str, Any]:
         self.unplug()
+        self.wait_gone()
         self.spec = spec
         self.bus = Bus()
         self.panels = {}
@@ -71,6 +72,17 @@ class Bridge:
             self.link.detach()
             self.link = None
         return {}
+
+    def wait_gone(self, timeout: float = 60.0) -> None:
+        """Until the kernel has let the last bridge's adapter go. vhci-hcd closes the link at once, but the hub's
+        thread removes the device later (a loaded guest: seconds), and an adapter still listed then was taken
+        for the new bridge's: the tests got its bus number and the referee opened a node about to go."""
+        deadline = time.monotonic() + timeout
+        while self.where()["bus"] is not None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the last i2c-tiny-usb's adapter is still there {timeout:.0f} s after its unplug "
+                                   "(does a program hold its /dev/i2c-N open?)")
+            time.sleep(0.1)
 
     def where(self) -> dict[str, Any]:
         """The i2c-dev adapter named after the bridge (there is no /sys/class/i2c-adapter)."""

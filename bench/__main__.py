@@ -78,6 +78,8 @@ class Sizes:
     camera_plays: int = 2000
     kernel_scans: int = 1000
     unplug_cycles: int = 20
+    powercut_cards: int = 100
+    powercut_orders: int = 20
     smoke: bool = False
 
 
@@ -357,6 +359,12 @@ def wired_part(sizes: Sizes) -> list[Row]:  # docs/system.md: the panel on an I2
     return [Row(*row) for row in wired_rows(smoke=sizes.smoke)]
 
 
+def powercut_part(sizes: Sizes) -> list[Row]:  # docs/journal.md: the state folder on ext4 over dm-log-writes, replayed
+    from bench.powercut import rows as powercut_rows
+
+    return [Row(*row) for row in powercut_rows(sizes.powercut_cards, sizes.powercut_orders, smoke=sizes.smoke)]
+
+
 #: Every part of ``python -m bench``, in the order a full run takes them. A new part is one entry here:
 #: tests/bench runs each at its smallest (``--smoke``), so a part that stops rotting shows in CI.
 PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
@@ -364,7 +372,7 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
     "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "rc522": rc522_part,
-    "kernel": kernel_part, "wired": wired_part,
+    "kernel": kernel_part, "wired": wired_part, "powercut": powercut_part,
 }
 
 

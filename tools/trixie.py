@@ -28,11 +28,15 @@ PYTHON = "3.13"
 MIRROR = os.environ.get("BORNES_CI_MIRROR", "http://deb.debian.org/debian")
 CACHE = Path(os.environ.get("BORNES_CI_CACHE", "/var/cache/bornes-ci"))
 #: What the root has besides minbase: systemd as init, Python, what install.sh takes from apt (so
-#: it needs no network; gcc, libc6-dev and python3-dev for its --compile-engine), and a broker for the bridge.
+#: it needs no network; gcc, libc6-dev and python3-dev for its --compile-engine), and a broker for the bridge;
+#: the kernel tier's power-cut sweep makes ext4 as a Pi's root is made (e2fsprogs) on a device-mapper
+#: log-writes target (dmsetup), whose module it loads (kmod's modprobe).
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-venv", "python3-evdev", "i2c-tools", "mosquitto",
-            "mosquitto-clients", "gcc", "libc6-dev", "python3-dev")
+            "mosquitto-clients", "gcc", "libc6-dev", "python3-dev", "e2fsprogs", "dmsetup", "kmod")
 #: Bump when the way the root is prepared changes, so cached roots are rebuilt.
 RECIPE = "1"
+#: Roots kept in the cache, this one with them (branches with other package lists tested on one machine).
+ROOTS_KEPT = 2
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: The emulated reader: a pty behind /dev/bornes-reader, fed one tap per line written to the FIFO.
 FEED = "/run/bornes-test/taps"
@@ -116,9 +120,12 @@ def cached_root() -> Path:
         (wants / "bornes-test-reader.service").symlink_to("/etc/systemd/system/bornes-test-reader.service")
         (partial / ".bornes-root-complete").touch()
         partial.rename(root)
-        for stale in CACHE.glob(f"{SUITE}-amd64-*"):  # roots of an older package list: keep the cache small
-            if stale != root:
-                shutil.rmtree(stale, ignore_errors=True)
+        # Roots of another package list: the newest kept (a branch that adds a package shares the cache with
+        # branches that do not, and a root in use is an overlay's lower folder), the older ones removed.
+        others = sorted((p for p in CACHE.glob(f"{SUITE}-amd64-*") if p != root and not p.name.endswith(".partial")),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in others[ROOTS_KEPT - 1:]:
+            shutil.rmtree(stale, ignore_errors=True)
         return root
 
 

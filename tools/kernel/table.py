@@ -200,7 +200,7 @@ class KernelTable:
         self.vm.run("systemctl", "start", "--no-block", UNIT)
         deadline = time.monotonic() + timeout
         looked = time.monotonic()
-        while self.count("referee up") <= ups:
+        while not (self.count("referee up") > ups and self._active()):
             left = deadline - time.monotonic()
             failed = False
             if time.monotonic() - looked >= 10:  # a unit that failed (a bad config, a crash): no need to wait on
@@ -210,6 +210,12 @@ class KernelTable:
                 why = "failed" if failed else f"was not up after {timeout:.0f} s"
                 raise AssertionError(f"the referee ({UNIT}) {why}\n{self.diagnosis()}")
             self.journal(wait=min(left, 2.0))
+
+    def _active(self) -> bool:
+        """The unit has sent READY=1 (Type=notify: active). The journal alone is not enough: a "referee up" of the
+        instance stopped before can reach the agent's journal reader after ``ups`` was counted (seen on a first
+        read of the journal: ``journalctl --follow`` had not caught up), and was taken for the new one's."""
+        return self.vm.run("systemctl", "is-active", "--quiet", UNIT, check=False).rc == 0
 
     def diagnosis(self) -> str:
         """What the guest says of a referee that is not up: its unit's status, its journal's tail, where each of its
@@ -272,8 +278,11 @@ echo "== vhci-hcd ports"; cat /sys/devices/platform/vhci_hcd.0/status 2>/dev/nul
 echo "== i2c-dev adapters"; for a in /sys/class/i2c-dev/*; do [ -e "$a" ] && echo "$a: $(cat $a/name)"; done
 if [ -n "$pid" ] && [ "$pid" != 0 ] && tr '\0' '\n' < /proc/$pid/environ 2>/dev/null \
     | grep -q '^PYTHONFAULTHANDLER='; then
-  echo "== Python stacks (faulthandler on SIGABRT)"; kill -ABRT $pid; sleep 3
-  journalctl -u UNIT -n 60 --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p'
+  echo "== Python stacks (faulthandler on SIGABRT)"; kill -ABRT $pid
+  for second in $(seq 30); do  # the journal takes its time under TCG
+    journalctl -u UNIT -n 80 --no-pager -o cat 2>/dev/null | grep -q 'Fatal Python error' && break; sleep 1
+  done
+  journalctl -u UNIT -n 80 --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p'
 fi
 """
 

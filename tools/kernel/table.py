@@ -223,8 +223,8 @@ class KernelTable:
         ports; then the Python stacks of its threads (faulthandler, on SIGABRT, when the unit's environment has
         PYTHONFAULTHANDLER=1). Subclasses add their devices' state."""
         script = DIAGNOSIS.replace("UNIT", UNIT)
-        done = self.vm.run("sh", "-c", script, timeout=120, check=False)
-        return done.stdout[-12000:] + (f"\n(stderr) {done.stderr[-2000:]}" if done.stderr.strip() else "")
+        done = self.vm.run("sh", "-c", script, timeout=300, check=False)
+        return done.stdout[-20000:] + (f"\n(stderr) {done.stderr[-2000:]}" if done.stderr.strip() else "")
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -279,10 +279,10 @@ echo "== i2c-dev adapters"; for a in /sys/class/i2c-dev/*; do [ -e "$a" ] && ech
 if [ -n "$pid" ] && [ "$pid" != 0 ] && tr '\0' '\n' < /proc/$pid/environ 2>/dev/null \
     | grep -q '^PYTHONFAULTHANDLER='; then
   echo "== Python stacks (faulthandler on SIGABRT)"; kill -ABRT $pid
-  for second in $(seq 30); do  # the journal takes its time under TCG
-    journalctl -u UNIT -n 80 --no-pager -o cat 2>/dev/null | grep -q 'Fatal Python error' && break; sleep 1
+  for second in $(seq 20); do  # the journal takes its time under TCG; _PID= is an indexed field: a quick look
+    sleep 2; journalctl _PID=$pid --no-pager -o cat 2>/dev/null | grep -q 'Fatal Python error' && break
   done
-  journalctl -u UNIT -n 80 --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p'
+  journalctl _PID=$pid --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p' | head -150
 fi
 """
 

@@ -353,6 +353,12 @@ def kernel_part(sizes: Sizes) -> list[Row]:  # docs/system.md: scans through a U
                                   *webcam_rows(smoke=sizes.smoke)]]
 
 
+def wired_part(sizes: Sizes) -> list[Row]:  # docs/system.md: the panel on an I2C bus, the buttons on a GPIO chip
+    from bench.kernel_i2c import rows as wired_rows
+
+    return [Row(*row) for row in wired_rows(smoke=sizes.smoke)]
+
+
 def powercut_part(sizes: Sizes) -> list[Row]:  # docs/journal.md: the state folder on ext4 over dm-log-writes, replayed
     from bench.powercut import rows as powercut_rows
 
@@ -366,7 +372,7 @@ PARTS: dict[str, Callable[[Sizes], list[Row]]] = {
     "simulate": simulate_part, "baseline": baseline_part, "flat": flat_rows, "startup": startup_part,
     "journal": journal_rows, "panel": panel_part, "gestures": gestures_rows, "hid": hid_part, "web": web_part,
     "club": club_part, "sdcard": sdcard_part, "kit": kit_part, "camera": camera_part, "rc522": rc522_part,
-    "kernel": kernel_part, "powercut": powercut_part,
+    "kernel": kernel_part, "wired": wired_part, "powercut": powercut_part,
 }
 
 

@@ -18,6 +18,13 @@ from bornes.engine.cards import Card, CardKind
 CONTROL_NAMES: tuple[str, ...] = ("CF", "DISCARD", "UNDO", "OK", "NEXT", "BACK")
 #: The ``reader`` name of a USB keypad's lost/back events (drivers/keypad.py): the table's buttons, not a reader.
 KEYPAD = "keypad"
+#: The ``reader`` name of the wired buttons' lost/back events (drivers/wired.py): their GPIO chip went or came.
+BUTTONS = "buttons"
+
+
+def _part(reader: str) -> str:
+    """What a lost/back event is about, as its log line says it: the keypad, the buttons, or a reader."""
+    return reader if reader in (KEYPAD, BUTTONS) else "reader"
 _SEAT_BUTTON = re.compile(r"SEAT([1-8])")
 
 
@@ -234,7 +241,7 @@ class ReaderLost:
     reader: str = "reader"
 
     def describe(self) -> str:
-        return f"{'keypad' if self.reader == KEYPAD else 'reader'} lost: {self.detail}"
+        return f"{_part(self.reader)} lost: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +252,7 @@ class ReaderBack:
     reader: str = "reader"
 
     def describe(self) -> str:
-        return f"{'keypad' if self.reader == KEYPAD else 'reader'} back on {self.port}"
+        return f"{_part(self.reader)} back on {self.port}"
 
 
 @dataclass(frozen=True, slots=True)

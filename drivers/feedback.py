@@ -99,6 +99,7 @@ class Feedback:
         thread: bool = True,
         buzzer: bool = True,
         chirps: Chirps | None = None,
+        pins: bool = True,
     ) -> None:
         self.muted = muted
         #: The sound output when the buzzer is not used (``[sound] output``): started with each pattern.
@@ -113,8 +114,10 @@ class Feedback:
         self._cut = threading.Event()
         self._playing = False
         self.played: list[Pattern] = []  # the newest patterns started, for tests and `bornes doctor`
+        self._pin_map = pin_map if buzzer else _without_buzzer(pin_map)
         try:
-            self._open(pin_map if buzzer else _without_buzzer(pin_map), pin_factory)
+            if pins:  # else later, by reopen(), once their GPIO chip is there (drivers/wired.py)
+                self._open(self._pin_map, pin_factory)
         except Exception:
             self.close()
             raise
@@ -145,6 +148,18 @@ class Feedback:
             self._led = (LED(leds.red, active_high=leds.active_high, pin_factory=pin_factory),
                          LED(leds.green, active_high=leds.active_high, pin_factory=pin_factory))
             self._led_kind = "pair"
+
+    def reopen(self, pin_factory: Any) -> None:
+        """The buzzer and LEDs again, on ``pin_factory`` (their GPIO chip came back), or on none (None: it went
+        away: patterns then go on without them, the chirps of ``[sound]`` still sound)."""
+        devices = (self._buzzer, *(self._led if isinstance(self._led, tuple) else (self._led,)))
+        self._buzzer, self._led, self._led_kind, self._tonal = None, None, "none", False
+        for device in devices:
+            if device is not None:
+                with contextlib.suppress(Exception):
+                    device.close()
+        if pin_factory is not None and not self._closed:
+            self._open(self._pin_map, pin_factory)
 
     def play(self, pattern: Pattern) -> None:
         """Start ``pattern``, cutting any pattern still playing. Never blocks."""

@@ -4,6 +4,11 @@ Every driver takes its pins from here, so the file is the single source of truth
 checked at start: a pin used twice, a number that is not a GPIO on the 40-pin header, or a
 button on a bus the display or reader needs, stops start-up with one clear line.
 
+The pins are on the Raspberry Pi's header unless a ``[chip]`` section names another GPIO chip
+by its label (a USB bridge such as a CP2112: ``label = "cp2112_gpio"``); its pins are then that
+chip's line numbers. Either way the chip is found by its label when the referee starts
+(:mod:`bornes.drivers.gpiochips`), never by its number.
+
 The wiring documents (the README's pin table and the header diagram) are generated from
 this map by ``tools/wiring.py``, outside the runtime.
 """
@@ -18,6 +23,7 @@ from typing import Any, Protocol
 
 from bornes.drivers.errors import EX_CONFIG, UserError, en_
 from bornes.drivers.events import CONTROL_NAMES
+from bornes.drivers.gpiochips import HEADER_LABELS
 from bornes.drivers.parts import PANELS
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "wiring" / "pins.toml"
@@ -122,20 +128,28 @@ class PinMap:
     debounce: float = 0.02
     #: The RC522s config.toml names, as (bus, device): their chip selects and buses are taken.
     rc522: tuple[tuple[int, int], ...] = ()
+    #: The label of the chip the pins are on (``[chip] label``); None: the Pi's header, whose pins are BCM numbers.
+    chip: str | None = None
+
+    @property
+    def chip_labels(self) -> tuple[str, ...]:
+        """The labels the referee looks for: the one named, else any Raspberry Pi header chip's."""
+        return (self.chip,) if self.chip is not None else HEADER_LABELS
 
     def button(self, name: str) -> ButtonPin | None:
         return next((b for b in self.buttons if b.name == name), None)
 
     def uses(self) -> list[tuple[int, str, str]]:
-        """Every GPIO in use as (gpio, part, signal), in header order."""
+        """Every GPIO in use as (gpio, part, signal), in header order; on a chip named by ``[chip]``, its
+        lines (the display and the reader stay on the Pi's header, another chip)."""
         found: list[tuple[int, str, str]] = []
-        d = self.display
+        d = self.display if self.chip is None else None
         if d is not None and d.interface == "i2c":
             found += [(2, "OLED", "SDA"), (3, "OLED", "SCL")]
         elif d is not None:
             found += [(10, "OLED", "MOSI (DIN)"), (11, "OLED", "SCLK"), (SPI_CE[d.spi_device], "OLED", "CS"),
                       (d.spi_dc, "OLED", "DC"), (d.spi_reset, "OLED", "RST")]
-        r = self.reader
+        r = self.reader if self.chip is None else ReaderPins()
         if r.interface == "uart":
             found += [(r.uart_tx, "Reader", "RX (Pi TXD)"), (r.uart_rx, "Reader", "TX (Pi RXD)")]
         elif r.interface == "i2c":
@@ -160,6 +174,8 @@ class PinMap:
             found.append((self.leds.green, "LED", "green"))
             if self.leds.blue is not None:
                 found.append((self.leds.blue, "LED", "blue"))
+        if self.chip is not None:
+            return sorted(found)  # by line
         return sorted(found, key=lambda use: (HEADER_PIN.get(use[0], 99), use[1]))
 
 
@@ -176,7 +192,20 @@ def _get(table: Mapping[str, Any], key: str, kind: type, default: Any, where: st
     return value
 
 
-def _gpio(value: Any, where: str) -> int:
+#: The most lines a GPIO chip off the header may have here (a CP2112 has 8, an MCP2221 4, an FT260 14).
+MAX_LINE = 63
+
+
+def _line(value: Any, where: str) -> int:
+    """A line of a chip named by ``[chip] label``: its own numbering, none of the header's rules."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LINE:
+        raise PinMapError(f"pin map: {where} should be a line number of the chip (0-{MAX_LINE}), not {value!r}")
+    return value
+
+
+def _gpio(value: Any, where: str, chip: str | None = None) -> int:
+    if chip is not None:
+        return _line(value, where)
     if isinstance(value, bool) or not isinstance(value, int):
         raise PinMapError(en_("pin map: {key} should be a BCM GPIO number, not {value}", key=where, value=repr(value)))
     if value in RESERVED:
@@ -192,7 +221,7 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
           rc522: tuple[tuple[int, int], ...] = ()) -> PinMap:
     """Build and check a pin map from parsed TOML, with the display config.toml describes
     (None for a desktop twin) and its RC522 readers (bus, device); raises :class:`PinMapError` with one line."""
-    known = {"reader", "buttons", "buzzer", "leds", "debounce"}
+    known = {"reader", "buttons", "buzzer", "leds", "debounce", "chip"}
     for key in data:
         if key == "display":
             continue  # an older pin map's copy of the display: config.toml [display] is the one read
@@ -210,6 +239,7 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
             _gpio(display.spi_dc, "display.spi_dc")
             _gpio(display.spi_reset, "display.spi_reset")
 
+    chip = _chip(data.get("chip"))
     raw_reader = data.get("reader", {})
     reader_if = _get(raw_reader, "interface", str, "none", "reader")
     if reader_if not in ("uart", "usb", "i2c", "spi", "none"):
@@ -247,12 +277,13 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
         if not 0.2 <= hold <= 10:
             raise PinMapError(en_("pin map: {key} {value} should be between 0.2 and 10 seconds",
                                    key=f"{where}.hold_time", value=hold))
-        buttons.append(ButtonPin(name, _gpio(raw["pin"], f"{where}.pin"), None if long == "none" else long, hold))
+        buttons.append(ButtonPin(name, _gpio(raw["pin"], f"{where}.pin", chip), None if long == "none" else long,
+                                 hold))
 
     buzzer = None
     if "buzzer" in data:
         raw_buzzer = data["buzzer"]
-        buzzer = BuzzerPin(_gpio(raw_buzzer.get("pin"), "buzzer.pin"),
+        buzzer = BuzzerPin(_gpio(raw_buzzer.get("pin"), "buzzer.pin", chip),
                            _get(raw_buzzer, "tonal", bool, True, "buzzer"),
                            _get(raw_buzzer, "active_high", bool, True, "buzzer"))
 
@@ -262,20 +293,39 @@ def parse(data: Mapping[str, Any], display: DisplayWiring | None = None,
     if kind not in ("rgb", "pair", "none"):
         raise PinMapError(en_("pin map: leds.kind must be rgb, pair or none, not {value}", value=repr(kind)))
     if kind != "none":
-        leds = LedPins(kind, _gpio(raw_leds.get("red"), "leds.red"), _gpio(raw_leds.get("green"), "leds.green"),
-                       _gpio(raw_leds.get("blue"), "leds.blue") if kind == "rgb" else None,
+        leds = LedPins(kind, _gpio(raw_leds.get("red"), "leds.red", chip),
+                       _gpio(raw_leds.get("green"), "leds.green", chip),
+                       _gpio(raw_leds.get("blue"), "leds.blue", chip) if kind == "rgb" else None,
                        _get(raw_leds, "active_high", bool, True, "leds"))
 
     debounce = _get(data.get("debounce", {}), "seconds", float, 0.02, "debounce")
     if not 0.001 <= debounce <= 0.2:
         raise PinMapError(en_("pin map: debounce.seconds {value} should be between 0.001 and 0.2", value=debounce))
 
-    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce, tuple(rc522))
+    pin_map = PinMap(display, reader, tuple(buttons), buzzer, leds, debounce, rc522=tuple(rc522), chip=chip)
     _check_conflicts(pin_map)
     return pin_map
 
 
+def _chip(raw: Any) -> str | None:
+    """``[chip] label``: the GPIO chip the pins are on; None (no section) for the Pi's header."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise PinMapError("pin map: [chip] should be a section with label = \"…\"")
+    unknown = set(raw) - {"label"}
+    if unknown:
+        raise PinMapError(f"pin map: [chip] has no key {sorted(unknown)[0]!r} (only label)")
+    label: str = _get(raw, "label", str, "", "chip")
+    if not label.strip() or len(label) > 31:
+        raise PinMapError("pin map: chip.label should name a GPIO chip as gpiodetect lists it (1-31 characters)")
+    return label
+
+
 def _check_conflicts(pin_map: PinMap) -> None:
+    if pin_map.chip is not None:  # off the header: no bus of the Pi's there, each line used once
+        _check_twice(pin_map)
+        return
     # A button or LED on a bus pin gets a message that names the bus.
     bus: dict[int, str] = {}
     display_bus = pin_map.display.interface if pin_map.display is not None else None
@@ -303,7 +353,10 @@ def _check_conflicts(pin_map: PinMap) -> None:
             and pin_map.display.spi_device == pin_map.reader.spi_device:
         raise PinMapError(en_("pin map: the display and the reader use the same SPI chip select; give them "
                                "different devices"))
+    _check_twice(pin_map)
 
+
+def _check_twice(pin_map: PinMap) -> None:
     seen: dict[int, str] = {}
     shared_ok = {(2, "OLED", "Reader"), (3, "OLED", "Reader"), (9, "OLED", "Reader"), (10, "OLED", "Reader"),
                  (11, "OLED", "Reader"), (9, "OLED", "RC522"), (10, "OLED", "RC522"), (11, "OLED", "RC522")}
@@ -359,16 +412,83 @@ def _quiet_mock_pin() -> Any:
     return QuietMockPWMPin
 
 
-def make_pin_factory(name: str | None) -> Any:
-    """The gpiozero pin factory for config's ``pins.factory``: ``mock`` on a desktop, else None (gpiozero's pick).
+class ChipMissing(UserError):
+    """No GPIO chip has the pin map's label (a USB bridge unplugged, a label misspelt); one line names those there."""
 
-    Config allows only ``auto`` and ``mock``; gpiozero itself picks lgpio, RPi.GPIO... on a Pi
-    (and honours ``GPIOZERO_PIN_FACTORY``), so this does not keep a copy of its table.
+    exit_code = EX_CONFIG
+
+
+def make_pin_factory(name: str | None, labels: tuple[str, ...] = HEADER_LABELS) -> Any:
+    """The gpiozero pin factory for config's ``pins.factory``: ``mock`` on a desktop; else gpiozero's lgpio
+    factory on the chip whose label is one of ``labels`` (:attr:`PinMap.chip_labels`), found by that
+    label and opened by its number; None where lgpio is not installed or ``GPIOZERO_PIN_FACTORY`` names
+    another (gpiozero's own pick then). Raises :class:`ChipMissing` when lgpio is there but no such chip.
+
+    gpiozero 2.0.1's ``LGPIOFactory()`` guesses the chip: 4 on a Pi 5 when /dev/gpiochip4 exists, else 0,
+    which kernels since 6.6.45 renumber (gpiozero #1166); so the chip is always named here.
     """
     if name in (None, "", "auto"):
-        return None
+        return _lgpio_factory(labels)
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
 
         return MockFactory(pin_class=_quiet_mock_pin())
     raise UserError(f"unknown pin factory {name!r} (auto, mock)", EX_CONFIG)
+
+
+def lgpio_drives_the_pins() -> bool:
+    """lgpio is installed and ``GPIOZERO_PIN_FACTORY`` names no other: the pins are on a chip found by its label."""
+    import importlib.util
+    import os
+
+    if os.environ.get("GPIOZERO_PIN_FACTORY", "lgpio").strip().lower() != "lgpio":
+        return False
+    return importlib.util.find_spec("lgpio") is not None
+
+
+def _lgpio_factory(labels: tuple[str, ...]) -> Any:
+    if not lgpio_drives_the_pins():
+        return None
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+    except ImportError:  # no lgpio (install.sh takes python3-lgpio from apt): gpiozero tries the others
+        return None
+    from bornes.drivers import gpiochips
+
+    chip = gpiochips.find(labels)
+    if chip is None:
+        raise ChipMissing(gpiochips.missing(labels))
+    return LGPIOFactory(chip=chip.number)
+
+
+#: lgpio handles of chips that went away, never closed (see :func:`close_pin_factory`).
+_RETIRED_HANDLES: list[int] = []
+
+
+def close_pin_factory(factory: Any) -> None:
+    """Close a gpiozero factory, even one whose GPIO chip has gone (a USB bridge unplugged).
+
+    lgpio answers every call on a vanished chip with an error, and gpiozero's close stops at the
+    first pin it cannot reset, before it closes the chip's handle and before it forgets the pins:
+    gpiozero keeps them in a dict shared by every local factory (``LocalPiFactory.pins``), so the
+    next factory would be handed pins of the dead handle. So: each step on its own, the shared dicts
+    emptied, and the handle left open (lgpio would hand its alert records to the next chip).
+    """
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        factory.close()
+    handle = getattr(factory, "_handle", None)
+    if handle is not None:
+        # Not lgpio.gpiochip_close: lgpio 0.2.2.0 keeps each line's alert record after its chip is closed,
+        # marked inactive and found again by the chip object's address and the line; a chip opened later
+        # at the same address (malloc hands the freed one back) then finds the dead records, and its
+        # alerts never come (seen in the kernel tier: no press heard after a bridge came back). The
+        # vanished chip's handle is kept open instead: a few hundred bytes and its file descriptors.
+        _RETIRED_HANDLES.append(handle)
+        factory._handle = None
+    with contextlib.suppress(ImportError):
+        from gpiozero.pins.local import LocalPiFactory
+
+        LocalPiFactory.pins.clear()
+        LocalPiFactory._reservations.clear()

@@ -52,6 +52,7 @@ CAMERA_DROPIN=/etc/systemd/system/bornes.service.d/camera.conf
 CAMERA_MODULES=/etc/modules-load.d/bornes-camera.conf
 RULE=/etc/udev/rules.d/99-bornes-reader.rules
 HID_RULE=/etc/udev/rules.d/99-bornes-hid.rules
+GPIO_RULE=/etc/udev/rules.d/99-bornes-gpio.rules
 SPI_RULE=/etc/udev/rules.d/99-bornes-spi.rules
 HID_IDS=()
 SCANNER_ID=""
@@ -209,10 +210,10 @@ if [[ $UNINSTALL -eq 1 ]]; then
             fi
         fi
     done
-    step "remove the units and the udev rules $RULE and $HID_RULE"
+    step "remove the units and the udev rules $RULE, $HID_RULE, $GPIO_RULE and $SPI_RULE"
     run rm -f "$UNIT" "$WEB_UNIT" /etc/systemd/system/bornes-bridge.service \
-        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$SPI_RULE" \
-        "$CAMERA_DROPIN" "$CAMERA_MODULES"
+        /etc/systemd/system/bornes-club.service "$KIOSK_UNIT" "$KIOSK_PAM" "$RULE" "$HID_RULE" "$GPIO_RULE" \
+        "$SPI_RULE" "$CAMERA_DROPIN" "$CAMERA_MODULES"
     if systemd_running || [[ $DRY_RUN -eq 1 ]]; then run systemctl daemon-reload; fi
     udev_reload ""
     step "remove the program in $VENV"
@@ -409,6 +410,11 @@ else
 fi
 udev_reload tty
 
+# Raspberry Pi OS gives the gpio group the header's chip; plain Debian or Ubuntu and a USB GPIO bridge need this.
+step "install the udev rule $GPIO_RULE (the GPIO chips to the gpio group)"
+run install -D -m 0644 "$REPO/systemd/99-bornes-gpio.rules" "$GPIO_RULE"
+udev_reload gpio
+
 if [[ ${#HID_IDS[@]} -gt 0 ]]; then
     step "install the udev rule $HID_RULE for the keyboard-mode reader(s) and keypad ${HID_IDS[*]}"
     # One copy of the template's #HID# lines per device; the template itself matches nothing.
@@ -465,8 +471,16 @@ if [[ $PI -eq 0 ]]; then
     skipped "not a Pi (--no-pi): no I2C; use [display] panel = \"dummy\" in $ETC/config.toml"
 elif have raspi-config; then
     run raspi-config nonint do_i2c 0
+    # raspi-config leaves the bus at the Pi's 100 kHz, where a whole 128x64 frame takes 93 ms; at 400 kHz,
+    # which every SSD1306 and SH1106 takes, 23 ms (docs/system.md: tap to light on the bus).
+    if grep -q '^dtparam=i2c_arm_baudrate=' "$BOOT/config.txt" 2>/dev/null; then
+        printf '    the I2C bus speed is already set in %s: kept\n' "$BOOT/config.txt"
+    else
+        run sed -i '$a dtparam=i2c_arm_baudrate=400000' "$BOOT/config.txt"
+    fi
 else
-    skipped "raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on in $BOOT/config.txt)"
+    skipped "raspi-config not found: enable I2C yourself (dtparam=i2c_arm=on and" \
+        "dtparam=i2c_arm_baudrate=400000 in $BOOT/config.txt)"
 fi
 if [[ $UART -eq 1 ]]; then
     step "enable the header UART for the reader and free it from the login console"

@@ -9,15 +9,21 @@ PIL image per change; the display:
   otherwise only the part that changed (:mod:`bornes.drivers.display.partial`; luma's own
   ``diff_to_previous`` framebuffer on the ssd1322);
 * on an ``OSError`` from the device (the I2C "[Errno 121] Remote I/O error", a panel pulled
-  off) marks itself degraded, drops the luma device and retries on later frames or
-  :meth:`Display.tick` with exponential backoff, re-creating the device; it never raises
-  into the referee and never sleeps.
+  off) marks itself degraded ("panel lost" in the log), drops the luma device and retries on
+  later frames or :meth:`Display.tick` with exponential backoff (up to ``max_backoff``),
+  re-creating the device ("panel back"); it never raises into the referee and never sleeps;
+* for a panel on a bus that can go away (``/dev/i2c-N`` of a USB bridge), :meth:`Display.tick`
+  also notices the node is gone while nothing is drawn: the device is dropped then, which closes
+  the bus. That matters to the kernel: it removes an I2C adapter only once nobody holds it
+  open (``i2c_del_adapter`` waits for the last reference), and until then the USB hub's
+  thread waits too, so a bridge plugged back in would not even be enumerated.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import logging
 import os
 import sys
@@ -35,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: ssd1322 change detection: 4×4 segments of 64×16 pixels (luma's default is 2×2).
 SSD1322_SEGMENTS = 16
+#: Seconds between two looks at a healthy panel's bus node (from :meth:`Display.tick`: a stat, no I/O).
+WATCH_EVERY = 1.0
 Clock = Callable[[], float]
 
 
@@ -51,15 +59,22 @@ class Display:
     """A luma device behind change detection and error recovery. ``make_device`` builds the device."""
 
     def __init__(self, make_device: Callable[[], Any], size: tuple[int, int], *, name: str = "display",
-                 clock: Clock = time.monotonic, backoff: float = 0.5, max_backoff: float = 30.0) -> None:
+                 clock: Clock = time.monotonic, backoff: float = 0.5, max_backoff: float = 30.0,
+                 where: str | None = None, watch: Callable[[], str | None] | None = None) -> None:
         self.name = name
+        #: Where the panel is, for the log's lost and back lines ("ssd1306 on /dev/i2c-1 at 0x3C").
+        self.where = where or name
         self.size = size
         self._make_device = make_device
         self._clock = clock
         self._backoff = backoff
         self._max_backoff = max_backoff
+        #: Says why the panel's bus is gone (None: it is there); asked from tick() while healthy.
+        self._watch = watch
+        self._watched_at = 0.0
         self._device: Any = None
         self._last_sent: bytes | None = None
+        self._last_image: Image.Image | None = None
         self._pending: Image.Image | None = None
         self._retry_at = 0.0
         self._closed = False
@@ -87,7 +102,7 @@ class Display:
         self.failures += 1
         self.last_error = f"{type(error).__name__}: {error}"
         if not self.degraded:
-            log.warning("%s: %s; will retry", self.name, self.last_error)
+            log.warning("panel lost: %s: %s; trying it again until it answers", self.where, self.last_error)
         self.degraded = True
         delay = min(self._max_backoff, self._backoff * 2 ** min(self.failures - 1, 16))
         self._retry_at = self._clock() + delay
@@ -126,19 +141,41 @@ class Display:
         return self._send(image)
 
     def tick(self) -> bool:
-        """Retry a degraded display when its backoff is over (call it from the referee's idle loop)."""
-        if self._closed or not self.degraded or self._pending is None or self._clock() < self._retry_at:
+        """Retry a degraded display when its backoff is over, and look at a healthy one's bus (call it
+        from the referee's loop, idle or not). Returns True when a frame went to the panel."""
+        if self._closed:
+            return False
+        if not self.degraded:
+            self._look()
+            return False
+        if self._pending is None or self._clock() < self._retry_at:
             return False
         if self._device is None and not self._attempt_open():
             return False
         image, self._pending = self._pending, None
         self._last_sent = None  # the panel may have lost its picture: send even an unchanged frame
         if self._send(image):
-            log.warning("%s: back after %d failures", self.name, self.failures)
+            log.warning("panel back: %s (after %d failed tries)", self.where, self.failures)
             self.degraded = False
             self.failures = 0
             return True
         return False
+
+    @property
+    def watch_every(self) -> float | None:
+        """How often an idle loop should call tick() so a bus gone between frames is noticed (None: no bus to
+        watch). The referee's idle loop otherwise wakes at half its watchdog's period: 30 s under a 60 s one."""
+        return WATCH_EVERY if self._watch is not None and not self._closed else None
+
+    def _look(self) -> None:
+        """The panel's bus gone while nothing was drawn (a USB bridge pulled out): lost now, not at the next frame."""
+        if self._watch is None or self._device is None or self._clock() < self._watched_at + WATCH_EVERY:
+            return
+        self._watched_at = self._clock()
+        problem = self._watch()
+        if problem is not None:
+            self._pending = self._last_image  # the picture to put back once the panel answers again
+            self._fail(OSError(errno.ENODEV, problem))
 
     def _send(self, image: Image.Image) -> bool:
         device = self._device
@@ -157,6 +194,7 @@ class Display:
             self._fail(error)
             return False
         self._last_sent = data
+        self._last_image = image
         self.sent += 1
         return True
 
@@ -213,6 +251,7 @@ def open_display(
     scale: int = 2,
     tv_file: str | None = None,
     clock: Clock = time.monotonic,
+    max_backoff: float = 30.0,
 ) -> Display:
     """Build the display named in config.
 
@@ -220,7 +259,8 @@ def open_display(
     terminal (``terminal_style`` asciiblock or asciiart), capture (a PNG per frame into
     ``capture_dir``) or gif (recorded to ``gif_path`` on close). Emulators take the size of the
     panel named by ``emulated`` (default 128×64) or ``size``. ``tv`` is no OLED: the frames go to
-    ``tv_file`` for the TV page of ``bornes web`` (:mod:`bornes.drivers.display.tv`).
+    ``tv_file`` for the TV page of ``bornes web`` (:mod:`bornes.drivers.display.tv`). A real panel
+    that fails is tried again after 0.5 s, then twice as long each time up to ``max_backoff``.
     """
     if panel in SCREENS:
         from bornes.drivers.display.tv import SIZE, TvScreen
@@ -229,8 +269,11 @@ def open_display(
             raise UserError("the tv panel needs the file its screen goes to ([display] tv_file)", EX_CONFIG)
         return Display(lambda: TvScreen(tv_file, SIZE), SIZE, name="tv", clock=clock)
     if panel in PANELS:
+        node = f"/dev/i2c-{i2c_port}" if interface == "i2c" else f"/dev/spidev{spi_port}.{spi_device}"
+        where = f"{panel} on {node}" + (f" at 0x{i2c_address:02X}" if interface == "i2c" else "")
         return Display(_real_factory(panel, interface, i2c_port, i2c_address, spi_port, spi_device, spi_dc,
-                                     spi_reset, spi_bus_hz, rotate), PANELS[panel], name=panel, clock=clock)
+                                     spi_reset, spi_bus_hz, rotate), PANELS[panel], name=panel, clock=clock,
+                       max_backoff=max_backoff, where=where, watch=lambda: _gone(node))
     if panel not in EMULATORS:
         raise UserError(f"unknown display panel {panel!r}: use one of {', '.join((*PANELS, *EMULATORS))}", EX_CONFIG)
     if size is None:
@@ -287,6 +330,11 @@ def open_display(
     if display.degraded:
         raise UserError(f"cannot open the {panel} display: {display.last_error}", EX_CONFIG)
     return display
+
+
+def _gone(node: str) -> str | None:
+    """Why the panel's bus is no more (its device node gone: a USB bridge pulled out), None while it is there."""
+    return None if os.path.exists(node) else f"{node} is gone"
 
 
 def _no_window_reason() -> str | None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bornes.drivers.display import Display
     from bornes.drivers.feedback import Feedback
     from bornes.drivers.readers import SerialReader
+    from bornes.drivers.wired import WiredParts
 
 log = logging.getLogger("bornes")
 
@@ -96,6 +97,7 @@ def open_display_from_config(config: Config, panel: str | None = None, *, tv: Pa
         "spi_dc": d.spi_dc,
         "spi_reset": d.spi_reset,
         "rotate": d.rotate,
+        "max_backoff": d.max_backoff,
     }
     if d.capture_dir:
         options["capture_dir"] = d.capture_dir
@@ -228,6 +230,7 @@ class Appliance:
         self.keypad: SerialReader | None = None
         self.feedback: Feedback | None = None
         self.display: Display | None = None
+        self.wired: WiredParts | None = None
         if with_camera is None:
             with_camera = with_reader
         try:
@@ -240,9 +243,7 @@ class Appliance:
         self, emulate: bool, panel: str | None, with_reader: bool, journal: Journal | None, control: bool,
         with_camera: bool,
     ) -> None:
-        from bornes.drivers.buttons import Buttons
-        from bornes.drivers.feedback import Feedback
-        from bornes.drivers.pins import make_pin_factory
+        from bornes.drivers.pins import lgpio_drives_the_pins, make_pin_factory
 
         config = self.config
         state_dir = ensure_state_dir(config)
@@ -270,29 +271,22 @@ class Appliance:
         pin_map = config.load_pin_map()
         tv = tv_file(config, self._control_path(emulate, state_dir))  # the TV page's screen and sounds
         factory_name = "mock" if emulate or config.pins.factory == "mock" else None
-        factory = make_pin_factory(factory_name)
-        try:
-            if config.buttons.source == "gpio":
-                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
-                self._closers.append(self.buttons)
-            output = sound_output(config, pin_map)
-            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory, buzzer=output == "buzzer",
-                                     chirps=open_chirps(config, output, tv))
-            self._closers.append(self.feedback)
-        except UserError:
-            raise
-        except Exception as error:  # gpiozero finds no GPIO on this machine
-            raise UserError(
-                f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
-                EX_CONFIG,
-            ) from None
+        factory: Any = None
+        if factory_name is None and lgpio_drives_the_pins():
+            self._open_wired(pin_map, tv)
+            # The pin map's chip, found by its label; None while it is not there.
+            factory = self.wired.factory if self.wired is not None else None
+        else:
+            factory = make_pin_factory(factory_name)
+            self._open_pins(pin_map, tv, factory)
         if config.buttons.source == "hid":
             self._open_keypad(pin_map)
         if emulate and config.display.is_hardware and panel is None:
             panel = desktop_panel()
         self.display = open_display_from_config(config, panel, tv=tv)
         self._closers.append(self.display)
-        if with_reader and pin_map.rc522 and pin_map.reader.reset is not None:
+        # Without the chip (never on a Pi's header) the RC522s start unreset: each reader sets its chip up anyway.
+        if with_reader and pin_map.rc522 and pin_map.reader.reset is not None and factory is not None:
             from bornes.drivers.readers.rc522 import ResetLine
 
             self._closers.append(ResetLine(pin_map.reader.reset, factory))  # every RC522 from its reset state
@@ -314,6 +308,43 @@ class Appliance:
         self._closers.append(self.storage)
         if control:
             self._open_control(emulate, state_dir)
+
+    def _open_pins(self, pin_map: Any, tv: Path, factory: Any) -> None:
+        """Buttons, buzzer and LEDs on a factory opened once: gpiozero's mock, or its own pick where lgpio is not."""
+        from bornes.drivers.buttons import Buttons
+        from bornes.drivers.feedback import Feedback
+
+        config = self.config
+        try:
+            if config.buttons.source == "gpio":
+                self.buttons = Buttons(pin_map, self.events, pin_factory=factory)
+                self._closers.append(self.buttons)
+            output = sound_output(config, pin_map)
+            self.feedback = Feedback(pin_map, muted=config.sound.muted, pin_factory=factory, buzzer=output == "buzzer",
+                                     chirps=open_chirps(config, output, tv))
+            self._closers.append(self.feedback)
+        except UserError:
+            raise
+        except Exception as error:  # gpiozero finds no GPIO on this machine
+            raise UserError(
+                f"no GPIO here ({type(error).__name__}): set pins.factory = \"mock\" or use bornes run --emulate",
+                EX_CONFIG,
+            ) from None
+
+    def _open_wired(self, pin_map: Any, tv: Path) -> None:
+        """Buttons, buzzer and LEDs through lgpio on the chip the pin map names by its label, followed while
+        the referee runs: a chip that is not there (a USB bridge unplugged) is "Buttons lost", never a stop."""
+        from bornes.drivers.feedback import Feedback
+        from bornes.drivers.wired import WiredParts
+
+        config = self.config
+        output = sound_output(config, pin_map)
+        self.feedback = Feedback(pin_map, muted=config.sound.muted, buzzer=output == "buzzer",
+                                 chirps=open_chirps(config, output, tv), pins=False)
+        self._closers.append(self.feedback)
+        self.wired = WiredParts(pin_map, self.events, self.feedback, with_buttons=config.buttons.source == "gpio")
+        self._closers.append(self.wired)
+        self.buttons = self.wired.buttons
 
     def _open_camera(self, state_dir: Path) -> None:
         """The camera (``[camera]``): its own process, started by a thread of ours; its reads come on the queue."""

@@ -178,6 +178,8 @@ class DisplayConfig:
     #: ``panel = "tv"``: the file the referee keeps its screen in for the TV page (``bornes web``'s
     #: ``/tv``); None: ``tv.json`` beside the control socket (docs/tv.md).
     tv_file: str | None = path(None)
+    #: Longest wait between attempts to reach a panel that stopped answering (pulled out, a loose wire).
+    max_backoff: float = seconds(5.0, 0.5, 60.0)
 
     @property
     def is_hardware(self) -> bool:

@@ -116,6 +116,8 @@ class Screen(Protocol):
     def degraded(self) -> bool: ...
     def show(self, image: Image.Image) -> bool: ...
     def tick(self) -> bool: ...
+    @property
+    def watch_every(self) -> float | None: ...
 
 
 class Sounder(Protocol):
@@ -339,6 +341,8 @@ class Referee:
                 timeout = min(timeout, UPKEEP_IDLE)
             if self.display is not None and self.display.degraded:
                 timeout = min(timeout, 0.5)  # retry a failed panel soon, without spinning
+            elif self.display is not None and (watch := self.display.watch_every) is not None:
+                timeout = min(timeout, watch)  # a panel's bus pulled out while idle: lost within a second
             paged = isinstance(self._last_view, TableView) and len(table_pages(self._last_view, self.size[0])) > 1
             if paged:
                 timeout = min(timeout, PAGE_SECONDS)

@@ -341,14 +341,30 @@ def check_display(config: Config) -> Iterable[Finding]:
             yield Finding(WARN, topic("display"), _("no {device}; enable SPI: sudo raspi-config nonint "
                                                     "do_spi 0").format(device=device))
         return
-    yield _probe_i2c(display.i2c_port, display.i2c_address, display.panel)
+    yield _probe_i2c(display.i2c_port, display.i2c_address, display.panel, config.source)
 
 
-def _probe_i2c(port: int, address: int, panel: str) -> Finding:
-    """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does.
+#: The two addresses an SSD1306 or SH1106 module answers at (SA0 low or high): a panel at the other one is
+#: the commonest wrong setting after I2C itself (0x3D where the software says 0x3C).
+PANEL_ADDRESSES = (0x3C, 0x3D)
+#: Errors a bus gives for a byte nobody acknowledged: ENXIO (i2c-tiny-usb, SMBus controllers), EREMOTEIO (a
+#: Pi's i2c-bcm2835), EIO, ETIMEDOUT (a bus held low).
+NO_ANSWER = (errno.ENXIO, errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT)
+#: Controllers whose command E3h is NOP (SSD1306 and SSD1309 command tables, SH1106's): a frame's length of
+#: them exercises the bus as a frame does and leaves the picture and the registers as they were.
+NOP_PANELS = {"ssd1306": 0xE3, "sh1106": 0xE3, "ssd1309": 0xE3}
+FRAME_BYTES = 1024
+
+
+def _probe_i2c(port: int, address: int, panel: str, source: str | Path | None = None) -> Finding:
+    """Ask the bus whether anything answers at the address, the way ``i2cdetect`` does, then whether it
+    takes a whole frame.
 
     An SSD1306 on I2C is write-only, so the probe is an SMBus quick write (what i2cdetect uses
-    for 0x3C), falling back to a one-byte read where the adapter cannot do quick commands.
+    for 0x3C), falling back to a one-byte read where the adapter cannot do quick commands. When
+    nothing answers, the panel's other address is asked too. A panel that answers is then sent a
+    frame's length of NOP commands in one write, as luma sends a frame: a loose ground or a
+    marginal bus acknowledges the address and fails there (luma.oled #373).
     """
     device = f"/dev/i2c-{port}"
     about, at = topic("display", device), f"0x{address:02X}"
@@ -361,34 +377,109 @@ def _probe_i2c(port: int, address: int, panel: str) -> Finding:
             address=at))
     try:
         with SMBus(port) as bus:
-            try:
-                bus.write_quick(address)
-            except OSError as error:
-                if error.errno not in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
-                    raise
-                bus.read_byte(address)
+            if not _answers(bus, address):
+                other = next((a for a in PANEL_ADDRESSES if a != address and address in PANEL_ADDRESSES), None)
+                if other is not None and _answers(bus, other):
+                    line, there = f'i2c_address = "0x{other:02X}"', f"0x{other:02X}"
+                    if source:
+                        return Finding(FAIL, about, _("nothing answers at {address}, but a device answers at {other}: "
+                                                      "set {line} in [display] of {config}").format(
+                            address=at, other=there, line=line, config=source))
+                    return Finding(FAIL, about, _("nothing answers at {address}, but a device answers at {other}: set "
+                                                  "{line} in [display]").format(address=at, other=there, line=line))
+                return Finding(FAIL, about, _("nothing answers at {address}; check the wiring and "
+                                              "display.i2c_address").format(address=at))
+            broken = _takes_a_frame(bus, address, panel)
     except PermissionError:
         return Finding(FAIL, about, _("permission denied: add the user to group i2c"))
     except OSError as error:
-        if error.errno in (errno.ENXIO, errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT):
-            return Finding(FAIL, about, _("nothing answers at {address}; check the wiring and "
-                                          "display.i2c_address").format(address=at))
         return Finding(FAIL, about, _("cannot probe {address}: {reason}").format(
             address=at, reason=failure_words(DeviceFailure.of(error, device))))
-    return Finding(OK, about, _("a device answers at {address} (configured as {panel})").format(address=at,
-                                                                                                 panel=panel))
+    if broken is not None:
+        return Finding(FAIL, about, _("a device answers at {address} but stopped acknowledging within a {size}-byte "
+                                      "write ({reason}): check GND, SDA and SCL (a loose ground does this) and keep "
+                                      "the wires short").format(address=at, size=FRAME_BYTES + 1, reason=broken))
+    return Finding(OK, about, _("a device answers at {address} and takes a whole frame (configured as {panel})").format(
+        address=at, panel=panel))
+
+
+def _answers(bus: Any, address: int) -> bool:
+    """A quick write (or a one-byte read where the adapter has no quick command) acknowledged at ``address``."""
+    try:
+        try:
+            bus.write_quick(address)
+        except OSError as error:
+            if error.errno not in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+                raise
+            bus.read_byte(address)
+    except OSError as error:
+        if error.errno in NO_ANSWER:
+            return False
+        raise
+    return True
+
+
+def _takes_a_frame(bus: Any, address: int, panel: str) -> str | None:
+    """Why a frame-sized write of NOP commands failed at ``address``, None when it went through (or the
+    panel has no NOP we know, or the adapter cannot send one long message)."""
+    nop = NOP_PANELS.get(panel)
+    if nop is None:
+        return None
+    from smbus2 import i2c_msg
+
+    try:
+        bus.i2c_rdwr(i2c_msg.write(address, [0x00] + [nop] * FRAME_BYTES))  # control byte: commands follow
+    except OSError as error:
+        if error.errno in NO_ANSWER:
+            return error.strerror or str(error)
+        if error.errno in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+            return None
+        raise
+    return None
 
 
 def check_gpio(config: Config) -> Iterable[Finding]:
+    """The chip the pin map's parts are on, found by its label as the referee finds it, and each of
+    their lines free (a line another program holds cannot be the referee's)."""
     if config.pins.factory == "mock":
         yield Finding(OK, topic("gpio"), _("pins.factory = mock: no GPIO needed"))
         return
+    from bornes.drivers import gpiochips
+
     chips = sorted(glob.glob("/dev/gpiochip*"))
-    if chips:
-        yield Finding(OK, topic("gpio"), _("found {port}").format(port=", ".join(chips)))
-    else:
+    try:
+        pin_map = config.load_pin_map()
+    except UserError:
+        yield Finding(OK, topic("gpio"), _("found {port} (the pin map's own check says what is wrong with it)").format(
+            port=", ".join(chips) or _("no chip")))
+        return
+    if not chips and pin_map.chip is None:
         yield Finding(WARN, topic("gpio"), _("no /dev/gpiochip*: not a Raspberry Pi? (pins.factory = mock runs "
                                              "without)"))
+        return
+    labels = pin_map.chip_labels
+    chip = gpiochips.find(labels)
+    if chip is None:
+        fix = (_("plug the bridge in, or correct [chip] label in the pin map") if pin_map.chip is not None
+               else _("is this a Raspberry Pi?"))
+        yield Finding(FAIL, topic("gpio"), f"{gpiochips.missing(labels)}; {fix}")
+        return
+    held = []
+    for line, part, _signal in pin_map.uses():
+        if line >= chip.lines:
+            yield Finding(FAIL, topic("gpio"), _("{part} is on line {line}, but {chip} has lines 0-{last}").format(
+                part=part, line=line, chip=chip.describe(), last=chip.lines - 1))
+            return
+        consumer = gpiochips.holder(chip, line)
+        if consumer is not None:
+            held.append(_("line {line} ({part}) by {holder}").format(line=line, part=part,
+                                                                    holder=consumer or _("an unnamed program")))
+    if held:
+        yield Finding(WARN, topic("gpio"), _("{chip}: held by another program (the referee, if it runs): "
+                                             "{lines}").format(chip=chip.describe(), lines=", ".join(held)))
+        return
+    yield Finding(OK, topic("gpio"), _("{chip}: the pin map's {count} lines are free").format(
+        chip=chip.describe(), count=len(pin_map.uses())))
 
 
 def check_pins(config: Config) -> Iterable[Finding]:

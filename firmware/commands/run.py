@@ -382,8 +382,9 @@ def _hold_ok(
         panel = desktop_panel()  # as the Appliance does: no I2C panel on a laptop
     tv = tv_file(config, control_path(config, args.emulate, config.state.dir))
     display = open_display_from_config(config, panel, tv=tv)
-    factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None)
-    buttons = held_buttons(config, config.load_pin_map(), events, factory)  # GPIO, or the keypad
+    pin_map = config.load_pin_map()
+    factory = make_pin_factory("mock" if args.emulate or config.pins.factory == "mock" else None, pin_map.chip_labels)
+    buttons = held_buttons(config, pin_map, events, factory)  # GPIO (on the pin map's chip), or the keypad
     try:
         display.show(render(StatusView(title, detail), display.size, display.mode))
         notify.ready(f"waiting: {title}")

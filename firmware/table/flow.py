@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from bornes.drivers.events import (
+    BUTTONS,
     KEYPAD,
     ButtonPressed,
     CameraBlind,
@@ -189,6 +190,8 @@ class TableFlow(TableCore):
         """A reader or the keypad lost or back: the status stays until every one is back. A keypad
         lost changes nothing at the table: its control cards (MB-CMD-…) still stand in for it."""
         keypad = event.reader == KEYPAD
+        if event.reader == BUTTONS:
+            return self._buttons_news(event)
         if isinstance(event, ReaderLost):
             self.lost_readers.add(event.reader)
             self.ui.status = self._reader_status()
@@ -206,6 +209,20 @@ class TableFlow(TableCore):
         self.ui.status = self._reader_status()
         return self.ignored(_("Keypad back") if keypad else _("Reader back"))
 
+    def _buttons_news(self, event: ReaderLost | ReaderBack) -> Outcome:
+        """The wired buttons' GPIO chip went (a USB bridge unplugged) or came back: as the keypad, the
+        control cards stand in for them meanwhile."""
+        if isinstance(event, ReaderLost):
+            self.lost_readers.add(BUTTONS)
+            self.ui.status = self._reader_status()
+            said = _("Buttons lost: plug their bridge back in (control cards work meanwhile)")
+            return self.say(Verdict.IGNORED, said, Sound.ATTENTION,
+                            short=(_("Buttons lost: plug them back in"), _("Buttons lost")))
+        was_lost = BUTTONS in self.lost_readers
+        self.lost_readers.discard(BUTTONS)
+        self.ui.status = self._reader_status()
+        return self.ignored(_("Buttons back") if was_lost else "")
+
     def _camera_news(self, event: CameraBlind | CameraSees) -> Outcome:
         """The camera cannot see a steady picture, or can again: a status like a reader lost, until it sees."""
         if isinstance(event, CameraBlind):
@@ -219,13 +236,15 @@ class TableFlow(TableCore):
 
     def _reader_status(self) -> str | None:
         """The status line while a reader cannot read: one unplugged first (no card can be read), then a camera
-        that cannot see, then the keypad."""
-        if self.lost_readers - {KEYPAD}:
+        that cannot see, then the keypad, then the wired buttons."""
+        if self.lost_readers - {KEYPAD, BUTTONS}:
             return _("Reader lost")
         if self.blind_cameras:
             reason = next(iter(self.blind_cameras.values()))
             return _(_CAMERA_BLIND.get(reason, _CAMERA_BLIND["unsteady"])[0])
-        return _("Keypad lost") if self.lost_readers else None
+        if KEYPAD in self.lost_readers:
+            return _("Keypad lost")
+        return _("Buttons lost") if self.lost_readers else None
 
     def _reader_problem(self, event: ReaderProblem) -> Outcome:
         """A read that went wrong: the card was not seen, whatever the cause, so it is scanned again."""

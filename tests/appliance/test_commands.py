@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,15 +138,20 @@ def test_doctor_reports_a_damaged_journal_without_touching_it(
 
 
 @pytest.mark.parametrize(
-    ("error", "level", "words"),
+    ("answering", "error", "level", "words"),
     [
-        (None, "OK", "a device answers at 0x3C"),
-        (OSError(errno.EREMOTEIO, "Remote I/O error"), "FAIL", "nothing answers at 0x3C"),
-        (PermissionError(errno.EACCES, "Permission denied"), "FAIL", "group i2c"),
+        ({0x3C}, None, "OK", "a device answers at 0x3C and takes a whole frame"),
+        (set(), None, "FAIL", "nothing answers at 0x3C; check the wiring"),
+        ({0x3D}, None, "FAIL", 'a device answers at 0x3D: set i2c_address = "0x3D" in [display] of /etc/b.toml'),
+        ({0x3C}, OSError(errno.ENXIO, "No such device or address"), "FAIL", "stopped acknowledging within a 1025-byte"),
+        ({0x3C}, PermissionError(errno.EACCES, "Permission denied"), "FAIL", "group i2c"),
     ],
 )
-def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | None, level: str, words: str) -> None:
-    """The bus answers are mapped to one line each (the bus itself is faked: no Pi is attached)."""
+def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, answering: set[int], error: OSError | None, level: str,
+                            words: str) -> None:
+    """The bus answers are mapped to one line each (the bus is faked here; tests/kernel/test_wired_table.py
+    meets the same lines on a real kernel's I2C adapter)."""
+    import smbus2
 
     class Bus:
         def __init__(self, port: int) -> None:
@@ -161,14 +165,18 @@ def test_i2c_probe_outcomes(monkeypatch: pytest.MonkeyPatch, error: OSError | No
             pass
 
         def write_quick(self, address: int) -> None:
-            assert address == 0x3C
+            if address not in answering:
+                raise OSError(errno.ENXIO, "No such device or address")
+
+        def i2c_rdwr(self, message: smbus2.i2c_msg) -> None:
+            assert message.addr == 0x3C and len(message) == 1025 and bytes(message)[:2] == b"\x00\xe3"
             if error is not None:
                 raise error
 
-    monkeypatch.setitem(__import__("sys").modules, "smbus2", types.SimpleNamespace(SMBus=Bus))
+    monkeypatch.setattr(smbus2, "SMBus", Bus)
     monkeypatch.setattr(os.path, "exists", lambda path: path == "/dev/i2c-1")
-    finding = doctor._probe_i2c(1, 0x3C, "ssd1306")
-    assert finding.level == level and words in finding.detail
+    finding = doctor._probe_i2c(1, 0x3C, "ssd1306", Path("/etc/b.toml"))
+    assert finding.level == level and words in finding.detail, finding
 
 
 def test_history_lists_finished_and_in_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -255,6 +263,21 @@ def test_damaged_journal_is_one_line_for_history_and_export(tmp_path: Path, caps
         assert cli.main([*argv, "--config", str(config)]) == 65
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "is damaged" in err and "Traceback" not in err
+
+
+def test_doctor_says_in_one_line_that_the_pin_maps_chip_is_not_there(tmp_path: Path, pty_port: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A pin map on a USB bridge's chip (``[chip] label``) and no such chip: FAIL, the chips there, the fix.
+    (tests/kernel/test_wired_table.py meets it with a real chip, and a line another program holds.)"""
+    from bornes.drivers import gpiochips
+
+    (tmp_path / "pins.toml").write_text('[chip]\nlabel = "cp2112_gpio"\n[reader]\ninterface = "usb"\n'
+                                        "[buttons.OK]\npin = 0\n")
+    doctor_run(write_config(tmp_path, pty_port))
+    gpio = [line for line in capsys.readouterr().out.splitlines() if " gpio:" in line]
+    there = ", ".join(chip.describe() for chip in gpiochips.chips()) or "none"
+    assert gpio == [f"FAIL gpio: no GPIO chip labelled 'cp2112_gpio' (chips here: {there}); plug the bridge in, "
+                    "or correct [chip] label in the pin map"], gpio
 
 
 def _desktop_tv_keypad(tmp_path: Path) -> Path:

@@ -35,7 +35,7 @@ LITERALS = {
     "python", "mypyc",  # the engine's build
     "ssd1306", "sh1106", "dummy", "tv",  # panels
     "lines", "us", "default", "audio", "folder", "v4l2",  # config values: protocol, layout, sound device, camera
-    "reader", "buttons", "debounce", "buzzer", "leds",  # the pin map's sections
+    "reader", "buttons", "debounce", "buzzer", "leds", "chip",  # the pin map's sections
     "root", "gpio", "i2c", "dialout",  # the user and groups
     "numpy", "cv2", "keypad", "VVVV:PPPP",
     "MiB", "KiB",  # units

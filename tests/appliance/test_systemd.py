@@ -182,6 +182,7 @@ def test_install_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path) ->
         "/etc/udev/rules.d/99-bornes-reader.rules",
         "udevadm control --reload",
         "raspi-config nonint do_i2c 0",
+        "sed -i \\$a\\ dtparam=i2c_arm_baudrate=400000 /boot/firmware/config.txt",  # the panel's bus at 400 kHz
         "/etc/systemd/system/bornes.service",
         "systemctl enable bornes.service",
         "systemctl restart bornes.service",

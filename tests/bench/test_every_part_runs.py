@@ -22,7 +22,8 @@ from tests.tiers import tiered
 ROOT = Path(__file__).resolve().parents[2]
 #: What a part needs from the machine; under CI=true .ci/run installs it, elsewhere the part is skipped.
 NEEDS = {"web": ("chromium", "chromedriver"), "club": ("mosquitto",), "sdcard": ("gcc",),
-         "kernel": ("qemu-system-x86_64",), "powercut": ("qemu-system-x86_64",)}
+         "kernel": ("qemu-system-x86_64",), "wired": ("qemu-system-x86_64", "swig"),
+         "powercut": ("qemu-system-x86_64",)}
 
 
 def _missing(part: str) -> list[str]:

@@ -7,6 +7,7 @@ import errno
 import os
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -130,6 +131,45 @@ def test_a_panel_missing_at_start_is_retried() -> None:
     assert len(attempts) == 3
 
 
+def test_a_bus_gone_while_nothing_is_drawn_is_noticed_and_the_picture_put_back(
+        flaky: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A USB bridge pulled out between two frames: tick() sees its node gone, drops the device (closing the
+    bus, which the kernel waits for before it removes the adapter), and once the bus is back, puts the
+    last picture back by itself (a fresh device: the panel lost its RAM with its power)."""
+    clock, node = FakeClock(), {"there": True}
+    made: list[Any] = []
+
+    def make() -> Any:
+        if not node["there"]:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory: '/dev/i2c-0'")
+        made.append(flaky(width=128, height=64, mode="1"))
+        return made[-1]
+
+    display = Display(make, SMALL, clock=clock, max_backoff=2.0, where="ssd1306 on /dev/i2c-0 at 0x3C",
+                      watch=lambda: None if node["there"] else "/dev/i2c-0 is gone")
+    frame = render(sample_tables()["table-2"])
+    assert display.show(frame)
+    clock.now += 5
+    assert not display.tick() and not display.degraded  # the bus is there: nothing to do
+    node["there"] = False
+    closed: list[bool] = []
+    made[-1]._serial_interface = type("Bus", (), {"cleanup": lambda self: closed.append(True)})()
+    clock.now += 5
+    with caplog.at_level("WARNING"):
+        display.tick()
+    assert display.degraded and display.device is None and closed == [True]  # the bus closed: the kernel may go on
+    assert "panel lost: ssd1306 on /dev/i2c-0 at 0x3C: OSError: [Errno 19] /dev/i2c-0 is gone" in caplog.text
+    for _ in range(3):  # still gone: tried at the backoff, never raising
+        clock.now += 2
+        assert not display.tick()
+    node["there"] = True
+    clock.now += 2
+    with caplog.at_level("WARNING"):
+        assert display.tick()  # back with no frame asked for: the last picture, on a device made afresh
+    assert len(made) == 2 and flaky.frames[-1] == frame.tobytes() and not display.degraded
+    assert "panel back: ssd1306 on /dev/i2c-0 at 0x3C" in caplog.text
+
+
 def test_real_panel_without_a_bus_degrades_instead_of_stopping() -> None:
     display = open_display("ssd1306", "i2c", i2c_port=99)  # no /dev/i2c-99 here
     assert display.degraded
@@ -238,3 +278,32 @@ def test_any_device_error_degrades_instead_of_stopping_the_referee() -> None:
     assert not display.show(render(sample_tables()["table-2"]))  # raises nothing
     assert display.degraded and "ValueError" in (display.last_error or "")
     display.close()
+
+
+def test_an_idle_referee_notices_its_panels_bus_gone_within_two_seconds() -> None:
+    """The referee's idle loop woke at half its watchdog's period, and only then looked at the panel's bus: under
+    a 60 s watchdog (the kernel tier's wired table) an I2C bridge pulled out went unnoticed for 30 s, till the next
+    card. A display with a bus to watch caps the idle wait at its watch period."""
+    from bornes.firmware.appliance.referee import STOP, Referee
+    from bornes.firmware.table.flow import TableFlow
+
+    node = {"there": True}
+    display = Display(lambda: dummy(width=128, height=64, mode="1"), SMALL, where="ssd1306 on /dev/i2c-0 at 0x3C",
+                      watch=lambda: None if node["there"] else "/dev/i2c-0 is gone")
+    events: queue.Queue[Any] = queue.Queue()
+    referee = Referee(TableFlow(), events, display=display, watchdog=False)  # idle waits of 5 s without the cap
+    stop = threading.Event()
+    loop = threading.Thread(target=referee.run, args=(stop,))
+    loop.start()
+    try:
+        deadline = time.monotonic() + 10
+        while display.device is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the first frame drawn
+        node["there"] = False
+        gone = time.monotonic()
+        while not display.degraded and time.monotonic() < gone + 10:
+            time.sleep(0.05)
+        assert display.degraded and time.monotonic() - gone < 2.0, time.monotonic() - gone
+    finally:
+        events.put(STOP)
+        loop.join(5)

@@ -134,6 +134,37 @@ def test_mock_pin_factory_and_unknown_factory() -> None:
     factory = pins.make_pin_factory("mock")
     assert isinstance(factory, MockFactory)
     factory.close()
-    assert pins.make_pin_factory("auto") is None
+    if not pins.lgpio_drives_the_pins():  # where lgpio is installed, "auto" is its factory (tests/kernel)
+        assert pins.make_pin_factory("auto") is None
     with pytest.raises(Exception, match="unknown pin factory"):
         pins.make_pin_factory("magic")
+
+
+BRIDGE: dict[str, Any] = {"chip": {"label": "cp2112_gpio"}, "reader": {"interface": "usb"},
+          "buttons": {"OK": {"pin": 0}, "CF": {"pin": 1}, "NEXT": {"pin": 2}, "BACK": {"pin": 3}},
+          "buzzer": {"pin": 5, "tonal": False}, "leds": {"kind": "pair", "red": 6, "green": 7}}
+
+
+def test_a_chip_named_by_its_label_takes_its_own_line_numbers() -> None:
+    """``[chip] label``: the pins are that chip's lines (a CP2112's 0-7): none of the header's rules
+    (GPIO0/1 reserved, the OLED's I2C pins), but a line still used once."""
+    pin_map = parse(copy.deepcopy(BRIDGE), I2C_OLED)
+    assert pin_map.chip == "cp2112_gpio" and pin_map.chip_labels == ("cp2112_gpio",)
+    assert pin_map.button("OK") is not None and pin_map.button("OK").pin == 0  # type: ignore[union-attr]
+    assert [use[0] for use in pin_map.uses()] == [0, 1, 2, 3, 5, 6, 7]  # the OLED stays on the Pi's header
+    data = copy.deepcopy(BRIDGE)
+    data["leds"]["red"] = 5
+    assert "GPIO5 is used twice" in _error(data)
+    data = copy.deepcopy(BRIDGE)
+    data["buttons"]["CF"]["pin"] = 64
+    assert "line number of the chip (0-63)" in _error(data)
+    data = copy.deepcopy(BRIDGE)
+    data["chip"] = {"label": ""}
+    assert "chip.label" in _error(data)
+    data["chip"] = {"label": "x", "number": 4}
+    assert "[chip] has no key 'number'" in _error(data)
+
+
+def test_the_header_chip_is_looked_for_by_the_pi_boards_labels() -> None:
+    assert load().chip is None
+    assert load().chip_labels == ("pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835")

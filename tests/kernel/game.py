@@ -48,17 +48,18 @@ class Game:
         return taps[len(SETUP_TAPS):] if self.done == 0 else taps
 
     def play(self, gadget: str, steps: int = 1, *, layout: str = "us", serial: bool = False,
-             after_half_code: bool = False, keypad: str | None = None) -> None:
+             after_half_code: bool = False, keypad: str | None = None, keys: dict[str, str] = NUMPAD) -> None:
         """Play the next ``steps`` steps on ``gadget``; with ``after_half_code``, the first tap's keys
         also end a half-typed code (its refusal comes first: two lines); with ``keypad``, every
-        button (a control tag in the script) is pressed on that keypad gadget instead of scanned."""
+        button (a control tag in the script) is pressed on that keypad gadget instead of scanned, the
+        key ``keys`` names for it (a keypad's: :data:`NUMPAD`; another device's own names)."""
         for _ in range(steps):
             step = self.script.steps[self.done]
             lines = 2 if after_half_code else 1
             after_half_code = False
             if self.done == 0:
                 for _ok in SETUP_TAPS:
-                    said = self._tap(gadget, SETUP_TAPS[0], layout, serial, lines, keypad)
+                    said = self._tap(gadget, SETUP_TAPS[0], layout, serial, lines, keypad, keys)
                     lines = 1
                     if said.endswith(": accepted"):
                         break
@@ -67,18 +68,19 @@ class Game:
                     raise AssertionError(f"the setup's OKs did not start the game: {self.table.journal()[-6:]}")
             taps = self.next_taps()
             for number, payload in enumerate(taps):
-                said = self._tap(gadget, payload, layout, serial, lines, keypad)
+                said = self._tap(gadget, payload, layout, serial, lines, keypad, keys)
                 lines = 1
                 last = number == len(taps) - 1
                 assert said.endswith(": accepted" if last else ": prompt"), (payload, said, self.table.journal()[-6:])
             assert self.table.accepted()[-1] == step.notation, self.table.journal()[-6:]
             self.done += 1
 
-    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int, keypad: str | None = None) -> str:
+    def _tap(self, gadget: str, payload: str, layout: str, serial: bool, lines: int, keypad: str | None = None,
+             keys: dict[str, str] = NUMPAD) -> str:
         """One input, scanned again while the referee refuses it as garbled (three times at most); a
         button pressed on ``keypad``."""
-        if keypad is not None and payload in NUMPAD:
-            said = self.table.press(keypad, NUMPAD[payload], lines=lines)
+        if keypad is not None and payload in keys:
+            said = self.table.press(keypad, keys[payload], lines=lines)
             assert len(said) == lines and said[-1].startswith(f"{INPUT}button "), said  # a button, once
             return said[-1]
         for _ in range(3):

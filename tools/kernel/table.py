@@ -22,7 +22,8 @@ from tools.trixie import CannotBoot, cached_root, cached_wheels
 
 UNIT = "bornes.service"
 INPUT = "bornes: input "
-READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad") for what in ("lost", "back on"))
+READER_NOTICES = tuple(f"{INPUT}{part} {what}" for part in ("reader", "keypad", "buttons")
+                       for what in ("lost", "back on"))
 SCANNER_GAP = 0.003  # seconds after each key: a fast scanner (2 to 20 ms a key; docs/readers.md)
 PYTHON = "/opt/bornes/venv/bin/python"
 IN_CI = os.environ.get("CI") == "true"
@@ -45,13 +46,14 @@ def why_not() -> str | None:
 
 
 def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", players: int = 2,
-                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "") -> str:
+                  names: tuple[str, ...] = ("Anne", "Bruno"), extra: str = "", display: str = 'panel = "dummy"') -> str:
+    """The referee's config: a reader on ``port``, debug logging, mock pins, the ``[display]`` keys given."""
     reader = f'[reader]\nprotocol = "{protocol}"\nport = "{port}"\n'
     if protocol == "hid":
         reader += f'layout = "{layout}"\n'
     # At level debug the referee journals every input (firmware/appliance/referee.py): a tap's own line.
     return (reader + "double_read_window = 0\nmax_backoff = 0.5\n" if port else "") + (
-        '[log]\nlevel = "debug"\n[display]\npanel = "dummy"\n[pins]\nfactory = "mock"\n'
+        f'[log]\nlevel = "debug"\n[display]\n{display}\n[pins]\nfactory = "mock"\n'
         f'[game]\nedition = "winning-moves"\nplayers = {players}\n'
         f'names = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
 
@@ -177,8 +179,9 @@ class KernelTable:
     def wait_count(self, text: str, more_than: int, timeout: float = 60.0) -> None:
         self.wait(f"{text!r} in the referee's journal", lambda: self.count(text) > more_than, timeout)
 
-    def configure(self, config: str, bindings: dict[str, str] | None = None) -> None:
-        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted."""
+    def configure(self, config: str, bindings: dict[str, str] | None = None, start_timeout: float = 90.0) -> None:
+        """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted
+        (its start given ``start_timeout`` seconds)."""
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -187,8 +190,41 @@ class KernelTable:
             self.vm.run("sh", "-c", "cat > /var/lib/bornes/bindings.json && chown bornes:bornes "
                         "/var/lib/bornes/bindings.json", input=data)
         ups = self.count("referee up")
-        self.vm.run("systemctl", "start", "bornes.service", timeout=90)
-        self.wait_count("referee up", ups, timeout=90)
+        self.start(ups, start_timeout)
+
+    def start(self, ups: int, timeout: float) -> None:
+        """The referee's unit started and waited for (its "referee up" after the ``ups`` the journal had), for
+        ``timeout`` s at most: then, or if the unit fails first, an AssertionError with :meth:`diagnosis`. Not
+        ``systemctl start`` waiting for READY=1: a start that hangs said nothing for the whole timeout."""
+        self.vm.run("systemctl", "reset-failed", UNIT, check=False)
+        self.vm.run("systemctl", "start", "--no-block", UNIT)
+        deadline = time.monotonic() + timeout
+        looked = time.monotonic()
+        while not (self.count("referee up") > ups and self._active()):
+            left = deadline - time.monotonic()
+            failed = False
+            if time.monotonic() - looked >= 10:  # a unit that failed (a bad config, a crash): no need to wait on
+                looked = time.monotonic()
+                failed = self.vm.run("systemctl", "is-failed", "--quiet", UNIT, check=False).rc == 0
+            if left <= 0 or failed:
+                why = "failed" if failed else f"was not up after {timeout:.0f} s"
+                raise AssertionError(f"the referee ({UNIT}) {why}\n{self.diagnosis()}")
+            self.journal(wait=min(left, 2.0))
+
+    def _active(self) -> bool:
+        """The unit has sent READY=1 (Type=notify: active). The journal alone is not enough: a "referee up" of the
+        instance stopped before can reach the agent's journal reader after ``ups`` was counted (seen on a first
+        read of the journal: ``journalctl --follow`` had not caught up), and was taken for the new one's."""
+        return self.vm.run("systemctl", "is-active", "--quiet", UNIT, check=False).rc == 0
+
+    def diagnosis(self) -> str:
+        """What the guest says of a referee that is not up: its unit's status, its journal's tail, where each of its
+        threads waits in the kernel (wchan and stack), every task stuck in D state, the kernel's last words, vhci-hcd's
+        ports; then the Python stacks of its threads (faulthandler, on SIGABRT, when the unit's environment has
+        PYTHONFAULTHANDLER=1). Subclasses add their devices' state."""
+        script = DIAGNOSIS.replace("UNIT", UNIT)
+        done = self.vm.run("sh", "-c", script, timeout=300, check=False)
+        return done.stdout[-20000:] + (f"\n(stderr) {done.stderr[-2000:]}" if done.stderr.strip() else "")
 
     def accepted(self) -> list[str]:
         prefix = "bornes: accepted "
@@ -215,6 +251,40 @@ class KernelTable:
         finally:
             self.image.close()
 
+
+#: The guest's side of :meth:`KernelTable.diagnosis` (sh; the root has no procps).
+DIAGNOSIS = r"""
+echo "== systemctl status"; systemctl status UNIT --no-pager --lines=0 -l 2>&1 | head -20
+echo "== its journal's tail"; journalctl -u UNIT -n 40 --no-pager -o short-monotonic 2>&1
+pid=$(systemctl show -p MainPID --value UNIT)
+echo "== the referee's threads (main PID $pid): state, wchan, kernel stack"
+if [ -n "$pid" ] && [ "$pid" != 0 ]; then
+  for task in /proc/$pid/task/*; do
+    echo "-- $(cat $task/comm 2>/dev/null) $(basename $task): $(grep ^State: $task/status 2>/dev/null)" \
+      "wchan=$(cat $task/wchan 2>/dev/null)"
+    cat $task/stack 2>/dev/null | head -25
+  done
+fi
+echo "== tasks in D state"
+for stat in /proc/[0-9]*/task/[0-9]*/stat; do
+  task=${stat%/stat}
+  if [ "$(cut -d')' -f2 $stat 2>/dev/null | cut -d' ' -f2)" = D ]; then
+    echo "-- $(cat $task/comm 2>/dev/null) $task wchan=$(cat $task/wchan 2>/dev/null)"
+    cat $task/stack 2>/dev/null | head -25
+  fi
+done
+echo "== dmesg's tail"; dmesg 2>&1 | tail -40
+echo "== vhci-hcd ports"; cat /sys/devices/platform/vhci_hcd.0/status 2>/dev/null | grep -v ' 004 '
+echo "== i2c-dev adapters"; for a in /sys/class/i2c-dev/*; do [ -e "$a" ] && echo "$a: $(cat $a/name)"; done
+if [ -n "$pid" ] && [ "$pid" != 0 ] && tr '\0' '\n' < /proc/$pid/environ 2>/dev/null \
+    | grep -q '^PYTHONFAULTHANDLER='; then
+  echo "== Python stacks (faulthandler on SIGABRT)"; kill -ABRT $pid
+  for second in $(seq 20); do  # the journal takes its time under TCG; _PID= is an indexed field: a quick look
+    sleep 2; journalctl _PID=$pid --no-pager -o cat 2>/dev/null | grep -q 'Fatal Python error' && break
+  done
+  journalctl _PID=$pid --no-pager -o cat 2>&1 | sed -n '/Fatal Python error/,$p' | head -150
+fi
+"""
 
 T = TypeVar("T", bound="KernelTable")
 

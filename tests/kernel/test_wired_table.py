@@ -345,6 +345,27 @@ def test_the_gpio_bridge_unplugged_mid_game_the_buttons_are_lost_and_come_back(t
     game.check_stored()  # no card lost or doubled
 
 
+def test_the_bench_part_measures_and_prints_on_this_vm(table: WiredTable) -> None:
+    """``python -m bench``'s wired part at a smoke's size on this module's VM: the buttons' measuring (3 bounced
+    presses, a card with its chirp read back, one unplug) and the part's rows, with this module's game as its
+    panel run. A smoke run of the bench boots no VM of its own, so this is where CI runs that part's code."""
+    from bench import gpio
+    from bench.kernel_i2c import Measured, rows_from
+
+    game = table.game()
+    found = Measured(runs={"ssd1306": game.run.figures()}, accel=table.vm.accel, load_before=os.getloadavg())
+    found.gpio = gpio.measure_on(table, 3, 1, lambda: game.play(1, check=False), 1)
+    rows = rows_from(found)
+    assert all(len(row) == 4 for row in rows), rows
+    judged = {figure.strip(): (measured, met) for figure, measured, _, met in rows if met is not None}
+    frames = judged["ssd1306: frames the panel model showed after a tap, compared pixel for pixel with the golden"]
+    assert frames[1] is True and frames[0].endswith(", 0 differed"), rows
+    presses = judged["gpio: bounced presses (5 edges in 3 ms at each end), one line each / none / more (3)"]
+    assert presses == ("3 / 0 / 0", True), rows
+    assert judged["gpio: bridge unplugged and put back: buttons lost, back by themselves, a press heard"] == \
+        ("1 of 1", True), rows
+
+
 def test_an_sh1106_is_drawn_two_columns_in(table: WiredTable) -> None:
     """A 1.3-inch SH1106 (132-column RAM, the glass on its middle 128): ``panel = "sh1106"`` draws every
     tap pixel for pixel; its RAM's two columns each side are never written."""

@@ -199,6 +199,7 @@ class PlayWatcher:
         self._lying_since: float | None = None  # something card-shaped has lain still, new and unread, since
         self._let_be: float | None = None  # the scene decided on has had no card in it since
         self._last_read: Sighting | None = None
+        self._card_height: float | None = None  # of the last card read, in pixels: is a card here small?
         self._fault: FrameFault | None = None
         self._steadiness: list[tuple[float, str | None]] = []  # (moment, why it was not steady, or None)
         self._last_moment: float | None = None
@@ -275,7 +276,7 @@ class PlayWatcher:
         if _count(unlike) <= t.new_fraction * PIXELS:
             if self._let_be is not None and still and moment - self._let_be >= t.relearn_s - EPSILON:
                 self._empty = now  # a scene with no card in it, a while: the zone's new look (a cup, a knock)
-                self._last_read = None  # (and the next card is a new card)
+                self._last_read = self._card_height = None  # (and the next card is a new card, of any size)
                 self._let_be = None
             return unsteady, []  # the scene already decided on: a card staying, a hand gone again
         return unsteady, self._look(frame, now, steady, moment, still, name)
@@ -288,7 +289,7 @@ class PlayWatcher:
         if self.deck is None:
             return []
         self.looked += 1
-        sighting = self.deck.recognise(frame, self._mask(steady, frame.shape))
+        sighting = self.deck.recognise(frame, self._mask(steady, frame.shape), card_height=self._card_height)
         if sighting.verdict is Verdict.NOTHING:
             glimpsed = self._glimpse(sighting, steady, frame.shape)
             return self._nothing_placed(sighting, now, steady, moment, still, name, glimpsed)
@@ -382,6 +383,7 @@ class PlayWatcher:
         self._last_read = sighting
         kind = sighting.kind
         assert kind is not None
+        self._card_height = sighting.height
         if last is not None and last.kind == kind and _same_place(last, sighting, self.tuning.same_place):
             return []  # the card already read, still there (nudged, uncovered)
         return [Read(kind, name, sighting)]

@@ -122,6 +122,52 @@ def test_a_card_found_in_the_changed_part_is_placed_where_it_lies_in_the_frame(w
     assert np.hypot(centre[0] - where[0], centre[1] - where[1]) < 15, (centre, where)
 
 
+def test_a_card_of_a_height_already_seen_is_read_looking_only_at_the_scales_it_can_have() -> None:
+    """Issue 41's CPU budget: matching costs by the corner, and the enlarged ORB levels (for a card a fifth of
+    the picture's height) took most of a frame's corners. A camera whose last card read was tall is looked at
+    without them, and with fewer corners; one whose cards are small without the two smallest levels. The
+    card is read, placed where it lies, all the same."""
+    from tools.camera_scenes import Pose, make_table, render
+
+    rng = np.random.default_rng(5)
+    table = make_table(rng, "wood")
+    table.jpeg = None
+    pose = Pose(300, 240, 20.0, 210.0)
+    empty = render(table, rng)
+    frame = render(table, rng, [("ROLL", "road", pose)])
+    changed = (cv2.absdiff(frame, empty).max(axis=2) > 30).astype(np.uint8) * 255
+    deck = taught().deck()
+    anywhere = deck.recognise(frame, changed)
+    tall = deck.recognise(frame, changed, card_height=anywhere.height)
+    assert anywhere.kind == tall.kind == "ROLL" and Verdict.CARD is anywhere.verdict is tall.verdict, (anywhere, tall)
+    assert abs(tall.height - 210.0) < 12, tall.height
+    assert np.abs(np.asarray(tall.centre) - (300, 240)).max() < 10, tall.centre
+    plain, small, every = deck._finder(210.0), deck._finder(100.0), deck._finder(None)
+    assert (plain.getFirstLevel(), plain.getNLevels()) == (0, deck.tuning.levels)
+    assert (small.getFirstLevel(), small.getNLevels()) == (deck.tuning.enlarged, deck.tuning.levels)
+    assert plain.getMaxFeatures() < small.getMaxFeatures() < every.getMaxFeatures()
+
+
+def test_the_watcher_looks_at_the_next_card_at_the_height_of_the_last_one_read() -> None:
+    """The watcher tells the recognizer how tall this camera's cards were last (a mount does not move between
+    plays); nothing before the first read."""
+    watcher = PlayWatcher(taught().deck())
+    asked: list[float | None] = []
+    recognise = watcher.deck.recognise  # type: ignore[union-attr]
+
+    def noting(frame: NDArray[np.uint8], changed: NDArray[np.uint8] | None = None, *,
+               card_height: float | None = None) -> object:
+        asked.append(card_height)
+        return recognise(frame, changed, card_height=card_height)
+
+    watcher.deck.recognise = noting  # type: ignore[union-attr,method-assign]
+    said = [o for n, frame in enumerate(careful_frames()) for o in watcher.feed(frame, str(n), n / 10)]
+    reads = [o for o in said if isinstance(o, Read)]
+    assert [o.kind for o in reads] == ["ROLL", "D25"], said
+    assert asked[0] is None
+    assert asked[-1] is not None and abs(asked[-1] - reads[0].sighting.height) < 1e-6, asked
+
+
 # -- light that changes, a camera that cannot see, a card it cannot place (issue 41) -------------------------
 
 

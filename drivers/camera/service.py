@@ -77,7 +77,6 @@ class CameraService:
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
         self.commands: queue.Queue[str | None] = queue.Queue()
-        self.taught: Taught | None = None
         self.watcher: PlayWatcher | None = None
         self.enroller: Enroller | None = None
         self.untaught = ""  # why there is no deck to read with ("" once there is one)
@@ -209,11 +208,12 @@ class CameraService:
 
     def _load_templates(self) -> None:
         try:
-            self.taught = load(self.settings.templates)
-            self.watcher = PlayWatcher(self.taught.deck())
+            # Only the deck is kept: the taught pictures (faces and check shots, about 5 MB) are read again from
+            # disk when teaching merges into them, and the camera process is sized for a Pi Zero 2 W.
+            self.watcher = PlayWatcher(load(self.settings.templates).deck())
             self.untaught = ""
         except (TemplateError, ValueError) as error:
-            self.taught, self.watcher = None, None
+            self.watcher = None
             self.untaught = str(error)
 
     def _state_news(self, described: str) -> None:

@@ -94,6 +94,13 @@ class Sighting:
             return 0.0
         return float(np.linalg.norm(self.corners[0] - self.corners[2]))
 
+    @property
+    def height(self) -> float:
+        """The card's height in pixels, along its long side (0 when unknown)."""
+        if self.corners is None:
+            return 0.0
+        return _height(self.corners)
+
 
 @dataclass(frozen=True)
 class Tuning:
@@ -103,6 +110,14 @@ class Tuning:
     face_features: int = 150  # per enrolment shot
     levels: int = 4  # ORB pyramid levels (scale 1.25 each: a card 0.5 to 2 times its enrolled size)
     enlarged: int = 2  # more levels, of the frame enlarged (1.25 each): a card a fifth of the picture's height
+    # The camera's cards known to be tall (the last one read was at least ``tall`` pixels: a mount does not move
+    # between plays), the enlarged levels are left out: they took the larger share of ``features`` at scales no
+    # face is matched at, and matching costs by the corner (at 170 px the frame's own scale meets the faces'
+    # smallest, 113 px, two levels down). Known to be small, the two smallest levels are (a 170 px card is
+    # smaller there than any face), and the levels kept have as many corners as before.
+    tall: float = 170.0
+    tall_features: int = 200
+    small_features: int = 240
     ratio: float = 0.8  # Lowe's ratio test, against the best match of another kind
     max_distance: int = 70  # Hamming distance of a usable match (of 256 bits)
     candidates: int = 3  # kinds whose matches are fitted
@@ -338,9 +353,10 @@ class Deck:
 
     # -- the two steps ---------------------------------------------------------------------------
 
-    def recognise(self, frame: Image, changed: Image | None = None) -> Sighting:
+    def recognise(self, frame: Image, changed: Image | None = None, *, card_height: float | None = None) -> Sighting:
         """One frame (BGR). ``changed``: a mask of the frame's size, non-zero where the scene changed (the
-        table's own texture gives corners too, which only cost time and mislead)."""
+        table's own texture gives corners too, which only cost time and mislead). ``card_height``: how tall, in
+        pixels, this camera's cards were seen last (None: unknown), for the scales worth looking at."""
         tuning = self.tuning
         x0, y0 = 0, 0
         gray = as_image(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
@@ -351,7 +367,7 @@ class Deck:
                 return Sighting(Verdict.NOTHING)
             x0, y0 = x, y
             part, mask = gray[y:y + h, x:x + w], changed[y:y + h, x:x + w]
-        keypoints, descriptors = orb(tuning.features, 10, tuning.levels, tuning.enlarged).detectAndCompute(part, mask)
+        keypoints, descriptors = self._finder(card_height).detectAndCompute(part, mask)
         if descriptors is None or len(keypoints) < tuning.min_inliers:
             return Sighting(Verdict.NOTHING)
         points = as_points([k.pt for k in keypoints]) + np.array([x0, y0], np.float32)  # in the frame's coordinates
@@ -377,6 +393,15 @@ class Deck:
                     chosen.margin:
                 chosen = self._rivalled(chosen, other.kind, other.score)
         return chosen
+
+    def _finder(self, card_height: float | None) -> cv2.ORB:
+        """ORB at the scales a card of ``card_height`` pixels is matched at (every scale when unknown)."""
+        tuning = self.tuning
+        if card_height is None:
+            return orb(tuning.features, 10, tuning.levels, tuning.enlarged)
+        if card_height >= tuning.tall:
+            return orb(tuning.tall_features, 10, tuning.levels)
+        return orb(tuning.small_features, 10, tuning.levels - tuning.enlarged, tuning.enlarged)
 
     def _locate(self, points: Points, descriptors: Image
                 ) -> tuple[dict[str, tuple[Points, int]], Callable[[str], tuple[Points, int] | None]]:

@@ -25,6 +25,9 @@ by a wide margin). The table is never left to guess that the camera missed somet
 * a card that is not clearly one kind after 0.5 s of looking is refused once ("show it again");
 * so is anything card-shaped (its outline in the changed pixels) that has lain still for 1.5 s
   without being read, even where the recognizer could not place it (out of focus, dazzled);
+* so is a card glimpsed and taken away before either: twice, the recognizer's matches placed a card at
+  one place over what lay there (its quad filled by the changed pixels), with no kind's face to be
+  seen on it (a small card out of focus, held by the hand until it is taken back);
 * a scene with no card in it (a resting hand) says nothing, and after a second of it, it becomes the
   empty zone (a cup put down, a camera knocked to a new view).
 
@@ -150,6 +153,8 @@ class WatchTuning:
     blank_s: float = 0.2  # a still scene seen this long with no card in it: let be
     relearn_s: float = 1.0  # ...and this long: it is what the empty zone looks like now (a cup, a knocked camera)
     same_place: float = 0.35  # a read this close to the last (in card diagonals), of its kind: the same card
+    glimpse_fill: float = 0.35  # share of a placed quad over what lies still: a card glimpsed (a chance
+    # placement on a hand or an arm spills over it)
     follow_s: float = 0.5  # the empty zone follows a changing light with this time constant
     blind_s: float = 2.0  # no steady picture for this long: the camera says it cannot see
     seeing_s: float = 1.0  # steady for this long again: it can
@@ -189,10 +194,12 @@ class PlayWatcher:
         self._empty: Picture | None = None
         self._reference: Picture | None = None
         self._episode: list[_Look] = []
+        self._glimpses: list[Sighting] = []  # placements of a card with no kind's face on it, since the zone emptied
         self._blank_since: float | None = None
         self._lying_since: float | None = None  # something card-shaped has lain still, new and unread, since
         self._let_be: float | None = None  # the scene decided on has had no card in it since
         self._last_read: Sighting | None = None
+        self._card_height: float | None = None  # of the last card read, in pixels: is a card here small?
         self._fault: FrameFault | None = None
         self._steadiness: list[tuple[float, str | None]] = []  # (moment, why it was not steady, or None)
         self._last_moment: float | None = None
@@ -251,7 +258,7 @@ class PlayWatcher:
                 self._empty = blend(self._empty, now, 1 - math.exp(-(moment - previous[0]) / t.follow_s))
             # A card seen but never made out, and taken away: say so (the player may not have looked).
             said = self._decide_unclear(now, name) if len(self._episode) >= 2 or self._lying_since is not None \
-                else []
+                or self._glimpsed() else []
             self._reference = now
             self._last_read = None  # the zone was emptied: the next card is a new card
             self._close()
@@ -269,7 +276,7 @@ class PlayWatcher:
         if _count(unlike) <= t.new_fraction * PIXELS:
             if self._let_be is not None and still and moment - self._let_be >= t.relearn_s - EPSILON:
                 self._empty = now  # a scene with no card in it, a while: the zone's new look (a cup, a knock)
-                self._last_read = None  # (and the next card is a new card)
+                self._last_read = self._card_height = None  # (and the next card is a new card, of any size)
                 self._let_be = None
             return unsteady, []  # the scene already decided on: a card staying, a hand gone again
         return unsteady, self._look(frame, now, steady, moment, still, name)
@@ -282,9 +289,10 @@ class PlayWatcher:
         if self.deck is None:
             return []
         self.looked += 1
-        sighting = self.deck.recognise(frame, self._mask(steady, frame.shape))
+        sighting = self.deck.recognise(frame, self._mask(steady, frame.shape), card_height=self._card_height)
         if sighting.verdict is Verdict.NOTHING:
-            return self._nothing_placed(sighting, now, steady, moment, still, name)
+            glimpsed = self._glimpse(sighting, steady, frame.shape)
+            return self._nothing_placed(sighting, now, steady, moment, still, name, glimpsed)
         self._blank_since = self._let_be = None
         if self._episode and not _same_place(self._episode[-1].sighting, sighting, t.same_place):
             self._episode = []  # another card, elsewhere: start counting again
@@ -325,8 +333,26 @@ class PlayWatcher:
             return next(look.sighting for look in reversed(self._episode) if look.sighting.kind == kind)
         return None
 
+    def _glimpse(self, sighting: Sighting, steady: NDArray[np.bool_], shape: tuple[int, ...]) -> bool:
+        """Keep ``sighting`` when the recognizer's matches placed a card (no kind's face on it) over what lies still,
+        and not where the card last read lies; whether a card has now been glimpsed twice at one place."""
+        if sighting.corners is None or sighting.inliers < (self.deck.tuning.min_inliers if self.deck else 0):
+            return False
+        if self._last_read is not None and _same_place(self._last_read, sighting, self.tuning.same_place):
+            return False  # the card already read, a hand over it
+        if _filled(sighting.corners, steady, shape) < self.tuning.glimpse_fill:
+            return False
+        self._glimpses.append(sighting)
+        return self._glimpsed()
+
+    def _glimpsed(self) -> bool:
+        """Whether two glimpses since the zone emptied placed a card at one place."""
+        latest = self._glimpses[-1] if self._glimpses else None
+        return latest is not None and sum(_same_place(latest, seen, self.tuning.same_place)
+                                          for seen in self._glimpses) >= self.tuning.votes
+
     def _nothing_placed(self, sighting: Sighting, now: Picture, steady: NDArray[np.bool_], moment: float,
-                        still: bool, name: str) -> list[Outcome]:
+                        still: bool, name: str, glimpsed: bool = False) -> list[Outcome]:
         """A still scene in which the recognizer placed no card: a resting hand, a shadow, a cup, or a card it
         cannot place. Something card-shaped is refused once it has lain there ``unread_s``; anything else
         is let be after ``blank_s``, and after ``relearn_s`` it is what the empty zone looks like now."""
@@ -335,8 +361,9 @@ class PlayWatcher:
             self._blank_since = None
             return []
         placed = sighting.corners is not None and sighting.inliers >= self.deck_least  # matches agree on a card there
-        if placed or self._episode or _card_shaped(steady):  # a card placed but no kind's face (a hand, glare on
-            # it), a card seen a moment ago (a hand over it now), or a card's outline
+        if placed or glimpsed or self._episode or _card_shaped(steady):  # a card placed but no kind's face (a hand,
+            # glare on it), placed twice on what lies still, a card seen a moment ago (a hand over it now), or a
+            # card's outline
             self._lay(moment)
             assert self._lying_since is not None
             if moment - self._lying_since >= t.unread_s - EPSILON:
@@ -356,13 +383,14 @@ class PlayWatcher:
         self._last_read = sighting
         kind = sighting.kind
         assert kind is not None
+        self._card_height = sighting.height
         if last is not None and last.kind == kind and _same_place(last, sighting, self.tuning.same_place):
             return []  # the card already read, still there (nudged, uncovered)
         return [Read(kind, name, sighting)]
 
     def _decide_unclear(self, now: Picture, name: str) -> list[Outcome]:
         episode = [look.sighting for look in self._episode]
-        outline = self._lying_since is not None
+        outline = self._lying_since is not None or self._glimpsed()
         self._reference = now
         self._close()
         if not episode and not outline:
@@ -379,6 +407,7 @@ class PlayWatcher:
 
     def _close(self) -> None:
         self._episode = []
+        self._glimpses = []
         self._blank_since = self._lying_since = self._let_be = None
 
     @property
@@ -471,6 +500,15 @@ def _card_shaped(steady: NDArray[np.bool_]) -> bool:
         if area / (width * height) >= 0.8 and abs(min(width, height) / max(width, height) - CARD_ASPECT) <= 0.15:
             return True
     return False
+
+
+def _filled(corners: NDArray[np.float32], steady: NDArray[np.bool_], shape: tuple[int, ...]) -> float:
+    """The share of the quad ``corners`` (in the frame of ``shape``) over which ``steady`` (the small copy) is set."""
+    scale = np.array([SMALL_W / shape[1], SMALL_H / shape[0]], np.float32)
+    quad = np.zeros((SMALL_H, SMALL_W), np.uint8)
+    cv2.fillConvexPoly(quad, np.round(corners * scale).astype(np.int32), 1)
+    inside = int(np.count_nonzero(quad))
+    return _count(steady & quad.astype(bool)) / inside if inside else 0.0
 
 
 def _same_place(a: Sighting, b: Sighting, tolerance: float) -> bool:

@@ -47,6 +47,16 @@ def test_a_card_the_camera_is_unsure_of_is_one_line_and_changes_nothing() -> Non
     assert flow.state == state
 
 
+def test_the_french_table_says_the_refusal_in_the_issues_words() -> None:
+    """Issue 41 asks for "Pas clair : montrez-la encore" (with French typography's no-break space)."""
+    from bornes.firmware.language.i18n import speaking
+
+    flow = table()
+    with speaking("fr"):
+        outcome = flow.handle(ReaderProblem("camera-unsure", "not clear (STOP or ROLL?)", "camera"))
+    assert outcome.message == "Pas clair\u00a0: montrez-la encore"
+
+
 def test_a_camera_that_cannot_see_is_a_status_like_a_reader_lost_until_it_sees_and_plays_go_on_meanwhile() -> None:
     from bornes.drivers.events import CameraBlind, CameraSees, ReaderBack, ReaderLost
     from bornes.firmware.table.present import screen

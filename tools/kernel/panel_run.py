@@ -233,8 +233,15 @@ class PanelGame:
             time.sleep(0.2)
 
     def check_stored(self) -> None:
-        """The referee's game journal holds exactly the steps played, in order: none lost, none doubled."""
-        assert self.table.stored() == self.script.notations()[:self.done]
+        """The referee's game journal holds exactly the steps played, in order: none lost, none doubled (a whole
+        game played is over, no longer the current game: the newest game with actions is the one played)."""
+        stored, played = self.table.newest_game(), self.script.notations()[:self.done]
+        if stored != played:
+            first = next((n for n, (a, b) in enumerate(zip(stored, played, strict=False)) if a != b),
+                         min(len(stored), len(played)))
+            raise AssertionError(f"the game journal differs from the {len(played)} steps played, from step {first}: "
+                                 f"stored {stored[first:first + 4]}, played {played[first:first + 4]} "
+                                 f"({len(stored)} stored)")
 
 
 __all__ = ["PanelGame", "PanelRun", "ScreenTwin", "quantile", "same"]

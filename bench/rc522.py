@@ -325,6 +325,19 @@ def bare_waits(seconds: float) -> tuple[float, float]:
     return spent[0], best / POLL_INTERVAL
 
 
+class VirtualClock:
+    """A clock that moves only when waited on: the driver's polls back to back, its waits costing nothing."""
+
+    t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def wait(self, seconds: float) -> bool:
+        self.t += seconds
+        return False
+
+
 def spi_busy_per_idle_poll() -> tuple[float, int, int]:
     """The seconds a Pi's CPU busy-waits in its kernel for one idle poll's SPI messages at SPI_SPEED_HZ (the
     rules of POLLING_LIMIT_US above), from the messages the driver sends in an idle poll; and their count and
@@ -336,17 +349,7 @@ def spi_busy_per_idle_poll() -> tuple[float, int, int]:
             messages.append(list(frames))
             return super().transfer(frames)
 
-    class Virtual:
-        t = 0.0
-
-        def now(self) -> float:
-            return self.t
-
-        def wait(self, seconds: float) -> bool:
-            self.t += seconds
-            return False
-
-    clock = Virtual()
+    clock = VirtualClock()
     port = Recording(Mfrc522Model(clock=clock.now))
     link = Rc522Link()
     link.start(port, clock)
@@ -365,17 +368,7 @@ def poll_work(polls: int = 5000) -> float:
     """The driver's own CPU per idle poll, without its waits: polls back to back on a virtual clock (the
     model's time left out), seconds per poll. What the code costs, whatever the machine's load."""
 
-    class Virtual:
-        t = 0.0
-
-        def now(self) -> float:
-            return self.t
-
-        def wait(self, seconds: float) -> bool:
-            self.t += seconds
-            return False
-
-    clock = Virtual()
+    clock = VirtualClock()
     port = TimedModel(Mfrc522Model(clock=clock.now))
     link = Rc522Link()
     link.start(port, clock)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from bench.driver import SETUP_TAPS, Script, script_games
-from tools.kernel.table import INPUT, KernelTable
+from tools.kernel.table import INPUT, Checkpoint, KernelTable
 
 #: The table's buttons on a numeric keypad, as docs/keypad.md prints its "numpad" key map: the key a
 #: person presses for the control tag a script taps.
@@ -18,6 +19,15 @@ class GameTable(KernelTable):
     """The kernel tier's table with the game the referee is in: each test goes on with it."""
 
     game: Game | None = None
+    recoverable: ClassVar[bool] = True  # its state: the gadgets, the config and the game's seed (Checkpoint)
+
+    def checkpoint(self) -> Checkpoint:
+        return replace(super().checkpoint(), seed=self.game.seed if self.game is not None else None)
+
+    def recover(self, checkpoint: Checkpoint) -> None:
+        """The base's new boot, and the game that was being played, from its start: the new referee's is."""
+        super().recover(checkpoint)
+        self.game = Game(self, checkpoint.seed) if checkpoint.seed is not None else None
 
     def configure_game(self, config: str, seed: int, bindings: dict[str, str] | None = None) -> Game:
         """A new config (a fresh game journal, the referee restarted) and a new scripted game from its start."""
@@ -39,6 +49,7 @@ class Game:
 
     def __init__(self, table: KernelTable, seed: int) -> None:
         self.table = table
+        self.seed = seed
         self.script: Script = script_games(players=2, seed=seed, games=1)
         self.done = 0  # steps accepted
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from tools.kernel.gadgets import CATALOGUE, KEYPAD_KEYS, reports
 from tools.kernel.vm import VM, Done, Image, cached_kernel, installed_layer
@@ -58,6 +58,16 @@ def reader_config(port: str, *, protocol: str = "hid", layout: str = "auto", pla
         f'names = [{", ".join(json.dumps(n) for n in names)}]\n{extra}')
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a test found the table in, enough to set it up again on a new boot: the gadgets plugged (in
+    their order: the kernel numbers their nodes by it), the config given last, the scripted game's seed."""
+
+    plugged: tuple[str, ...]
+    configured: tuple[str, dict[str, str] | None] | None
+    seed: int | None = None
+
+
 @dataclass
 class KernelTable:
     """The booted VM with the referee installed; gadgets by their catalogue names."""
@@ -67,6 +77,28 @@ class KernelTable:
     figures: dict[str, float] = field(default_factory=dict)
     plugged: dict[str, dict[str, object]] = field(default_factory=dict)
     _journal: list[str] = field(default_factory=list)
+    _configured: tuple[str, dict[str, str] | None] | None = None
+
+    #: tests/kernel/conftest.py reboots a table of this kind whose guest died of an oops in the test's own
+    #: USB devices (:class:`tools.kernel.vm.GuestOops`), and runs the test again once. Only a table whose whole
+    #: state :meth:`checkpoint` holds may say yes: a module's own setup in the guest is not made again.
+    recoverable: ClassVar[bool] = False
+
+    # -- a new boot -----------------------------------------------------------------------------------
+
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(tuple(self.plugged), self._configured)
+
+    def recover(self, checkpoint: Checkpoint) -> None:
+        """Boot again and set the table up as ``checkpoint`` found it (a new referee, its journal new)."""
+        self.vm.restart()
+        self._journal, self.plugged, self._configured = [], {}, None
+        for name in checkpoint.plugged:
+            self.plug(name)
+        if checkpoint.configured is not None:
+            self.configure(*checkpoint.configured)
+        self.figures["guest oopses in the test's USB devices, booted again"] = \
+            self.figures.get("guest oopses in the test's USB devices, booted again", 0.0) + 1
 
     # -- the devices --------------------------------------------------------------------------------
 
@@ -182,6 +214,7 @@ class KernelTable:
     def configure(self, config: str, bindings: dict[str, str] | None = None, start_timeout: float = 90.0) -> None:
         """A new /etc/bornes/config.toml (and binding table), a fresh game journal, the referee restarted
         (its start given ``start_timeout`` seconds)."""
+        self._configured = (config, bindings)
         self.vm.run("systemctl", "stop", "bornes.service", timeout=60)
         self.vm.run("sh", "-c", "cat > /etc/bornes/config.toml", input=config)
         self.vm.run("sh", "-c", "rm -f /var/lib/bornes/bornes.sqlite3* /var/lib/bornes/bindings.json")
@@ -334,4 +367,4 @@ def open_table(kind: type[T], boot_timeout: float = 240.0, shares: tuple[tuple[s
     return table
 
 
-__all__ = ["IN_CI", "CannotBoot", "KernelTable", "open_table", "reader_config", "why_not"]
+__all__ = ["IN_CI", "CannotBoot", "Checkpoint", "KernelTable", "open_table", "reader_config", "why_not"]

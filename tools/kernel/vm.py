@@ -461,6 +461,52 @@ class Done:
     stderr: str
 
 
+OOPS_HEAD = re.compile(r"\] (BUG: .*|Oops: .*|general protection fault.*|WARNING: .*|Kernel panic - .*|RIP: .*|"
+                       r"CPU: \d+ .*Comm: .*)$")
+TRACE_FRAME = re.compile(r"\]  (\?? ?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)$")
+
+
+def oops_summary(console: str, frames: int = 12) -> str:
+    """The first oops in a guest's console log in one line: what it was, where (RIP, the task) and the
+    first ``frames`` of its call trace (reliable ones: the ``?`` guesses left out); "" if none."""
+    lines = console.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.search(r"\] (BUG: |Oops: |general protection fault|"
+                                                                 r"WARNING: |Kernel panic - )", line)), None)
+    if start is None:
+        return ""
+    said: list[str] = []
+    trace: list[str] = []
+    for line in lines[start:start + 120]:
+        if (head := OOPS_HEAD.search(line)) and head.group(1) not in said and len(said) < 6:
+            said.append(head.group(1).strip())
+        elif (frame := TRACE_FRAME.search(line)) and not frame.group(1).startswith("?") and len(trace) < frames:
+            trace.append(frame.group(1))
+    return "; ".join(said) + (f"; call trace: {' < '.join(trace)}" if trace else "")
+
+
+#: The kernel modules that play the test's USB devices, the gadget side of ``dummy_hcd``: a Pi at a table
+#: is the USB host of a real reader and runs none of them. The host side (usbhid, hid, evdev, cdc_acm,
+#: the input core) is the path the referee's readers take on a Pi, and an oops there is no apparatus's.
+APPARATUS_MODULES = frozenset({"dummy_hcd", "udc_core", "libcomposite", "usb_f_hid", "usb_f_acm", "u_serial"})
+
+
+def oops_module(summary: str) -> str | None:
+    """The innermost kernel module an oops summary names: its RIP's, or else its call trace's first."""
+    named = re.findall(r"(?:RIP: \S+|[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+) \[(\w+)\]", summary)
+    return named[0] if named else None
+
+
+class GuestOops(ConnectionError):
+    """The guest's kernel oopsed and the VM is gone. ``apparatus``: the oops is in the test's own USB
+    devices' modules (:data:`APPARATUS_MODULES`), not in anything the referee's path on a Pi runs."""
+
+    def __init__(self, message: str, summary: str) -> None:
+        super().__init__(message)
+        self.summary = summary
+        self.module = oops_module(summary)
+        self.apparatus = self.module in APPARATUS_MODULES
+
+
 class VM:
     """The image booted by Debian's kernel in qemu; ``run()`` runs a command inside through the agent."""
 
@@ -484,6 +530,7 @@ class VM:
         self._requests = 0
         self.boot_seconds = 0.0
         self.agent_seconds = 0.0
+        self._kept: Path | None = None  # the console log of a boot that oopsed, kept past the image
 
     def command(self) -> list[str]:
         kernel = self.image.kernel
@@ -533,10 +580,12 @@ class VM:
         while self.agent is None:
             if self.process.poll() is not None or time.monotonic() > deadline or self._kvm_failed():
                 raise CannotBoot(f"qemu ({self.accel}) did not boot Debian's kernel: {self.why()}")
-            with contextlib.suppress(OSError):
-                agent = socket.socket(socket.AF_UNIX)
+            agent = socket.socket(socket.AF_UNIX)
+            try:
                 agent.connect(str(self.socket_path))
                 self.agent = agent
+            except OSError:  # qemu has not made its socket yet
+                agent.close()
             time.sleep(0.05)
         while True:  # the agent answers once the guest's systemd has started it
             if deadline < time.monotonic() or self.process.poll() is not None or self._kvm_failed():
@@ -566,11 +615,19 @@ class VM:
         return False
 
     def why(self) -> str:
+        """The last lines qemu and the console printed; after a guest oops, its head and call trace too
+        (the panic's last lines name no cause), and where the whole console log was kept."""
         lines = []
         for name in ("qemu.log", "console.log"):
             with contextlib.suppress(OSError):
-                lines += [f"{name}: {line}" for line in (self.image.workdir / name).read_text(errors="replace")
-                          .splitlines() if line.strip()][-3:]
+                text = (self.image.workdir / name).read_text(errors="replace")
+                lines += [f"{name}: {line}" for line in text.splitlines() if line.strip()][-3:]
+                if name == "console.log" and (oops := oops_summary(text)):
+                    if self._kept is None:  # once a boot: the test's later requests meet the same dead guest
+                        self._kept = Path(tempfile.mkstemp(prefix="bornes-kernel-oops-", suffix=".log",
+                                                           dir="/var/tmp")[1])
+                        self._kept.write_text(text)
+                    lines += [f"the guest's oops: {oops}", f"its console log: {self._kept}"]
         return " | ".join(lines) or "no output"
 
     def run(self, *argv: str, input: str | None = None, timeout: float = 60.0, check: bool = True) -> Done:
@@ -591,11 +648,22 @@ class VM:
         done = self._ask({"journal": unit, "since": since, "wait": wait}, wait, True, f"the journal of {unit}")
         return list(json.loads(done.stdout))
 
+    def _gone(self, what: str) -> ConnectionError:
+        """Why the guest is gone, as the error to raise: a :class:`GuestOops` if its kernel oopsed."""
+        message = f"the guest went away during {what}: {self.why()}"
+        with contextlib.suppress(OSError):
+            if summary := oops_summary(self.console.read_text(errors="replace")):
+                return GuestOops(message, summary)
+        return ConnectionError(message)
+
     def _ask(self, request: dict[str, object], timeout: float, check: bool, what: str) -> Done:
         assert self.agent is not None, "the VM is not running"
         self._requests += 1
         request["id"] = self._requests
-        self.agent.sendall((json.dumps(request) + "\n").encode())
+        try:
+            self.agent.sendall((json.dumps(request) + "\n").encode())
+        except OSError:  # gone before this request (an earlier one saw it go): say why again
+            raise self._gone(what) from None
         self.agent.settimeout(timeout + 10)
         while True:
             while b"\n" not in self._pending:
@@ -604,7 +672,7 @@ class VM:
                 except TimeoutError:
                     raise TimeoutError(f"no answer from the guest for {what}") from None
                 if not chunk:
-                    raise ConnectionError(f"the guest went away during {what}: {self.why()}")
+                    raise self._gone(what)
                 self._pending += chunk
             line, self._pending = self._pending.split(b"\n", 1)
             reply = json.loads(line)
@@ -625,6 +693,12 @@ class VM:
         except OSError:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+    def restart(self, timeout: float = 240.0) -> None:
+        """Boot the same image again (the guest's root is a tmpfs over it: the boot before left nothing)."""
+        self.stop(timeout=5)
+        self._pending, self._kept = b"", None
+        self.start(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Power off (systemd's own shutdown), then make sure qemu is gone."""

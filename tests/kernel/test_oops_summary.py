@@ -1,0 +1,50 @@
+"""The kernel tier's report of a guest that died: the oops's cause and call trace, not only the panic's last
+lines (a CI run's only words were "Kernel panic - not syncing: Fatal exception in interrupt"). No VM."""
+
+from __future__ import annotations
+
+from tools.kernel.vm import GuestOops, oops_summary
+
+# The shape of a 6.12 oops on the serial console (the frames and addresses made up, the format the kernel's).
+CONSOLE = """\
+[  139.912345] bornes[612]: input MB-GASOLINE-02 Gasoline (#2): accepted
+[  140.201234] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[  140.201500] #PF: supervisor read access in kernel mode
+[  140.202400] Oops: Oops: 0000 [#1] PREEMPT SMP NOPTI
+[  140.202500] CPU: 1 UID: 0 PID: 0 Comm: swapper/1 Not tainted 6.12.117+deb13-amd64 #1  Debian 6.12.117-1
+[  140.202800] RIP: 0010:f_hidg_req_complete+0x2a/0x90 [usb_f_hid]
+[  140.203000] Code: 48 8b 47 08 <48> 8b 40 08
+[  140.204000] Call Trace:
+[  140.204100]  <IRQ>
+[  140.204200]  ? __die+0x23/0x70
+[  140.204300]  ? page_fault_oops+0x174/0x4f0
+[  140.204400]  dummy_timer+0x3b1/0x1250 [dummy_hcd]
+[  140.204600]  call_timer_fn+0x27/0x130
+[  140.204700]  </IRQ>
+[  140.265994] PKRU: 55555554
+[  140.266225] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+def test_the_summary_names_the_fault_the_function_the_task_and_the_sure_frames() -> None:
+    summary = oops_summary(CONSOLE)
+    assert summary.startswith("BUG: kernel NULL pointer dereference, address: 0000000000000008; "), summary
+    assert "RIP: 0010:f_hidg_req_complete+0x2a/0x90 [usb_f_hid]" in summary
+    assert "Comm: swapper/1" in summary and "Kernel panic - not syncing: Fatal exception in interrupt" in summary
+    assert summary.endswith("call trace: dummy_timer+0x3b1/0x1250 [dummy_hcd] < call_timer_fn+0x27/0x130"), summary
+
+
+def test_a_console_without_an_oops_gives_nothing() -> None:
+    assert oops_summary(CONSOLE.splitlines()[0] + "\n[  141.0] reboot: Power down\n") == ""
+
+
+def test_an_oops_is_the_apparatus_s_when_its_innermost_module_is_the_test_s_usb_devices() -> None:
+    oops = GuestOops("gone", oops_summary(CONSOLE))  # RIP in usb_f_hid, called from dummy_hcd's timer
+    assert (oops.module, oops.apparatus) == ("usb_f_hid", True)
+    in_core = CONSOLE.replace("RIP: 0010:f_hidg_req_complete+0x2a/0x90 [usb_f_hid]",
+                              "RIP: 0010:_raw_spin_lock+0x5/0x20")
+    assert GuestOops("gone", oops_summary(in_core)).module == "dummy_hcd"  # the first module its trace names
+    on_the_pis_path = CONSOLE.replace("f_hidg_req_complete+0x2a/0x90 [usb_f_hid]", "hid_irq_in+0x1c/0x2a0 [usbhid]")
+    assert (GuestOops("gone", oops_summary(on_the_pis_path)).apparatus) is False  # usbhid: a Pi runs it too
+    nowhere = "\n".join(line for line in in_core.splitlines() if "[" + "dummy_hcd]" not in line)
+    assert GuestOops("gone", oops_summary(nowhere)).apparatus is False  # no module named: not known to be ours

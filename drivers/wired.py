@@ -34,7 +34,7 @@ class WiredParts:
 
     ``feedback`` is reopened in place, since the referee holds it. ``open_factory(labels)`` opens the pin
     factory on the chip (lgpio's, by label) and ``find_chip(labels)`` says which chip that is, or None:
-    tests hand in gpiozero's MockFactory and a chip of their own.
+    tests hand in gpiozero's MockFactory and a chip of their own, and a ``watch`` of a folder of their own.
     """
 
     interval = 0.5  # seconds between two looks for the chip
@@ -42,7 +42,7 @@ class WiredParts:
     def __init__(self, pin_map: PinMap, events: queue.Queue[Any], feedback: Feedback | None, *,
                  with_buttons: bool, open_factory: Callable[[tuple[str, ...]], Any] | None = None,
                  find_chip: Callable[[tuple[str, ...]], gpiochips.Chip | None] = gpiochips.find,
-                 thread: bool = True) -> None:
+                 thread: bool = True, watch: gpiochips.ChipWatch | None = None) -> None:
         self.pin_map = pin_map
         self.labels = pin_map.chip_labels
         self.events = events
@@ -55,6 +55,7 @@ class WiredParts:
         self.chip: gpiochips.Chip | None = None
         self.lost: str | None = None  # why the parts are not there, while they are not
         self._stop = threading.Event()
+        self._watch = watch or gpiochips.ChipWatch()  # a chip gone is seen at once, not at the next look
         self._thread: threading.Thread | None = None
         self.check()
         if thread:
@@ -62,7 +63,7 @@ class WiredParts:
             self._thread.start()
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._watch.wait(self.interval) and not self._stop.is_set():
             try:
                 self.check()
             except Exception as error:  # the referee must keep refereeing whatever the chip does
@@ -108,8 +109,8 @@ class WiredParts:
 
     def _close(self, why: str) -> None:
         factory, self.factory, self.chip = self.factory, None, None
+        self._lose(why)  # said first: letting the lines go waits on lgpio's threads
         self._drop(factory)
-        self._lose(why)
 
     def _drop(self, factory: Any) -> None:
         buttons, self.buttons = self.buttons, None
@@ -129,6 +130,7 @@ class WiredParts:
 
     def close(self) -> None:
         self._stop.set()
+        self._watch.close()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
         self._drop(self.factory)

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import copy
 import queue
+import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from bornes.drivers.events import BUTTONS, ButtonPressed, ReaderBack, ReaderLost
 from bornes.drivers.feedback import Feedback, Pattern
-from bornes.drivers.gpiochips import Chip
+from bornes.drivers.gpiochips import Chip, ChipWatch
 from bornes.drivers.pins import ChipMissing, parse
 from bornes.drivers.wired import WiredParts
 from tests.hardware.test_pins import BRIDGE
@@ -131,3 +133,59 @@ def test_the_buttons_lost_and_back_are_said_on_the_panel() -> None:
     assert back.message == "Buttons back" and flow.ui.status is None
     assert flow.handle(ReaderBack("cp2112_gpio", BUTTONS)).message == ""  # at start: nothing to say
     assert ReaderLost("x", BUTTONS).describe() == "buttons lost: x"
+
+
+def test_the_chip_watch_wakes_on_a_gpiochip_node_and_on_close_only(tmp_path: Path) -> None:
+    """Real inotify on a folder of the test's own: a ``gpiochipN`` made or removed wakes the waiter at once,
+    another node does not, and close() wakes it for good."""
+    watch = ChipWatch(str(tmp_path))
+    assert watch.watching
+    try:
+        started = time.monotonic()
+        threading.Timer(0.1, (tmp_path / "ttyACM0").touch).start()
+        assert watch.wait(0.6) is False and time.monotonic() - started >= 0.6  # not a chip: the whole wait
+        threading.Timer(0.1, (tmp_path / "gpiochip7").touch).start()
+        started = time.monotonic()
+        assert watch.wait(5.0) is False and time.monotonic() - started < 2.0
+        threading.Timer(0.1, (tmp_path / "gpiochip7").unlink).start()
+        started = time.monotonic()
+        assert watch.wait(5.0) is False and time.monotonic() - started < 2.0
+        threading.Timer(0.1, watch.close).start()
+        started = time.monotonic()
+        assert watch.wait(5.0) is True and time.monotonic() - started < 2.0
+        assert watch.wait(5.0) is True  # closed: at once
+    finally:
+        watch.close()
+        watch.close()
+
+
+class SlowLooks(WiredParts):
+    interval = 30.0  # a look every 30 s: only the watch can see the chip go in time
+
+
+def test_a_chip_pulled_out_is_said_lost_at_once_not_at_the_next_look(tmp_path: Path) -> None:
+    """lgpio's alert thread prints a line per turn on a gone chip's lines until they are let go (it filled
+    journald past its rate limit in the kernel tier): the parts let go as the node goes, not at the next look."""
+    pin_map = parse(copy.deepcopy(BRIDGE))
+    events: queue.Queue[Any] = queue.Queue()
+    bench = Bench()
+    bench.there = CHIP
+    (tmp_path / "gpiochip0").touch()
+    wired = SlowLooks(pin_map, events, None, with_buttons=True, open_factory=bench.open, find_chip=bench.find,
+                      watch=ChipWatch(str(tmp_path)))
+    try:
+        assert events.get(timeout=5) == ReaderBack("cp2112_gpio", BUTTONS)
+        time.sleep(0.2)  # the thread in its wait
+        bench.there = None
+        started = time.monotonic()
+        (tmp_path / "gpiochip0").unlink()
+        lost = events.get(timeout=5)
+        assert isinstance(lost, ReaderLost) and time.monotonic() - started < 2.0, lost
+        deadline = time.monotonic() + 5
+        while wired.factory is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert wired.buttons is None and wired.factory is None
+    finally:
+        wired.close()
+        for factory in bench.factories:
+            factory.close()

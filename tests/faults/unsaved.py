@@ -88,13 +88,17 @@ def killed(state: Path, *, saved: int, deferred: int, in_flight: int, page_size:
 def everything(state: Path) -> object:
     """All a reader can get out of the journal (the API history, export, web and bridge use)."""
     with Journal.open(state, readonly=True) as journal:
-        history = journal.history()
-        return (
-            journal.current_game(),
-            [(g.game_id, g.status, g.actions) for g in history],
-            journal.recent(1),
-            [journal.load(info.game_id) for info in history],
-        )
+        return _everything_of(journal)
+
+
+def _everything_of(journal: Journal) -> object:
+    history = journal.history()
+    return (
+        journal.current_game(),
+        [(g.game_id, g.status, g.actions) for g in history],
+        journal.recent(1),
+        [journal.load(info.game_id) for info in history],
+    )
 
 
 def current_lines(state: Path) -> list[str] | None:
@@ -167,9 +171,11 @@ def judge_against(snapshot: Snapshot) -> Callable[[Path], str]:
     """Identical: the game holds every acknowledged action (the one in flight may be there or not).
     Reported: a one-line JournalError. Anything else is a silent loss."""
     def judge(where: Path) -> str:
-        try:
-            got = current_lines(where)
-            everything(where)
+        try:  # one opening for both questions: the files do not change between them (read-only)
+            with Journal.open(where, readonly=True) as journal:
+                current = journal.current_game()
+                got = None if current is None else current.lines
+                _everything_of(journal)
         except JournalError as error:
             return "reported" if "\n" not in str(error) else f"a message of several lines: {error!r}"
         full = snapshot.acknowledged + snapshot.in_flight

@@ -56,6 +56,8 @@ class WiredParts:
         self.lost: str | None = None  # why the parts are not there, while they are not
         self._stop = threading.Event()
         self._watch = watch or gpiochips.ChipWatch()  # a chip gone is seen at once, not at the next look
+        if not self._watch.watching:
+            log.info("gpio: no inotify here: a chip that goes is seen at the next look (every %.1f s)", self.interval)
         self._thread: threading.Thread | None = None
         self.check()
         if thread:

@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernel.booting import booting
 from tools.kernel.powercut import Figures, Recording, new_work_dir, record, sweep_in_own_process
-from tools.kernel.table import IN_CI, CannotBoot, why_not
+from tools.kernel.table import IN_CI
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM
 REPORT = Path("/var/tmp/bornes-powercut-report.json")
@@ -49,21 +50,12 @@ SEED = 3
 def recording() -> Iterator[Recording]:
     """One VM for the module: the logged state folder made, a game tapped with a mark at each chirp, the log
     taken to the host; the VM is powered off before the sweep (which runs on the host)."""
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
-        pytest.skip(reason)
     started, load = time.monotonic(), os.getloadavg()[0]
     REPORT.unlink(missing_ok=True)
     work = new_work_dir()
     try:
-        try:
+        with booting():
             result = record(work, CARDS, seed=SEED, restart_after=RESTART_AFTER, kill_after=KILL_AFTER)
-        except CannotBoot as error:
-            if IN_CI:
-                raise
-            pytest.skip(str(error))
         shutil.copyfile(result.log, KEPT_LOG)  # to sweep again by hand: python -m tools.kernel.powercut
         KEPT_DIGESTS.write_text(json.dumps(result.digests))
         yield result

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernel.booting import booting
 from tests.kernel.test_usb_readers import PAD_TAPS
 from tools.kernel.spi import SpiPads
-from tools.kernel.table import IN_CI, UNIT, CannotBoot, KernelTable, open_table, reader_config, why_not
+from tools.kernel.table import UNIT, KernelTable, open_table, reader_config
 
 pytestmark = pytest.mark.slow  # a VM: tests/readers/test_rc522.py is the fast share
 REPORT = Path("/var/tmp/bornes-kernel-rc522-report.json")
@@ -50,18 +51,9 @@ class SpiTable(KernelTable):
 
 @pytest.fixture(scope="module")
 def table() -> Iterator[SpiTable]:
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
-        pytest.skip(reason)
     started = time.monotonic()
-    try:
+    with booting():
         result = open_table(SpiTable, boot_timeout=600.0)  # a host shared with other VMs boots slowly under TCG
-    except CannotBoot as error:
-        if IN_CI:
-            raise
-        pytest.skip(str(error))
     try:
         result.spi = SpiPads(result.vm, tuple(PADS.values()))
         pads = "".join(f'[pads.{seat}]\nplace = "{PLACES[seat]}"\nprotocol = "rc522"\nbus = {device[0]}\n'

@@ -25,10 +25,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernel.booting import booting
 from tests.kernel.game import Game, GameTable
 from tools.kernel.figures import scan_run
 from tools.kernel.gadgets import CAPS_LOCK, CATALOGUE, NUM_LOCK
-from tools.kernel.table import IN_CI, PYTHON, SCANNER_GAP, UNIT, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.table import PYTHON, SCANNER_GAP, UNIT, open_table, reader_config
 from tools.kernel.vm import UINPUT_TESTS
 
 pytestmark = pytest.mark.slow  # a VM, emulated where there is no KVM: tests/readers is the fast share
@@ -43,18 +44,9 @@ FIGURE_SCANS = 200  # in CI; bench/kernel.py scans 1 000
 def table() -> Iterator[GameTable]:
     """One VM for the module: booted once (the boot is most of the tier's time under TCG), the tests
     run in order in it, each going on from where the one before left the referee and its game."""
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
-        pytest.skip(reason)
     started = time.monotonic()
-    try:
+    with booting():
         result = open_table(GameTable)
-    except CannotBoot as error:
-        if IN_CI:
-            raise
-        pytest.skip(str(error))
     try:
         for name in ("keyboard", "scanner"):  # the keyboard first: the lower event number, listed first
             result.plug(name)

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.kernel.table import IN_CI, UNIT, CannotBoot, open_table, reader_config, why_not
+from tests.kernel.booting import booting
+from tools.kernel.table import UNIT, open_table, reader_config
 from tools.kernel.vm import TCG_CPU_NO_AVX, Image
 from tools.kernel.webcam import (
     BY_ID,
@@ -60,15 +61,10 @@ BOOT_TIMEOUT = 600.0
 @pytest.fixture(scope="module")
 def table() -> Iterator[WebcamTable]:
     """One VM for the module (booted with a CPU TCG emulates rightly for numpy and OpenCV: vm.TCG_CPU_NO_AVX)."""
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
-        pytest.skip(reason)
     started = time.monotonic()
     with share() as folder:
         scenes = Scenes(folder, seed=41)
-        try:
+        with booting():
             # The 19 kinds taught from their flat faces as the image is made (at the host's speed): the deck the
             # live teaching adds a kind to, as an owner shows a few kinds again (docs/camera.md).
             taught = taught_from_pictures(scenes, ENROL_CONFIG)
@@ -84,10 +80,6 @@ def table() -> Iterator[WebcamTable]:
 
             result = open_table(WebcamTable, BOOT_TIMEOUT, shares=((SHARE_TAG, folder),), tcg_cpu=TCG_CPU_NO_AVX,
                                 prepare=prepare)
-        except CannotBoot as error:
-            if IN_CI:
-                raise
-            pytest.skip(str(error))
         try:
             result.figures.update(prepared)
             result.booted = time.monotonic()

@@ -40,6 +40,7 @@ from pathlib import Path
 import pytest
 
 from bornes.drivers.feedback import Pattern
+from tests.kernel.booting import booting
 from tools.kernel.bridges import I2cBridge, PanelSpec, open_i2c_bridge, wire_ms
 from tools.kernel.gadgets import CATALOGUE
 from tools.kernel.gpio_bridge import (
@@ -59,7 +60,7 @@ from tools.kernel.gpio_bridge import (
 )
 from tools.kernel.guest.oled import power_on_noise
 from tools.kernel.panel_run import PanelGame, same
-from tools.kernel.table import IN_CI, INPUT, PYTHON, UNIT, CannotBoot, open_table, reader_config, why_not
+from tools.kernel.table import INPUT, PYTHON, UNIT, open_table, reader_config
 from tools.kernel.vm import cached_kernel
 from tools.trixie import cached_root
 
@@ -119,19 +120,10 @@ class WiredTable(BridgeKernelTable):
 def table() -> Iterator[WiredTable]:
     """One VM for the module: the scanner, the I2C bridge with one SSD1306 at 0x3C, the GPIO bridge; the
     referee still on the image's config (luma's dummy panel, mock pins) until a test gives it the bridges."""
-    reason = why_not()
-    if reason:
-        if IN_CI:
-            pytest.fail(f"the kernel tier cannot run under CI: {reason}")
-        pytest.skip(reason)
     started = time.monotonic()
-    try:
+    with booting():
         lgpio = cached_lgpio(cached_root(), cached_kernel())
         result = open_table(WiredTable, boot_timeout=START)  # a loaded machine's emulated boot: minutes
-    except CannotBoot as error:
-        if IN_CI:
-            raise
-        pytest.skip(str(error))
     try:
         set_up(result, lgpio)  # lgpio, the Pi's revision, the GPIO bridge, the scanner, the pin map
         result.i2c_bridge = open_i2c_bridge(result.vm, PanelSpec("ssd1306", 0x3C))

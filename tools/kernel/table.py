@@ -97,8 +97,8 @@ class KernelTable:
             self.plug(name)
         if checkpoint.configured is not None:
             self.configure(*checkpoint.configured)
-        self.figures["guest oopses in the test's USB devices, booted again"] = \
-            self.figures.get("guest oopses in the test's USB devices, booted again", 0.0) + 1
+        reboots = "guest oopses in the test's USB devices, booted again"
+        self.figures[reboots] = self.figures.get(reboots, 0.0) + 1
 
     # -- the devices --------------------------------------------------------------------------------
 

@@ -461,8 +461,9 @@ class Done:
     stderr: str
 
 
-OOPS_HEAD = re.compile(r"\] (BUG: .*|Oops: .*|general protection fault.*|WARNING: .*|Kernel panic - .*|RIP: .*|"
-                       r"CPU: \d+ .*Comm: .*)$")
+#: How an oops begins on the console, and the lines of its head worth quoting (those, where, and which task).
+OOPS_START = r"BUG: |Oops: |general protection fault|WARNING: |Kernel panic - "
+OOPS_HEAD = re.compile(rf"\] ((?:{OOPS_START}|RIP: |CPU: \d+ .*Comm: ).*)$")
 TRACE_FRAME = re.compile(r"\]  (\?? ?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)$")
 
 
@@ -470,8 +471,7 @@ def oops_summary(console: str, frames: int = 12) -> str:
     """The first oops in a guest's console log in one line: what it was, where (RIP, the task) and the
     first ``frames`` of its call trace (reliable ones: the ``?`` guesses left out); "" if none."""
     lines = console.splitlines()
-    start = next((i for i, line in enumerate(lines) if re.search(r"\] (BUG: |Oops: |general protection fault|"
-                                                                 r"WARNING: |Kernel panic - )", line)), None)
+    start = next((i for i, line in enumerate(lines) if re.search(rf"\] (?:{OOPS_START})", line)), None)
     if start is None:
         return ""
     said: list[str] = []
@@ -615,9 +615,13 @@ class VM:
         return False
 
     def why(self) -> str:
+        return self._why()[0]
+
+    def _why(self) -> tuple[str, str]:
         """The last lines qemu and the console printed; after a guest oops, its head and call trace too
-        (the panic's last lines name no cause), and where the whole console log was kept."""
-        lines = []
+        (the panic's last lines name no cause), and where the whole console log was kept. Second: the oops's
+        summary ("" if none)."""
+        lines, oops = [], ""
         for name in ("qemu.log", "console.log"):
             with contextlib.suppress(OSError):
                 text = (self.image.workdir / name).read_text(errors="replace")
@@ -628,7 +632,7 @@ class VM:
                                                            dir="/var/tmp")[1])
                         self._kept.write_text(text)
                     lines += [f"the guest's oops: {oops}", f"its console log: {self._kept}"]
-        return " | ".join(lines) or "no output"
+        return " | ".join(lines) or "no output", oops
 
     def run(self, *argv: str, input: str | None = None, timeout: float = 60.0, check: bool = True) -> Done:
         """A command in the guest (as root, clean environment); raises AssertionError when ``check`` fails."""
@@ -650,11 +654,9 @@ class VM:
 
     def _gone(self, what: str) -> ConnectionError:
         """Why the guest is gone, as the error to raise: a :class:`GuestOops` if its kernel oopsed."""
-        message = f"the guest went away during {what}: {self.why()}"
-        with contextlib.suppress(OSError):
-            if summary := oops_summary(self.console.read_text(errors="replace")):
-                return GuestOops(message, summary)
-        return ConnectionError(message)
+        said, summary = self._why()
+        message = f"the guest went away during {what}: {said}"
+        return GuestOops(message, summary) if summary else ConnectionError(message)
 
     def _ask(self, request: dict[str, object], timeout: float, check: bool, what: str) -> Done:
         assert self.agent is not None, "the VM is not running"

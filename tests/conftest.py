@@ -79,3 +79,14 @@ def no_daemon_outlives_its_test() -> Iterator[None]:
     driver = sys.modules.get("bench.driver")
     if driver is not None:
         driver.kill_leftovers()
+
+
+@pytest.fixture
+def files_nobody_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For the bit-flip sweeps: a reader that finds a WAL damaged reads it again after
+    ``wal.CONFIRM_PAUSE`` (20 ms), in case a writer was mid-append. A sweep's copies are written before
+    they are read and never while, so the wait cannot change a verdict; it was 90 % of the WAL sweep's
+    time. The second read and its comparison still run."""
+    from bornes.firmware.storage import wal
+
+    monkeypatch.setattr(wal, "CONFIRM_PAUSE", 0.0)

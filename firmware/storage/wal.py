@@ -238,15 +238,21 @@ def read_wal(path: Path, limit: int = 1 << 30) -> bytes | None:
         os.close(fd)
 
 
+#: Seconds a reader waits before it reads a damaged-looking WAL again: a writer in the middle of an append
+#: has moved the file by then. Only the wait's length is tunable: the second read and the comparison always run.
+CONFIRM_PAUSE = 0.02
+
+
 def inspect(path: Path, page_size_hint: int | None = None, *, writer_may_run: bool = True,
-            attempts: int = 5, pause: float = 0.02) -> WalWalk:
+            attempts: int = 5, pause: float | None = None) -> WalWalk:
     """Walk the WAL at ``path`` (an absent file walks as empty).
 
     A reader may run beside the referee, which appends frames and restarts the log while we read: a
     frame read half-written can look like a break with a good frame after it. So damage is believed
     only when a second read, a moment later, holds the same bytes up to the evidence; otherwise the
     file moved and it is read again. ``writer_may_run=False`` (the referee itself, holding the state
-    folder's lock) believes the first read.
+    folder's lock) believes the first read. ``pause``: the wait between the reads, :data:`CONFIRM_PAUSE`
+    when not given.
     """
     walked = WalWalk()
     for _ in range(max(1, attempts)):
@@ -256,7 +262,7 @@ def inspect(path: Path, page_size_hint: int | None = None, *, writer_may_run: bo
         walked = walk(data, page_size_hint)
         if walked.problem is None or not writer_may_run:
             return walked
-        time.sleep(pause)
+        time.sleep(CONFIRM_PAUSE if pause is None else pause)
         again = read_wal(path)
         if again is not None and again[: len(data)] == data:
             return walked

@@ -66,6 +66,7 @@ def everything(state: Path) -> object:
         )
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.slow
 def test_every_single_bit_flip_is_reported_or_harmless(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 11, item 1: a flipped bit resumed a shorter game. Now: 0 silent differences, for EVERY bit."""
@@ -79,6 +80,7 @@ def test_every_single_bit_flip_is_reported_or_harmless(tmp_path: Path, monkeypat
             shutil.rmtree(tmp_path, ignore_errors=True)
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 def test_a_sample_of_bit_flips_is_reported_or_harmless(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fast tier's share of the sweep above: every 127th bit (a prime stride, so every bit position of a
     byte and every page of the file), in this process."""

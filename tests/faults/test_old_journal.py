@@ -81,6 +81,7 @@ def _everything(state: Path) -> object:
         return journal.current_game(), history, [journal.load(g.game_id) for g in history]
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.parametrize("whole", [pytest.param(True, marks=pytest.mark.slow, id="sweep"),
                                    pytest.param(False, id="sample")])
 def test_a_sweep_of_the_old_journal_finds_no_silent_change(tmp_path: Path, whole: bool) -> None:

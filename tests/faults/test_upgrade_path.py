@@ -95,6 +95,7 @@ def test_todays_referee_resumes_the_old_state_whole(upgrade: Upgrade, tmp_path: 
 
 @pytest.mark.parametrize("every", [pytest.param(1, marks=pytest.mark.slow, id="every frame"),
                                    pytest.param(27, id="every 27th frame")])
+@pytest.mark.usefixtures("files_nobody_writes")
 def test_one_bit_flipped_at_every_frame_is_never_silent_outside_the_last_frame(
     upgrade: Upgrade, tmp_path: Path, every: int
 ) -> None:

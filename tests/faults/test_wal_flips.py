@@ -74,6 +74,7 @@ def test_at_the_chirp_the_wal_and_the_note_hold_the_card(tmp_path: Path) -> None
 SWEEP_OR_SAMPLE = [pytest.param(True, marks=pytest.mark.slow, id="sweep"), pytest.param(False, id="sample")]
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.parametrize("whole", SWEEP_OR_SAMPLE)
 def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path: Path, whole: bool) -> None:
     with in_memory(tmp_path) as scratch:
@@ -99,6 +100,7 @@ def test_wal_flips_over_every_frame_lose_no_acknowledged_card_silently(tmp_path:
     assert result.reported > 0 and result.last.identical > 0  # the final frame commits the card in flight
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.slow
 def test_wal_flips_when_the_last_card_is_acknowledged_are_all_reported(tmp_path: Path) -> None:
     """No card in flight: the final frame commits the last acknowledged card. A flip there looks like a
@@ -115,6 +117,7 @@ def test_wal_flips_when_the_last_card_is_acknowledged_are_all_reported(tmp_path:
     assert result.last.reported > 0  # the note caught the final frame's flips
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.slow
 def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(tmp_path: Path) -> None:
     with in_memory(tmp_path) as scratch:
@@ -127,6 +130,7 @@ def test_main_file_flips_with_unsaved_frames_lose_no_acknowledged_card_silently(
     assert result.reported > 0
 
 
+@pytest.mark.usefixtures("files_nobody_writes")
 @pytest.mark.slow
 def test_shm_and_pending_note_flips_lose_nothing_and_stop_nothing(tmp_path: Path) -> None:
     """The -shm index is rebuilt from the WAL by the first opener. The note holds two copies with their

@@ -316,9 +316,11 @@ def hid_part(sizes: Sizes) -> list[Row]:
 
 
 def sdcard_part(sizes: Sizes) -> list[Row]:  # issue 34: the tap path with every sync made slower (bench/sdcard.py)
-    from bench.sdcard import measure, sdcard_rows
+    from bench.sdcard import DELAYS_MS, measure, sdcard_rows
 
-    return [Row(*row) for row in sdcard_rows(measure(sizes.sdcard_scans))]
+    # a smoke run: the fastest and the slowest sync (a row with no budget and one with), not all four
+    delays = (0, 25) if sizes.smoke else DELAYS_MS
+    return [Row(*row) for row in sdcard_rows(measure(sizes.sdcard_scans, delays))]
 
 
 def kit_part(sizes: Sizes) -> list[Row]:  # the table without a soldering iron: keypad, TV page, chirps
@@ -339,7 +341,7 @@ def rc522_part(sizes: Sizes) -> list[Row]:  # docs/readers.md, RC522: the driver
     from bench.rc522 import rows as rc522_rows
 
     if sizes.smoke:
-        return [Row(*row) for row in rc522_rows(plays=12, cycle_count=6, idle_s=0.5)]
+        return [Row(*row) for row in rc522_rows(plays=4, cycle_count=2, idle_s=0.5)]
     quick = sizes.scans < 1000
     return [Row(*row) for row in rc522_rows(plays=sizes.scans, cycle_count=200 if quick else 1000,
                                             idle_s=sizes.idle_s)]

@@ -13,10 +13,10 @@ host's cores with whatever else runs, and a slow guest reads its keys late.
 
 A smoke run (``python -m bench --smoke``, which tests/bench runs in CI) does not boot a VM of its
 own: a boot is most of a minute of CPU under TCG, and tests/kernel/test_usb_readers.py already has one.
-Its last test runs this part's measuring (:func:`measure_on`, 5 scans at the scanner's pace and one
-unplug cycle) and its rows (:func:`rows_from`) on that VM, so the code that a full run takes is the
-code CI runs. Without root or qemu the part prints one row saying so, except under ``CI=true``,
-where that is an error.
+Its figures test runs this part's measuring (:func:`measure_on`, its 200 scans at the scanner's pace and
+one unplug cycle, on a second scanner beside the referee's) and its rows (:func:`rows_from`) on that VM, so
+the code that a full run takes is the code CI runs. Without root or qemu the part prints one row saying
+so, except under ``CI=true``, where that is an error.
 """
 
 from __future__ import annotations
@@ -79,17 +79,17 @@ def measure(scans: int, cycles: int, paces: dict[str, float] = PACES) -> Measure
 
 
 def measure_on(table: KernelTable, scans: int, cycles: int, paces: dict[str, float] = PACES,
-               found: Measured | None = None) -> Measured:
-    """The scans and the unplug cycles on a booted table whose scanner gadget is plugged (the referee is
-    stopped meanwhile and started again after)."""
+               found: Measured | None = None, *, gadget: str = "scanner", stop_referee: bool = True) -> Measured:
+    """The scans and the unplug cycles on a booted table whose ``gadget`` is plugged; with ``stop_referee``
+    the referee (whose reader it is) is stopped meanwhile and started again after."""
     from tools.kernel.figures import scan_run, scan_test, unplug_run
 
     found = found if found is not None else Measured(load_before=os.getloadavg())
     started = time.monotonic()
-    with scan_test(table):  # one scan-test for every run: its start-up is seconds under TCG
+    with scan_test(table, gadget, stop_referee=stop_referee):  # one scan-test for every run: seconds under TCG
         for pace, gap in paces.items():
-            found.runs[pace] = scan_run(table, scans, gap=gap, session=False)
-        found.cycles = unplug_run(table, cycles, session=False)
+            found.runs[pace] = scan_run(table, scans, gap=gap, gadget=gadget, session=False)
+        found.cycles = unplug_run(table, cycles, gadget=gadget, session=False)
     found.accel, found.kvm_problem = table.vm.accel, table.vm.kvm_problem
     found.seconds = time.monotonic() - started
     found.load_after = os.getloadavg()[0]

@@ -27,7 +27,6 @@ import pytest
 
 from tests.kernel.booting import booting
 from tests.kernel.game import Game, GameTable
-from tools.kernel.figures import scan_run
 from tools.kernel.gadgets import CAPS_LOCK, CATALOGUE, NUM_LOCK
 from tools.kernel.table import PYTHON, SCANNER_GAP, UNIT, open_table, reader_config
 from tools.kernel.vm import UINPUT_TESTS
@@ -241,11 +240,18 @@ def test_the_uinput_test_of_tests_readers_runs_here(table: GameTable) -> None:
 def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     """Many scans at a fast scanner's pace into ``bornes scan-test``: each one read as its card, or
     refused in one line (the kernel dropped keys: scan it again); never another card, never a code
-    misread as no card, never a scan gone without a word. The figures go to the tier's report
-    (bench/kernel.py scans 1 000)."""
-    table.plug("scanner-2")  # a second unit of the scanner: the referee keeps its reader meanwhile
-    figures = scan_run(table, FIGURE_SCANS, gap=SCANNER_GAP, gadget="scanner-2", stop_referee=False)
+    misread as no card, never a scan gone without a word; then one unplug cycle. The figures go to the
+    tier's report. They are measured and printed by ``python -m bench``'s kernel part (:func:`measure_on`,
+    :func:`rows_from`, which scan 1 000 on a VM of their own): a smoke run of the bench boots no VM (a
+    boot is most of a CPU-minute under TCG), so this is where CI runs that part's code. A second unit of
+    the scanner is read, so the referee keeps its reader meanwhile."""
+    from bench.kernel import SMOKE_PACES, measure_on, rows_from
+
+    table.plug("scanner-2")
+    found = measure_on(table, FIGURE_SCANS, 1, SMOKE_PACES, gadget="scanner-2", stop_referee=False)
     table.remove("scanner-2")
+    (pace,) = SMOKE_PACES
+    figures = found.runs[pace]
     table.figures.update({f"{name} ({FIGURE_SCANS} scans, 3 ms a key)": value for name, value in figures.items()})
     print(json.dumps(figures))
     assert figures["wrong card"] == 0 and figures["unknown card"] == 0, figures
@@ -255,20 +261,9 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     # says so once); no scan is lost where nothing was said.
     assert figures["lost without a word (no refusal between the reads around it)"] == 0, figures
     assert figures["read"] >= FIGURE_SCANS * 0.9, figures
-
-
-def test_the_bench_part_measures_and_prints_on_this_vm(table: GameTable) -> None:
-    """``python -m bench``'s kernel part at its smoke size (5 scans at a scanner's pace, one unplug cycle)
-    on this module's VM: its measuring and its rows. A smoke run of the bench boots no VM of its own (a
-    boot is most of a CPU-minute under TCG), so this is where CI runs that part's code."""
-    from bench.kernel import SMOKE_PACES, measure_on, rows_from
-
-    found = measure_on(table, 5, 1, SMOKE_PACES)  # the referee stopped meanwhile, started again after
-    (pace,) = SMOKE_PACES
-    assert found.runs[pace]["scans"] == 5, found.runs
     rows = rows_from(found, 1)
     assert len(rows) == 3 and all(len(row) == 4 for row in rows), rows
-    assert rows[1][0].startswith(f"  5 scans {pace}") and rows[1][3] is True, rows  # no wrong card, no code misread
+    assert rows[1][0].startswith(f"  {FIGURE_SCANS} scans {pace}") and rows[1][3] is True, rows
     assert rows[2][1] == "1 of 1 survived", rows
 
 

@@ -126,23 +126,24 @@ def until(what: str, ready: Callable[[], bool], timeout: float = 60.0) -> bool:
     return True
 
 
-def unplug_run(table: KernelTable, cycles: int, *, gap: float = 0.003, session: bool = True) -> dict[str, float]:
-    """Unplug the scanner, wait for scan-test's "reader lost", replug, wait for "reader connected",
-    scan a card and wait for it: a cycle survived when all three came. In a :func:`scan_test` of
-    its own, or (``session=False``) in the one the caller holds open."""
+def unplug_run(table: KernelTable, cycles: int, *, gap: float = 0.003, gadget: str = "scanner",
+               session: bool = True) -> dict[str, float]:
+    """Unplug the scanner (``gadget``), wait for scan-test's "reader lost", replug, wait for "reader
+    connected", scan a card and wait for it: a cycle survived when all three came. In a :func:`scan_test`
+    of its own, or (``session=False``) in the one the caller holds open."""
     deck = [card.code() for card in full_deck()]
     survived = 0
-    with scan_test(table) if session else contextlib.nullcontext():
+    with scan_test(table, gadget) if session else contextlib.nullcontext():
         started = time.monotonic()
         for cycle in range(cycles):
             text = said(table)
             lost, back, code = text.count("reader lost"), text.count("reader connected"), deck[cycle % len(deck)]
             reads = text.count(code)
-            table.unplug("scanner")
+            table.unplug(gadget)
             went = until("reader lost", lambda: said(table).count("reader lost") > lost)  # noqa: B023 - waited here
-            table.replug("scanner")
+            table.replug(gadget)
             came = until("reader connected", lambda: said(table).count("reader connected") > back)  # noqa: B023
-            table.scan("scanner", code, gap=gap)
+            table.scan(gadget, code, gap=gap)
             scanned = until(f"{code} read", lambda: said(table).count(code) > reads)  # noqa: B023
             survived += went and came and scanned
     return {"unplug cycles": float(cycles), "survived (lost, back, the next card read)": float(survived),

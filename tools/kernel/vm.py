@@ -301,6 +301,12 @@ class Image:
             if masked.is_symlink() or masked.exists():
                 masked.unlink()
             masked.symlink_to("/dev/null")
+        # udev's FIDO probe (60-fido-id.rules: fido_id run on every hidraw node): the gadgets and bridges make one
+        # each time they are plugged, and no security key is under test. 27 runs, 6 CPU-s of the readers' module
+        # under TCG. A rule file of the same name in /etc masks it (udev(7)).
+        (etc / "udev/rules.d").mkdir(parents=True, exist_ok=True)
+        (etc / "udev/rules.d/60-fido-id.rules").unlink(missing_ok=True)
+        (etc / "udev/rules.d/60-fido-id.rules").symlink_to("/dev/null")
         # Every generator too (fstab, getty, gpt-auto, sysv …: the VM has no fstab, disk, console login
         # nor init script): each is a program run before any unit, slow under TCG.
         masked_generators = etc / "systemd/system-generators"

@@ -31,15 +31,18 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2
 
 
-#: The scopes that take minutes of a worker each (a VM booted under TCG, a booted system, a mypyc build, sweeps
-#: of thousands of journals), longest first, as measured in the whole suite (issue 39). They are handed out
+#: The scopes that take minutes of a worker each (a VM booted under TCG, a booted system, a mypyc build, the bench's
+#: smoke runs, sweeps of thousands of journals), as measured in the whole suite (issue 39). They are handed out
 #: before everything else, so the two workers end together instead of one booting a VM while the other idles:
-#: xdist's own order (``--loadscope-reorder``: most tests first) put these few-test modules last.
+#: xdist's own order (``--loadscope-reorder``: most tests first) put these few-test modules last. The booted
+#: system comes second: in a CI run of a new commit the first VM module installs the image's layer for this source
+#: (tools/kernel/vm.py ``installed_layer``, a minute or more at CI's load) while every other VM module would wait
+#: for it, and the booted system needs no layer.
 LONG_SCOPES_FIRST = (
-    "tests/kernel/test_power_cut.py", "tests/kernel/test_usb_readers.py", "tests/kernel/test_webcam.py",
-    "tests/kernel/test_wired_table.py", "tests/engine/test_compiled_engine.py", "tests/kernel/test_rc522.py",
-    "tests/system/test_booted.py", "tests/faults/test_wal_flips.py", "tests/bench/test_every_part_runs.py",
-    "tests/faults/test_crash.py",
+    "tests/kernel/test_power_cut.py", "tests/system/test_booted.py", "tests/kernel/test_usb_readers.py",
+    "tests/kernel/test_webcam.py", "tests/kernel/test_wired_table.py", "tests/kernel/test_rc522.py",
+    "tests/engine/test_compiled_engine.py", "tests/bench/test_every_part_runs.py", "tests/faults/test_crash.py",
+    "tests/faults/test_wal_flips.py",
 )
 
 

@@ -40,6 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILENAME = "bornes.sqlite3-pending"
+#: The name :meth:`NoteWriter.create` writes a new note under before renaming it to FILENAME: a power cut between
+#: the two leaves it behind, holding no card (the next create truncates it and renames it over the note).
+TEMPORARY = f".{FILENAME}.new"
 SLOT = 512  # one copy; the file is two
 TAG = "bornes-note"
 _OLD_TAG = "bornes-pending"
@@ -175,7 +178,7 @@ class NoteWriter:
     def create(cls, directory: Path, acknowledged: Acknowledged) -> NoteWriter:
         """Replace the note with a new file holding ``acknowledged`` in both copies: written under a
         temporary name, synced, renamed and the folder synced, so it is whole or absent."""
-        temp = directory / f".{FILENAME}.new"
+        temp = directory / TEMPORARY
         copies = [Acknowledged(acknowledged.game, acknowledged.actions, acknowledged.digest, acknowledged.undo_from,
                                False, seq) for seq in (2, 1)]
         data = b"".join(map(_slot, copies))  # copy ``seq`` lives at (seq % 2) * SLOT: 2 first, then 1

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bornes.firmware.storage.note import TEMPORARY as NOTE_TEMPORARY
 from tools.kernel import loopmount
 from tools.kernel.logwrites import Crash, Device, Entry, Interval, Log, apply_crash, intervals, reorderings, tearings
 from tools.kernel.table import INPUT, KernelTable
@@ -529,12 +530,14 @@ class Sweep:
         verdict.real = real
         if real:
             # Gone is allowed only for what holds no card: the -shm index, a WAL the referee checkpointed and
-            # removed, and the temporary file of a journal whose making a cut interrupted (never linked in).
+            # removed, the temporary file of a journal whose making a cut interrupted (never linked in), and the
+            # pending note's temporary file, cut between its write and its rename (the next note replaces it).
             gone = [name for name in before if not (folder / name).exists()
-                    and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")]
+                    and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")
+                    and name != NOTE_TEMPORARY]
             aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
             if gone or aside:
-                return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}")
+                return Verdict(kind, where, acked, "changed", detail=f"deleted {gone}, set aside {aside}", real=True)
         return verdict
 
 

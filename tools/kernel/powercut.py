@@ -226,7 +226,10 @@ RESCAN = (f"{INPUT}garbled", f"{INPUT}typing")
 def _tap(table: KernelTable, gadget: str, payload: str) -> str:
     """One scan, scanned again while the referee refuses it as garbled or typed (the machine's doing, not the card)."""
     for _ in range(8):
-        said = table.tap(gadget, payload)
+        try:
+            said = table.tap(gadget, payload)
+        except AssertionError as error:  # no line within the tap's minute: the recording is lost; say where it hung
+            raise AssertionError(f"{error}\n{table.diagnosis()}") from None
         if not said[-1].startswith(RESCAN):
             return said[-1]
     raise AssertionError(f"{payload} refused as garbled or typed eight times: {table.journal()[-6:]}")

@@ -110,6 +110,9 @@ __all__ = [
 FILENAME = "bornes.sqlite3"
 WAL = f"{FILENAME}-wal"
 SHM = f"{FILENAME}-shm"
+#: The prefix of the file a new journal is built in before it is linked in (then ``<pid>``): a power cut
+#: between its creation and the link leaves it, holding no card, and the next start removes it.
+CREATING = f".{FILENAME}.new-"
 BUSY_TIMEOUT = 5.0  # seconds to wait for another program holding a lock before saying so
 UPKEEP_WAIT_MS = 20  # how long the checkpoint after a chirp waits for readers; it is tried again later
 #: The WAL is copied into the main file once it holds this much (about five cards with 4 KiB pages): the
@@ -311,12 +314,12 @@ class Journal:
     def _create(directory: Path, path: Path) -> None:
         """Build the empty schema under a temporary name and link it in, so a half-made file never
         sits under the real name (an empty or partial ``bornes.sqlite3`` then always means damage)."""
-        temp = directory / f".{FILENAME}.new-{os.getpid()}"
+        temp = directory / f"{CREATING}{os.getpid()}"
         leftovers = (temp, Path(f"{temp}-journal"), Path(f"{temp}-wal"), Path(f"{temp}-shm"))
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            for stale in directory.glob(f".{FILENAME}.new-*"):  # a create killed half way, ours or another's
-                if _pid_gone(stale.name.split(".new-", 1)[1].split("-")[0]):
+            for stale in directory.glob(f"{CREATING}*"):  # a create killed half way, ours or another's
+                if _pid_gone(stale.name.removeprefix(CREATING).split("-")[0]):
                     stale.unlink(missing_ok=True)
             for leftover in leftovers:
                 leftover.unlink(missing_ok=True)

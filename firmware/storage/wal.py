@@ -244,15 +244,15 @@ CONFIRM_PAUSE = 0.02
 
 
 def inspect(path: Path, page_size_hint: int | None = None, *, writer_may_run: bool = True,
-            attempts: int = 5, pause: float | None = None) -> WalWalk:
+            attempts: int = 5) -> WalWalk:
     """Walk the WAL at ``path`` (an absent file walks as empty).
 
     A reader may run beside the referee, which appends frames and restarts the log while we read: a
     frame read half-written can look like a break with a good frame after it. So damage is believed
     only when a second read, a moment later, holds the same bytes up to the evidence; otherwise the
     file moved and it is read again. ``writer_may_run=False`` (the referee itself, holding the state
-    folder's lock) believes the first read. ``pause``: the wait between the reads, :data:`CONFIRM_PAUSE`
-    when not given.
+    folder's lock) believes the first read. The wait between the reads is
+    :data:`CONFIRM_PAUSE`.
     """
     walked = WalWalk()
     for _ in range(max(1, attempts)):
@@ -262,7 +262,7 @@ def inspect(path: Path, page_size_hint: int | None = None, *, writer_may_run: bo
         walked = walk(data, page_size_hint)
         if walked.problem is None or not writer_may_run:
             return walked
-        time.sleep(CONFIRM_PAUSE if pause is None else pause)
+        time.sleep(CONFIRM_PAUSE)
         again = read_wal(path)
         if again is not None and again[: len(data)] == data:
             return walked

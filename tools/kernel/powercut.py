@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bornes.firmware.storage.journal import CREATING as JOURNAL_CREATING
 from bornes.firmware.storage.note import TEMPORARY as NOTE_TEMPORARY
 from tools.kernel import loopmount
 from tools.kernel.logwrites import Crash, Device, Entry, Interval, Log, apply_crash, intervals, reorderings, tearings
@@ -536,7 +537,7 @@ class Sweep:
             # removed, the temporary file of a journal whose making a cut interrupted (never linked in), and the
             # pending note's temporary file, cut between its write and its rename (the next note replaces it).
             gone = [name for name in before if not (folder / name).exists()
-                    and not name.endswith(("-shm", "-wal")) and not name.startswith(".bornes.sqlite3.new-")
+                    and not name.endswith(("-shm", "-wal")) and not name.startswith(JOURNAL_CREATING)
                     and name != NOTE_TEMPORARY]
             aside = [p.name for p in folder.iterdir() if ".corrupt-" in p.name]
             if gone or aside:

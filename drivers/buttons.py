@@ -6,6 +6,17 @@ press, and a spike shorter than that gives none. The gpiozero callbacks only rec
 a small worker thread (or :meth:`Buttons.poll`, in tests, with an injected clock) turns settled
 levels into events and does nothing but ``queue.put``.
 
+An edge's direction is not trusted on its own. The kernel's GPIO character device says "rising"
+or "falling" by reading the line again after the interrupt: a read that lands in the contact's
+bounce, or (a USB bridge such as the CP2112, whose driver polls the lines) a read made after the
+finger has moved, names the wrong one, and the true edge never comes. A release heard as a
+press leaves the button held for good: a short press grows long, and the next press is lost
+(seen in the kernel tier under load). So after any edge, and every :data:`LEVEL_CHECK` seconds
+while a button is down, the worker reads the line's level, and the level wins. For the same
+reason each line's edges are taken from its pin (``Pin.when_changed``), every one: gpiozero's
+``when_pressed`` drops an edge that names the state it already believes, and after a misnamed
+one that is the next real press.
+
 Press semantics per button (from the pin map):
 * no long press: ``ButtonPressed(name)`` as soon as the press has settled;
 * with a long press: a hold of ``hold_time`` sends ``ButtonPressed(long, long=(long == name))`` at
@@ -27,6 +38,10 @@ from bornes.drivers.events import ButtonPressed
 from bornes.drivers.pins import ButtonPin, PinMap
 
 Clock = Callable[[], float]
+
+#: Seconds between two reads of a line while its button is down (or bouncing): a release whose edge was
+#: lost or misnamed is heard this late at most. Idle buttons are never read: edges wake the worker.
+LEVEL_CHECK = 0.05
 
 
 @dataclass
@@ -101,13 +116,15 @@ class Buttons:
             b.name: Debouncer(pin_map.debounce, b.hold_time if b.long else None) for b in pin_map.buttons
         }
         self._devices: dict[str, Any] = {}
+        self._edged: set[str] = set()  # buttons with an edge since the worker last read their lines
+        self._callbacks: dict[str, Callable[[float, Any], None]] = {}  # a pin keeps only a weak reference
         self._worker: threading.Thread | None = None  # before any device: close() reads it on failure
         try:
             for spec in pin_map.buttons:
                 device = Button(spec.pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
-                device.when_pressed = self._edge_callback(spec.name, True)
-                device.when_released = self._edge_callback(spec.name, False)
                 self._devices[spec.name] = device
+                self._callbacks[spec.name] = self._edge_callback(spec.name)
+                device.pin.when_changed = self._callbacks[spec.name]  # the pin's every edge, not the device's
         except Exception:
             self.close()
             raise
@@ -119,19 +136,46 @@ class Buttons:
     def names(self) -> tuple[str, ...]:
         return tuple(self._devices)
 
-    def _edge_callback(self, name: str, pressed: bool) -> Callable[[], None]:
-        def callback() -> None:
-            # Hardware thread: record the edge and wake the worker; nothing else.
+    def _edge_callback(self, name: str) -> Callable[[float, Any], None]:
+        def callback(ticks: float, state: Any) -> None:
+            # Hardware thread: record the edge and wake the worker; nothing else. A pulled-up line: low is
+            # pressed. Any other state (lgpio's watchdog, 2) is only a reason to read the line.
             with self._lock:
-                self._state[name].edge(pressed, self._clock())
+                if state in (0, 1):
+                    self._state[name].edge(not state, self._clock())
+                self._edged.add(name)
             self._wake.set()
 
         return callback
 
+    def _to_check(self) -> list[str]:
+        """The buttons whose lines are read now: an edge came, or the button is down or settling."""
+        with self._lock:
+            names = [name for name, state in self._state.items()
+                     if name in self._edged or state.raw or state.stable]
+            self._edged.clear()
+        return names
+
+    def _levels(self, names: list[str]) -> dict[str, bool]:
+        """Each line's level now (True: pressed); a line that cannot be read (its chip going) is left out."""
+        levels: dict[str, bool] = {}
+        for name in names:
+            device = self._devices.get(name)
+            if device is None:
+                continue
+            try:
+                levels[name] = bool(device.is_pressed)
+            except Exception:  # the chip went: its watcher closes the buttons; the edges stand meanwhile
+                continue
+        return levels
+
     def poll(self) -> None:
         """Turn settled levels into events on the queue (the worker calls this; tests call it directly)."""
+        levels = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
             now = self._clock()
+            for name, pressed in levels.items():
+                self._state[name].edge(pressed, now)  # the level wins over an edge's direction
             due = [(name, event) for name, state in self._state.items() for event in state.poll(now)]
         for name, event in due:
             spec = self._specs[name]
@@ -145,9 +189,11 @@ class Buttons:
     def _next_wait(self) -> float | None:
         with self._lock:
             deadlines = [d for d in (s.next_deadline() for s in self._state.values()) if d is not None]
-        if not deadlines:
-            return None
-        return max(0.0, min(deadlines) - self._clock())
+            down = any(s.raw or s.stable for s in self._state.values())
+        wait = max(0.0, min(deadlines) - self._clock()) if deadlines else None
+        if down:  # its line read again soon, whatever its edges say
+            wait = LEVEL_CHECK if wait is None else min(wait, LEVEL_CHECK)
+        return wait
 
     def _run(self) -> None:
         while not self._closed:
@@ -170,6 +216,7 @@ class Buttons:
             with contextlib.suppress(Exception):
                 device.close()
         self._devices.clear()
+        self._callbacks.clear()
         if self._worker is not None and self._worker is not threading.current_thread():
             self._worker.join(timeout=1.0)
 

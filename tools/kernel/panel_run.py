@@ -157,7 +157,8 @@ class PanelGame:
         else:
             raise AssertionError(f"{payload}: keys lost three times")
         verdict, expected = self.twin.tap(payload)
-        assert said.endswith(f": {verdict}"), (payload, said, verdict)
+        # The referee and the twin disagree: the journal says why (a refusal's reason) and what came before.
+        assert said.endswith(f": {verdict}"), (payload, said, verdict, self.table.journal()[-12:])
         if not check:
             return said, None
         started = time.monotonic()

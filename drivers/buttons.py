@@ -27,6 +27,7 @@ Press semantics per button (from the pin map):
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -38,6 +39,7 @@ from bornes.drivers.events import ButtonPressed
 from bornes.drivers.pins import ButtonPin, PinMap
 
 Clock = Callable[[], float]
+log = logging.getLogger("bornes")
 
 #: Seconds between two reads of a line while its button is down (or bouncing): a release whose edge was
 #: lost or misnamed is heard this late at most. Idle buttons are never read: edges wake the worker.
@@ -174,9 +176,15 @@ class Buttons:
         levels = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
             now = self._clock()
+            levels = {name: pressed for name, pressed in levels.items()
+                      if name not in self._edged}  # an edge came since the read: the next poll reads again
+            corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]
             for name, pressed in levels.items():
                 self._state[name].edge(pressed, now)  # the level wins over an edge's direction
             due = [(name, event) for name, state in self._state.items() for event in state.poll(now)]
+        for name in corrected:  # a misnamed or lost edge, or one still to come (a press shorter than a read)
+            log.debug("buttons: %s reads %s, not as its last edge said", name,
+                      "pressed" if levels[name] else "released")
         for name, event in due:
             spec = self._specs[name]
             short_press = event == "press" and spec.long is None

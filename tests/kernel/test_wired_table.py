@@ -134,6 +134,10 @@ def table() -> Iterator[WiredTable]:
             failed = result.vm.run("sh", "-c", "dmesg | grep -c -E 'i2c-[0-9]+: failure (writing|reading)'",
                                    check=False).stdout.strip()
             result.figures["i2c-tiny-usb transfers the driver gave up on (dmesg)"] = float(failed or 0)
+            errors = result.vm.run("sh", "-c", "dmesg | grep -c -E 'cp2112.*error'", check=False).stdout.strip()
+            result.figures["hid-cp2112 errors (dmesg)"] = float(errors or 0)
+            result.figures["button lines read otherwise than their last edge said (the referee's debug lines)"] = \
+                float(result.count("not as its last edge said"))
         result.figures["whole module"] = time.monotonic() - started
         result.figures["qemu CPU seconds"] = result.vm.cpu_seconds()
         result.figures["load average at the end"] = os.getloadavg()[0]

@@ -105,7 +105,8 @@ def rows(found: GpioMeasured) -> list[BenchRow]:
          f"{found.counts['one line']} / {found.counts['none']} / {found.counts['more']}", "one line each",
          found.counts["one line"] == found.presses)]
     if found.gaps:
-        out.append(("  gpio: hid-cp2112's reads of the lines meanwhile: median apart; inside a bounce",
+        out.append(("  gpio: reads of the lines meanwhile (hid-cp2112's polls, the referee's own while a button is "
+                    "down): median apart; inside a bounce",
                     f"{1000 * statistics.median(found.gaps):.0f} ms; {found.inside} of {found.polls}", "—", None))
     for high, lit, lag in found.chirps:
         out.append((f"  gpio: accept chirp (pattern {Pattern.ACCEPT.duration:.2f} s) as line levels: buzzer high, "

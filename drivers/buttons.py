@@ -119,6 +119,9 @@ class Buttons:
         }
         self._devices: dict[str, Any] = {}
         self._edged: set[str] = set()  # buttons with an edge since the worker last read their lines
+        #: Per button with a recent edge, when its contacts have had time to settle: its line is read once more
+        #: after that, so a press named a release and read in its own bounce is not taken for nothing.
+        self._settled_by: dict[str, float] = {}
         self._callbacks: dict[str, Callable[[float, Any], None]] = {}  # a pin keeps only a weak reference
         self._worker: threading.Thread | None = None  # before any device: close() reads it on failure
         try:
@@ -143,19 +146,25 @@ class Buttons:
             # Hardware thread: record the edge and wake the worker; nothing else. A pulled-up line: low is
             # pressed. Any other state (lgpio's watchdog, 2) is only a reason to read the line.
             with self._lock:
+                now = self._clock()
                 if state in (0, 1):
-                    self._state[name].edge(not state, self._clock())
+                    self._state[name].edge(not state, now)
                 self._edged.add(name)
+                self._settled_by[name] = now + self._state[name].debounce
             self._wake.set()
 
         return callback
 
     def _to_check(self) -> list[str]:
-        """The buttons whose lines are read now: an edge came, or the button is down or settling."""
+        """The buttons whose lines are read now: an edge came, its contacts are still settling (read once more
+        after), or the button is down."""
         with self._lock:
+            now = self._clock()
             names = [name for name, state in self._state.items()
-                     if name in self._edged or state.raw or state.stable]
+                     if name in self._edged or name in self._settled_by or state.raw or state.stable]
             self._edged.clear()
+            for name in [name for name, by in self._settled_by.items() if by <= now]:
+                del self._settled_by[name]  # this read comes after the settling: the last one the edge asks for
         return names
 
     def _levels(self, names: list[str]) -> dict[str, bool]:
@@ -181,7 +190,8 @@ class Buttons:
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]
             for name, pressed in levels.items():
                 self._state[name].edge(pressed, now)  # the level wins over an edge's direction
-            due = [(name, event) for name, state in self._state.items() for event in state.poll(now)]
+            due = [(name, event) for name, state in self._state.items() if name not in self._edged
+                   for event in state.poll(now)]  # an edge since the read: judged once its line is read again
         for name in corrected:  # a misnamed or lost edge, or one still to come (a press shorter than a read)
             log.debug("buttons: %s reads %s, not as its last edge said", name,
                       "pressed" if levels[name] else "released")
@@ -197,6 +207,7 @@ class Buttons:
     def _next_wait(self) -> float | None:
         with self._lock:
             deadlines = [d for d in (s.next_deadline() for s in self._state.values()) if d is not None]
+            deadlines += self._settled_by.values()
             down = any(s.raw or s.stable for s in self._state.values())
         wait = max(0.0, min(deadlines) - self._clock()) if deadlines else None
         if down:  # its line read again soon, whatever its edges say
@@ -221,6 +232,8 @@ class Buttons:
         self._closed = True
         self._wake.set()
         for device in self._devices.values():
+            with contextlib.suppress(Exception):
+                device.pin.when_changed = None  # lgpio's callback cancelled before a close that may fail (chip gone)
             with contextlib.suppress(Exception):
                 device.close()
         self._devices.clear()

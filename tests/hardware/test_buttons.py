@@ -8,8 +8,7 @@ from dataclasses import replace
 
 import pytest
 from gpiozero.exc import GPIOPinInUse
-from gpiozero.pins.mock import MockFactory
-from gpiozero.pins.pi import PiPin
+from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from bornes.drivers.buttons import Buttons, Debouncer
 from bornes.drivers.events import ButtonPressed
@@ -47,13 +46,17 @@ def _burst(factory: MockFactory, clock: FakeClock, gpio: int, levels: str, step:
 
 
 def _misnamed(factory: MockFactory, gpio: int, pressed: bool) -> None:
-    """An edge the kernel names wrongly: gpiozero's pin callback saying ``pressed`` while the line is not so.
+    """The line goes to ``pressed`` and the one edge it gives is named the other way, as the kernel can.
 
     The GPIO character device names an edge by reading the line again after the interrupt; a read
     in the contact's bounce, or after the finger moved (a USB bridge's polled lines), gets the other
-    level, and no second edge follows (the kernel tier saw releases lost this way under load)."""
+    level, and no second edge follows (the kernel tier saw releases lost this way under load). The
+    mock line is driven with its edges off, then the pin's callback gets the misnamed edge."""
     pin = factory.pin(gpio)
-    PiPin._call_when_changed(pin, time.monotonic(), not pressed)  # the level gpiozero is told: low = pressed
+    pin.edges = "none"
+    pin.drive_low() if pressed else pin.drive_high()
+    pin.edges = "both"
+    pin.when_changed(time.monotonic(), pressed)  # the state gpiozero is told: high, i.e. released, for a press
 
 
 @pytest.fixture
@@ -133,8 +136,7 @@ def test_a_release_the_kernel_names_a_press_is_still_heard(factory: MockFactory,
             _burst(factory, clock, 19, "L")
             clock.advance(0.3)
             buttons.poll()
-            factory.pin(19).drive_high()
-            _misnamed(factory, 19, pressed=True)  # the release's edge, named a press
+            _misnamed(factory, 19, pressed=False)  # let go; its edge named a press
             clock.advance(0.05)
             buttons.poll()
             clock.advance(0.05)
@@ -148,8 +150,7 @@ def test_a_release_the_kernel_names_a_press_is_still_heard(factory: MockFactory,
 def test_a_press_the_kernel_names_a_release_is_still_heard(factory: MockFactory, clock: FakeClock) -> None:
     events: queue.Queue[object] = queue.Queue()
     with Buttons(_pin_map(ButtonPin("CF", 5)), events, clock=clock, thread=False) as buttons:
-        factory.pin(5).drive_low()
-        _misnamed(factory, 5, pressed=False)
+        _misnamed(factory, 5, pressed=True)  # pressed; its edge named a release
         clock.advance(0.05)
         buttons.poll()
         clock.advance(0.05)
@@ -164,9 +165,59 @@ def test_the_worker_reads_a_held_line_until_it_is_let_go(factory: MockFactory) -
     with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=5.0)), events):
         factory.pin(19).drive_low()
         time.sleep(0.1)
-        factory.pin(19).drive_high()
-        _misnamed(factory, 19, pressed=True)
+        _misnamed(factory, 19, pressed=False)
         assert events.get(timeout=30) == ButtonPressed("OK")
+
+
+class CountedPin(MockPWMPin):  # type: ignore[misc]
+    """gpiozero's mock pin, counting the reads of its level."""
+
+    reads = 0
+
+    def _get_state(self) -> bool:
+        CountedPin.reads += 1
+        return bool(super()._get_state())
+
+
+def test_idle_lines_are_never_read_and_a_settling_one_is_read_after_its_bounce(clock: FakeClock) -> None:
+    """No cost on an idle table; after an edge, reads until the contacts have settled, then none."""
+    counted = MockFactory(pin_class=CountedPin)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("CF", 5), ButtonPin("NEXT", 26)), events, pin_factory=counted,
+                     clock=clock, thread=False) as buttons:
+            CountedPin.reads = 0
+            for _ in range(5):
+                clock.advance(1.0)
+                buttons.poll()
+            assert CountedPin.reads == 0
+            pin = counted.pin(5)
+            pin.edges = "none"  # the line moves without edges: the one edge the driver hears is the callback below
+            pin.drive_low()  # a press whose edge the kernel named a release, and whose first read is in its bounce
+            pin.drive_high()
+            pin.when_changed(time.monotonic(), True)
+            buttons.poll()  # read at once: still in the bounce (high)
+            pin.drive_low()  # the contacts settle, pressed: no edge comes
+            pin.edges = "both"
+            clock.advance(0.01)
+            buttons.poll()  # not settled yet: read again
+            clock.advance(0.02)
+            buttons.poll()  # past the settle time: read once more, and the press is there
+            clock.advance(0.05)
+            buttons.poll()
+            assert _drain(events) == [ButtonPressed("CF")]
+            pin.drive_high()
+            clock.advance(0.05)
+            buttons.poll()
+            clock.advance(0.05)
+            buttons.poll()
+            CountedPin.reads = 0
+            for _ in range(5):
+                clock.advance(1.0)
+                buttons.poll()
+            assert CountedPin.reads == 0  # idle again: no reads
+    finally:
+        counted.close()
 
 
 def test_a_hold_can_stand_in_for_a_missing_button(factory: MockFactory, clock: FakeClock) -> None:

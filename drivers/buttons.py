@@ -13,10 +13,9 @@ finger has moved, names the wrong one, and the true edge never comes. A release 
 press leaves the button held for good: a short press grows long, and the next press is lost
 (seen in the kernel tier under load). So after any edge, once more when its contacts have had
 ``debounce`` seconds to settle, and every :data:`LEVEL_CHECK` seconds while a button is down, the
-worker reads the line's level, and the level wins. For the same
-reason each line's edges are taken from its pin (``Pin.when_changed``), every one: gpiozero's
-``when_pressed`` drops an edge that names the state it already believes, and after a misnamed
-one that is the next real press.
+worker reads the line's level, and the level wins. For the same reason each line's edges are
+taken from its pin (``Pin.when_changed``), every one: gpiozero's ``when_pressed`` drops an edge
+that names the state it already believes, and after a misnamed one that is the next real press.
 
 Press semantics per button (from the pin map):
 * no long press: ``ButtonPressed(name)`` as soon as the press has settled;

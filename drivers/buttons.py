@@ -16,6 +16,8 @@ press leaves the button held for good: a short press grows long, and the next pr
 worker reads the line's level, and the level wins. For the same reason each line's edges are
 taken from its pin (``Pin.when_changed``), every one: gpiozero's ``when_pressed`` drops an edge
 that names the state it already believes, and after a misnamed one that is the next real press.
+A button is judged only on a line just read: while its line cannot be read (a USB bridge being
+pulled out, when what the edges say is no finger) it says nothing.
 
 Press semantics per button (from the pin map):
 * no long press: ``ButtonPressed(name)`` as soon as the press has settled;
@@ -167,22 +169,23 @@ class Buttons:
                 del self._settled_by[name]  # this read comes after the settling: the last one the edge asks for
         return names
 
-    def _levels(self, names: list[str]) -> dict[str, bool]:
-        """Each line's level now (True: pressed); a line that cannot be read (its chip going) is left out."""
+    def _levels(self, names: list[str]) -> tuple[dict[str, bool], set[str]]:
+        """Each line's level now (True: pressed), and the lines that could not be read (their chip going)."""
         levels: dict[str, bool] = {}
+        unread: set[str] = set()
         for name in names:
             device = self._devices.get(name)
-            if device is None:
-                continue
             try:
+                if device is None:
+                    raise LookupError(name)
                 levels[name] = bool(device.is_pressed)
-            except Exception:  # the chip went: its watcher closes the buttons; the edges stand meanwhile
-                continue
-        return levels
+            except Exception:  # the chip is going: its watcher closes the buttons soon
+                unread.add(name)
+        return levels, unread
 
     def poll(self) -> None:
         """Turn settled levels into events on the queue (the worker calls this; tests call it directly)."""
-        levels = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
+        levels, unread = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
             now = self._clock()
             levels = {name: pressed for name, pressed in levels.items()
@@ -190,8 +193,10 @@ class Buttons:
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]
             for name, pressed in levels.items():
                 self._state[name].edge(pressed, now)  # the level wins over an edge's direction
+            # Judged only on a line just read: an edge since the read waits for the next one, and a line that
+            # cannot be read (a USB bridge being pulled out: what it says then is no finger) says nothing.
             due = [(name, event) for name, state in self._state.items() if name not in self._edged
-                   for event in state.poll(now)]  # an edge since the read: judged once its line is read again
+                   and name not in unread for event in state.poll(now)]
         for name in corrected:  # a misnamed or lost edge, or one still to come (a press shorter than a read)
             log.debug("buttons: %s reads %s, not as its last edge said", name,
                       "pressed" if levels[name] else "released")

@@ -179,6 +179,45 @@ class CountedPin(MockPWMPin):  # type: ignore[misc]
         return bool(super()._get_state())
 
 
+class FailingPin(MockPWMPin):  # type: ignore[misc]
+    """gpiozero's mock pin whose level cannot be read while ``failing`` (its chip going away)."""
+
+    failing = False
+
+    def _get_state(self) -> bool:
+        if FailingPin.failing:
+            raise OSError(19, "No such device")
+        return bool(super()._get_state())
+
+
+def test_a_line_that_cannot_be_read_says_nothing(clock: FakeClock) -> None:
+    """Edges from a chip that is going (a USB bridge pulled out) are no finger: no press and no long press
+    while the line cannot be read; once it reads again, its level decides."""
+    failing = MockFactory(pin_class=FailingPin)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0), ButtonPin("CF", 5)), events,
+                     pin_factory=failing, clock=clock, thread=False) as buttons:
+            FailingPin.failing = True
+            for gpio in (19, 5):
+                failing.pin(gpio).drive_low()  # every line low at once, as a bridge losing power reads
+            for _ in range(40):
+                clock.advance(0.05)
+                buttons.poll()
+            assert _drain(events) == []  # neither CF's press nor OK's long one
+            FailingPin.failing = False
+            failing.pin(19).edges = "none"
+            failing.pin(19).drive_high()  # the lines read again: OK is up (its edge lost), CF still down
+            clock.advance(0.05)
+            buttons.poll()
+            clock.advance(0.05)
+            buttons.poll()
+            assert _drain(events) == [ButtonPressed("CF")]
+    finally:
+        FailingPin.failing = False
+        failing.close()
+
+
 def test_idle_lines_are_never_read_and_a_settling_one_is_read_after_its_bounce(clock: FakeClock) -> None:
     """No cost on an idle table; after an edge, reads until the contacts have settled, then none."""
     counted = MockFactory(pin_class=CountedPin)

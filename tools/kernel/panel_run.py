@@ -158,7 +158,7 @@ class PanelGame:
             raise AssertionError(f"{payload}: keys lost three times")
         verdict, expected = self.twin.tap(payload)
         # The referee and the twin disagree: the journal says why (a refusal's reason) and what came before.
-        assert said.endswith(f": {verdict}"), (payload, said, verdict, self.table.journal()[-12:])
+        assert said.endswith(f": {verdict}"), (payload, said, verdict, self.said_lately())
         if not check:
             return said, None
         started = time.monotonic()
@@ -170,6 +170,10 @@ class PanelGame:
         if self.run.rescanned != rescanned:
             return said, None
         return said, int(self.bridge.counts()["wire_bytes"]) - int(before)
+
+    def said_lately(self, lines: int = 40) -> list[str]:
+        """The referee's own last lines (its inputs, verdicts and notices), without what its libraries print."""
+        return [line for line in self.table.journal() if line.startswith("bornes: ")][-lines:]
 
     def _press(self, payload: str) -> str:
         """The referee's line for the button that stands for ``payload``: one press, one line."""

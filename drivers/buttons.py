@@ -125,6 +125,7 @@ class Buttons:
         #: after that, so a press named a release and read in its own bounce is not taken for nothing.
         self._settled_by: dict[str, float] = {}
         self._callbacks: dict[str, Callable[[float, Any], None]] = {}  # a pin keeps only a weak reference
+        self._unread = False  # the last poll could not read a line: the next one waits LEVEL_CHECK, never spins
         self._worker: threading.Thread | None = None  # before any device: close() reads it on failure
         try:
             for spec in pin_map.buttons:
@@ -187,6 +188,7 @@ class Buttons:
         """Turn settled levels into events on the queue (the worker calls this; tests call it directly)."""
         levels, unread = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
+            self._unread = bool(unread)
             now = self._clock()
             levels = {name: pressed for name, pressed in levels.items()
                       if name not in self._edged}  # an edge came since the read: the next poll reads again
@@ -214,9 +216,12 @@ class Buttons:
             deadlines = [d for d in (s.next_deadline() for s in self._state.values()) if d is not None]
             deadlines += self._settled_by.values()
             down = any(s.raw or s.stable for s in self._state.values())
+            unread = self._unread
         wait = max(0.0, min(deadlines) - self._clock()) if deadlines else None
         if down:  # its line read again soon, whatever its edges say
             wait = LEVEL_CHECK if wait is None else min(wait, LEVEL_CHECK)
+        if unread:  # its deadline passed unjudged: tried again in LEVEL_CHECK (an edge still wakes the worker)
+            wait = LEVEL_CHECK
         return wait
 
     def _run(self) -> None:

@@ -183,9 +183,11 @@ class FailingPin(MockPWMPin):  # type: ignore[misc]
     """gpiozero's mock pin whose level cannot be read while ``failing`` (its chip going away)."""
 
     failing = False
+    attempts = 0
 
     def _get_state(self) -> bool:
         if FailingPin.failing:
+            FailingPin.attempts += 1
             raise OSError(19, "No such device")
         return bool(super()._get_state())
 
@@ -213,6 +215,24 @@ def test_a_line_that_cannot_be_read_says_nothing(clock: FakeClock) -> None:
             clock.advance(0.05)
             buttons.poll()
             assert _drain(events) == [ButtonPressed("CF")]
+    finally:
+        FailingPin.failing = False
+        failing.close()
+
+
+def test_a_line_that_cannot_be_read_is_tried_again_not_in_a_spin() -> None:
+    """The worker, with the real clock: a press whose line then cannot be read leaves its deadline passed
+    and unjudged; the line is tried again every LEVEL_CHECK, not as fast as the reads fail."""
+    failing = MockFactory(pin_class=FailingPin)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("CF", 5)), events, pin_factory=failing):
+            FailingPin.failing, FailingPin.attempts = True, 0
+            failing.pin(5).drive_low()
+            time.sleep(1.0)
+            attempts = FailingPin.attempts
+            assert events.empty()
+        assert 1 <= attempts <= 100, attempts  # about 20 at 50 ms; a spin makes thousands
     finally:
         FailingPin.failing = False
         failing.close()

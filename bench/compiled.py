@@ -8,9 +8,13 @@ git tracks or would track, so no stale ``build/`` folder can leak in), then inst
 (``PYTHONPATH`` or ``sys.path.insert``), wins over the venv's editable install, whose finder
 comes after the path finder; :func:`bornes.engine.engine_build` says which one answered.
 
-A test, and the bench's smoke run, may share one build of the same source (``cache=``): it is kept
-under a key made of every source file's bytes, the interpreter and mypy's version, so a build is
-reused only for exactly the inputs that made it. A timed bench run always builds afresh.
+A test, and the bench's smoke run, may share one compile (``cache=``): the C extensions are kept under a
+key made of the bytes of everything the compile reads (:data:`COMPILE_INPUTS`: the engine, the build's
+files, the mypy settings), the interpreter and mypy's version, so they are reused only for exactly the
+inputs that made them. The rest of the package is this checkout's own at every call: its plain wheel,
+installed with the kept extensions dropped in beside the engine's sources. A change outside the engine
+(every commit but a few) no longer pays a minute of mypyc and gcc (issue 39: 58 s of a CI worker). A
+timed bench run always builds afresh.
 """
 
 from __future__ import annotations
@@ -44,7 +48,6 @@ class CompileFailed(RuntimeError):
 @dataclass(frozen=True)
 class CompiledBuild:
     root: Path  # the ``--target`` folder: put it first on sys.path
-    wheel: Path
     seconds: float  # wall time of ``pip wheel`` (the mypyc and C compile), install left out
 
 
@@ -84,9 +87,18 @@ def _last_lines(text: str, count: int = 15) -> str:
     return "\n".join(text.strip().splitlines()[-count:])
 
 
+#: What a compiled build reads besides the interpreter and mypy (paths in the checkout): the engine it
+#: compiles (it imports nothing of the rest of the package), the links mypy names its modules by, the build
+#: backend and setup.py that drive mypyc, and pyproject.toml (mypy's settings, the build's metadata).
+COMPILE_INPUTS = ("engine", ".mypy/bornes/engine", "build_support", "setup.py", "pyproject.toml")
+#: Compiles kept in the shared cache, the most recently used first: a few branches' engines.
+COMPILES_KEPT = 4
+
+
 def build(into: Path, cache: Path | None = None) -> CompiledBuild:
-    """Build this checkout's compiled wheel in ``into`` and install it into ``into/root``; with ``cache``, reuse
-    (or leave there for the next caller) the build of exactly this source."""
+    """Build this checkout's compiled wheel in ``into`` and install it into ``into/root``; with ``cache``, the
+    extensions compiled from exactly this engine are reused (or compiled and left there for the next caller),
+    and the rest of ``into/root`` is this checkout's plain wheel."""
     problem = missing_tool()
     if problem:
         raise CompileUnavailable(f"cannot build the compiled engine: {problem}")
@@ -95,17 +107,25 @@ def build(into: Path, cache: Path | None = None) -> CompiledBuild:
     source = copy_source(into / "source")
     if cache is None:
         return _build(source, into)
+    kept = cache / _compile_key(source)  # before any build writes its bytecode into the copy
+    root = _install(_wheel(source, into / "dist"), into)
     cache.mkdir(parents=True, exist_ok=True)
-    kept = cache / _source_key(source)
     with _exclusive(kept.with_suffix(".lock")):  # two test workers asking at once build it once
         done = kept / "seconds"
         if not done.is_file():
             shutil.rmtree(kept, ignore_errors=True)
             kept.mkdir()
-            made = _build(source, kept)
-            done.write_text(f"{made.seconds}\n")
-        (wheel,) = (kept / "dist").glob("bornes-*.whl")
-        return CompiledBuild(kept / "root", wheel, float(done.read_text()))
+            _build(source, kept)
+            done.write_text(f"{_build_seconds(kept)}\n")
+        os.utime(kept)  # recently used: kept by the pruning
+        for path in _extensions(kept / "root"):  # beside the engine's sources, which they win over at import
+            target = root / path.relative_to(kept / "root")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        seconds = float(done.read_text())
+    _prune(cache)
+    _check_compiled(root, f"the extensions kept in {kept}")
+    return CompiledBuild(root, seconds)
 
 
 def shared_cache() -> Path:
@@ -113,14 +133,36 @@ def shared_cache() -> Path:
     return Path(tempfile.gettempdir()) / f"bornes-compiled-{os.getuid()}"
 
 
-def _source_key(source: Path) -> str:
+def _compile_key(source: Path) -> str:
     from importlib.metadata import version
 
     digest = hashlib.sha256(f"{sys.version}\0{version('mypy')}\0".encode())
-    for path in sorted(p for p in source.rglob("*") if p.is_file() or p.is_symlink()):
-        digest.update(str(path.relative_to(source)).encode() + b"\0")
-        digest.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
+    for name in COMPILE_INPUTS:
+        top = source / name
+        paths = [top] if top.is_file() or top.is_symlink() else sorted(top.rglob("*"))
+        for path in paths:
+            if (path.is_symlink() or path.is_file()) and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(source)).encode() + b"\0")
+                digest.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
     return digest.hexdigest()[:32]
+
+
+def _extensions(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(tuple(EXTENSION_SUFFIXES)))
+
+
+def _prune(cache: Path) -> None:
+    """All but the :data:`COMPILES_KEPT` most recently used compiles (one a commit filled /tmp before)."""
+    builds = sorted((p for p in cache.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in builds[COMPILES_KEPT:]:
+        lock = stale.with_suffix(".lock")
+        with lock.open("w") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another caller is building or reading it
+                continue
+            shutil.rmtree(stale, ignore_errors=True)  # its empty lock file stays: a waiter may hold it open
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
@@ -134,18 +176,38 @@ def _exclusive(lock: Path) -> Iterator[None]:
 
 
 def _build(source: Path, into: Path) -> CompiledBuild:
-    dist = into / "dist"
+    """``BORNES_COMPILE=1 pip wheel`` of ``source`` into ``into/dist``, installed into ``into/root``."""
     started = time.perf_counter()
-    built = _pip(["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(dist), str(source)], into,
-                 BORNES_COMPILE="1")
+    wheel = _wheel(source, into / "dist", BORNES_COMPILE="1")
     seconds = time.perf_counter() - started
+    (into / "seconds-to-build").write_text(f"{seconds}\n")
+    root = _install(wheel, into)
+    _check_compiled(root, f"{wheel.name} (is BORNES_COMPILE read by setup.py?)")
+    return CompiledBuild(root, seconds)
+
+
+def _build_seconds(into: Path) -> float:
+    return float((into / "seconds-to-build").read_text())
+
+
+def _wheel(source: Path, dist: Path, **env: str) -> Path:
+    built = _pip(["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(dist), str(source)],
+                 dist.parent, **env)
     if built.returncode != 0:
-        raise CompileFailed(f"BORNES_COMPILE=1 pip wheel failed:\n{_last_lines(built.stderr + built.stdout)}")
+        what = "BORNES_COMPILE=1 pip wheel" if env else "pip wheel"
+        raise CompileFailed(f"{what} failed:\n{_last_lines(built.stderr + built.stdout)}")
     (wheel,) = dist.glob("bornes-*.whl")
+    return wheel
+
+
+def _install(wheel: Path, into: Path) -> Path:
     root = into / "root"
     installed = _pip(["install", "--no-deps", "--no-index", "--target", str(root), str(wheel)], into)
     if installed.returncode != 0:
         raise CompileFailed(f"pip install --target {root} failed:\n{_last_lines(installed.stderr)}")
+    return root
+
+
+def _check_compiled(root: Path, what: str) -> None:
     if not any((root / "bornes" / "engine" / f"rules{suffix}").is_file() for suffix in EXTENSION_SUFFIXES):
-        raise CompileFailed(f"{wheel.name} holds no compiled engine (is BORNES_COMPILE read by setup.py?)")
-    return CompiledBuild(root, wheel, seconds)
+        raise CompileFailed(f"no compiled engine in {root}: {what}")

@@ -134,7 +134,7 @@ def main(argv: list[str]) -> int:
     load = os.getloadavg()
     started = time.monotonic()
     try:
-        table = open_table(BridgeKernelTable, boot_timeout=600)
+        table = open_table(BridgeKernelTable, boot_timeout=600, referee_at_boot=False)  # configured below
         set_up(table, cached_lgpio(cached_root(), cached_kernel()))
     except CannotBoot as error:
         print(f"bench.gpio: {error}", file=sys.stderr)

@@ -68,7 +68,7 @@ def measure(games: int, sh1106_steps: int, *, steps: int | None = None,
     started = time.monotonic()
     try:
         lgpio = cached_lgpio(cached_root(), cached_kernel()) if buttons else None
-        table = open_table(BridgeKernelTable, boot_timeout=START)
+        table = open_table(BridgeKernelTable, boot_timeout=START, referee_at_boot=False)  # game_on configures it
     except CannotBoot as error:
         raise CannotMeasure(str(error)) from None
     scanner = CATALOGUE["scanner"].vendor_product

@@ -123,7 +123,8 @@ def table() -> Iterator[WiredTable]:
     started = time.monotonic()
     with booting():
         lgpio = cached_lgpio(cached_root(), cached_kernel())
-        result = open_table(WiredTable, boot_timeout=START)  # a loaded machine's emulated boot: minutes
+        # Not started at boot: the first test needs no referee, the second gives it the wired config (table.game()).
+        result = open_table(WiredTable, boot_timeout=START, referee_at_boot=False)  # under load: minutes
     try:
         set_up(result, lgpio)  # lgpio, the Pi's revision, the GPIO bridge, the scanner, the pin map
         result.i2c_bridge = open_i2c_bridge(result.vm, PanelSpec("ssd1306", 0x3C))

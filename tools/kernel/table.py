@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,6 +295,8 @@ class KernelTable:
                            check=False)
 
     def close(self) -> None:
+        for note in sorted(self.vm.journal_notes):  # in pytest's warnings summary: a follower that stalled
+            warnings.warn(note, stacklevel=2)
         try:
             self.vm.stop()
         finally:

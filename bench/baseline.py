@@ -165,7 +165,7 @@ def side_by_side(commits: list[str], players: int = 4, hands: int = 400, rounds:
     """Measure this tree (compiled, when ``compiled`` and this machine can build it, and as Python) and
     each of ``commits`` in interleaved rounds. A missing compiler or mypy leaves the compiled subject out
     and says why (``unavailable``); a build that fails with the tools present raises. ``reuse_build`` takes
-    the compiled build of the same source from the machine's shared cache (a smoke run; its build time is
+    the compiled build of the same engine from the machine's shared cache (a smoke run; its build time is
     then that of whoever built it)."""
     from bench.compiled import CompileUnavailable, build, shared_cache
 

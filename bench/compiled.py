@@ -90,7 +90,8 @@ def _last_lines(text: str, count: int = 15) -> str:
 #: What a compiled build reads besides the interpreter and mypy (paths in the checkout): the engine it
 #: compiles (it imports nothing of the rest of the package), the links mypy names its modules by, the build
 #: backend and setup.py that drive mypyc, and pyproject.toml (mypy's settings, the build's metadata).
-COMPILE_INPUTS = ("engine", ".mypy/bornes/engine", "build_support", "setup.py", "pyproject.toml")
+COMPILE_INPUTS = ("engine", ".mypy/bornes/engine", "build_support", "setup.py", "pyproject.toml",
+                  "mypy.ini", ".mypy.ini", "setup.cfg")  # the last three: mypy would read them before pyproject.toml
 #: Compiles kept in the shared cache, the most recently used first: a few branches' engines.
 COMPILES_KEPT = 4
 
@@ -112,7 +113,7 @@ def build(into: Path, cache: Path | None = None) -> CompiledBuild:
     cache.mkdir(parents=True, exist_ok=True)
     with _exclusive(kept.with_suffix(".lock")):  # two test workers asking at once build it once
         done = kept / "seconds"
-        if not done.is_file():
+        if not done.is_file() or not _extensions(kept / "root"):  # never built, or emptied (a /tmp cleaner)
             shutil.rmtree(kept, ignore_errors=True)
             kept.mkdir()
             _build(source, kept)
@@ -130,7 +131,9 @@ def build(into: Path, cache: Path | None = None) -> CompiledBuild:
 
 def shared_cache() -> Path:
     """Where tests and smoke runs on this machine keep the builds they share."""
-    return Path(tempfile.gettempdir()) / f"bornes-compiled-{os.getuid()}"
+    # "-2": the cache of extensions alone; an older checkout's whole builds, in bornes-compiled-UID, are not pruned
+    # from under it.
+    return Path(tempfile.gettempdir()) / f"bornes-compiled-2-{os.getuid()}"
 
 
 def _compile_key(source: Path) -> str:
@@ -153,7 +156,13 @@ def _extensions(root: Path) -> list[Path]:
 
 def _prune(cache: Path) -> None:
     """All but the :data:`COMPILES_KEPT` most recently used compiles (one a commit filled /tmp before)."""
-    builds = sorted((p for p in cache.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    def used(build: Path) -> float:
+        try:
+            return build.stat().st_mtime
+        except OSError:  # another caller's prune removed it meanwhile
+            return 0.0
+
+    builds = sorted((p for p in cache.iterdir() if p.is_dir()), key=used, reverse=True)
     for stale in builds[COMPILES_KEPT:]:
         lock = stale.with_suffix(".lock")
         with lock.open("w") as handle:

@@ -1,7 +1,7 @@
 """The compiled engine is the same engine: a ``BORNES_COMPILE=1`` build (mypyc, setup.py) passes the
 engine's and the table flow's tests, and plays the very same games as the Python engine.
 
-The wheel is built once for this source (the bench's smoke run reuses it), offline, from a copy of
+The engine is compiled once for its own sources (the bench's smoke run reuses it), offline, from a copy of
 the checkout (bench/compiled.py: ``pip wheel --no-build-isolation``, mypy and setuptools from the
 dev venv, gcc and Python's headers from the machine), and installed with ``pip install --target``
 into a folder that ``PYTHONPATH`` puts ahead of the venv's editable install. Every run against it

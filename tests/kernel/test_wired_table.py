@@ -119,7 +119,7 @@ class WiredTable(BridgeKernelTable):
 @pytest.fixture(scope="module")
 def table() -> Iterator[WiredTable]:
     """One VM for the module: the scanner, the I2C bridge with one SSD1306 at 0x3C, the GPIO bridge; the
-    referee still on the image's config (luma's dummy panel, mock pins) until a test gives it the bridges."""
+    referee not started (the image's unit not enabled) until a test gives it the bridges (table.game())."""
     started = time.monotonic()
     with booting():
         lgpio = cached_lgpio(cached_root(), cached_kernel())

@@ -222,7 +222,7 @@ class KernelTable:
         if bindings is not None:
             data = json.dumps({"format": "bornes-bindings", "version": 1, "bindings": bindings})
             # The state folder as the unit's StateDirectory= makes it, for a referee never started yet (open_table's
-            # referee_at_boot=False): systemd keeps a folder that is already there with its owner and mode.
+            # referee_at_boot=False); at the start systemd applies its owner and StateDirectoryMode= again anyway.
             self.vm.run("sh", "-c", "install -d -m 0750 -o bornes -g bornes /var/lib/bornes && "
                         "cat > /var/lib/bornes/bindings.json && chown bornes:bornes /var/lib/bornes/bindings.json",
                         input=data)
@@ -295,12 +295,12 @@ class KernelTable:
                            check=False)
 
     def close(self) -> None:
-        for note in sorted(self.vm.journal_notes):  # in pytest's warnings summary: a follower that stalled
-            warnings.warn(note, stacklevel=2)
         try:
             self.vm.stop()
         finally:
             self.image.close()
+        for note in self.vm.journal_notes.values():  # in pytest's warnings summary: a follower that stalled
+            warnings.warn(note, stacklevel=2)
 
 
 #: The guest's side of :meth:`KernelTable.diagnosis` (sh; the root has no procps).

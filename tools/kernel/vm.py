@@ -299,7 +299,7 @@ class Image:
         # ``journalctl --follow`` (the agent's journal reader) has been seen to stop (guest/agent.py, Journal).
         (etc / "systemd/journald.conf.d").mkdir(parents=True, exist_ok=True)
         (etc / "systemd/journald.conf.d/bornes-kernel.conf").write_text(
-            "[Journal]\nStorage=volatile\nRuntimeMaxUse=96M\nRuntimeMaxFileSize=64M\n")
+            "[Journal]\nStorage=volatile\nRuntimeMaxUse=128M\nRuntimeMaxFileSize=64M\n")  # journald: use >= 2 files
         for unit in MASKED:
             masked = etc / "systemd/system" / unit
             if masked.is_symlink() or masked.exists():
@@ -540,7 +540,7 @@ class VM:
         self._requests = 0
         self.boot_seconds = 0.0
         self.agent_seconds = 0.0
-        self.journal_notes: set[str] = set()  # what the guest's journal readers said of themselves
+        self.journal_notes: dict[str, str] = {}  # what the guest's journal reader of each unit said of itself
         self._kept: Path | None = None  # the console log of a boot that oopsed, kept past the image
 
     def command(self) -> list[str]:
@@ -661,8 +661,8 @@ class VM:
     def journal(self, unit: str, since: int = 0, wait: float = 0.0) -> list[str]:
         """``unit``'s journal lines from the ``since``-th on, waiting up to ``wait`` s for one if there is none."""
         done = self._ask({"journal": unit, "since": since, "wait": wait}, wait, True, f"the journal of {unit}")
-        if done.stderr:  # entries the guest's follower missed, read again (guest/agent.py, Journal): say so once
-            self.journal_notes.add(done.stderr.strip())
+        if done.stderr:  # entries the guest's follower missed, read again (guest/agent.py, Journal): the latest count
+            self.journal_notes[unit] = done.stderr.strip()
         return list(json.loads(done.stdout))
 
     def _gone(self, what: str) -> ConnectionError:

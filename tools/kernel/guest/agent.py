@@ -10,7 +10,8 @@ A request is one of:
   press: under TCG that start-up is most of a second);
 * ``{"journal": UNIT, "since": N, "wait": S}``: the unit's journal lines from the N-th on (``stdout``
   holds them as a JSON list), waiting up to S seconds for one when there is none yet. One
-  ``journalctl --follow`` per unit feeds them, so polling the referee's journal spawns nothing.
+  ``journalctl --follow`` per unit feeds them, so polling the referee's journal spawns nothing but a
+  check, at most every 5 s, that the follower has not stopped short (:class:`Journal`).
 * ``{"helper": NAME, "argv": [...], "line": "…", "timeout": S}``: one line to a long-lived program
   (started with ``argv`` on NAME's first request, started again if it died), and the one line it
   answers. Under TCG a Python start-up is seconds: a check the tests make after every step (the
@@ -74,7 +75,8 @@ class Journal:
             self._start()
 
     def _argv(self, cursor: str | None, follow: bool) -> list[str]:
-        return ["journalctl", *(["--follow"] if follow else []), "--output=json", "--output-fields=MESSAGE",
+        # --all: without it JSON gives a field of 4 096 bytes or more as null (--output=cat has no such limit)
+        return ["journalctl", *(["--follow"] if follow else []), "--output=json", "--output-fields=MESSAGE", "--all",
                 "--no-pager", "--quiet", "--unit", self.unit,
                 f"--after-cursor={cursor}" if cursor else "--lines=all"]
 
@@ -99,11 +101,16 @@ class Journal:
             entry = json.loads(line)
         except ValueError:
             return
-        message = entry.get("MESSAGE")
-        if isinstance(message, list):  # not UTF-8: journalctl gives its bytes
-            message = bytes(message).decode(errors="replace")
-        self.lines.extend(str(message if message is not None else "").split("\n"))
         self.cursor = entry.get("__CURSOR", self.cursor)
+        message = entry.get("MESSAGE")
+        if message is None:  # no message: --output=cat printed nothing for it
+            return
+        # A field journalctl cannot print as text (not UTF-8, control characters) comes as its bytes; a field the
+        # entry has twice, as a list of its values.
+        values = message if isinstance(message, list) and message and not isinstance(message[0], int) else [message]
+        for value in values:
+            text = bytes(value).decode(errors="replace") if isinstance(value, list) else str(value)
+            self.lines.extend(text.split("\n"))
 
     def since(self, first: int, wait: float) -> list[str]:
         with self.changed:
@@ -119,8 +126,9 @@ class Journal:
 
     def _catch_up(self, cursor: str | None) -> None:
         try:
+            # Well inside the host's margin over the wait (tools/kernel/vm.py gives a journal request 10 s more).
             done = subprocess.run(self._argv(cursor, False), capture_output=True, text=True, errors="replace",
-                                  env=ENV, timeout=60, check=False)
+                                  env=ENV, timeout=5, check=False)
         except subprocess.TimeoutExpired:
             return
         entries = [line for line in done.stdout.splitlines() if line.strip()]

@@ -48,3 +48,33 @@ def test_an_oops_is_the_apparatus_s_when_its_innermost_module_is_the_test_s_usb_
     assert (GuestOops("gone", oops_summary(on_the_pis_path)).apparatus) is False  # usbhid: a Pi runs it too
     nowhere = "\n".join(line for line in in_core.splitlines() if "[" + "dummy_hcd]" not in line)
     assert GuestOops("gone", oops_summary(nowhere)).apparatus is False  # no module named: not known to be ours
+
+
+# The head of a real oops, from a CI run of ff75ea0 (the readers' module): a double fault taken with EFLAGS bits
+# 22-31 set, which no x86 CPU sets: qemu's TCG state, corrupted at the cmpxchg16b of SLUB's fast path.
+EMULATOR = """\
+[  157.875513] traps: PANIC: double fault, error_code: 0x0
+[  157.882958] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI
+[  157.884069] CPU: 0 UID: 0 PID: 1 Comm: systemd Not tainted 6.12.117+deb13-amd64 #1  Debian 6.12.117-1
+[  157.884471] RIP: 0010:__kmalloc_cache_node_noprof+0x11a/0x320
+[  157.886178] RSP: 0018:ff32a7e580013950 EFLAGS: d07b4242
+[  157.893266] Call Trace:
+[  157.894366]  <TASK>
+[  157.898131]  mem_cgroup_css_alloc+0x2ce/0x720
+[  157.898322]  cgroup_apply_control_enable+0x11d/0x340
+[  157.906355] ---[ end trace 0000000000000000 ]---
+"""
+
+
+def test_an_oops_in_a_state_no_cpu_can_be_in_is_the_emulators() -> None:
+    oops = GuestOops("gone", oops_summary(EMULATOR))
+    assert "EFLAGS: d07b4242" in oops.summary, oops.summary
+    assert (oops.module, oops.apparatus, oops.emulator) == (None, False, True)
+
+
+def test_an_oops_with_flags_a_cpu_sets_is_not_the_emulators() -> None:
+    for flags in ("00010246", "00000286", "00000002"):  # RF ZF PF IF; SF PF IF; only the fixed bit
+        oops = GuestOops("gone", oops_summary(EMULATOR.replace("d07b4242", flags)))
+        assert oops.emulator is False, flags
+    assert GuestOops("gone", oops_summary(EMULATOR.replace("d07b4242", "00000244"))).emulator is True  # bit 1 clear
+    assert GuestOops("gone", oops_summary(CONSOLE)).emulator is False  # no EFLAGS: not known to be the emulator's

@@ -473,7 +473,7 @@ class Done:
 
 #: How an oops begins on the console, and the lines of its head worth quoting (those, where, and which task).
 OOPS_START = r"BUG: |Oops: |general protection fault|WARNING: |Kernel panic - "
-OOPS_HEAD = re.compile(rf"\] ((?:{OOPS_START}|RIP: |CPU: \d+ .*Comm: ).*)$")
+OOPS_HEAD = re.compile(rf"\] ((?:{OOPS_START}|RIP: |RSP: .*EFLAGS: |CPU: \d+ .*Comm: ).*)$")
 TRACE_FRAME = re.compile(r"\]  (\?? ?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)$")
 
 
@@ -506,15 +506,33 @@ def oops_module(summary: str) -> str | None:
     return named[0] if named else None
 
 
+#: The RFLAGS bits an x86-64 CPU defines (CF, the fixed 1, PF, AF, ZF, SF, TF, IF, DF, OF, IOPL, NT, RF, VM, AC,
+#: VIF, VIP, ID: Intel SDM vol. 1, 3.4.3); the others read as 0 on every CPU.
+DEFINED_FLAGS = 0x3F7FD7
+
+
+def impossible_flags(summary: str) -> bool:
+    """The oops's saved EFLAGS has a bit set that no x86 CPU sets, or its always-1 bit clear: the state the
+    fault was taken in is the emulator's corruption (qemu's TCG), not a state the guest's code can reach."""
+    found = re.search(r"EFLAGS: ([0-9a-f]+)", summary)
+    if found is None:
+        return False
+    flags = int(found.group(1), 16)
+    return bool(flags & ~DEFINED_FLAGS) or not flags & 0x2
+
+
 class GuestOops(ConnectionError):
     """The guest's kernel oopsed and the VM is gone. ``apparatus``: the oops is in the test's own USB
-    devices' modules (:data:`APPARATUS_MODULES`), not in anything the referee's path on a Pi runs."""
+    devices' modules (:data:`APPARATUS_MODULES`), not in anything the referee's path on a Pi runs.
+    ``emulator``: the CPU state it was taken in is one no CPU can be in (:func:`impossible_flags`; seen once in
+    CI: a double fault in PID 1's kmalloc, at a cmpxchg16b, EFLAGS d07b4242)."""
 
     def __init__(self, message: str, summary: str) -> None:
         super().__init__(message)
         self.summary = summary
         self.module = oops_module(summary)
         self.apparatus = self.module in APPARATUS_MODULES
+        self.emulator = impossible_flags(summary)
 
 
 class VM:

@@ -11,7 +11,8 @@ A request is one of:
 * ``{"journal": UNIT, "since": N, "wait": S}``: the unit's journal lines from the N-th on (``stdout``
   holds them as a JSON list), waiting up to S seconds for one when there is none yet. One
   ``journalctl --follow`` per unit feeds them, so polling the referee's journal spawns nothing but a
-  check, at most every 5 s, that the follower has not stopped short (:class:`Journal`).
+  check, after 10 s of quiet and at most every 10 s, that the follower has not stopped short
+  (:class:`Journal`).
 * ``{"helper": NAME, "argv": [...], "line": "…", "timeout": S}``: one line to a long-lived program
   (started with ``argv`` on NAME's first request, started again if it died), and the one line it
   answers. Under TCG a Python start-up is seconds: a check the tests make after every step (the
@@ -52,8 +53,11 @@ def port_path() -> str:
     sys.exit(f"agent: no virtio port named {PORT_NAME}")
 
 
-#: Seconds between two catch-up reads of one unit's journal (Journal.since).
-CATCH_UP_EVERY = 5.0
+#: Seconds between two catch-up reads of one unit's journal (Journal.since), and the seconds its follower must have
+#: been quiet first: a catch-up is a journalctl start, and one made while a tap's keys were arriving starved the
+#: referee's read of them under TCG (CI: "keys were lost (the reader was read too late)"); a tap's line comes
+#: within a few seconds, and a stall is still found long before any test's 60 s.
+CATCH_UP_EVERY = 10.0
 
 
 class Journal:
@@ -69,6 +73,7 @@ class Journal:
         self.cursor: str | None = None  # the last entry's, to go on after it
         self.missed = 0  # entries the follower had not passed on after a quiet wait, read by a catch-up
         self.asked = 0.0  # when a catch-up last asked the journal (time.monotonic)
+        self.heard = time.monotonic()  # when the follower last passed an entry on
         self.changed = threading.Condition()
         self.process: subprocess.Popen[str] | None = None
         with self.changed:
@@ -93,6 +98,7 @@ class Journal:
             with self.changed:
                 if process is not self.process:  # replaced after a catch-up: its entries are read already
                     return
+                self.heard = time.monotonic()
                 self._add(line)
                 self.changed.notify_all()
 
@@ -115,9 +121,8 @@ class Journal:
     def since(self, first: int, wait: float) -> list[str]:
         with self.changed:
             quiet = not self.changed.wait_for(lambda: len(self.lines) > first, timeout=wait)
-            # Asked at most every CATCH_UP_EVERY s: each ask is a journalctl start, under TCG a guest's CPU for a
-            # moment (a referee starting beside it), and a stall is still found long before any test's timeout.
-            if not quiet or wait < 1.0 or time.monotonic() - self.asked < CATCH_UP_EVERY:
+            now = time.monotonic()
+            if not quiet or wait < 1.0 or min(now - self.asked, now - self.heard) < CATCH_UP_EVERY:
                 return self.lines[first:]
             self.asked, cursor = time.monotonic(), self.cursor
         self._catch_up(cursor)

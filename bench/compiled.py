@@ -116,8 +116,7 @@ def build(into: Path, cache: Path | None = None) -> CompiledBuild:
         if not done.is_file() or not _extensions(kept / "root"):  # never built, or emptied (a /tmp cleaner)
             shutil.rmtree(kept, ignore_errors=True)
             kept.mkdir()
-            _build(source, kept)
-            done.write_text(f"{_build_seconds(kept)}\n")
+            done.write_text(f"{_build(source, kept).seconds}\n")
         os.utime(kept)  # recently used: kept by the pruning
         for path in _extensions(kept / "root"):  # beside the engine's sources, which they win over at import
             target = root / path.relative_to(kept / "root")
@@ -189,14 +188,9 @@ def _build(source: Path, into: Path) -> CompiledBuild:
     started = time.perf_counter()
     wheel = _wheel(source, into / "dist", BORNES_COMPILE="1")
     seconds = time.perf_counter() - started
-    (into / "seconds-to-build").write_text(f"{seconds}\n")
     root = _install(wheel, into)
     _check_compiled(root, f"{wheel.name} (is BORNES_COMPILE read by setup.py?)")
     return CompiledBuild(root, seconds)
-
-
-def _build_seconds(into: Path) -> float:
-    return float((into / "seconds-to-build").read_text())
 
 
 def _wheel(source: Path, dist: Path, **env: str) -> Path:

@@ -108,6 +108,7 @@ assert set(LAYOUT_CHOICES) == {"auto", *LAYOUTS}
 SCANNER_GAP = 0.06  # median seconds between keys above which the keys were typed by hand
 PAUSE_GAP = 1.0  # a key this long after the previous one starts afresh (a half-typed code is dropped)
 MAX_KEYS = 64  # no payload is longer; a stuck key cannot grow memory
+KEYS_LOST = "keys were lost (the reader was read too late): scan it again"
 
 _EM4100_NUMBER = re.compile(r"\d{10}")
 _TAG_HEX = re.compile(r"[0-9A-Fa-f]{8,20}")
@@ -211,7 +212,8 @@ class HidDecoder:
         self._lost = False  # the kernel dropped events in this payload (SYN_DROPPED): keys are missing
         self._skipping = False  # after SYN_DROPPED, up to the next SYN_REPORT: events of a broken packet
         self.dropped = 0  # SYN_DROPPED seen: the reader thread read too late and the kernel's buffer overflowed
-        self._last = 0.0
+        self._last = 0.0  # the last key press
+        self._latest = 0.0  # the last event of any kind, SYN_DROPPED included
 
     def reset(self) -> None:
         """After a reconnect: the half-typed code and the held keys are gone with the device."""
@@ -224,6 +226,7 @@ class HidDecoder:
     def feed(self, events: Iterable[KeyEvent]) -> list[Reading | HidProblem]:
         out: list[Reading | HidProblem] = []
         for event in events:
+            self._latest = event.timestamp()
             if event.type == EV_SYN:
                 self._sync(event.code)
                 continue
@@ -259,6 +262,17 @@ class HidDecoder:
                 self._keys.append(_Key(code, bool(self._shift), when))
         return out
 
+    def poll(self, now: float) -> list[HidProblem]:
+        """A code the kernel's drop touched, refused once the reader has been quiet for
+        :data:`PAUSE_GAP` (``now`` on the events' clock). The drop may have taken the code's Enter;
+        without this the player would hear nothing until the next scan. No scanner pauses that long
+        inside a code, so nothing after this belongs to the broken one. A half-typed code with no
+        drop waits for its next key, as before: only a drop says for sure that keys are missing."""
+        if self._lost and now - self._latest > PAUSE_GAP:
+            self._skipping = False  # the broken packet is long over: the next event starts a new one
+            return [self._refuse("garbled", KEYS_LOST)]
+        return []
+
     def _sync(self, code: int) -> None:
         """The kernel's buffer for this reader overflowed (SYN_DROPPED): some keys of the code being
         typed, maybe its Enter, are gone. A code with a key missing can read as another card
@@ -283,7 +297,7 @@ class HidDecoder:
     def _finish(self) -> Reading | HidProblem:
         keys = self._keys
         if self._lost:
-            return self._refuse("garbled", "keys were lost (the reader was read too late): scan it again")
+            return self._refuse("garbled", KEYS_LOST)
         if len(keys) > 1:
             gap = statistics.median(b.when - a.when for a, b in itertools.pairwise(keys))
             if gap > SCANNER_GAP:

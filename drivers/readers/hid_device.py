@@ -218,6 +218,7 @@ class HidLink:
         self.decoder = decoder
         self.read_timeout = read_timeout
         self._locks = (decoder.caps_lock, decoder.num_lock)  # as last shown on the device's LEDs
+        self.clock: Callable[[], float] = time.monotonic
 
     @property
     def stats(self) -> DecoderStats:
@@ -225,6 +226,7 @@ class HidLink:
 
     def start(self, port: Any, sink: Any) -> None:
         self.decoder.reset()
+        self.clock = getattr(port, "clock", time.monotonic)  # the clock the device stamps its events with
         leds = port.leds()
         self.decoder.caps_lock = LED_CAPSL in leds
         self.decoder.num_lock = LED_NUML in leds
@@ -232,6 +234,7 @@ class HidLink:
 
     def step(self, port: Any, sink: Any) -> None:
         items = self.decoder.feed(port.read_events(self.read_timeout))
+        items += self.decoder.poll(self.clock())
         locks = (self.decoder.caps_lock, self.decoder.num_lock)
         if locks != self._locks:  # Caps or Num Lock pressed on the reader: its LEDs say so
             self._locks = locks

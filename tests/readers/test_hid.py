@@ -11,6 +11,8 @@ import errno
 import os
 import queue
 import select
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -554,3 +556,14 @@ def test_the_keyboard_devices_of_this_machine_are_listed_without_error() -> None
 
     for device in keyboard_devices():  # none on a server; on a Pi with a scanner, its line
         assert device.path.startswith("/dev/input/event") and len(device.vendor_product) == 9
+
+
+@pytest.mark.slow  # a Python started afresh: the one way to see what an import pulls in
+def test_the_referee_imports_evdev_without_asyncio() -> None:
+    """asyncio and ssl cost 0.6 to 0.9 s of each referee start in the kernel tier's guest, and the
+    referee never uses evdev's asyncio flavour; the plain one reads the same events (test above)."""
+    check = ("import sys; from bornes.drivers.readers.hid_device import evdev_module; evdev = evdev_module(); "
+             "assert 'asyncio' not in sys.modules, 'asyncio imported'; "
+             "assert evdev.InputDevice.__mro__[1].__module__ == 'evdev.eventio'; "
+             "import evdev.eventio_async")  # still there for whoever asks for it by name
+    subprocess.run([sys.executable, "-c", check], check=True, timeout=60)

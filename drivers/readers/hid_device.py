@@ -17,6 +17,7 @@ import os
 import select
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ def queue_keys_only(fd: int) -> bool:
 
 #: python-evdev's asyncio flavour of its device class, which :func:`evdev_module` leaves out.
 ASYNC_FLAVOUR = "evdev.eventio_async"
+_IMPORTING = threading.Lock()
 
 
 class HidUnavailable(OSError):
@@ -70,17 +72,18 @@ def evdev_module() -> Any:
     ``device`` module falls back to its plain ``eventio`` when that import fails, as it does for a
     ``None`` in ``sys.modules``; the ``None`` is taken out again, so code that wants the asyncio
     flavour can still import it by name afterwards."""
-    blocked = "evdev" not in sys.modules and "asyncio" not in sys.modules and ASYNC_FLAVOUR not in sys.modules
-    if blocked:
-        sys.modules[ASYNC_FLAVOUR] = None  # type: ignore[assignment]
-    try:
-        import evdev
-    except ImportError:
-        raise HidUnavailable("python-evdev is not installed: apt install python3-evdev "
-                             "(or pip install 'bornes[hid]')") from None
-    finally:
+    with _IMPORTING:  # two readers' threads starting at once must not undo each other's None
+        blocked = "evdev" not in sys.modules and "asyncio" not in sys.modules and ASYNC_FLAVOUR not in sys.modules
         if blocked:
-            del sys.modules[ASYNC_FLAVOUR]
+            sys.modules[ASYNC_FLAVOUR] = None  # type: ignore[assignment]
+        try:
+            import evdev
+        except ImportError:
+            raise HidUnavailable("python-evdev is not installed: apt install python3-evdev "
+                                 "(or pip install 'bornes[hid]')") from None
+        finally:
+            if blocked and sys.modules.get(ASYNC_FLAVOUR, 0) is None:
+                del sys.modules[ASYNC_FLAVOUR]
     return evdev
 
 

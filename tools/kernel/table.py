@@ -205,7 +205,7 @@ class KernelTable:
         while not ready():
             left = deadline - time.monotonic()
             if left <= 0:
-                tail = "\n".join(self.journal()[-16:])  # a restart's lines and what came before them
+                tail = "\n".join(self.journal()[-16:])  # what came before the last lines too (a refusal, a restart)
                 raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; the referee said:\n{tail}")
             self.journal(wait=min(left, 2.0))
 
@@ -342,15 +342,6 @@ T = TypeVar("T", bound="KernelTable")
 
 #: Where ``systemctl enable`` (install.sh) links the referee's unit: the boot starts it through this link.
 STARTED_AT_BOOT = f"etc/systemd/system/multi-user.target.wants/{UNIT}"
-#: The emulated CPU's pace, in every VM of the tier: the installed unit gives a start 60 s and the loop's watchdog
-#: 10 s, which a Pi meets with room to spare, but a TCG guest on a shared 2-core host can be starved of the host's
-#: cores for longer than that. CI's run of 0ea8795 lost the webcam module's two game tests so: the referee started
-#: again while the card was being laid (its journal's tail was a fresh start), its camera then took the zone with
-#: the card in it for the empty zone, and nothing was read for 120 s. The power-cut and wired-table modules had met
-#: it before and have drop-ins of their own (tools/kernel/powercut.py, gpio_bridge.py); nothing else of the unit
-#: changes, and the watchdog itself is tested on the booted system (tests/system).
-PACE_DROP_IN = f"etc/systemd/system/{UNIT}.d/kernel-tier-pace.conf"
-PACE = "[Service]\nTimeoutStartSec=600\nWatchdogSec=60\n"
 
 
 def open_table(kind: type[T], boot_timeout: float = 240.0, shares: tuple[tuple[str, Path], ...] = (),
@@ -374,9 +365,6 @@ def open_table(kind: type[T], boot_timeout: float = 240.0, shares: tuple[tuple[s
     vm: VM | None = None
     try:
         image.guest_files()
-        pace = image.root / PACE_DROP_IN
-        pace.parent.mkdir(parents=True, exist_ok=True)
-        pace.write_text(PACE)
         if not referee_at_boot:
             (image.root / STARTED_AT_BOOT).unlink()
         if prepare is not None:

@@ -18,6 +18,7 @@ that times out, never a play silently skipped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shutil
 import tempfile
@@ -301,6 +302,12 @@ class Follower:
             self.lines += self.table.vm.journal(self.unit, since=self.first + len(self.lines), wait=min(2.0, left))
 
 
+#: The referee's line for a card the camera could not make out ("Not clear: show it again").
+CAMERA_REFUSED = "bornes: input camera-unsure"
+#: A card shown this many times at most: the referee asks again after each "not clear", as a player would.
+SHOWN_AT_MOST = 3
+
+
 class WebcamGame:
     """A game played with the webcam: cards shown to it, the table's OK scanned (``MB-CMD-OK``) on a scanner."""
 
@@ -326,12 +333,27 @@ class WebcamGame:
         play = self.plays[self.done]
         accepted = len(self.table.accepted())
         started = time.monotonic()
-        self.table.show(play.lying if while_away else play.laid)
-        self.table.wait(f"the referee's play of the card {play.kind} (play {self.done + 1})",
-                        lambda: len(self.table.accepted()) > accepted, timeout)
+        scene = play.lying if while_away else play.laid
+        for _ in range(SHOWN_AT_MOST):
+            refused = self.table.count(CAMERA_REFUSED)
+            self.table.show(scene)
+            self.table.wait(f"the referee's play of the card {play.kind} (play {self.done + 1})",
+                            functools.partial(self._played_or_refused, accepted, refused), timeout)
+            if len(self.table.accepted()) > accepted:
+                break
+            # "Not clear: show it again": as a player does, the card taken away and laid again.
+            self.table.figures["cards shown again"] = self.table.figures.get("cards shown again", 0.0) + 1
+            self.table.show(play.taken)
+            self.table.hold(20)
+            scene = play.laid
+        else:
+            raise AssertionError(f"{play.kind} refused {SHOWN_AT_MOST} times: {self.table.journal()[-8:]}")
         self.latencies.append(time.monotonic() - started)
         self.done += 1
         return self.table.accepted()[-1]
+
+    def _played_or_refused(self, accepted: int, refused: int) -> bool:
+        return len(self.table.accepted()) > accepted or self.table.count(CAMERA_REFUSED) > refused
 
     def take(self, empty_frames: int = 20) -> None:
         """Take the card away, and leave the zone empty for ``empty_frames`` frames (the camera sees it empty)."""

@@ -79,6 +79,7 @@ class Sighting:
     corners: Points | None = field(default=None, compare=False)  # 4 x 2, the face's corners in the frame
     fits: tuple[tuple[str, int], ...] = ()  # the kinds fitted, and their inliers
     ranking: tuple[tuple[str, float], ...] = ()  # every kind by its score, best first
+    outlined: bool = False  # placed by the card's outline, no matches (a small card out of focus)
 
     @property
     def centre(self) -> tuple[float, float] | None:
@@ -126,6 +127,7 @@ class Tuning:
     least_inliers: int = 15  # a kind is never read from fewer (chance matches on a bare arm reached 24)
     read_inliers: int = 25  # below this many, a placement is weak evidence (the card has barely landed, or is
     few_matches: float = 0.15  # covered) and a kind read from it needs up to this much more margin
+    outline_margin: float = 0.1  # a kind read where only the card's outline placed it needs this much more margin
     similar_px: float = 8.0  # RANSAC threshold of the similarity fit (a tilted card strays from it by a few px)
     scales: tuple[float, float] = (0.4, 2.5)  # the card's height in the frame over the face's (80 to 550 px)
     hypotheses: int = 300  # pairs of matches tried
@@ -182,21 +184,45 @@ def find_card(image: Image, background: Image | None = None) -> Points | None:
         diff = diff.max(axis=2) if diff.ndim == 3 else diff
         _, changed = cv2.threshold(cv2.GaussianBlur(diff, (5, 5), 0), 30, 255, cv2.THRESH_BINARY)
         masks.append(as_image(cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))))
-    smooth = cv2.GaussianBlur(gray, (5, 5), 0)
-    for low, high in ((40, 120), (20, 60), (10, 30)):  # a card darker or lighter than the table by a little
-        masks.append(as_image(cv2.dilate(cv2.Canny(smooth, low, high), np.ones((3, 3), np.uint8))))
-    if image.ndim == 3:  # a card of the table's lightness but not its colour
-        lab = as_image(cv2.cvtColor(image, cv2.COLOR_BGR2LAB))
-        for channel in (1, 2):
-            edges = cv2.Canny(cv2.GaussianBlur(lab[..., channel], (5, 5), 0), 8, 24)
-            masks.append(as_image(cv2.dilate(edges, np.ones((3, 3), np.uint8))))
-    for mask in masks:
+    for mask in [*masks, *_edge_masks(image, gray)]:
         found = _largest_quad(mask, w * h)
         if found is not None:
             return order_corners(found)
     aspect = min(w, h) / max(w, h)
     if abs(aspect - CARD_ASPECT) < 0.08:  # a scan or a crop: the picture is the card
         return order_corners(np.array([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], np.float32))
+    return None
+
+
+def _edge_masks(image: Image, gray: Image) -> Iterable[Image]:
+    """Outlines in ``image``, strongest first: lightness edges at three contrasts (a card darker or lighter
+    than the table by a little), then colour edges (a card of the table's lightness but not its colour)."""
+    smooth = cv2.GaussianBlur(gray, (5, 5), 0)
+    for low, high in ((40, 120), (20, 60), (10, 30)):
+        yield as_image(cv2.dilate(cv2.Canny(smooth, low, high), np.ones((3, 3), np.uint8)))
+    if image.ndim == 3:
+        lab = as_image(cv2.cvtColor(image, cv2.COLOR_BGR2LAB))
+        for channel in (1, 2):
+            edges = cv2.Canny(cv2.GaussianBlur(lab[..., channel], (5, 5), 0), 8, 24)
+            yield as_image(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+
+
+def outline(frame: Image, changed: Image) -> Points | None:
+    """The corners of a card-shaped outline inside the part of ``frame`` that ``changed`` marks, or None.
+
+    What ORB cannot do, an outline can: a small card out of focus has no corners left to match, but its
+    edge against the table stays sharp enough to find (light cannot change a card's outline). Only edges
+    inside the changed part count, so the table's grain does not join the card's edge."""
+    x, y, w, h = cv2.boundingRect(changed)
+    if w < 20 or h < 20:
+        return None
+    part, inside = frame[y:y + h, x:x + w], changed[y:y + h, x:x + w] > 0
+    gray = as_image(cv2.cvtColor(part, cv2.COLOR_BGR2GRAY))
+    for mask in _edge_masks(part, gray):
+        mask[~inside] = 0
+        found = _largest_quad(mask, w * h)
+        if found is not None:
+            return order_corners(found + np.array([x, y], np.float32))
     return None
 
 
@@ -357,6 +383,24 @@ class Deck:
         """One frame (BGR). ``changed``: a mask of the frame's size, non-zero where the scene changed (the
         table's own texture gives corners too, which only cost time and mislead). ``card_height``: how tall, in
         pixels, this camera's cards were seen last (None: unknown), for the scales worth looking at."""
+        found = self._by_matches(frame, changed, card_height)
+        if found.verdict is Verdict.CARD or changed is None:
+            return found
+        corners = outline(frame, changed)
+        if corners is None:
+            return found
+        if found.kind is not None and found.corners is not None:
+            # The matches named a kind but not clearly, and placed the card near this outline: their kind, judged
+            # on the face where the outline puts it (a fit on part of a blurred card is a few per cent off).
+            if not _near(found.corners, corners):
+                return found
+            refined = self._judge(self.appearance(frame, corners), corners, found.inliers, found.fits, {found.kind})
+            return refined if refined.kind == found.kind and refined.verdict is Verdict.CARD else found
+        outlined = self._judge(self.appearance(frame, corners), corners, 0, (), set(), outlined=True)
+        return outlined if outlined.verdict is not Verdict.NOTHING or found.corners is None else found
+
+    def _by_matches(self, frame: Image, changed: Image | None, card_height: float | None) -> Sighting:
+        """The card as ORB's matches place it, and its kind."""
         tuning = self.tuning
         x0, y0 = 0, 0
         gray = as_image(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
@@ -493,7 +537,7 @@ class Deck:
 
     def _judge(self, appearance: NDArray[np.float32], corners: Points, inliers: int,
                fits: tuple[tuple[str, int], ...], here: set[str],
-               more: Callable[[str], tuple[Points, int] | None] | None = None) -> Sighting:
+               more: Callable[[str], tuple[Points, int] | None] | None = None, *, outlined: bool = False) -> Sighting:
         """The verdict on one placement: ``here`` are the kinds whose own matches placed the card there, whose
         inliers (as a share of the best fit's) are evidence of their own, weighed in.
 
@@ -504,7 +548,7 @@ class Deck:
         the 100's matches never fitted)."""
         tuning = self.tuning
         if float(appearance.max()) < tuning.card_score:  # no kind's face is there: a hand, a shadow, the table
-            return Sighting(Verdict.NOTHING, inliers=inliers, corners=corners, fits=fits)
+            return Sighting(Verdict.NOTHING, inliers=inliers, corners=corners, fits=fits, outlined=outlined)
         fits, here = self._fitted_rivals(appearance, fits, here, corners, more)
         best = appearance.copy()
         most = max((count for _, count in fits), default=1)
@@ -515,7 +559,8 @@ class Deck:
         ranked = tuple((self.kinds[i], float(best[i])) for i in order)
         kind, score = ranked[0]
         runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
-        sighting = Sighting(Verdict.CARD, kind, score, score - second, runner_up, inliers, corners, fits, ranked)
+        sighting = Sighting(Verdict.CARD, kind, score, score - second, runner_up, inliers, corners, fits, ranked,
+                            outlined)
         return self._rivalled(sighting, runner_up, second)
 
     def _fitted_rivals(self, appearance: NDArray[np.float32], fits: tuple[tuple[str, int], ...], here: set[str],
@@ -551,9 +596,14 @@ class Deck:
         tuning = self.tuning
         # A weaker likeness (a card half covered), or a placement backed by fewer matches (a card that has barely
         # landed), needs a wider lead: wrong placements reached 0.5, or 0.78 on 18 matches, with narrow ones.
-        needed = (tuning.min_margin + max(0.0, tuning.strong_score - sighting.score)
-                  + tuning.few_matches * max(0.0, 1 - sighting.inliers / tuning.read_inliers))
-        clear = sighting.score >= tuning.min_score and margin >= needed and sighting.inliers >= tuning.least_inliers
+        needed = tuning.min_margin + max(0.0, tuning.strong_score - sighting.score)
+        if sighting.outlined:  # no matches behind it: the card's outline and its face alone
+            needed += tuning.outline_margin
+            placed = True
+        else:
+            needed += tuning.few_matches * max(0.0, 1 - sighting.inliers / tuning.read_inliers)
+            placed = sighting.inliers >= tuning.least_inliers
+        clear = sighting.score >= tuning.min_score and margin >= needed and placed
         return replace(sighting, verdict=Verdict.CARD if clear else Verdict.UNSURE, margin=margin,
                        runner_up=runner_up)
 
@@ -637,6 +687,14 @@ def _same_place(a: Points, b: Points) -> bool:
     """Two placements of a card agree: no corner further apart than a twelfth of its height, either way up."""
     apart = min(float(np.linalg.norm(a - np.roll(b, turn, axis=0), axis=1).max()) for turn in (0, 2))
     return apart <= _height(b) / 12
+
+
+def _near(a: Points, b: Points) -> bool:
+    """Two placements of one card, one maybe a little off: centres within a quarter of its height, heights within
+    a quarter of each other."""
+    height_a, height_b = _height(a), _height(b)
+    apart = float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)))
+    return apart <= 0.25 * max(height_a, height_b) and min(height_a, height_b) >= 0.75 * max(height_a, height_b)
 
 
 def _best_by_kind(scores: NDArray[np.float32], kinds: NDArray[np.int32],

@@ -148,6 +148,8 @@ class WatchTuning:
     votes: int = 2  # looks that must agree on a kind...
     votes_s: float = 0.1  # ...at least this far apart (two frames in a row at 15 a second are nearly one)...
     sure_margin: float = 0.3  # ...unless one look's best kind wins by this much
+    backed_looks: int = 3  # ...or one look is clear and this many looks in all name its kind, none another...
+    backing_margin: float = 0.05  # ...each by this much at least
     attempts_s: float = 0.5  # looking at a card this long (three looks at least) with no kind clear: refused
     unread_s: float = 1.5  # a card-shaped thing lying still this long and not read: refused
     blank_s: float = 0.2  # a still scene seen this long with no card in it: let be
@@ -329,7 +331,13 @@ class PlayWatcher:
         # Two looks agreeing, a moment apart, and ahead of any other kind by two (the frame a card lands in
         # may be blurred); or, alone, one look sure by a wide margin.
         sure = not others and latest.verdict is Verdict.CARD and latest.margin >= t.sure_margin
-        if (count >= t.votes and lead >= t.votes and span >= t.votes_s - EPSILON) or sure:
+        # Or one clear look backed by unclear ones that named the same kind by a margin, and none that named another:
+        # a small card out of focus seldom gives two clear looks, but its unclear ones agree.
+        named = [look for look in self._episode if look.sighting.kind is not None]
+        backed = (not others and len(named) >= t.backed_looks and all(
+            look.sighting.kind == kind and look.sighting.margin >= t.backing_margin for look in named)
+            and named[-1].at - named[0].at >= t.votes_s - EPSILON)
+        if (count >= t.votes and lead >= t.votes and span >= t.votes_s - EPSILON) or sure or backed:
             return next(look.sighting for look in reversed(self._episode) if look.sighting.kind == kind)
         return None
 

@@ -6,6 +6,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -20,15 +21,14 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: the kernel tier's VM runs pytest without xdist
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """The workers of ``-n auto`` (addopts): the whole suite on two, the fast tier on one more than the cores.
+    """The workers of ``-n auto`` (addopts): one more than the cores (three on this 2-core machine).
 
-    The whole suite boots VMs under TCG, Chromium and a booted system, which want the cores to themselves: its
-    figures and CI's time are measured on two workers. The fast tier's tests mostly start a child Python or wait
-    a moment on a pty, a socket or a daemon, leaving a core idle: on this 2-core machine its CPU was busy 134 %
-    of the wall time on two workers and 155 % on three, 123 s against 101 s at the same load (issue 39)."""
-    if config.getoption("markexpr", "") == "not slow":
-        return len(os.sched_getaffinity(0)) + 1
-    return 2
+    Most tests start a child Python or wait a moment on a pty, a socket or a daemon, leaving a core idle: on this
+    machine the fast tier's CPU was busy 134 % of the wall time on two workers and 155 % on three, 123 s against
+    101 s at the same load, and a clean-clone CI of the whole suite on two workers was busy 83 % (issue 39). The
+    whole suite's machines (a VM under TCG, the booted system) want the cores: :class:`HeavyScopesOnTwo` keeps
+    them to two workers, one each at a time, and the spare worker takes the rest, at a lower priority."""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 #: The scopes that take minutes of a worker each (a VM booted under TCG, a booted system, a mypyc build, the bench's
@@ -46,12 +46,35 @@ LONG_SCOPES_FIRST = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook, called only where xdist runs the session
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """:class:`tests.scheduling.HeavyScopesOnTwo` for ``--dist loadscope`` (addopts); xdist's own for another."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from tests.scheduling import HeavyScopesOnTwo  # imports xdist, which the kernel tier's VM has not installed
+
+    return HeavyScopesOnTwo(config, log, heavy=HEAVY_SCOPES, heavy_workers=HEAVY_AT_ONCE)
+
+
+#: The scopes that boot a machine: a VM under TCG (its own emulated CPUs) or the booted system. Only the first
+#: :data:`HEAVY_AT_ONCE` workers take them, each one at a time (:class:`tests.scheduling.HeavyScopesOnTwo`), so no
+#: more machines run at once than with two workers: their waits are measured for a starved guest on two workers.
+HEAVY_SCOPES = frozenset(LONG_SCOPES_FIRST[:6])
+HEAVY_AT_ONCE = 2
+#: The niceness of a worker beyond :data:`HEAVY_AT_ONCE` in a run with machines in it: it fills the cores the others
+#: leave idle (a test waiting on its child) rather than taking a third of them from a guest in the middle of a boot.
+SPARE_NICE = 2
+
+
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: what is left is what runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The order xdist hands modules out in (``--no-loadscope-reorder``, addopts): the long scopes first
     (:data:`LONG_SCOPES_FIRST`), then the others with the most tests first, as xdist's own reorder would;
     every module's own tests keep their order."""
     module = {id(item): item.nodeid.split("::", 1)[0] for item in items}
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and int(worker.removeprefix("gw")) >= HEAVY_AT_ONCE and HEAVY_SCOPES & set(module.values()):
+        os.nice(SPARE_NICE)  # every worker collects the whole run: this one is a spare beside the machines
     tests = Counter(module.values())
     rank = {path: n for n, path in enumerate(LONG_SCOPES_FIRST)}
     first_seen = {path: n for n, path in enumerate(dict.fromkeys(module.values()))}

@@ -70,11 +70,6 @@ MASKED = ("bornes-test-reader.service", "mosquitto.service", "getty@tty1.service
 #: instruction, and they cost half of a Python start-up's time (importing the referee three times:
 #: 24.5 qemu CPU seconds with them, 13.1 without; boot to running 69 s, 57 s).
 MITIGATIONS = "mitigations=off"
-#: The guest's CPUs under TCG: one. Two emulated CPUs (multi-threaded TCG) cost the host more than they give the guest
-#: on a 2-core machine running two VMs beside the other tests: the RC522 module, alone on this machine, took 96 s of
-#: wall time and 109 s of CPU with two, 83 s and 79 s with one (issue 39). Under KVM a CPU is cheap: two.
-TCG_CPUS = 1
-KVM_CPUS = 2
 #: A TCG CPU without the VEX instructions (AVX, AVX2, FMA, F16C), for a guest that runs numpy or OpenCV.
 #: qemu 7.2 (Debian bookworm's, this machine's) was the first to emulate them under TCG, and gets some
 #: wrong: numpy 2.2's AVX2 argsort (x86-simd-sort) dies with SIGSEGV in the VM, and runs without it
@@ -543,12 +538,11 @@ class GuestOops(ConnectionError):
 class VM:
     """The image booted by Debian's kernel in qemu; ``run()`` runs a command inside through the agent."""
 
-    def __init__(self, image: Image, *, memory_mb: int = 1024, cpus: int | None = None,
+    def __init__(self, image: Image, *, memory_mb: int = 1024, cpus: int = 2,
                  shares: tuple[tuple[str, Path], ...] = (), tcg_cpu: str = "max") -> None:
         """``shares``: more host folders, (tag, path), read-only 9p for the guest to mount by its tag
         (``mount -t 9p -o trans=virtio,ro TAG DIR``; without ``cache=``, every read sees the host's file).
-        ``tcg_cpu``: qemu's ``-cpu`` under TCG (KVM uses the host's); see :data:`TCG_CPU_NO_AVX`.
-        ``cpus``: the guest's CPUs; by default :data:`TCG_CPUS` under TCG, :data:`KVM_CPUS` under KVM."""
+        ``tcg_cpu``: qemu's ``-cpu`` under TCG (KVM uses the host's); see :data:`TCG_CPU_NO_AVX`."""
         self.image = image
         self.shares = shares
         self.tcg_cpu = tcg_cpu
@@ -573,7 +567,7 @@ class VM:
         command = ["qemu-system-x86_64", "-name", "bornes-kernel",
                    "-accel", "kvm" if self.accel == "kvm" else "tcg,thread=multi,tb-size=256",
                    "-cpu", "host" if self.accel == "kvm" else self.tcg_cpu, "-m", str(self.memory_mb),
-                   "-smp", str(self.cpus or (KVM_CPUS if self.accel == "kvm" else TCG_CPUS)),
+                   "-smp", str(self.cpus),
                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                    "-serial", f"file:{self.console}",
                    "-kernel", str(kernel.vmlinuz), "-initrd", str(self.initrd),

@@ -26,8 +26,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     Most tests start a child Python or wait a moment on a pty, a socket or a daemon, leaving a core idle: on this
     machine the fast tier's CPU was busy 134 % of the wall time on two workers and 155 % on three, 123 s against
     101 s at the same load, and a clean-clone CI of the whole suite on two workers was busy 83 % (issue 39). The
-    whole suite's machines (a VM under TCG, the booted system) want the cores: :class:`HeavyScopesOnTwo` keeps
-    them to two workers, one each at a time, and the spare worker takes the rest, at a lower priority."""
+    whole suite's machines (a VM under TCG, the booted system) want the cores:
+    :class:`tests.scheduling.HeavyScopesOnTwo` keeps them to two workers, one each at a time, and the spare worker
+    takes the rest, at a lower priority."""
     return len(os.sched_getaffinity(0)) + 1
 
 

@@ -26,8 +26,13 @@ class HeavyScopesOnTwo(LoadScopeScheduling):  # type: ignore[misc]  # xdist ship
         self.heavy = frozenset(heavy)
         self.heavy_workers = heavy_workers
 
-    def _takes_machines(self, node: WorkerController) -> bool:
+    def _first(self, node: WorkerController) -> bool:
         return int(node.gateway.id.removeprefix("gw")) < self.heavy_workers
+
+    def _takes_machines(self, node: WorkerController) -> bool:
+        """One of the first workers, or any worker once none of those is left: xdist shuts down the workers a run
+        has no module for (``-n 3`` on one module), whichever they are, and the module must still run."""
+        return self._first(node) or not any(self._first(other) and not other.shutting_down for other in self.nodes)
 
     def _assign_work_unit(self, node: WorkerController) -> None:
         """The first module in the queue this worker may take, if any (xdist's takes the first, always)."""

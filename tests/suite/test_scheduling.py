@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ from tests.scheduling import HeavyScopesOnTwo
 
 
 def pytest_xdist_make_scheduler(config, log):
-    return HeavyScopesOnTwo(config, log, heavy={machines!r}, heavy_workers=2)
+    return HeavyScopesOnTwo(config, log, heavy={machines!r}, heavy_workers={first})
 """
 
 MODULE = """
@@ -40,20 +41,26 @@ def test_one():
 """
 
 
-@pytest.mark.slow  # starts a pytest with three xdist workers
-def test_machines_go_to_two_workers_one_at_a_time_each_and_the_third_takes_the_rest(tmp_path: Path) -> None:
-    log = tmp_path / "ran.jsonl"
-    (tmp_path / "conftest.py").write_text(CONFTEST.format(machines=set(MACHINES)))
-    for name in MACHINES + OTHERS:
+def run_suite(folder: Path, modules: tuple[str, ...], first: int = 2) -> list[dict[str, Any]]:
+    """``modules`` (each a test that sleeps) run by pytest on three xdist workers, the first ``first`` of them
+    taking the machines; what each test wrote down: its module, its worker, when it started and ended."""
+    log = folder / "ran.jsonl"
+    (folder / "conftest.py").write_text(CONFTEST.format(machines=set(MACHINES), first=first))
+    for name in modules:
         seconds = 0.6 if name in MACHINES else 0.2
-        (tmp_path / name).write_text(textwrap.dedent(MODULE.format(seconds=seconds, log=str(log), name=name)))
+        (folder / name).write_text(textwrap.dedent(MODULE.format(seconds=seconds, log=str(log), name=name)))
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     environment.pop("PYTEST_ADDOPTS", None)
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", "3", "--dist", "loadscope", "--no-loadscope-reorder",
-                           "-p", "no:cacheprovider", "-q", "-o", "addopts=", *MACHINES, *OTHERS],
-                          cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120)
+                           "-p", "no:cacheprovider", "-q", "-o", "addopts=", *modules],
+                          cwd=folder, env=environment, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    ran = [json.loads(line) for line in log.read_text().splitlines()]
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.mark.slow  # starts a pytest with three xdist workers
+def test_machines_go_to_two_workers_one_at_a_time_each_and_the_third_takes_the_rest(tmp_path: Path) -> None:
+    ran = run_suite(tmp_path, MACHINES + OTHERS)
     assert sorted(entry["module"] for entry in ran) == sorted(MACHINES + OTHERS)
     machines = [entry for entry in ran if entry["module"] in MACHINES]
     assert {entry["worker"] for entry in machines} <= {"gw0", "gw1"}
@@ -63,3 +70,11 @@ def test_machines_go_to_two_workers_one_at_a_time_each_and_the_third_takes_the_r
     spare = [entry for entry in ran if entry["worker"] == "gw2"]
     assert spare and all(entry["module"] in OTHERS for entry in spare)
     assert min(entry["start"] for entry in spare) < max(entry["end"] for entry in machines)
+
+
+@pytest.mark.slow  # starts a pytest with three xdist workers
+def test_with_none_of_the_first_workers_left_the_others_take_the_machines(tmp_path: Path) -> None:
+    """xdist shuts down the workers a run has no module for, whichever they are (``-n 3`` on one module may keep
+    only ``gw2``): the machine must still run, not wait for a worker that is gone. No first workers at all here."""
+    ran = run_suite(tmp_path, MACHINES[:1], first=0)
+    assert [entry["module"] for entry in ran] == [MACHINES[0]]

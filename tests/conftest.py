@@ -68,14 +68,17 @@ SPARE_NICE = 2
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: what is left is what runs
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The order xdist hands modules out in (``--no-loadscope-reorder``, addopts): the long scopes first
     (:data:`LONG_SCOPES_FIRST`), then the others with the most tests first, as xdist's own reorder would;
     every module's own tests keep their order."""
     module = {id(item): item.nodeid.split("::", 1)[0] for item in items}
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker and int(worker.removeprefix("gw")) >= HEAVY_AT_ONCE and HEAVY_SCOPES & set(module.values()):
-        os.nice(SPARE_NICE)  # every worker collects the whole run: this one is a spare beside the machines
+    worker = getattr(config, "workerinput", {}).get("workerid")  # this session's own, never a parent's (environment)
+    if worker is not None and config.getoption("dist") == "loadscope" and HEAVY_SCOPES & set(module.values()):
+        from tests.scheduling import worker_number  # imports xdist: only where xdist runs the session
+
+        if worker_number(worker) >= HEAVY_AT_ONCE:
+            os.nice(SPARE_NICE)  # every worker collects the whole run: this one is a spare beside the machines
     tests = Counter(module.values())
     rank = {path: n for n, path in enumerate(LONG_SCOPES_FIRST)}
     first_seen = {path: n for n, path in enumerate(dict.fromkeys(module.values()))}

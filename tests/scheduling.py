@@ -8,12 +8,20 @@ most that many run at once; a spare worker takes the first other module, and wai
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection
 
 import pytest
 from xdist.remote import Producer
 from xdist.scheduler import LoadScopeScheduling
 from xdist.workermanage import WorkerController
+
+
+def worker_number(name: str) -> int:
+    """``gw2`` → 2, xdist's name for its third worker (``PYTEST_XDIST_WORKER`` too); a name of another shape (an
+    ``id=`` of ``--tx``) sorts after them all. A worker started again after a crash is given the next number."""
+    number = name.removeprefix("gw")
+    return int(number) if number.isdecimal() else sys.maxsize
 
 
 class HeavyScopesOnTwo(LoadScopeScheduling):  # type: ignore[misc]  # xdist ships no py.typed: Any to mypy
@@ -27,7 +35,7 @@ class HeavyScopesOnTwo(LoadScopeScheduling):  # type: ignore[misc]  # xdist ship
         self.heavy_workers = heavy_workers
 
     def _first(self, node: WorkerController) -> bool:
-        return int(node.gateway.id.removeprefix("gw")) < self.heavy_workers
+        return worker_number(node.gateway.id) < self.heavy_workers
 
     def _takes_machines(self, node: WorkerController) -> bool:
         """One of the first workers, or any worker once none of those is left: xdist shuts down the workers a run
@@ -35,7 +43,11 @@ class HeavyScopesOnTwo(LoadScopeScheduling):  # type: ignore[misc]  # xdist ship
         return self._first(node) or not any(self._first(other) and not other.shutting_down for other in self.nodes)
 
     def _assign_work_unit(self, node: WorkerController) -> None:
-        """The first module in the queue this worker may take, if any (xdist's takes the first, always)."""
+        """The first module in the queue this worker may take, if any (xdist's takes the first, always). Not yet to a
+        worker whose collection has not come in: a replacement for a crashed one (``--max-worker-restart``) is a
+        node from its start, and :meth:`mark_test_complete` offers work to every node."""
+        if node not in self.registered_collections:
+            return
         machines = self._takes_machines(node)
         scope = next((scope for scope in self.workqueue if machines or scope not in self.heavy), None)
         if scope is None:

@@ -244,9 +244,7 @@ class CameraService:
             if unknown:
                 self.report(Teaching("failed", detail=f"not kind codes: {', '.join(unknown)}"))
                 return
-            self.enroller = Enroller(kinds, shots=SHOTS)
-            asked = self.enroller.start()
-            self.report(Teaching("show", asked.kind, asked.index, asked.total))
+            self.enroller = Enroller(kinds, shots=SHOTS)  # its first "show" once it has learnt the empty zone
         elif word == "watch":
             if self.enroller is not None:
                 self.enroller = None

@@ -32,6 +32,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return len(os.sched_getaffinity(0)) + 1
 
 
+#: The scopes that boot a machine: a VM under TCG (its own emulated CPUs) or the booted system. Only the first
+#: :data:`HEAVY_AT_ONCE` workers take them, each one at a time (:class:`tests.scheduling.HeavyScopesOnTwo`), so no
+#: more machines run at once than with two workers: their waits are measured for a starved guest on two workers.
+HEAVY_SCOPES = (
+    "tests/kernel/test_power_cut.py", "tests/system/test_booted.py", "tests/kernel/test_usb_readers.py",
+    "tests/kernel/test_webcam.py", "tests/kernel/test_wired_table.py", "tests/kernel/test_rc522.py",
+)
+HEAVY_AT_ONCE = 2
+
 #: The scopes that take minutes of a worker each (a VM booted under TCG, a booted system, a mypyc build, the bench's
 #: smoke runs, sweeps of thousands of journals), as measured in the whole suite (issue 39). They are handed out
 #: before everything else, so the two workers end together instead of one booting a VM while the other idles:
@@ -40,10 +49,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 #: (tools/kernel/vm.py ``installed_layer``, a minute or more at CI's load) while every other VM module would wait
 #: for it, and the booted system needs no layer.
 LONG_SCOPES_FIRST = (
-    "tests/kernel/test_power_cut.py", "tests/system/test_booted.py", "tests/kernel/test_usb_readers.py",
-    "tests/kernel/test_webcam.py", "tests/kernel/test_wired_table.py", "tests/kernel/test_rc522.py",
-    "tests/engine/test_compiled_engine.py", "tests/bench/test_every_part_runs.py", "tests/faults/test_crash.py",
-    "tests/faults/test_wal_flips.py",
+    *HEAVY_SCOPES, "tests/engine/test_compiled_engine.py", "tests/bench/test_every_part_runs.py",
+    "tests/faults/test_crash.py", "tests/faults/test_wal_flips.py",
 )
 
 
@@ -57,11 +64,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return HeavyScopesOnTwo(config, log, heavy=HEAVY_SCOPES, heavy_workers=HEAVY_AT_ONCE)
 
 
-#: The scopes that boot a machine: a VM under TCG (its own emulated CPUs) or the booted system. Only the first
-#: :data:`HEAVY_AT_ONCE` workers take them, each one at a time (:class:`tests.scheduling.HeavyScopesOnTwo`), so no
-#: more machines run at once than with two workers: their waits are measured for a starved guest on two workers.
-HEAVY_SCOPES = frozenset(LONG_SCOPES_FIRST[:6])
-HEAVY_AT_ONCE = 2
 #: The niceness of a worker beyond :data:`HEAVY_AT_ONCE` in a run with machines in it: it fills the cores the others
 #: leave idle (a test waiting on its child) rather than taking a third of them from a guest in the middle of a boot.
 SPARE_NICE = 2
@@ -74,7 +76,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     every module's own tests keep their order."""
     module = {id(item): item.nodeid.split("::", 1)[0] for item in items}
     worker = getattr(config, "workerinput", {}).get("workerid")  # this session's own, never a parent's (environment)
-    if worker is not None and config.getoption("dist") == "loadscope" and HEAVY_SCOPES & set(module.values()):
+    if worker is not None and config.getoption("dist") == "loadscope" and set(HEAVY_SCOPES) & set(module.values()):
         from tests.scheduling import worker_number  # imports xdist: only where xdist runs the session
 
         if worker_number(worker) >= HEAVY_AT_ONCE:

@@ -345,9 +345,9 @@ STARTED_AT_BOOT = f"etc/systemd/system/multi-user.target.wants/{UNIT}"
 #: The emulated CPU's pace, in every VM of the tier: the installed unit gives a start 60 s and the loop's watchdog
 #: 10 s, which a Pi meets with room to spare, but a TCG guest on a shared 2-core host can be starved for longer.
 #: A clean-clone CI of 6d126aa lost the RC522 module's timeline test to it: "bornes.service: Scheduled restart job"
-#: in the middle of the test, the four pads' referee started again. The power-cut and wired-table modules had met
-#: it before and have drop-ins of their own (tools/kernel/powercut.py, gpio_bridge.py). Nothing else of the unit
-#: changes, and the watchdog itself is tested on the booted system (tests/system).
+#: in the middle of the test, the four pads' referee started again. The wired table had met it first; the power cut
+#: gives its referee a longer watchdog still (tools/kernel/powercut.py). Nothing else of the unit changes, and the
+#: watchdog itself is tested on the booted system (tests/system).
 PACE_DROP_IN = f"etc/systemd/system/{UNIT}.d/kernel-tier-pace.conf"
 PACE = "[Service]\nTimeoutStartSec=600\nWatchdogSec=60\n"
 

@@ -69,7 +69,7 @@ def measure_on(table: BridgeKernelTable, presses: int, cycles: int, play_card: C
     for _ in range(presses):  # NEXT during a game: the next page, one line a press
         before = len(table.inputs())
         with contextlib.suppress(AssertionError):  # no line in 10 s: a press lost, counted below
-            table.press("cp2112", "NEXT", timeout=10)
+            table.press("cp2112", "NEXT", timeout=10, again=0)  # a press not counted is a press lost here
         buttons = [line for line in table.inputs()[before:] if "button NEXT" in line]
         found.counts["one line" if len(buttons) == 1 else "none" if not buttons else "more"] += 1
     polls = table.bridge.read_times(reads)
@@ -93,7 +93,7 @@ def measure_on(table: BridgeKernelTable, presses: int, cycles: int, play_card: C
         table.wait_count("buttons lost", lost, timeout=60)
         table.bridge.replug()
         table.wait_count(f"buttons back on {LABEL}", back, timeout=60)
-        said = table.press("cp2112", "NEXT", timeout=30)
+        said = table.press("cp2112", "NEXT", timeout=30, again=0)
         found.cycles_back += any("button NEXT" in line for line in said)
     return found
 

@@ -46,6 +46,9 @@ log = logging.getLogger("bornes")
 #: Seconds between two reads of a line while its button is down (or bouncing): a release whose edge was
 #: lost or misnamed is heard this late at most. Idle buttons are never read: edges wake the worker.
 LEVEL_CHECK = 0.05
+#: How the debug line ends when the level read drops a press: the finger had let go before the line was read
+#: (a worker starved for longer than the press), so no event was sent and the player has to press again.
+NOT_COUNTED = ": a press over before its line was read, not counted"
 
 
 @dataclass
@@ -193,6 +196,8 @@ class Buttons:
             levels = {name: pressed for name, pressed in levels.items()
                       if name not in self._edged}  # an edge came since the read: the next poll reads again
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]
+            # A press whose line reads released before it ever settled: over before the read, never counted.
+            dropped = {name for name in corrected if not levels[name] and not self._state[name].stable}
             for name, pressed in levels.items():
                 self._state[name].edge(pressed, now)  # the level wins over an edge's direction
             # Judged only on a line just read: an edge since the read waits for the next one, and a line that
@@ -200,8 +205,8 @@ class Buttons:
             due = [(name, event) for name, state in self._state.items() if name not in self._edged
                    and name not in unread for event in state.poll(now)]
         for name in corrected:  # a misnamed or lost edge, or one still to come (a press shorter than a read)
-            log.debug("buttons: %s reads %s, not as its last edge said", name,
-                      "pressed" if levels[name] else "released")
+            log.debug("buttons: %s reads %s, not as its last edge said%s", name,
+                      "pressed" if levels[name] else "released", NOT_COUNTED if name in dropped else "")
         for name, event in due:
             spec = self._specs[name]
             short_press = event == "press" and spec.long is None

@@ -158,6 +158,38 @@ def test_a_press_the_kernel_names_a_release_is_still_heard(factory: MockFactory,
         assert _drain(events) == [ButtonPressed("CF")]
 
 
+def test_a_press_over_before_its_line_was_read_is_not_counted_and_says_so(
+        factory: MockFactory, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    """A worker starved for longer than the press (the kernel tier's loaded guest): the press's edge came, but
+    the first read of the line finds it let go, its release edge still to come. The level wins, so nothing is
+    counted (an edge alone may be misnamed: counting it could invent a press), and the debug line says that
+    this press was dropped, so the player's "I pressed it" can be checked in the journal."""
+    events: queue.Queue[object] = queue.Queue()
+    pin = factory.pin(5)
+    with Buttons(_pin_map(ButtonPin("CF", 5)), events, clock=clock, thread=False) as buttons, \
+            caplog.at_level("DEBUG", logger="bornes"):
+        pin.drive_low()  # pressed: its edge is heard
+        clock.advance(0.5)  # the worker runs only now, after the finger let go
+        pin.edges = "none"  # the release's edge not delivered yet
+        pin.drive_high()
+        pin.edges = "both"
+        buttons.poll()
+        clock.advance(0.05)
+        buttons.poll()
+        assert _drain(events) == []
+        dropped = [r.getMessage() for r in caplog.records if "not counted" in r.getMessage()]
+        assert dropped == ["buttons: CF reads released, not as its last edge said: a press over before its line "
+                           "was read, not counted"], caplog.records
+        caplog.clear()
+        _misnamed(factory, 5, pressed=True)  # a press heard as a release: read pressed, counted, no such word
+        clock.advance(0.05)
+        buttons.poll()
+        clock.advance(0.05)
+        buttons.poll()
+        assert _drain(events) == [ButtonPressed("CF")]
+        assert not [r for r in caplog.records if "not counted" in r.getMessage()]
+
+
 def test_the_worker_reads_a_held_line_until_it_is_let_go(factory: MockFactory) -> None:
     """With the real clock: after a release named a press, no edge comes; the worker reads the line
     while the button is down and hears the release (a short press), not a long one at 5 s."""

@@ -235,7 +235,7 @@ class WebcamTable(KernelTable):
 
     # -- teaching ---------------------------------------------------------------------------------------------
 
-    def enrol(self, kinds: Sequence[str], *, settle_frames: int = 30, timeout: float = 120.0) -> list[str]:
+    def enrol(self, kinds: Sequence[str], *, timeout: float = 120.0) -> list[str]:
         """``bornes enroll --camera --kind …`` as a person runs it (the referee's user, the service stopped),
         with the cards shown as it asks: laid, nudged after each shot, taken away. Returns its lines."""
         assert self.scenes is not None
@@ -247,10 +247,9 @@ class WebcamTable(KernelTable):
                     "--reuid=bornes", "--regid=bornes", "--init-groups", PYTHON, "-m", "bornes.firmware.cli", "enroll",
                     "--camera", "--config", "/etc/bornes/config.toml", *(f"--kind={kind}" for kind in kinds))
         marks = [(time.monotonic(), self.vm.cpu_seconds())]
-        reader.expect(f"of {len(kinds)}: lay it in the zone", timeout)
         # Its camera process opens the webcam (numpy and OpenCV imported: seconds under TCG) and learns the empty
-        # zone from its first still frames: a person lays the first card once it is looking.
-        self.hold(settle_frames, timeout)
+        # zone from its first still frames; only then does it ask for the first card, and a person lays it at once.
+        reader.expect(f"of {len(kinds)}: lay it in the zone", timeout)
         marks.append((time.monotonic(), self.vm.cpu_seconds()))
         for number, kind in enumerate(kinds, 1):
             scene_in, *nudges, scene_out = steps[kind]

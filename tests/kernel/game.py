@@ -98,7 +98,8 @@ class Game:
             return said[-1]
         for _ in range(3):
             said = self.table.tap(gadget, payload, layout=layout, serial=serial, lines=lines)
-            assert len(said) == lines, said  # one line for each input: never two readings of one scan
+            # one line for each input: never two readings of one scan (the journal's tail says what came before)
+            assert len(said) == lines, (said, self.table.journal()[-30:])
             if not said[-1].startswith((f"{INPUT}garbled", f"{INPUT}typing")):
                 return said[-1]
             lines = 1

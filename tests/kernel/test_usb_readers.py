@@ -239,7 +239,8 @@ def test_the_uinput_test_of_tests_readers_runs_here(table: GameTable) -> None:
 
 def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     """Many scans at a fast scanner's pace into ``bornes scan-test``: each one read as its card, or
-    refused in one line (the kernel dropped keys: scan it again); never another card, never a code
+    refused in one line (the kernel dropped keys, or a starved guest stamped them late: scan it again; CI16
+    saw 2 of 200 stamped late besides 1 dropped); never another card, never a code
     misread as no card, never a scan gone without a word; then one unplug cycle. The figures go to the
     tier's report. They are measured and printed by ``python -m bench``'s kernel part (:func:`measure_on`,
     :func:`rows_from`, which scan 1 000 on a VM of their own): a smoke run of the bench boots no VM (a
@@ -256,7 +257,9 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     print(json.dumps(figures))
     assert figures["wrong card"] == 0 and figures["unknown card"] == 0, figures
     overflowed = figures["of which keys lost (the kernel's buffer overflowed)"]
-    assert figures["garbled"] == overflowed, figures  # at a scanner's pace, the only refusal is keys lost
+    late = figures["of which keys stamped late (a starved guest)"]
+    # at a scanner's pace the only refusals are keys lost and keys stamped late: never a code misread
+    assert figures["garbled"] == overflowed + late, figures
     # A refusal may cover the scans around it (a reader read late finds several scans' keys dropped at once, and
     # says so once); no scan is lost where nothing was said.
     assert figures["lost without a word (no refusal between the reads around it)"] == 0, figures

@@ -65,6 +65,10 @@ def settled(table: KernelTable, expected: int) -> list[str]:
     return lines
 
 
+#: The reader's words for keys that came too far apart (drivers/readers/hid.py): typed by hand, or a pause mid-code.
+LATE_KEYS = ("ms apart: typed by hand", "keys with no Enter after them")
+
+
 def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = "scanner", stop_referee: bool = True,
              layout: str = "us", session: bool = True) -> dict[str, float]:
     """``count`` scans into scan-test, in a :func:`scan_test` of their own, or (``session=False``) in the
@@ -84,9 +88,13 @@ def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = 
     # "! garbled: keys were lost (the reader was read too late) …" is a refusal; "! reader lost: …" is not.
     refused = [line for line in lines if line.startswith("!") and not line[1:].lstrip().startswith("reader lost")]
     overflowed = sum("keys were lost" in line for line in refused)
+    # A guest starved mid-scan stamps the keys late: the reader then hears a person typing, or a code left
+    # half-typed. Like keys lost, the player is asked to scan again; unlike a misread, no code is guessed.
+    late = sum(any(words in line for words in LATE_KEYS) for line in refused)
     matched, silent = _match(sent, lines)
     return {"scans": float(count), "read": float(matched), "garbled": float(len(refused)),
-            "of which keys lost (the kernel's buffer overflowed)": float(overflowed), "unknown card": float(unknown),
+            "of which keys lost (the kernel's buffer overflowed)": float(overflowed),
+            "of which keys stamped late (a starved guest)": float(late), "unknown card": float(unknown),
             "lost": float(count - matched - len(refused) - unknown), "wrong card": float(len(read_codes) - matched),
             "lost without a word (no refusal between the reads around it)": float(silent),
             "seconds typing": typed, "scans per second": count / typed if typed else 0.0}

@@ -111,7 +111,9 @@ class Buttons:
         clock: Clock = time.monotonic,
         thread: bool = True,
     ) -> None:
-        from gpiozero import Button
+        # gpiozero's Button would add a hold thread per button, waking ten times a second for a long press
+        # this class times itself, and each one costs up to 0.1 s to stop: the plain input device is enough.
+        from gpiozero import DigitalInputDevice
 
         self._events = events
         self._clock = clock
@@ -132,7 +134,7 @@ class Buttons:
         self._worker: threading.Thread | None = None  # before any device: close() reads it on failure
         try:
             for spec in pin_map.buttons:
-                device = Button(spec.pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                device = DigitalInputDevice(spec.pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
                 self._devices[spec.name] = device
                 self._callbacks[spec.name] = self._edge_callback(spec.name)
                 device.pin.when_changed = self._callbacks[spec.name]  # the pin's every edge, not the device's
@@ -182,7 +184,7 @@ class Buttons:
             try:
                 if device is None:
                     raise LookupError(name)
-                levels[name] = bool(device.is_pressed)
+                levels[name] = bool(device.is_active)
             except Exception:  # the chip is going: its watcher closes the buttons soon
                 unread.add(name)
         return levels, unread

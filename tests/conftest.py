@@ -18,6 +18,13 @@ import pytest
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+# The scripts under test (install.sh and its dry runs, some fifteen in the fast tier) ask PATH for python3: they get
+# the interpreter the suite runs on, as in an activated venv, not whatever the developer's PATH puts first. On this
+# project's machine that was pyenv's shim, a bash script that costs 0.2 s of CPU per call (two a run of install.sh).
+_INTERPRETER_DIR = os.path.dirname(sys.executable)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _INTERPRETER_DIR:
+    os.environ["PATH"] = os.pathsep.join(filter(None, (_INTERPRETER_DIR, os.environ.get("PATH"))))
+
 
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: the kernel tier's VM runs pytest without xdist
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

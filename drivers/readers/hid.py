@@ -109,6 +109,9 @@ SCANNER_GAP = 0.06  # median seconds between keys above which the keys were type
 PAUSE_GAP = 1.0  # a key this long after the previous one starts afresh (a half-typed code is dropped)
 MAX_KEYS = 64  # no payload is longer; a stuck key cannot grow memory
 KEYS_LOST = "keys were lost (the reader was read too late): scan it again"
+#: The refusals' words for keys that came too late to be one scan (tools/kernel/figures.py counts them by these).
+TYPED_BY_HAND = "ms apart: typed by hand, not scanned"
+NO_ENTER = "keys with no Enter after them"
 
 _EM4100_NUMBER = re.compile(r"\d{10}")
 _TAG_HEX = re.compile(r"[0-9A-Fa-f]{8,20}")
@@ -242,7 +245,7 @@ class HidDecoder:
             if not down:
                 continue
             if self._keys and when - self._last > PAUSE_GAP:  # a code left half-typed: drop it
-                out.append(self._refuse("garbled", f"{len(self._keys)} keys with no Enter after them"))
+                out.append(self._refuse("garbled", f"{len(self._keys)} {NO_ENTER}"))
             self._last = when
             if code == K["KEY_CAPSLOCK"]:
                 self.caps_lock = not self.caps_lock
@@ -301,7 +304,7 @@ class HidDecoder:
         if len(keys) > 1:
             gap = statistics.median(b.when - a.when for a, b in itertools.pairwise(keys))
             if gap > SCANNER_GAP:
-                return self._refuse("typing", f"keys came {gap * 1000:.0f} ms apart: typed by hand, not scanned")
+                return self._refuse("typing", f"keys came {gap * 1000:.0f} {TYPED_BY_HAND}")
         if self._spoilt:
             return self._refuse("garbled", "a key no label holds (Ctrl, Alt or a function key)")
         presses = [(k.code, k.shift) for k in keys]

@@ -16,6 +16,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 
+from bornes.drivers.readers.hid import KEYS_LOST, NO_ENTER, TYPED_BY_HAND
 from bornes.engine.cards import full_deck
 from tools.kernel.gadgets import CATALOGUE, reports
 from tools.kernel.table import KernelTable, reader_config
@@ -65,8 +66,8 @@ def settled(table: KernelTable, expected: int) -> list[str]:
     return lines
 
 
-#: The reader's words for keys that came too far apart (drivers/readers/hid.py): typed by hand, or a pause mid-code.
-LATE_KEYS = ("ms apart: typed by hand", "keys with no Enter after them")
+#: The reader's words for keys that came too far apart: typed by hand, or a pause mid-code.
+LATE_KEYS = (TYPED_BY_HAND, NO_ENTER)
 
 
 def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = "scanner", stop_referee: bool = True,
@@ -87,7 +88,7 @@ def scan_run(table: KernelTable, count: int, *, gap: float = 0.0, gadget: str = 
     unknown = sum(line.startswith("?") for line in lines)
     # "! garbled: keys were lost (the reader was read too late) …" is a refusal; "! reader lost: …" is not.
     refused = [line for line in lines if line.startswith("!") and not line[1:].lstrip().startswith("reader lost")]
-    overflowed = sum("keys were lost" in line for line in refused)
+    overflowed = sum(KEYS_LOST in line for line in refused)
     # A guest starved mid-scan stamps the keys late: the reader then hears a person typing, or a code left
     # half-typed. Like keys lost, the player is asked to scan again; unlike a misread, no code is guessed.
     late = sum(any(words in line for words in LATE_KEYS) for line in refused)

@@ -24,6 +24,7 @@ from pathlib import Path
 from PIL import Image, ImageChops
 
 from bench.driver import SETUP_TAPS, Script, script_games
+from bornes.drivers.readers.hid import NO_ENTER
 from tools.kernel.bridges import SIZE, I2cBridge, wire_ms
 from tools.kernel.table import INPUT, SCANNER_GAP, KernelTable
 
@@ -34,7 +35,7 @@ SCAN_AGAIN = ("bornes: input garbled", "bornes: input typing")
 #: later than i2c-tiny-usb.c's 2 s timeout, the driver fails the I2C write, and the referee sends the whole
 #: picture again once the panel answers (its own recovery, as after a loose wire): that tap is not counted.
 PANEL_LOST = "bornes: panel lost: "
-LEFT_HALF = "with no Enter after them"
+LEFT_HALF = NO_ENTER
 #: Where a picture that did not match goes, with the expected one, for a person to look at.
 MISMATCHES = Path("/var/tmp/bornes-kernel-i2c")
 

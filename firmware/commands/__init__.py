@@ -77,6 +77,13 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "", 
 
     from bornes.drivers.errors import EX_CONFIG, EX_TEMPFAIL, UserError
 
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True  # type: ignore[attr-defined]  # uvicorn.Server: stop even before it starts
+
+    # Before the port listens: a stop that comes as soon as a client can connect (systemd's, a test's) is taken
+    # here, not by the signal's default action (the process killed, status -15 instead of 0: seen in CI).
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         family, _kind, _proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                                     flags=socket.AI_PASSIVE)[0]
@@ -90,11 +97,6 @@ def serve(server: object, host: str, port: int, what: str, listening: str = "", 
         hint = "; ports below 1024 need root" if error.errno == errno.EACCES and port < 1024 else ""
         raise UserError(f"{what}: cannot listen on {host}:{port}: {error.strerror}{hint}", EX_CONFIG) from None
 
-    def stop(signum: int, frame: object) -> None:
-        server.should_exit = True  # type: ignore[attr-defined]  # uvicorn.Server: stop even before it starts
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
     if on_stop is not None:
         uvicorns_own = server.handle_exit  # type: ignore[attr-defined]  # what uvicorn installs while it runs
 

@@ -62,9 +62,15 @@ class Debouncer:
     raw_since: float = 0.0
     pressed_since: float = 0.0
     long_fired: bool = False
+    #: The last moment the line was known pressed (an edge or a read said so). A hold is long only if the line was
+    #: seen pressed for ``hold_time``: a release read late (its edge lost) is stamped when it was read, and the
+    #: time up to that read is not time the button was known to be held.
+    pressed_seen: float = 0.0
 
     def edge(self, pressed: bool, now: float) -> None:
-        """A raw edge from the pin (any number of them while the contacts bounce)."""
+        """A raw edge from the pin (any number of them while the contacts bounce), or the line read at ``now``."""
+        if pressed:
+            self.pressed_seen = max(self.pressed_seen, now)
         if pressed != self.raw:
             self.raw = pressed
             self.raw_since = now
@@ -80,8 +86,9 @@ class Debouncer:
                 events.append("press")
             else:
                 events.append("release")
+        held_until = now if self.raw else self.pressed_seen  # a release still settling ends what is known held
         if (self.stable and self.hold_time is not None and not self.long_fired
-                and now - self.pressed_since >= self.hold_time):
+                and held_until - self.pressed_since >= self.hold_time):
             self.long_fired = True
             events.append("long")
         return events
@@ -191,10 +198,14 @@ class Buttons:
 
     def poll(self) -> None:
         """Turn settled levels into events on the queue (the worker calls this; tests call it directly)."""
+        # The levels are the lines' when the read was asked for, and judged as of then: on a USB bridge a read is a
+        # transfer that a starved guest answers late, and a press judged when the answer came would be held for time
+        # the read never saw (CI19 read a 0.5 s press of OK on the CP2112 as a long one, 1 s).
+        read_at = self._clock()
         levels, unread = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
             self._unread = bool(unread)
-            now = self._clock()
+            now = read_at
             levels = {name: pressed for name, pressed in levels.items()
                       if name not in self._edged}  # an edge came since the read: the next poll reads again
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]

@@ -190,6 +190,58 @@ def test_a_press_over_before_its_line_was_read_is_not_counted_and_says_so(
         assert not [r for r in caplog.records if "not counted" in r.getMessage()]
 
 
+class _LateLine(MockPWMPin):
+    """A line whose reads are answered late, as a USB bridge's are in a starved guest (hid-cp2112: each read a
+    control transfer): the level is the one when the read was asked for, and ``clock`` has moved on by ``late``
+    when the answer comes."""
+
+    clock: FakeClock | None = None
+    late = 0.0
+
+    def _get_state(self) -> bool:
+        state = bool(super()._get_state())
+        if self.clock is not None:
+            self.clock.advance(self.late)
+        return state
+
+
+@pytest.mark.parametrize("how", ["the read during the press answered late", "the release's edge lost, read late"])
+def test_a_short_press_is_short_however_late_its_line_is_read(clock: FakeClock, how: str) -> None:
+    """OK (a long press at 1 s) held 0.45 s and let go. CI19's wired table read such a press (0.5 s on the CP2112
+    bridge, in a guest at load 6) as a long one. Either way a starved worker can see it, the press is short: a
+    level is judged as of when its read was asked for, not when the answer came, and a hold is long only for the
+    time the line was seen pressed (a release read late, its edge lost, is not time held)."""
+    late = MockFactory(pin_class=_LateLine)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0)), events, pin_factory=late, clock=clock,
+                     thread=False) as buttons:
+            pin = late.pin(19)
+            assert isinstance(pin, _LateLine)
+            pin.drive_low()  # pressed, its edge heard
+            clock.advance(0.45)
+            if how == "the read during the press answered late":
+                pin.clock, pin.late = clock, 0.7
+                buttons.poll()  # asked for at 0.45 s: pressed; answered at 1.15 s
+                pin.late = 0.0
+                pin.drive_high()  # let go; its edge heard (late)
+            else:
+                buttons.poll()  # read at 0.45 s: pressed
+                pin.edges = "none"  # let go at 0.5 s, the edge lost
+                pin.drive_high()
+                pin.edges = "both"
+                clock.advance(0.7)  # the worker next runs at 1.15 s
+                buttons.poll()  # reads released
+            clock.advance(0.05)
+            buttons.poll()
+            clock.advance(0.05)
+            buttons.poll()
+            assert _drain(events) == [ButtonPressed("OK")]
+    finally:
+        late.reset()
+        late.close()
+
+
 def test_the_worker_reads_a_held_line_until_it_is_let_go(factory: MockFactory) -> None:
     """With the real clock: after a release named a press, no edge comes; the worker reads the line
     while the button is down and hears the release (a short press), not a long one at 5 s."""

@@ -190,7 +190,7 @@ def test_a_press_over_before_its_line_was_read_is_not_counted_and_says_so(
         assert not [r for r in caplog.records if "not counted" in r.getMessage()]
 
 
-class _LateLine(MockPWMPin):
+class _LateLine(MockPWMPin):  # type: ignore[misc]
     """A line whose reads are answered late, as a USB bridge's are in a starved guest (hid-cp2112: each read a
     control transfer): the level is the one when the read was asked for, and ``clock`` has moved on by ``late``
     when the answer comes."""

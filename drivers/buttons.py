@@ -76,9 +76,13 @@ class Debouncer:
             self.raw_since = now
 
     def poll(self, now: float) -> list[str]:
-        """Events due at ``now``: ``"press"``, ``"release"``, ``"long"``."""
-        events: list[str] = []
-        if self.raw != self.stable and now - self.raw_since >= self.debounce:
+        """Events due at ``now``: ``"press"``, ``"release"``, ``"long"``.
+
+        A hold already seen long is long before its release settles (a starved reader can see both at once), and a
+        press that settles already long is long at once. The comparisons are the deadlines' own sums, so a poll at
+        :meth:`next_deadline` decides what it was woken for."""
+        events = self._long(now)
+        if self.raw != self.stable and now >= self.raw_since + self.debounce:
             self.stable = self.raw
             if self.stable:
                 self.pressed_since = self.raw_since
@@ -86,12 +90,15 @@ class Debouncer:
                 events.append("press")
             else:
                 events.append("release")
+        return events + self._long(now)
+
+    def _long(self, now: float) -> list[str]:
         held_until = now if self.raw else self.pressed_seen  # a release still settling ends what is known held
         if (self.stable and self.hold_time is not None and not self.long_fired
-                and held_until - self.pressed_since >= self.hold_time):
+                and held_until >= self.pressed_since + self.hold_time):
             self.long_fired = True
-            events.append("long")
-        return events
+            return ["long"]
+        return []
 
     def next_deadline(self) -> float | None:
         """When :meth:`poll` next has something to decide, or None if idle."""
@@ -206,6 +213,9 @@ class Buttons:
         with self._lock:
             self._unread = bool(unread)
             now = read_at
+            for name, pressed in levels.items():
+                if pressed:  # pressed when the read went out, whatever edge came since
+                    self._state[name].pressed_seen = max(self._state[name].pressed_seen, read_at)
             levels = {name: pressed for name, pressed in levels.items()
                       if name not in self._edged}  # an edge came since the read: the next poll reads again
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]

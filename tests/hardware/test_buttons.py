@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -197,11 +198,15 @@ class _LateLine(MockPWMPin):  # type: ignore[misc]
 
     clock: FakeClock | None = None
     late = 0.0
+    meanwhile: Callable[[], None] | None = None  # what happens on the line while the answer is on its way
 
     def _get_state(self) -> bool:
         state = bool(super()._get_state())
         if self.clock is not None:
             self.clock.advance(self.late)
+        if self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            meanwhile()
         return state
 
 
@@ -237,6 +242,34 @@ def test_a_short_press_is_short_however_late_its_line_is_read(clock: FakeClock, 
             clock.advance(0.05)
             buttons.poll()
             assert _drain(events) == [ButtonPressed("OK")]
+    finally:
+        late.reset()
+        late.close()
+
+
+def test_a_long_hold_is_long_however_late_its_line_is_read(clock: FakeClock) -> None:
+    """The other side of the test above: OK held 2 s, each read answered 0.7 s late, the finger let go while the
+    second read's answer was on its way (its edge heard during the read, so that read's level is not judged). The
+    line was seen pressed from 0 to 1.47 s, longer than the 1 s hold: a long press, before the release settles."""
+    late = MockFactory(pin_class=_LateLine)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0)), events, pin_factory=late, clock=clock,
+                     thread=False) as buttons:
+            pin = late.pin(19)
+            assert isinstance(pin, _LateLine)
+            pin.drive_low()  # pressed at 0 s, its edge heard
+            clock.advance(0.77)
+            pin.clock, pin.late = clock, 0.7
+            buttons.poll()  # asked for at 0.77 s: pressed (not long yet); answered at 1.47 s
+            pin.meanwhile = pin.drive_high  # let go while this read's answer is on its way
+            buttons.poll()  # asked for at 1.47 s: pressed; the release's edge came during the read
+            pin.late = 0.0
+            clock.advance(0.05)
+            buttons.poll()
+            clock.advance(0.05)
+            buttons.poll()
+            assert _drain(events) == [ButtonPressed("OK", long=True)]
     finally:
         late.reset()
         late.close()

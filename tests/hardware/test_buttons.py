@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
@@ -210,69 +210,68 @@ class _LateLine(MockPWMPin):  # type: ignore[misc]
         return state
 
 
+@pytest.fixture
+def late_ok(clock: FakeClock) -> Iterator[tuple[Buttons, _LateLine, queue.Queue[object]]]:
+    """OK (a long press at 1 s) on a line of :class:`_LateLine`, its reads on ``clock``: (buttons, line, events)."""
+    late = MockFactory(pin_class=_LateLine)
+    events: queue.Queue[object] = queue.Queue()
+    try:
+        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0)), events, pin_factory=late, clock=clock,
+                     thread=False) as buttons:
+            pin = late.pin(19)
+            assert isinstance(pin, _LateLine)
+            pin.clock = clock
+            yield buttons, pin, events
+    finally:
+        late.reset()
+        late.close()
+
+
 @pytest.mark.parametrize("how", ["the read during the press answered late", "the release's edge lost, read late"])
-def test_a_short_press_is_short_however_late_its_line_is_read(clock: FakeClock, how: str) -> None:
+def test_a_short_press_is_short_however_late_its_line_is_read(
+        late_ok: tuple[Buttons, _LateLine, queue.Queue[object]], clock: FakeClock, how: str) -> None:
     """OK (a long press at 1 s) held 0.45 s and let go. CI19's wired table read such a press (0.5 s on the CP2112
     bridge, in a guest at load 6) as a long one. Either way a starved worker can see it, the press is short: a
     level is judged as of when its read was asked for, not when the answer came, and a hold is long only for the
     time the line was seen pressed (a release read late, its edge lost, is not time held)."""
-    late = MockFactory(pin_class=_LateLine)
-    events: queue.Queue[object] = queue.Queue()
-    try:
-        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0)), events, pin_factory=late, clock=clock,
-                     thread=False) as buttons:
-            pin = late.pin(19)
-            assert isinstance(pin, _LateLine)
-            pin.drive_low()  # pressed, its edge heard
-            clock.advance(0.45)
-            if how == "the read during the press answered late":
-                pin.clock, pin.late = clock, 0.7
-                buttons.poll()  # asked for at 0.45 s: pressed; answered at 1.15 s
-                pin.late = 0.0
-                pin.drive_high()  # let go; its edge heard (late)
-            else:
-                buttons.poll()  # read at 0.45 s: pressed
-                pin.edges = "none"  # let go at 0.5 s, the edge lost
-                pin.drive_high()
-                pin.edges = "both"
-                clock.advance(0.7)  # the worker next runs at 1.15 s
-                buttons.poll()  # reads released
-            clock.advance(0.05)
-            buttons.poll()
-            clock.advance(0.05)
-            buttons.poll()
-            assert _drain(events) == [ButtonPressed("OK")]
-    finally:
-        late.reset()
-        late.close()
+    buttons, pin, events = late_ok
+    pin.drive_low()  # pressed, its edge heard
+    clock.advance(0.45)
+    if how == "the read during the press answered late":
+        pin.late = 0.7
+        buttons.poll()  # asked for at 0.45 s: pressed; answered at 1.15 s
+        pin.late = 0.0
+        pin.drive_high()  # let go; its edge heard (late)
+    else:
+        buttons.poll()  # read at 0.45 s: pressed
+        pin.edges = "none"  # let go at 0.5 s, the edge lost
+        pin.drive_high()
+        pin.edges = "both"
+        clock.advance(0.7)  # the worker next runs at 1.15 s
+        buttons.poll()  # reads released
+    for _ in range(2):
+        clock.advance(0.05)
+        buttons.poll()
+    assert _drain(events) == [ButtonPressed("OK")]
 
 
-def test_a_long_hold_is_long_however_late_its_line_is_read(clock: FakeClock) -> None:
+def test_a_long_hold_is_long_however_late_its_line_is_read(
+        late_ok: tuple[Buttons, _LateLine, queue.Queue[object]], clock: FakeClock) -> None:
     """The other side of the test above: OK held 2 s, each read answered 0.7 s late, the finger let go while the
     second read's answer was on its way (its edge heard during the read, so that read's level is not judged). The
     line was seen pressed from 0 to 1.47 s, longer than the 1 s hold: a long press, before the release settles."""
-    late = MockFactory(pin_class=_LateLine)
-    events: queue.Queue[object] = queue.Queue()
-    try:
-        with Buttons(_pin_map(ButtonPin("OK", 19, long="OK", hold_time=1.0)), events, pin_factory=late, clock=clock,
-                     thread=False) as buttons:
-            pin = late.pin(19)
-            assert isinstance(pin, _LateLine)
-            pin.drive_low()  # pressed at 0 s, its edge heard
-            clock.advance(0.77)
-            pin.clock, pin.late = clock, 0.7
-            buttons.poll()  # asked for at 0.77 s: pressed (not long yet); answered at 1.47 s
-            pin.meanwhile = pin.drive_high  # let go while this read's answer is on its way
-            buttons.poll()  # asked for at 1.47 s: pressed; the release's edge came during the read
-            pin.late = 0.0
-            clock.advance(0.05)
-            buttons.poll()
-            clock.advance(0.05)
-            buttons.poll()
-            assert _drain(events) == [ButtonPressed("OK", long=True)]
-    finally:
-        late.reset()
-        late.close()
+    buttons, pin, events = late_ok
+    pin.drive_low()  # pressed at 0 s, its edge heard
+    clock.advance(0.77)
+    pin.late = 0.7
+    buttons.poll()  # asked for at 0.77 s: pressed (not long yet); answered at 1.47 s
+    pin.meanwhile = pin.drive_high  # let go while this read's answer is on its way
+    buttons.poll()  # asked for at 1.47 s: pressed; the release's edge came during the read
+    pin.late = 0.0
+    for _ in range(2):
+        clock.advance(0.05)
+        buttons.poll()
+    assert _drain(events) == [ButtonPressed("OK", long=True)]
 
 
 def test_the_worker_reads_a_held_line_until_it_is_let_go(factory: MockFactory) -> None:

@@ -70,10 +70,14 @@ class Debouncer:
     def edge(self, pressed: bool, now: float) -> None:
         """A raw edge from the pin (any number of them while the contacts bounce), or the line read at ``now``."""
         if pressed:
-            self.pressed_seen = max(self.pressed_seen, now)
+            self.seen_pressed(now)
         if pressed != self.raw:
             self.raw = pressed
             self.raw_since = now
+
+    def seen_pressed(self, at: float) -> None:
+        """The line was pressed at ``at`` (an edge, or a read whose level is not judged: an edge came meanwhile)."""
+        self.pressed_seen = max(self.pressed_seen, at)
 
     def poll(self, now: float) -> list[str]:
         """Events due at ``now``: ``"press"``, ``"release"``, ``"long"``.
@@ -212,21 +216,20 @@ class Buttons:
         levels, unread = self._levels(self._to_check())  # outside the lock: on a USB bridge a read is a transfer
         with self._lock:
             self._unread = bool(unread)
-            now = read_at
             for name, pressed in levels.items():
                 if pressed:  # pressed when the read went out, whatever edge came since
-                    self._state[name].pressed_seen = max(self._state[name].pressed_seen, read_at)
+                    self._state[name].seen_pressed(read_at)
             levels = {name: pressed for name, pressed in levels.items()
                       if name not in self._edged}  # an edge came since the read: the next poll reads again
             corrected = [name for name, pressed in levels.items() if pressed != self._state[name].raw]
             # A press whose line reads released before it ever settled: over before the read, never counted.
             dropped = {name for name in corrected if not levels[name] and not self._state[name].stable}
             for name, pressed in levels.items():
-                self._state[name].edge(pressed, now)  # the level wins over an edge's direction
+                self._state[name].edge(pressed, read_at)  # the level wins over an edge's direction
             # Judged only on a line just read: an edge since the read waits for the next one, and a line that
             # cannot be read (a USB bridge being pulled out: what it says then is no finger) says nothing.
             due = [(name, event) for name, state in self._state.items() if name not in self._edged
-                   and name not in unread for event in state.poll(now)]
+                   and name not in unread for event in state.poll(read_at)]
         for name in corrected:  # a misnamed or lost edge, or one still to come (a press shorter than a read)
             log.debug("buttons: %s reads %s, not as its last edge said%s", name,
                       "pressed" if levels[name] else "released", NOT_COUNTED if name in dropped else "")

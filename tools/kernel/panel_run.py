@@ -35,7 +35,6 @@ SCAN_AGAIN = ("bornes: input garbled", "bornes: input typing")
 #: later than i2c-tiny-usb.c's 2 s timeout, the driver fails the I2C write, and the referee sends the whole
 #: picture again once the panel answers (its own recovery, as after a loose wire): that tap is not counted.
 PANEL_LOST = "bornes: panel lost: "
-LEFT_HALF = NO_ENTER
 #: Where a picture that did not match goes, with the expected one, for a person to look at.
 MISMATCHES = Path("/var/tmp/bornes-kernel-i2c")
 
@@ -194,7 +193,7 @@ class PanelGame:
             self.run.rescanned += 1
             said = self.table.tap(self.scanner, payload, gap=SCANNER_GAP)
             first = len(self.table.inputs()) - len(said)
-        if LEFT_HALF in said[0]:
+        if NO_ENTER in said[0]:
             self.run.rescanned += 1
             self.table.wait(f"the referee's line for {payload}", lambda: len(self.table.inputs()) >= first + 2)
             said = self.table.inputs()[first + 1:]

@@ -6,9 +6,10 @@ CI run lost the readers' whole module to one oops there ("Fatal exception in int
 runs of the module on their own did not show it again). So, for a table that can set itself up again
 (``KernelTable.recoverable``), an oops whose innermost module is one of those (``GuestOops.apparatus``)
 boots the VM again, sets the table up as the test found it, and runs the test once more, with a warning
-that names the oops and where its console log was kept. So does an oops taken in a CPU state no CPU can be in
-(``GuestOops.emulator``: its saved EFLAGS has bits no x86 CPU sets; CI once lost the readers' module to a
-double fault in PID 1's kmalloc with EFLAGS d07b4242, qemu's TCG at fault, not the kernel). An oops anywhere
+that names the oops and where its console log was kept. So does an oops no CPU could give (``GuestOops.emulator``:
+its saved EFLAGS has bits no x86 CPU sets, or it trapped on an int3 the kernel had already patched away; CI once
+lost the readers' module to a double fault in PID 1's kmalloc with EFLAGS d07b4242, qemu's TCG at fault, not the
+kernel; a boot that dies so is booted again by ``VM.start`` itself). An oops anywhere
 else (usbhid, hid, evdev, the input core, cdc_acm: the referee's own path on a Pi), a second oops, or any other
 failure fails as before.
 """
@@ -40,7 +41,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         if not (oops.apparatus or oops.emulator):
             raise
         where = (f"in {oops.module} (the test's USB devices)" if oops.apparatus else
-                 "in a CPU state no CPU can be in (its EFLAGS: the emulator's)")
+                 "in a way no CPU could (the emulator's fault)")
         warnings.warn(GuestOopsWarning(f"{item.nodeid}: the guest's kernel oopsed {where}, so it was booted again "
                                        f"and the test run once more: {oops}"), stacklevel=1)
         table.recover(checkpoint)

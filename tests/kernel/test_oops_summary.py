@@ -78,3 +78,31 @@ def test_an_oops_with_flags_a_cpu_sets_is_not_the_emulators() -> None:
         assert oops.emulator is False, flags
     assert GuestOops("gone", oops_summary(EMULATOR.replace("d07b4242", "00000244"))).emulator is True  # bit 1 clear
     assert GuestOops("gone", oops_summary(CONSOLE)).emulator is False  # no EFLAGS: not known to be the emulator's
+
+
+# CI's boot that died (trimmed): sched_clock_cpu's static key flipped at late init, an int3 taken on CPU 0 at its
+# site after the site was patched back to its two-byte NOP (66 90), so no handler claimed it.
+STALE_INT3 = """\
+[    5.796270] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    5.796770] CPU: 0 UID: 0 PID: 18 Comm: rcu_preempt Not tainted 6.12.117+deb13-amd64 #1  Debian 6.12.117-1
+[    5.797065] RIP: 0010:sched_clock_cpu+0x9/0x1d0
+[    5.800262] Code: 00 e9 b8 fe ff ff 66 66 2e 0f 90 90 90 f3 0f 1e fa 41 54 55 53 66 <90> e8 f1 fe f0 ff
+[    5.800487] RSP: 0018:ff39b8abc009be00 EFLAGS: 00000002
+[    5.801088] Call Trace:
+[    5.802351]  <TASK>
+[    5.803105]  update_rq_clock+0x35/0x1a0
+[    5.803416]  __schedule+0x11a/0xbe0
+[    5.812530]  </TASK>
+[    5.813952] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+def test_an_int3_whose_byte_the_text_no_longer_holds_is_the_emulators() -> None:
+    oops = GuestOops("gone", oops_summary(STALE_INT3))
+    assert "Code: " in oops.summary and "66 <90>" in oops.summary, oops.summary
+    assert (oops.module, oops.apparatus, oops.emulator) == (None, False, True)
+    # An int3 still in the text (a breakpoint left in the code, a CPU could trap on it) is not the emulator's,
+    # nor is another trap at the same place.
+    assert GuestOops("gone", oops_summary(STALE_INT3.replace("66 <90>", "cc <90>"))).emulator is False
+    assert GuestOops("gone", oops_summary(STALE_INT3.replace("Oops: int3", "Oops: invalid opcode"))).emulator is False
+    assert GuestOops("gone", oops_summary(STALE_INT3.replace(" <90>", " 90"))).emulator is False  # no RIP marked

@@ -30,6 +30,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -473,7 +474,7 @@ class Done:
 
 #: How an oops begins on the console, and the lines of its head worth quoting (those, where, and which task).
 OOPS_START = r"BUG: |Oops: |general protection fault|WARNING: |Kernel panic - "
-OOPS_HEAD = re.compile(rf"\] ((?:{OOPS_START}|RIP: |RSP: .*EFLAGS: |CPU: \d+ .*Comm: ).*)$")
+OOPS_HEAD = re.compile(rf"\] ((?:{OOPS_START}|RIP: |Code: |RSP: .*EFLAGS: |CPU: \d+ .*Comm: ).*)$")
 TRACE_FRAME = re.compile(r"\]  (\?? ?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)$")
 
 
@@ -487,7 +488,7 @@ def oops_summary(console: str, frames: int = 12) -> str:
     said: list[str] = []
     trace: list[str] = []
     for line in lines[start:start + 120]:
-        if (head := OOPS_HEAD.search(line)) and head.group(1) not in said and len(said) < 6:
+        if (head := OOPS_HEAD.search(line)) and head.group(1) not in said and len(said) < 7:
             said.append(head.group(1).strip())
         elif (frame := TRACE_FRAME.search(line)) and not frame.group(1).startswith("?") and len(trace) < frames:
             trace.append(frame.group(1))
@@ -521,18 +522,39 @@ def impossible_flags(summary: str) -> bool:
     return bool(flags & ~DEFINED_FLAGS) or not flags & 0x2
 
 
+def stale_breakpoint(summary: str) -> bool:
+    """An int3 trap whose byte the kernel's text no longer holds: the CPU ran a breakpoint the kernel had already
+    patched away. Live patching (static keys, alternatives) writes an int3 over the first byte of a site, the
+    rest, then the site's own first byte, and makes every CPU serialise after each write (``text_poke_bp``), so
+    on a CPU no core can run that int3 once it is gone; qemu's multi-threaded TCG ran one from a translation it
+    had not yet thrown away (CI: ``sched_clock_cpu``'s static key flipped while booting, the site read ``66 90``)."""
+    if not re.search(r"Oops: int3\b", summary):
+        return False
+    found = re.search(r"Code: (?:[0-9a-f]{2} )*([0-9a-f]{2}) <[0-9a-f]{2}>", summary)
+    return found is not None and found.group(1) != "cc"  # the trap's address is just past the int3's byte
+
+
+def emulators_fault(summary: str) -> bool:
+    """The oops is one the emulator made, not the guest's code: a state or a trap no x86 CPU could give."""
+    return impossible_flags(summary) or stale_breakpoint(summary)
+
+
 class GuestOops(ConnectionError):
     """The guest's kernel oopsed and the VM is gone. ``apparatus``: the oops is in the test's own USB
     devices' modules (:data:`APPARATUS_MODULES`), not in anything the referee's path on a Pi runs.
-    ``emulator``: the CPU state it was taken in is one no CPU can be in (:func:`impossible_flags`; seen once in
-    CI: a double fault in PID 1's kmalloc, at a cmpxchg16b, EFLAGS d07b4242)."""
+    ``emulator``: the oops is one no CPU could give (:func:`emulators_fault`; seen in CI: a double fault in PID
+    1's kmalloc, at a cmpxchg16b, EFLAGS d07b4242; an int3 at a static key's site already patched back)."""
 
     def __init__(self, message: str, summary: str) -> None:
         super().__init__(message)
         self.summary = summary
         self.module = oops_module(summary)
         self.apparatus = self.module in APPARATUS_MODULES
-        self.emulator = impossible_flags(summary)
+        self.emulator = emulators_fault(summary)
+
+
+class EmulatorOopsWarning(UserWarning):
+    """A boot that the emulator's fault ended was made again (:meth:`VM.start`)."""
 
 
 class VM:
@@ -587,7 +609,8 @@ class VM:
 
         With KVM first where /dev/kvm makes VMs; if the kernel dies under it (seen on nested
         hosts: "KVM internal error" in the kernel's decompressor), again under TCG, and
-        :attr:`kvm_problem` says why."""
+        :attr:`kvm_problem` says why. A boot whose kernel oopsed in a way only the emulator can cause
+        (:func:`emulators_fault`) is booted once more, with an :class:`EmulatorOopsWarning` that says so."""
         if self.accel == "kvm":
             try:
                 return self._start(timeout)
@@ -595,7 +618,16 @@ class VM:
                 self.kvm_problem = str(error)
                 self.stop(timeout=5)
                 self.accel = "tcg"
-        self._start(timeout)
+        try:
+            self._start(timeout)
+        except CannotBoot as error:
+            if not emulators_fault(self._why()[1]):
+                raise
+            warnings.warn(EmulatorOopsWarning(f"the guest's kernel oopsed while booting in a way no CPU could, "
+                                              f"so it was booted once more: {error}"), stacklevel=2)
+            self.stop(timeout=0)
+            self._pending, self._kept = b"", None
+            self._start(timeout)
 
     def _start(self, timeout: float) -> None:
         started = time.monotonic()

@@ -3,7 +3,12 @@ lines (a CI run's only words were "Kernel panic - not syncing: Fatal exception i
 
 from __future__ import annotations
 
-from tools.kernel.vm import GuestOops, oops_summary
+import warnings
+
+import pytest
+
+from tools.kernel.vm import VM, EmulatorOopsWarning, GuestOops, oops_summary
+from tools.trixie import CannotBoot
 
 # The shape of a 6.12 oops on the serial console (the frames and addresses made up, the format the kernel's).
 CONSOLE = """\
@@ -106,3 +111,33 @@ def test_an_int3_whose_byte_the_text_no_longer_holds_is_the_emulators() -> None:
     assert GuestOops("gone", oops_summary(STALE_INT3.replace("66 <90>", "cc <90>"))).emulator is False
     assert GuestOops("gone", oops_summary(STALE_INT3.replace("Oops: int3", "Oops: invalid opcode"))).emulator is False
     assert GuestOops("gone", oops_summary(STALE_INT3.replace(" <90>", " 90"))).emulator is False  # no RIP marked
+
+
+class _ScriptedBoots(VM):
+    """A VM whose boots are scripted: each ``_start`` takes the next console (None: it boots), no qemu."""
+
+    def __init__(self, consoles: list[str | None]) -> None:  # none of VM's own: no image, no qemu
+        self.consoles, self.boots, self.accel, self.process, self.agent = consoles, 0, "tcg", None, None
+        self._pending, self._kept, self.console_now = b"", None, ""
+
+    def _start(self, timeout: float) -> None:
+        self.boots += 1
+        self.console_now = self.consoles.pop(0) or ""
+        if self.console_now:
+            raise CannotBoot("the guest went away before its agent answered")
+
+    def _why(self) -> tuple[str, str]:
+        return "console.log: …", oops_summary(self.console_now)
+
+
+def test_a_boot_the_emulator_killed_is_booted_once_more_and_any_other_is_not() -> None:
+    vm = _ScriptedBoots([STALE_INT3, None])
+    with pytest.warns(EmulatorOopsWarning, match="booted once more"):
+        vm.start()
+    assert vm.boots == 2
+    for consoles in ([CONSOLE, None], [STALE_INT3, STALE_INT3, None]):  # the kernel's oops; the emulator's twice
+        vm = _ScriptedBoots(list(consoles))
+        with pytest.raises(CannotBoot), warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmulatorOopsWarning)
+            vm.start()
+        assert vm.boots == len(consoles) - 1

@@ -625,8 +625,7 @@ class VM:
                 raise
             warnings.warn(EmulatorOopsWarning(f"the guest's kernel oopsed while booting in a way no CPU could, "
                                               f"so it was booted once more: {error}"), stacklevel=2)
-            self.stop(timeout=0)
-            self._pending, self._kept = b"", None
+            self._end_boot(timeout=0)
             self._start(timeout)
 
     def _start(self, timeout: float) -> None:
@@ -761,9 +760,13 @@ class VM:
 
     def restart(self, timeout: float = 240.0) -> None:
         """Boot the same image again (the guest's root is a tmpfs over it: the boot before left nothing)."""
-        self.stop(timeout=5)
-        self._pending, self._kept = b"", None
+        self._end_boot(timeout=5)
         self.start(timeout)
+
+    def _end_boot(self, timeout: float) -> None:
+        """Stop this boot and forget what came from it (a half-read answer, the console log kept of its oops)."""
+        self.stop(timeout=timeout)
+        self._pending, self._kept = b"", None
 
     def stop(self, timeout: float = 30.0) -> None:
         """Power off (systemd's own shutdown), then make sure qemu is gone. ``timeout=0``: the plug pulled at

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import pkgutil
 import subprocess
@@ -46,6 +47,22 @@ def test_replay_imports_only_replay_and_the_engine() -> None:
     assert {m for m in loaded if m.startswith("bornes.firmware.commands.")} == {"bornes.firmware.commands.replay"}
     for heavy in ("PIL", "gpiozero", "serial", "sqlite3", "bornes.engine.simulate", "bornes.firmware.table.flow"):
         assert heavy not in loaded, heavy
+
+
+def _commands_built(parser: argparse.ArgumentParser) -> set[str]:
+    (sub,) = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def test_a_command_line_that_names_a_command_builds_only_its_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    """The other commands' parsers are a start-up cost nobody reads; a line that names none, or a wrong one,
+    still lists them all."""
+    assert _commands_built(cli.build_parser(["--lang", "fr", "replay", "game.record"])) == {"replay"}
+    assert _commands_built(cli.build_parser(["--help"])) == set(commands.COMMANDS)
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["replya"])
+    said = capsys.readouterr().err
+    assert refused.value.code == 64 and all(f"'{name}'" in said for name in commands.COMMANDS)
 
 
 @pytest.mark.parametrize("argv", [["--debug", "scan-test", "--help"], ["scan-test", "--help"]])

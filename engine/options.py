@@ -140,6 +140,12 @@ class RuleOptions(FrozenValue):
         """Every option as ``name -> text``."""
         return {f.name: _format_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
+    def as_string(self, name: str) -> str:
+        """One option as text, as :meth:`as_strings` gives it (a menu line reads one, not all of them)."""
+        if name not in _FIELD_NAMES:
+            raise OptionError(f"unknown rule option {name!r}")
+        return _format_value(getattr(self, name))
+
     def diff(self, base: RuleOptions) -> dict[str, str]:
         """The options that differ from ``base``, as text."""
         mine, theirs = self.as_strings(), base.as_strings()
@@ -159,6 +165,9 @@ class RuleOptions(FrozenValue):
 
 class OptionError(ValueError):
     """An unknown rule option or a value it cannot take."""
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(RuleOptions))
 
 
 def _format_value(value: object) -> str:

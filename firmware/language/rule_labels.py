@@ -108,14 +108,14 @@ def value_label(name: str, value: str) -> str:
 
 def option_choices(options: RuleOptions, name: str, default: RuleOptions | None = None) -> list[str]:
     """The text values an option can take, in the order OK cycles through them."""
-    current = options.as_strings()[name]
+    current = options.as_string(name)
     if current in ("yes", "no"):
         return ["yes", "no"]
     value = getattr(options, name)
     if isinstance(value, enum.Enum):
         return [str(member.value) for member in type(value)]
     choices = list(NUMBER_CHOICES.get(name, ()))
-    for extra in (default.as_strings()[name] if default is not None else None, current):
+    for extra in (default.as_string(name) if default is not None else None, current):
         if extra is not None and extra not in choices:
             choices.insert(0, extra)
     return choices
@@ -123,8 +123,8 @@ def option_choices(options: RuleOptions, name: str, default: RuleOptions | None 
 
 def option_line(options: RuleOptions, name: str, edition: str) -> str:
     """"Hazard on hazard: no*": the label, the value in words, ``*`` when it is the edition's."""
-    value = options.as_strings()[name]
-    mark = "*" if EDITIONS[edition].options.as_strings()[name] == value else ""
+    value = options.as_string(name)
+    mark = "*" if EDITIONS[edition].options.as_string(name) == value else ""
     return f"{option_label(name)}: {value_label(name, value)}{mark}"
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bornes.engine.options import EDITIONS, RuleOptions
+import pytest
+
+from bornes.engine.options import EDITIONS, OptionError, RuleOptions
 from bornes.firmware.appliance.config import parse_config
 from bornes.firmware.language.rule_labels import OPTION_LABELS, option_choices, option_line, option_lines
 from bornes.firmware.screens.model import MenuView, NameEditView, SetupSummaryView, TableView
@@ -73,6 +75,15 @@ def test_every_rule_option_has_a_friendly_label_and_the_editions_value_is_marked
     assert option_line(changed, "hazard_on_hazard", "parker-1988") == "Hazard on hazard: no"
     assert option_line(changed, "game_target", "hasbro-2016") == "Game to: 5000"
     assert option_line(EDITIONS["hasbro-2016"].options, "game_target", "hasbro-2016") == "Game to: one hand*"
+
+
+def test_one_option_as_text_is_what_the_whole_options_say_and_an_unknown_one_is_refused() -> None:
+    """The menu lines read one option each (``RuleOptions.as_string``), not all of them per line."""
+    for edition in EDITIONS.values():
+        assert {name: edition.options.as_string(name) for name in edition.options.as_strings()} == (
+            edition.options.as_strings())
+    with pytest.raises(OptionError, match="unknown rule option 'hazard_on_hazzard'"):
+        RuleOptions().as_string("hazard_on_hazzard")
 
 
 def test_every_label_fits_a_small_panel_line_and_numbers_can_be_changed() -> None:

@@ -173,7 +173,7 @@ class SetupMode(ModeHandler):
             return self._start()
         option = list(draft.options.as_strings())[ui.menu.cursor - 1]
         choices = option_choices(draft.options, option, EDITIONS[draft.edition].options)
-        current = draft.options.as_strings()[option]
+        current = draft.options.as_string(option)
         following = choices[(choices.index(current) + 1) % len(choices)]
         draft.options = draft.options.with_strings({option: following})
         return None

@@ -98,10 +98,7 @@ class Canvas:
         return text
 
     def _ink(self, xy: tuple[int, int], text: str, font: str) -> tuple[int, int, int, int] | None:
-        if not text:
-            return None
-        mask = fonts.font(font).getmask(text)
-        bbox = mask.getbbox()
+        bbox = fonts.ink(text, font)
         if bbox is None:
             return None
         return (xy[0] + bbox[0], xy[1] + bbox[1], xy[0] + bbox[2] - 1, xy[1] + bbox[3] - 1)
@@ -170,7 +167,7 @@ class Canvas:
         # next smaller font rather than stick out of it.
         order = tuple(fonts.FONTS)
         for name in order[order.index(font)::-1]:
-            box = fonts.font(name).getmask(fonts.printable(text) or " ").getbbox()
+            box = fonts.ink(fonts.printable(text) or " ", name)
             top, ink_h = (box[1], box[3] - box[1]) if box else (0, 0)
             if ink_h <= height:
                 font = name

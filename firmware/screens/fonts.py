@@ -46,6 +46,13 @@ def width(text: str, name: str) -> int:
     return int(font(name).getlength(text))
 
 
+@lru_cache(maxsize=8192)
+def ink(text: str, name: str) -> tuple[int, int, int, int] | None:
+    """The box of the pixels ``text`` lights in font ``name``, from its cell's top-left corner (None: no
+    pixel). A screen records the ink of every text it draws, and redraws the same few hundred texts all game."""
+    return font(name).getmask(text).getbbox() if text else None
+
+
 def _windows_1252_slots() -> dict[str, str]:
     """Œ œ Ÿ € … -> the 0x80-0x9F slots where Windows-1252 (and so the shipped fonts) keep them."""
     slots: dict[str, str] = {}

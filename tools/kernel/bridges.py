@@ -100,7 +100,7 @@ class I2cBridge:
         while True:
             found = self.where()
             if found["bus"] is not None and found["node"]:
-                self.vm.run("udevadm", "settle", "--timeout=30", timeout=40)  # the node's group (i2c-tools' rule)
+                self.vm.udev_settle()  # the node's group (i2c-tools' rule)
                 return int(found["bus"])
             if time.monotonic() > deadline:
                 raise AssertionError(f"the i2c-tiny-usb gave no /dev/i2c-N in {timeout:.0f} s: {found}, "

@@ -38,7 +38,7 @@ class SpiPads:
                            "/etc/systemd/system/bornes.service.d/cuse-spi.conf && systemctl daemon-reload",
                input=DROP_IN, timeout=60)
         self.ask({"op": "now"})  # starts the server: the nodes exist when it answers
-        vm.run("udevadm", "settle", "--timeout=30", timeout=40)
+        vm.udev_settle()
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         answer = json.loads(self.vm.helper("cuse-spi", ["python3", SERVER, *self.devices], json.dumps(request),

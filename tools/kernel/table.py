@@ -120,7 +120,7 @@ class KernelTable:
             found = json.loads(self.usb("where", name).stdout)
             if found[kind]:
                 if settle:
-                    self.vm.run("udevadm", "settle", "--timeout=30", timeout=40)
+                    self.vm.udev_settle()
                 self.plugged[name] = found
                 return dict(found)
             if time.monotonic() > deadline:

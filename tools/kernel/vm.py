@@ -77,6 +77,9 @@ MITIGATIONS = "mitigations=off"
 #: (``NPY_DISABLE_CPU_FEATURES=AVX2``); code that computes silently wrong there would be worse. A Pi has
 #: none of them (NEON is 128 bits): SSE4.2 is the closer stand-in anyway.
 TCG_CPU_NO_AVX = "max,avx=off,avx2=off,fma=off,f16c=off"
+#: Seconds ``udevadm settle`` may wait in the guest (:meth:`VM.udev_settle`): a starved guest's udevd answered no ping
+#: in 30.
+UDEV_SETTLE = 180
 #: Drivers qemu's PC brings up that the tests never use: not loaded, a shorter boot.
 BLACKLIST = ("floppy", "psmouse", "pcspkr", "kvm", "kvm_amd", "kvm_intel", "ata_piix", "ata_generic", "libata",
              "i2c_piix4", "serio_raw", "qemu_fw_cfg")
@@ -706,6 +709,13 @@ class VM:
         """One line to a long-lived program in the guest (``argv``, started on first use) and its
         one-line answer: for a check made often, where a program's start-up under TCG is seconds."""
         return self._ask({"helper": name, "argv": argv, "line": line}, timeout, True, f"the helper {name}").stdout
+
+    def udev_settle(self) -> None:
+        """Until udev has handled every device event queued so far (``udevadm settle``). udevadm first waits for
+        udevd to answer a ping, for ``--timeout`` (at least 5 s), and fails if it has not: in a clean-clone CI
+        run a starved guest's udevd took more than 30 s to answer ("Failed to wait for daemon to reply:
+        Connection timed out", the wired table's module lost at its set-up). The bound is reached only then."""
+        self.run("udevadm", "settle", f"--timeout={UDEV_SETTLE}", timeout=UDEV_SETTLE + 30)
 
     def journal(self, unit: str, since: int = 0, wait: float = 0.0) -> list[str]:
         """``unit``'s journal lines from the ``since``-th on, waiting up to ``wait`` s for one if there is none."""

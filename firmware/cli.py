@@ -72,7 +72,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``argv`` picks the command whose module is imported; ``None`` imports every command (for
     tools and tests that want the whole parser). When ``argv`` names a command, the others are left
     out: each is an ``ArgumentParser`` whose set-up looks up argparse's own words through gettext,
-    6 ms of every start here for sixty parsers nobody reads (their names are listed only by the help
+    6 ms of every start here for nineteen parsers nobody reads (their names are listed only by the help
     and the error of a command line that names none, and those build them all).
     """
     parser = _Parser(prog="bornes", description="A Raspberry Pi referee for Mille Bornes. The commands' help is "

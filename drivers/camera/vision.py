@@ -608,6 +608,25 @@ class Deck:
                        runner_up=runner_up)
 
 
+#: SplitMix64's increment and mixing constants (Steele, Lea and Flood, "Fast splittable pseudorandom number
+#: generators", 2014).
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def index_pairs(count: int, hypotheses: int) -> NDArray[np.int64]:
+    """``hypotheses`` pairs of indices below ``count``, spread as a random draw would and seeded by ``count``.
+
+    SplitMix64 over 0, 1, 2, ... rather than ``numpy.random``: importing that brings ``secrets``, ``hashlib`` and
+    OpenSSL's libcrypto into the camera's process, 4.6 MB of its resident memory on x86-64 (issue 41 gives the
+    process 80 MB; a Pi Zero 2 W has 512) for 600 small integers a look."""
+    with np.errstate(over="ignore"):  # uint64 arithmetic wraps, as the generator means it to
+        z = np.uint64(count) + np.arange(1, 2 * hypotheses + 1, dtype=np.uint64) * _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z ^= z >> np.uint64(31)
+    return (z % np.uint64(count)).astype(np.int64).reshape(hypotheses, 2)
+
+
 def fit_similarity(source: Points, target: Points, threshold: float, scales: tuple[float, float],
                    hypotheses: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]] | None:
     """The turn, scale and shift taking most ``source`` points to their ``target`` within ``threshold`` pixels,
@@ -621,7 +640,7 @@ def fit_similarity(source: Points, target: Points, threshold: float, scales: tup
         return None
     p = source[:, 0].astype(np.float64) + 1j * source[:, 1]
     q = target[:, 0].astype(np.float64) + 1j * target[:, 1]
-    pairs = np.random.default_rng(count).integers(0, count, (hypotheses, 2))
+    pairs = index_pairs(count, hypotheses)
     pairs = pairs[np.abs(p[pairs[:, 1]] - p[pairs[:, 0]]) > 4.0]  # two points of one place say nothing of a turn
     a = (q[pairs[:, 1]] - q[pairs[:, 0]]) / (p[pairs[:, 1]] - p[pairs[:, 0]])
     sane = (np.abs(a) >= scales[0]) & (np.abs(a) <= scales[1])

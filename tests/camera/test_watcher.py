@@ -375,3 +375,37 @@ def test_the_homography_through_the_agreeing_matches_is_opencvs_least_squares_wi
     everything, _ = cv2.findHomography(source, target, 0)  # one fit through the strays too
     assert error < 2.5 and error < float(np.abs(project(everything, source[3:]) - project(tilt, source[3:])).max())
     assert fit_homography(source[:5], target[:5], 4.0) is None  # too few to fit a homography through
+
+
+def test_the_similarity_is_found_without_numpy_random_and_the_same_every_time() -> None:
+    """RANSAC's pairs come from ``vision.index_pairs``, not ``numpy.random``, whose import brought ``secrets``,
+    ``hashlib`` and OpenSSL into the camera's process (4.6 MB of its 80 MB, docs/camera.md): a fit in a fresh
+    process leaves them out, and the same points give the same fit."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from bornes.drivers.camera.vision import fit_similarity, index_pairs
+
+    pairs = index_pairs(57, 300)
+    assert pairs.shape == (300, 2) and pairs.min() >= 0 and pairs.max() < 57
+    assert len(np.unique(pairs)) == 57 and (pairs == index_pairs(57, 300)).all()  # every match drawn, seeded
+    assert (index_pairs(58, 300) != pairs).any()  # another count, other pairs
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from bornes.drivers.camera.vision import fit_similarity
+        turn = 0.9 * np.exp(0.4j)
+        source = np.array([[x, y] for x in range(0, 200, 20) for y in range(0, 120, 30)], np.float32)
+        p = source[:, 0] + 1j * source[:, 1]
+        q = turn * p + (30 + 12j)
+        target = np.stack([q.real, q.imag], axis=1).astype(np.float32)
+        target[:4] += 40.0  # four strays
+        matrix, agree = fit_similarity(source, target, 2.0, (0.5, 2.0), 300)
+        print(round(abs(complex(matrix[0, 0], matrix[1, 0])), 3), int(agree.sum()), len(agree),
+              sorted(m for m in sys.modules if m in ("numpy.random", "secrets", "hashlib", "_hashlib")))
+    """)
+    answers = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                              check=True).stdout.strip() for _ in range(2)}
+    assert answers == {"0.9 36 40 []"}, answers
+    assert fit_similarity(np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32), 2.0, (0.5, 2.0), 300) is None
